@@ -1,0 +1,38 @@
+# Finds what the vyre::vyre target carries: OpenCL, Boost headers (Boost.Compute), liblz4,
+# libzstd and xxHash (header-only use). Shared by the build tree and by the installed
+# vyreConfig.cmake, so a consumer's find_package(vyre) finds exactly what vyre was built with.
+include(CMakeFindDependencyMacro)
+
+find_dependency(OpenCL)
+find_dependency(Boost 1.74)
+
+if(NOT TARGET vyre::lz4)
+  find_path(VYRE_LZ4_INCLUDE_DIR lz4.h)
+  find_library(VYRE_LZ4_LIBRARY NAMES lz4)
+  if(NOT VYRE_LZ4_INCLUDE_DIR OR NOT VYRE_LZ4_LIBRARY)
+    message(FATAL_ERROR "vyre needs liblz4 (Debian: apt-get install liblz4-dev)")
+  endif()
+  add_library(vyre::lz4 UNKNOWN IMPORTED)
+  set_target_properties(vyre::lz4 PROPERTIES IMPORTED_LOCATION "${VYRE_LZ4_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${VYRE_LZ4_INCLUDE_DIR}")
+endif()
+
+if(NOT TARGET vyre::zstd)
+  find_path(VYRE_ZSTD_INCLUDE_DIR zstd.h)
+  find_library(VYRE_ZSTD_LIBRARY NAMES zstd)
+  if(NOT VYRE_ZSTD_INCLUDE_DIR OR NOT VYRE_ZSTD_LIBRARY)
+    message(FATAL_ERROR "vyre needs libzstd (Debian: apt-get install libzstd-dev)")
+  endif()
+  add_library(vyre::zstd UNKNOWN IMPORTED)
+  set_target_properties(vyre::zstd PROPERTIES IMPORTED_LOCATION "${VYRE_ZSTD_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${VYRE_ZSTD_INCLUDE_DIR}")
+endif()
+
+if(NOT TARGET vyre::xxhash)
+  find_path(VYRE_XXHASH_INCLUDE_DIR xxhash.h)
+  if(NOT VYRE_XXHASH_INCLUDE_DIR)
+    message(FATAL_ERROR "vyre needs xxhash.h (Debian: apt-get install libxxhash-dev)")
+  endif()
+  add_library(vyre::xxhash INTERFACE IMPORTED)
+  set_target_properties(vyre::xxhash PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${VYRE_XXHASH_INCLUDE_DIR}")
+endif()

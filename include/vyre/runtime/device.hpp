@@ -1,0 +1,142 @@
+// Finding OpenCL devices: list every device of every platform, and pick one by VYRE_DEVICE.
+#pragma once
+
+#include <vyre/runtime/opencl.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vyre::runtime {
+
+namespace bc = boost::compute;
+
+// What a person needs to know about a device to choose it, and what ops need to size work.
+struct device_info {
+    bc::device device;
+    std::string name;
+    std::string platform;
+    std::string vendor;
+    std::string version;
+    std::string driver_version;
+    cl_device_type type = 0; // a bitmask: PoCL reports CPU|DEFAULT, so test bits
+    std::uint32_t compute_units = 0;
+    std::uint64_t global_memory = 0;
+    std::uint64_t max_allocation = 0;
+    std::uint64_t local_memory = 0;
+    std::uint64_t constant_buffer = 0;
+    std::size_t max_workgroup_size = 0;
+    bool little_endian = true;
+
+    bool is_gpu() const noexcept { return (type & CL_DEVICE_TYPE_GPU) != 0; }
+    bool is_cpu() const noexcept { return (type & CL_DEVICE_TYPE_CPU) != 0; }
+    // "NVIDIA H100 80GB HBM3 (NVIDIA CUDA)": unique enough for filters and test names.
+    std::string label() const { return name + " (" + platform + ")"; }
+};
+
+inline std::string device_type_name(cl_device_type type) {
+    std::string out;
+    auto add = [&](cl_device_type bit, const char* n) {
+        if (type & bit) out += out.empty() ? n : std::string("|") + n;
+    };
+    add(CL_DEVICE_TYPE_GPU, "GPU");
+    add(CL_DEVICE_TYPE_CPU, "CPU");
+    add(CL_DEVICE_TYPE_ACCELERATOR, "ACCELERATOR");
+    add(CL_DEVICE_TYPE_DEFAULT, "DEFAULT");
+    return out.empty() ? "UNKNOWN" : out;
+}
+
+inline device_info describe(const bc::device& d) {
+    device_info i;
+    i.device = d;
+    i.name = d.name();
+    i.platform = d.platform().name();
+    i.vendor = d.vendor();
+    i.version = d.version();
+    i.driver_version = d.driver_version();
+    i.type = d.type();
+    i.compute_units = d.compute_units();
+    i.global_memory = d.global_memory_size();
+    i.max_allocation = d.get_info<cl_ulong>(CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    i.local_memory = d.local_memory_size();
+    i.constant_buffer = d.get_info<cl_ulong>(CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
+    i.max_workgroup_size = d.max_work_group_size();
+    i.little_endian = d.get_info<cl_bool>(CL_DEVICE_ENDIAN_LITTLE) == CL_TRUE;
+    return i;
+}
+
+// Every device of every platform, in platform order. An absent ICD loader configuration
+// (no platform at all) gives an empty list, not an exception: callers decide what that means.
+inline std::vector<device_info> list_devices() {
+    std::vector<device_info> out;
+    cl_uint count = 0;
+    if (clGetPlatformIDs(0, nullptr, &count) != CL_SUCCESS || count == 0) return out;
+    std::vector<cl_platform_id> platforms(count);
+    if (clGetPlatformIDs(count, platforms.data(), nullptr) != CL_SUCCESS) return out;
+    for (cl_platform_id p : platforms) {
+        cl_uint n = 0;
+        if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &n) != CL_SUCCESS || n == 0) continue;
+        std::vector<cl_device_id> ids(n);
+        if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, n, ids.data(), nullptr) != CL_SUCCESS) continue;
+        for (cl_device_id id : ids) out.push_back(describe(bc::device(id)));
+    }
+    return out;
+}
+
+namespace detail {
+inline std::string lower_case(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return out;
+}
+} // namespace detail
+
+// True when `filter` (case-insensitive) occurs in the device name or its platform name.
+inline bool matches(const device_info& d, std::string_view filter) {
+    const std::string f = detail::lower_case(filter);
+    return detail::lower_case(d.name).find(f) != std::string::npos ||
+           detail::lower_case(d.platform).find(f) != std::string::npos;
+}
+
+// The devices whose name or platform contains `filter`; all of them when `filter` is empty.
+inline std::vector<device_info> filter_devices(const std::vector<device_info>& all, std::string_view filter) {
+    if (filter.empty()) return all;
+    std::vector<device_info> out;
+    for (const auto& d : all)
+        if (matches(d, filter)) out.push_back(d);
+    return out;
+}
+
+inline std::string env_or_empty(const char* name) {
+    const char* v = std::getenv(name);
+    return v ? std::string(v) : std::string();
+}
+
+// The device vyre uses by default: the first match of `filter` (VYRE_DEVICE when `filter` is
+// empty); without a filter the first GPU, else the first device. A filter that matches nothing
+// throws no_device listing what exists: a silent fallback would run work on the wrong device.
+inline device_info choose_device(std::string filter = {}) {
+    if (filter.empty()) filter = env_or_empty("VYRE_DEVICE");
+    const auto all = list_devices();
+    if (all.empty())
+        throw no_device("no OpenCL device found: no platform is registered with the ICD loader "
+                        "(install an OpenCL driver such as PoCL: apt-get install pocl-opencl-icd)");
+    if (!filter.empty()) {
+        const auto hits = filter_devices(all, filter);
+        if (hits.empty()) {
+            std::string names;
+            for (const auto& d : all) names += "\n  " + d.label();
+            throw no_device("no OpenCL device matches VYRE_DEVICE=\"" + filter + "\"; devices present:" + names);
+        }
+        return hits.front();
+    }
+    for (const auto& d : all)
+        if (d.is_gpu()) return d;
+    return all.front();
+}
+
+} // namespace vyre::runtime
