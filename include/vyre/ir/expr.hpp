@@ -1,0 +1,128 @@
+// IR expressions: one value type `expr` (a kind, a result type, and its operands) plus the
+// functions that build each kind. Expressions are plain values: copy, compare, hash, print.
+#pragma once
+
+#include <vyre/ir/types.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vyre::ir {
+
+enum class expr_kind : std::uint8_t {
+    literal,       // value: the bits of the constant
+    var,           // name: a variable declared by let or a loop
+    load,          // name: buffer; args: [index]. Out of bounds reads zero.
+    buf_len,       // name: buffer; element count (u32 words for Bytes)
+    invocation_id, // op: axis 0..2; get_global_id
+    local_id,      // op: axis; get_local_id
+    workgroup_id,  // op: axis; get_group_id
+    binary,        // op: bin_op; args: [lhs, rhs]
+    unary,         // op: un_op; args: [operand]
+    cast,          // type: target; args: [operand]
+    select,        // args: [condition, if_true, if_false]
+    atomic,        // op: atomic_op; name: buffer; args: [index, value] or [index, expected, value]
+    call,          // name: function of the program; args: its arguments
+};
+
+enum class bin_op : std::uint8_t {
+    add, sub, mul, div, mod, bit_and, bit_or, bit_xor, shl, shr,
+    eq, ne, lt, le, gt, ge, logical_and, logical_or, min, max, abs_diff,
+};
+
+enum class un_op : std::uint8_t { negate, bit_not, logical_not, popcount, clz, ctz, reverse_bits };
+
+enum class atomic_op : std::uint8_t { add, bit_or, bit_and, bit_xor, min, max, exchange, compare_exchange };
+
+constexpr std::string_view name(bin_op op) noexcept {
+    constexpr std::string_view names[] = {"Add", "Sub", "Mul", "Div", "Mod", "BitAnd", "BitOr",
+                                          "BitXor", "Shl", "Shr", "Eq", "Ne", "Lt", "Le", "Gt", "Ge",
+                                          "And", "Or", "Min", "Max", "AbsDiff"};
+    return names[static_cast<int>(op)];
+}
+constexpr std::string_view name(un_op op) noexcept {
+    constexpr std::string_view names[] = {"Negate", "BitNot", "LogicalNot", "Popcount", "Clz", "Ctz", "ReverseBits"};
+    return names[static_cast<int>(op)];
+}
+constexpr std::string_view name(atomic_op op) noexcept {
+    constexpr std::string_view names[] = {"Add", "Or", "And", "Xor", "Min", "Max", "Exchange", "CompareExchange"};
+    return names[static_cast<int>(op)];
+}
+constexpr bool is_comparison(bin_op op) noexcept { return op >= bin_op::eq && op <= bin_op::ge; }
+constexpr bool is_logical(bin_op op) noexcept { return op == bin_op::logical_and || op == bin_op::logical_or; }
+constexpr bool is_shift(bin_op op) noexcept { return op == bin_op::shl || op == bin_op::shr; }
+
+struct expr {
+    expr_kind kind = expr_kind::literal;
+    data_type type = data_type::u32; // the type of the value this expression produces
+    std::uint8_t op = 0;             // bin_op, un_op, atomic_op or axis, by kind
+    std::uint64_t value = 0;         // literal bits (u32/i32/bool: low 32 bits)
+    std::string name;                // variable, buffer or function
+    std::vector<expr> args;
+
+    bin_op binary_op() const noexcept { return static_cast<bin_op>(op); }
+    un_op unary_op() const noexcept { return static_cast<un_op>(op); }
+    atomic_op atomic_kind() const noexcept { return static_cast<atomic_op>(op); }
+    friend bool operator==(const expr&, const expr&) = default;
+};
+
+// ---- builders -------------------------------------------------------------------------------
+
+inline expr lit_u32(std::uint32_t v) { return {expr_kind::literal, data_type::u32, 0, v, {}, {}}; }
+inline expr lit_i32(std::int32_t v) {
+    return {expr_kind::literal, data_type::i32, 0, static_cast<std::uint32_t>(v), {}, {}};
+}
+inline expr lit_u64(std::uint64_t v) { return {expr_kind::literal, data_type::u64, 0, v, {}, {}}; }
+inline expr lit_bool(bool v) { return {expr_kind::literal, data_type::boolean, 0, v ? 1u : 0u, {}, {}}; }
+
+inline expr var(std::string name, data_type type) { return {expr_kind::var, type, 0, 0, std::move(name), {}}; }
+
+// The element type a load from a buffer of `element` type yields: Bytes yields one byte as U32.
+constexpr data_type loaded_type(data_type element) noexcept {
+    return element == data_type::bytes ? data_type::u32 : element;
+}
+
+inline expr load(const buffer_decl& buffer, expr index) {
+    return {expr_kind::load, loaded_type(buffer.element), 0, 0, buffer.name, {std::move(index)}};
+}
+inline expr buf_len(const buffer_decl& buffer) { return {expr_kind::buf_len, data_type::u32, 0, 0, buffer.name, {}}; }
+
+inline expr invocation_id(std::uint8_t axis = 0) { return {expr_kind::invocation_id, data_type::u32, axis, 0, {}, {}}; }
+inline expr local_id(std::uint8_t axis = 0) { return {expr_kind::local_id, data_type::u32, axis, 0, {}, {}}; }
+inline expr workgroup_id(std::uint8_t axis = 0) { return {expr_kind::workgroup_id, data_type::u32, axis, 0, {}, {}}; }
+
+// Result type of a binary op: Bool for comparisons and logic, else the left operand's type
+// (validation checks that both operands agree).
+constexpr data_type binary_result(bin_op op, data_type lhs) noexcept {
+    return is_comparison(op) || is_logical(op) ? data_type::boolean : lhs;
+}
+inline expr binary(bin_op op, expr lhs, expr rhs) {
+    const data_type t = binary_result(op, lhs.type);
+    return {expr_kind::binary, t, static_cast<std::uint8_t>(op), 0, {}, {std::move(lhs), std::move(rhs)}};
+}
+inline expr unary(un_op op, expr operand) {
+    const data_type t = operand.type;
+    return {expr_kind::unary, t, static_cast<std::uint8_t>(op), 0, {}, {std::move(operand)}};
+}
+inline expr cast(data_type to, expr operand) { return {expr_kind::cast, to, 0, 0, {}, {std::move(operand)}}; }
+inline expr select(expr condition, expr if_true, expr if_false) {
+    const data_type t = if_true.type;
+    return {expr_kind::select, t, 0, 0, {}, {std::move(condition), std::move(if_true), std::move(if_false)}};
+}
+// Returns the value the element held before the operation.
+inline expr atomic(atomic_op op, const buffer_decl& buffer, expr index, expr value) {
+    const data_type t = buffer.element;
+    return {expr_kind::atomic, t, static_cast<std::uint8_t>(op), 0, buffer.name, {std::move(index), std::move(value)}};
+}
+inline expr atomic_compare_exchange(const buffer_decl& buffer, expr index, expr expected, expr value) {
+    const data_type t = buffer.element;
+    return {expr_kind::atomic, t, static_cast<std::uint8_t>(atomic_op::compare_exchange), 0, buffer.name,
+            {std::move(index), std::move(expected), std::move(value)}};
+}
+inline expr call(std::string function, data_type result, std::vector<expr> args) {
+    return {expr_kind::call, result, 0, 0, std::move(function), std::move(args)};
+}
+
+} // namespace vyre::ir
