@@ -1,9 +1,13 @@
 // The vyre command line: one subcommand per job (`vyre devices`, ...). `vyre --help` lists them,
 // `vyre SUBCOMMAND --help` explains one.
+#include <vyre/lower/opencl.hpp>
+#include <vyre/ops/registry.hpp>
 #include <vyre/runtime/device.hpp>
 
 #include <boost/program_options.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -67,9 +71,50 @@ int cmd_devices(const std::vector<std::string>& args) {
     return 0;
 }
 
+int cmd_emit(const std::vector<std::string>& args) {
+    po::options_description options("Prints the OpenCL C that an op lowers to, or writes the kernels of every op");
+    options.add_options()("op", po::value<std::string>(), "op id, e.g. primitive.bitwise.xor")(
+        "all", "every op of the registry")("list", "list op ids with their versions and summaries")(
+        "out", po::value<std::string>(), "with --all: folder to write <op-id>.cl files into (default: print)");
+    po::positional_options_description positional;
+    positional.add("op", 1);
+    po::variables_map vm;
+    if (!parse("emit", "<op-id> | --all [--out DIR] | --list", options, args, vm, &positional)) return 0;
+    const auto& ops = vyre::ops::registry();
+    if (vm.count("list")) {
+        for (const auto& op : ops) std::cout << op.id << " v" << op.version << "  " << op.summary << "\n";
+        return 0;
+    }
+    if (vm.count("all")) {
+        if (!vm.count("out")) {
+            for (const auto& op : ops) std::cout << vyre::lower::to_opencl(op.program()).source << "\n";
+            return 0;
+        }
+        const std::filesystem::path dir = vm["out"].as<std::string>();
+        std::filesystem::create_directories(dir);
+        for (const auto& op : ops) {
+            std::ofstream out(dir / op.kernel_file(), std::ios::binary);
+            out << vyre::lower::to_opencl(op.program()).source;
+            if (!out) throw std::runtime_error("cannot write " + (dir / op.kernel_file()).string());
+        }
+        std::cout << "wrote " << ops.size() << " kernels to " << dir.string() << "\n";
+        return 0;
+    }
+    if (!vm.count("op")) throw po::error("give an op id, --all or --list");
+    const auto id = vm["op"].as<std::string>();
+    const auto* op = vyre::ops::find_op(id);
+    if (!op) {
+        std::cerr << "vyre emit: no op \"" << id << "\" (vyre emit --list shows them)\n";
+        return 2;
+    }
+    std::cout << vyre::lower::to_opencl(op->program()).source;
+    return 0;
+}
+
 std::map<std::string, subcommand> subcommands() {
     return {
         {"devices", {"list OpenCL devices and the default choice", cmd_devices}},
+        {"emit", {"print the OpenCL C of an op, or write every op's kernel", cmd_emit}},
     };
 }
 

@@ -35,7 +35,9 @@ inline const std::set<std::string, std::less<>>& reserved_words() {
         "ptrdiff_t", "intptr_t", "uintptr_t", "global", "local", "constant", "private", "kernel", "__global",
         "__local", "__constant", "__private", "__kernel", "read_only", "write_only", "read_write", "image2d_t",
         "image3d_t", "sampler_t", "event_t", "min", "max", "abs", "clz", "popcount", "select", "barrier",
-        "get_global_id", "get_local_id", "get_group_id", "main", "uint2", "uint4", "int2", "int4"};
+        "get_global_id", "get_local_id", "get_group_id", "get_local_size", "main", "uint2", "uint4", "int2", "int4",
+        "abs_diff", "as_int", "as_uint", "atomic_add", "atomic_or", "atomic_and", "atomic_xor", "atomic_min",
+        "atomic_max", "atomic_xchg", "atomic_cmpxchg", "INT_MIN", "CLK_LOCAL_MEM_FENCE", "CLK_GLOBAL_MEM_FENCE"};
     return words;
 }
 

@@ -47,19 +47,21 @@ public:
     explicit writer(const ir::program& p) : p_(p) {}
 
     kernel_source run() {
+        // Functions and kernel are written first: they decide which helpers the prelude needs.
+        std::ostringstream functions;
+        for (const auto& f : p_.functions) {
+            functions << "static inline " << c_type(f.result) << " " << function_name(f.name) << "(";
+            for (std::size_t i = 0; i < f.params.size(); ++i)
+                functions << (i ? ", " : "") << c_type(f.params[i].type) << " " << f.params[i].name;
+            functions << ") {\n    return " << expr(f.body) << ";\n}\n\n";
+        }
         std::ostringstream body;
         emit_kernel(body);
         std::ostringstream out;
         out << "// vyre program \"" << p_.name << "\", lowered to OpenCL C 1.2\n";
         for (const auto& [name, text] : helpers_) out << text;
         if (!helpers_.empty()) out << "\n";
-        for (const auto& f : p_.functions) {
-            out << "static inline " << c_type(f.result) << " " << f.name << "(";
-            for (std::size_t i = 0; i < f.params.size(); ++i)
-                out << (i ? ", " : "") << c_type(f.params[i].type) << " " << f.params[i].name;
-            out << ") {\n    return " << expr(f.body) << ";\n}\n\n";
-        }
-        out << body.str();
+        out << functions.str() << body.str();
         kernel_source ks;
         ks.source = out.str();
         ks.entry = p_.name;
@@ -179,6 +181,9 @@ private:
         }
     }
 
+    // IR functions live in a prefix users cannot take, so no name meets an OpenCL builtin.
+    static std::string function_name(const std::string& n) { return "vyre_fn_" + n; }
+
     static std::string axis(std::uint8_t a) { return std::to_string(a); }
 
     std::string expr(const ir::expr& e) {
@@ -205,7 +210,7 @@ private:
             return out + ")";
         }
         case ir::expr_kind::call: {
-            std::string out = e.name + "(";
+            std::string out = function_name(e.name) + "(";
             for (std::size_t i = 0; i < e.args.size(); ++i) out += (i ? ", " : "") + expr(e.args[i]);
             return out + ")";
         }

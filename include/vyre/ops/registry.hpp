@@ -1,0 +1,28 @@
+// The registry of every standard op by permanent id: what `vyre emit --all` walks and what the
+// golden-kernel test checks against kernels/.
+#pragma once
+
+#include <vyre/ops/op.hpp>
+#include <vyre/ops/primitive.hpp>
+
+#include <string_view>
+#include <vector>
+
+namespace vyre::ops {
+
+inline const std::vector<op_info>& registry() {
+    static const std::vector<op_info> ops = [] {
+        std::vector<op_info> out;
+        for (const auto& p : primitive::all()) out.push_back(p.info());
+        return out;
+    }();
+    return ops;
+}
+
+inline const op_info* find_op(std::string_view id) {
+    for (const auto& op : registry())
+        if (op.id == id) return &op;
+    return nullptr;
+}
+
+} // namespace vyre::ops

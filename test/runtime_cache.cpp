@@ -1,0 +1,116 @@
+// The build caches: one build per program and context, binaries reused from disk by a new
+// program object, an unwritable cache folder ignored, build errors carrying the compiler log,
+// and concurrent dispatch from several threads.
+#include "harness.hpp"
+
+#include <vyre/ops/primitive.hpp>
+#include <vyre/runtime/dispatch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <thread>
+
+namespace prim = vyre::ops::primitive;
+namespace rt = vyre::runtime;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct cache_dir_guard {
+    explicit cache_dir_guard(const std::string& value) {
+        const char* old = std::getenv("VYRE_CACHE_DIR");
+        had_ = old != nullptr;
+        if (had_) old_ = old;
+        ::setenv("VYRE_CACHE_DIR", value.c_str(), 1);
+    }
+    ~cache_dir_guard() {
+        if (had_) ::setenv("VYRE_CACHE_DIR", old_.c_str(), 1);
+        else ::unsetenv("VYRE_CACHE_DIR");
+    }
+    bool had_ = false;
+    std::string old_;
+};
+
+fs::path fresh_dir(const std::string& name) {
+    const auto dir = fs::temp_directory_path() / ("vyre-test-" + name + "-" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    return dir;
+}
+
+} // namespace
+
+VYRE_DEVICE_TEST(second_dispatch_does_not_rebuild) {
+    cache_dir_guard off("off");
+    const auto* op = prim::find("primitive.math.add");
+    rt::compiled_program cp(op->program());
+    const std::vector<std::uint32_t> in = {1, 2, 3, 4};
+    const auto builds = rt::stats().source_builds.load();
+    const auto kernels = rt::stats().kernels_created.load();
+    BOOST_TEST(prim::run(dev.ctx(), cp, 2, in) == (std::vector<std::uint32_t>{3, 7}));
+    BOOST_TEST(rt::stats().source_builds.load() == builds + 1);
+    for (int i = 0; i < 10; ++i) prim::run(dev.ctx(), cp, 2, in);
+    BOOST_TEST(rt::stats().source_builds.load() == builds + 1);
+    BOOST_TEST(rt::stats().kernels_created.load() == kernels + 1);
+}
+
+VYRE_DEVICE_TEST(disk_cache_serves_a_new_program_object) {
+    const auto dir = fresh_dir("disk");
+    cache_dir_guard guard(dir.string());
+    const auto* op = prim::find("primitive.math.sub");
+    const std::vector<std::uint32_t> in = {10, 3};
+    {
+        rt::compiled_program cold(op->program());
+        const auto builds = rt::stats().source_builds.load();
+        BOOST_TEST(prim::run(dev.ctx(), cold, 2, in)[0] == 7u);
+        BOOST_TEST(rt::stats().source_builds.load() == builds + 1);
+    }
+    BOOST_TEST(!fs::is_empty(dir));
+    rt::compiled_program warm(op->program());
+    const auto builds = rt::stats().source_builds.load();
+    const auto loads = rt::stats().binary_loads.load();
+    BOOST_TEST(prim::run(dev.ctx(), warm, 2, in)[0] == 7u);
+    BOOST_TEST(rt::stats().source_builds.load() == builds);
+    BOOST_TEST(rt::stats().binary_loads.load() == loads + 1);
+    fs::remove_all(dir);
+}
+
+VYRE_DEVICE_TEST(unwritable_cache_dir_is_skipped_quietly) {
+    cache_dir_guard guard("/proc/vyre-cannot-write-here");
+    const auto* op = prim::find("primitive.math.mul");
+    rt::compiled_program cp(op->program());
+    BOOST_TEST(prim::run(dev.ctx(), cp, 2, std::vector<std::uint32_t>{6, 7})[0] == 42u);
+}
+
+VYRE_DEVICE_TEST(build_error_carries_log_and_source) {
+    vyre::lower::kernel_source bad;
+    bad.entry = "broken";
+    bad.source = "__kernel void broken(__global uint* o) { o[0] = this_is_not_declared; }\n";
+    try {
+        vyre::runtime::detail::build_from_source(dev.ctx(), bad);
+        BOOST_FAIL("a kernel with an undeclared identifier built");
+    } catch (const vyre::build_error& e) {
+        BOOST_TEST(!e.log().empty());
+        BOOST_TEST(e.source() == bad.source);
+        BOOST_TEST(std::string(e.what()).find("this_is_not_declared") != std::string::npos, e.what());
+    }
+}
+
+VYRE_DEVICE_TEST(concurrent_dispatch_from_threads) {
+    cache_dir_guard off("off");
+    const auto* op = prim::find("primitive.bitwise.xor");
+    rt::compiled_program cp(op->program());
+    std::vector<std::thread> threads;
+    std::vector<int> ok(4, 0);
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            rt::context ctx(dev.info()); // each thread its own queue; the program is shared
+            for (int i = 0; i < 20; ++i) {
+                const std::uint32_t a = std::uint32_t(t * 1000 + i), b = 0x5a5a5a5au;
+                if (prim::run(ctx, cp, 2, std::vector<std::uint32_t>{a, b})[0] == (a ^ b)) ++ok[t];
+            }
+        });
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < 4; ++t) BOOST_TEST(ok[t] == 20, "thread " << t);
+}
+
+VYRE_TEST_MAIN
