@@ -5,6 +5,7 @@
 #include <vyre/lower/opencl.hpp>
 #include <vyre/ops/registry.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -12,7 +13,11 @@
 
 namespace {
 
-std::filesystem::path kernels_dir() { return std::filesystem::path(VYRE_SOURCE_DIR) / "kernels"; }
+// VYRE_SOURCE_DIR in the environment wins, so a build carried to another machine still finds the tree.
+std::filesystem::path kernels_dir() {
+    const char* env = std::getenv("VYRE_SOURCE_DIR");
+    return std::filesystem::path(env && *env ? env : VYRE_SOURCE_DIR) / "kernels";
+}
 
 std::string slurp(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
