@@ -58,9 +58,10 @@ inline std::string suite_name(const runtime::device_info& d, std::size_t index) 
     std::string out;
     for (char c : d.label()) {
         const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
-        out += ok ? c : '_';
+        const char keep = ok ? c : '_';
+        if (keep == '_' && !out.empty() && out.back() == '_') continue; // one '_' for a run
+        out += keep;
     }
-    while (out.find("__") != std::string::npos) out.replace(out.find("__"), 2, "_");
     while (!out.empty() && out.back() == '_') out.pop_back();
     return "dev" + std::to_string(index) + "_" + out;
 }
@@ -124,12 +125,10 @@ inline bool init_device_matrix() {
         return ::boost::unit_test::unit_test_main(&::vyre::test::init_device_matrix, argc, argv); \
     }
 #else
+// The static library's own main() calls this well-known init function.
 #define VYRE_TEST_MAIN                                                                           \
-    static ::boost::unit_test::test_suite* vyre_test_init(int, char*[]) {                        \
+    ::boost::unit_test::test_suite* init_unit_test_suite(int, char*[]) {                         \
         ::vyre::test::init_device_matrix();                                                      \
         return nullptr;                                                                          \
-    }                                                                                            \
-    int main(int argc, char* argv[]) {                                                           \
-        return ::boost::unit_test::unit_test_main(&vyre_test_init, argc, argv);                  \
     }
 #endif

@@ -282,9 +282,13 @@ private:
         case expr_kind::local_id:
         case expr_kind::atomic: return false;
         case expr_kind::load: {
+            // Read-only and uniform memory holds one value per index for the whole dispatch. A
+            // workgroup buffer is shared by the workgroup: read at a uniform index after a barrier,
+            // every invocation sees the same value, which is how cooperative kernels broadcast
+            // shared state (programs must put a barrier between its writes and such reads).
             const buffer_decl* b = p_.find_buffer(e.name);
-            const bool fixed = b && (b->access == buffer_access::uniform || b->access == buffer_access::read_only);
-            return fixed && is_uniform(e.args[0]);
+            const bool shared = b && b->access != buffer_access::read_write;
+            return shared && is_uniform(e.args[0]);
         }
         default:
             return std::all_of(e.args.begin(), e.args.end(), [&](const expr& a) { return is_uniform(a); });

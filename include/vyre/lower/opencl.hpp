@@ -177,6 +177,7 @@ private:
             return v < 0 ? "(" + std::to_string(v) + ")" : std::to_string(v);
         }
         case data_type::u64: return std::to_string(e.value) + "ul";
+        case data_type::boolean: return e.value != 0 ? "1u" : "0u";
         default: return std::to_string(static_cast<std::uint32_t>(e.value)) + "u";
         }
     }
