@@ -1,0 +1,445 @@
+// Host-side parser of LZ4 files (standard, skippable and legacy frames, concatenated in any order):
+// lists every data block as a block_extent for compression.lz4, and decodes whole files on the CPU.
+#pragma once
+
+#include <vyre/error.hpp>
+#include <vyre/ops/compression/block.hpp>
+#include <vyre/reference/lz4.hpp>
+
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL // xxHash compiled into the includer: no library to link
+#endif
+#include <xxhash.h>
+
+#include <lz4.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace vyre::format {
+
+inline constexpr std::uint32_t lz4_frame_magic = 0x184D2204;
+inline constexpr std::uint32_t lz4_legacy_magic = 0x184C2102;
+inline constexpr std::uint32_t lz4_skippable_magic_first = 0x184D2A50;
+inline constexpr std::uint32_t lz4_skippable_magic_last = 0x184D2A5F;
+inline constexpr std::uint32_t lz4_legacy_block_size = 8u << 20;
+// LZ4_COMPRESSBOUND of a legacy block: any larger size field is not a block.
+inline constexpr std::uint32_t lz4_legacy_max_compressed = lz4_legacy_block_size + lz4_legacy_block_size / 255 + 16;
+// How far back a match of a linked block may reach into earlier blocks of its frame.
+inline constexpr std::uint32_t lz4_window_size = 64 * 1024;
+
+enum class lz4_frame_kind { standard, skippable, legacy };
+
+inline const char* lz4_frame_kind_name(lz4_frame_kind k) noexcept {
+    switch (k) {
+    case lz4_frame_kind::standard: return "standard";
+    case lz4_frame_kind::skippable: return "skippable";
+    case lz4_frame_kind::legacy: return "legacy";
+    }
+    return "unknown";
+}
+
+// One frame of the file. Its blocks are layout.blocks[first_block, first_block + block_count);
+// its decoded content is output[output_offset, output_offset + output_size).
+struct lz4_frame {
+    lz4_frame_kind kind = lz4_frame_kind::standard;
+    std::uint32_t magic = 0;
+    std::uint64_t offset = 0; // of the magic number in the file
+    std::uint64_t size = 0;   // bytes of the file the frame spans, magic number included
+    // false: a block may copy from the frame's previous 64 KiB of output, so the blocks must be
+    // decoded in order (on the host); true for legacy frames.
+    bool blocks_independent = true;
+    bool block_checksums = false;
+    std::uint32_t block_max_size = 0; // decoded bytes per block at most; 0 for skippable frames
+    // Declared content size. A declared 0 is read as "unknown", as liblz4 does.
+    std::optional<std::uint64_t> content_size;
+    std::uint64_t content_size_offset = 0;
+    std::optional<std::uint32_t> content_checksum; // XXH32 of the decoded content, seed 0
+    std::uint64_t content_checksum_offset = 0;
+    std::size_t first_block = 0;
+    std::size_t block_count = 0;
+    std::uint64_t output_offset = 0;
+    std::uint64_t output_size = 0;
+};
+
+// One data block. extent.input_offset/input_size locate the stored block data in the file (after
+// its 4-byte size field), extent.output_offset/output_size its exact decoded bytes in the output of
+// the whole file; extent.flags carries block_flag_uncompressed for stored blocks.
+struct lz4_block {
+    ops::compression::block_extent extent;
+    std::size_t frame = 0;
+    std::optional<std::uint32_t> checksum; // XXH32 of the stored block data, seed 0
+    std::uint64_t checksum_offset = 0;
+};
+
+struct lz4_layout {
+    std::vector<lz4_frame> frames;
+    std::vector<lz4_block> blocks;
+    std::uint64_t output_size = 0; // the whole file's decoded bytes
+};
+
+struct lz4_parse_options {
+    // Block checksums cover the stored bytes, so they can be checked before anything is decoded.
+    bool verify_block_checksums = true;
+};
+
+namespace detail {
+
+inline std::uint32_t read_le32(std::span<const std::uint8_t> b, std::size_t at) {
+    return std::uint32_t{b[at]} | std::uint32_t{b[at + 1]} << 8 | std::uint32_t{b[at + 2]} << 16 |
+           std::uint32_t{b[at + 3]} << 24;
+}
+
+inline std::uint64_t read_le64(std::span<const std::uint8_t> b, std::size_t at) {
+    return std::uint64_t{read_le32(b, at)} | std::uint64_t{read_le32(b, at + 4)} << 32;
+}
+
+inline std::string hex(std::uint64_t v, int digits) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%0*llX", digits, static_cast<unsigned long long>(v));
+    return buf;
+}
+
+inline std::uint32_t xxh32(std::span<const std::uint8_t> bytes) { return XXH32(bytes.data(), bytes.size(), 0); }
+
+inline bool is_lz4_magic(std::uint32_t m) {
+    return m == lz4_frame_magic || m == lz4_legacy_magic ||
+           (m >= lz4_skippable_magic_first && m <= lz4_skippable_magic_last);
+}
+
+// One pass over the file; `pos` only moves forward, and every read is preceded by need().
+class lz4_parser {
+public:
+    lz4_parser(std::span<const std::uint8_t> file, const lz4_parse_options& options) : file_(file), options_(options) {}
+
+    lz4_layout run() {
+        if (file_.empty()) throw format_error("empty input is not an LZ4 file", 0);
+        while (pos_ < file_.size()) {
+            need(4, "magic number");
+            const std::uint32_t magic = read_le32(file_, pos_);
+            if (magic == lz4_frame_magic)
+                standard_frame();
+            else if (magic == lz4_legacy_magic)
+                legacy_frame();
+            else if (magic >= lz4_skippable_magic_first && magic <= lz4_skippable_magic_last)
+                skippable_frame(magic);
+            else
+                throw format_error("unknown magic number " + hex(magic, 8) + ": not an LZ4 frame", pos_);
+        }
+        return std::move(layout_);
+    }
+
+private:
+    std::span<const std::uint8_t> file_;
+    lz4_parse_options options_;
+    std::size_t pos_ = 0;
+    lz4_layout layout_;
+
+    std::size_t remaining() const { return file_.size() - pos_; }
+
+    void need(std::uint64_t count, const char* what) const {
+        if (remaining() < count)
+            throw format_error(std::string("truncated LZ4 file: ") + what + " needs " + std::to_string(count) +
+                                   " bytes, " + std::to_string(remaining()) + " remain",
+                               pos_);
+    }
+
+    lz4_frame begin_frame(lz4_frame_kind kind, std::uint32_t magic) {
+        lz4_frame f;
+        f.kind = kind;
+        f.magic = magic;
+        f.offset = pos_;
+        f.first_block = layout_.blocks.size();
+        f.output_offset = layout_.output_size;
+        return f;
+    }
+
+    void end_frame(lz4_frame& f) {
+        f.size = pos_ - f.offset;
+        f.block_count = layout_.blocks.size() - f.first_block;
+        f.output_size = layout_.output_size - f.output_offset;
+        layout_.frames.push_back(f);
+    }
+
+    void skippable_frame(std::uint32_t magic) {
+        lz4_frame f = begin_frame(lz4_frame_kind::skippable, magic);
+        need(8, "skippable frame header");
+        const std::uint32_t size = read_le32(file_, pos_ + 4);
+        pos_ += 8;
+        need(size, "skippable frame data");
+        pos_ += size;
+        end_frame(f);
+    }
+
+    void standard_frame() {
+        lz4_frame f = begin_frame(lz4_frame_kind::standard, lz4_frame_magic);
+        pos_ += 4;
+        need(2, "frame descriptor (FLG, BD)");
+        const std::uint8_t flg = file_[pos_];
+        const std::uint8_t bd = file_[pos_ + 1];
+        if ((flg >> 6) != 1)
+            throw format_error("unsupported LZ4 frame version " + std::to_string(flg >> 6) + " in FLG byte " + hex(flg, 2) +
+                                   " (only version 1 is defined)",
+                               pos_);
+        if (flg & 0x02) throw format_error("reserved bit 1 of the FLG byte is set (" + hex(flg, 2) + ")", pos_);
+        if (bd & 0x8F) throw format_error("reserved bits of the BD byte are set (" + hex(bd, 2) + ")", pos_ + 1);
+        const unsigned size_code = (bd >> 4) & 7;
+        if (size_code < 4)
+            throw format_error("block maximum size code " + std::to_string(size_code) + " is undefined (4..7 allowed)",
+                               pos_ + 1);
+        f.block_max_size = 1u << (8 + 2 * size_code); // 4 -> 64 KiB ... 7 -> 4 MiB
+        f.blocks_independent = (flg & 0x20) != 0;
+        f.block_checksums = (flg & 0x10) != 0;
+        const bool has_content_size = (flg & 0x08) != 0;
+        const bool has_content_checksum = (flg & 0x04) != 0;
+        const bool has_dict_id = (flg & 0x01) != 0;
+        const std::size_t descriptor_size = 2 + (has_content_size ? 8 : 0) + (has_dict_id ? 4 : 0);
+        need(descriptor_size + 1, "frame descriptor");
+        const std::uint32_t header_checksum = (xxh32(file_.subspan(pos_, descriptor_size)) >> 8) & 0xFF;
+        if (header_checksum != file_[pos_ + descriptor_size])
+            throw format_error("frame header checksum mismatch: stored " + hex(file_[pos_ + descriptor_size], 2) +
+                                   ", computed " + hex(header_checksum, 2),
+                               pos_ + descriptor_size);
+        std::size_t field = pos_ + 2;
+        if (has_content_size) {
+            f.content_size_offset = field;
+            if (const std::uint64_t declared = read_le64(file_, field); declared != 0) f.content_size = declared;
+            field += 8;
+        }
+        if (has_dict_id)
+            throw format_error("LZ4 frame needs external dictionary " + hex(read_le32(file_, field), 8) +
+                                   ": dictionaries are not supported",
+                               field);
+        pos_ += descriptor_size + 1;
+
+        while (standard_block(f)) {
+        }
+        if (has_content_checksum) {
+            need(4, "content checksum");
+            f.content_checksum = read_le32(file_, pos_);
+            f.content_checksum_offset = pos_;
+            pos_ += 4;
+        }
+        end_frame(f);
+        if (f.content_size && *f.content_size != f.output_size)
+            throw format_error("LZ4 frame declares " + std::to_string(*f.content_size) + " content bytes but its blocks decode to " +
+                                   std::to_string(f.output_size),
+                               f.content_size_offset);
+    }
+
+    // Reads one block or the EndMark; false at the EndMark.
+    bool standard_block(const lz4_frame& f) {
+        need(4, "block size (or EndMark)");
+        const std::uint32_t field = read_le32(file_, pos_);
+        const std::uint32_t size = field & 0x7FFFFFFF;
+        // A zero size ends the blocks; liblz4 also takes 0x80000000 (a "stored empty block") so.
+        if (size == 0) {
+            pos_ += 4;
+            return false;
+        }
+        if (size > f.block_max_size)
+            throw format_error("LZ4 block of " + std::to_string(size) + " bytes exceeds the frame's block maximum size " +
+                                   std::to_string(f.block_max_size),
+                               pos_);
+        pos_ += 4;
+        need(size, "block data");
+        const std::size_t data = pos_;
+        pos_ += size;
+        lz4_block b;
+        b.frame = layout_.frames.size();
+        b.extent.input_offset = data;
+        b.extent.input_size = size;
+        if (f.block_checksums) {
+            need(4, "block checksum");
+            b.checksum = read_le32(file_, pos_);
+            b.checksum_offset = pos_;
+            pos_ += 4;
+            if (options_.verify_block_checksums) check_block_checksum(b);
+        }
+        if (field >> 31) {
+            b.extent.flags = ops::compression::block_flag_uncompressed;
+            b.extent.output_size = size;
+        } else {
+            const std::uint64_t frame_output = layout_.output_size - f.output_offset;
+            const std::uint32_t history =
+                f.blocks_independent ? 0 : static_cast<std::uint32_t>(std::min<std::uint64_t>(frame_output, lz4_window_size));
+            b.extent.output_size = measure(data, size, f.block_max_size, history);
+        }
+        add_block(b);
+        return true;
+    }
+
+    void legacy_frame() {
+        lz4_frame f = begin_frame(lz4_frame_kind::legacy, lz4_legacy_magic);
+        f.block_max_size = lz4_legacy_block_size;
+        pos_ += 4;
+        // The frame ends at the end of the file or where a known magic number stands in place of
+        // a block size; any other value must be a possible compressed size.
+        while (pos_ < file_.size()) {
+            need(4, "legacy block size");
+            const std::uint32_t size = read_le32(file_, pos_);
+            if (is_lz4_magic(size)) break;
+            if (size == 0 || size > lz4_legacy_max_compressed)
+                throw format_error("legacy LZ4 block size " + std::to_string(size) + " is neither in 1.." +
+                                       std::to_string(lz4_legacy_max_compressed) + " nor a frame magic number",
+                                   pos_);
+            pos_ += 4;
+            need(size, "legacy block data");
+            lz4_block b;
+            b.frame = layout_.frames.size();
+            b.extent.input_offset = pos_;
+            b.extent.input_size = size;
+            b.extent.output_size = measure(pos_, size, lz4_legacy_block_size, 0);
+            pos_ += size;
+            add_block(b);
+        }
+        end_frame(f);
+    }
+
+    // The exact decoded size of a compressed block, or format_error at the byte where it breaks.
+    std::uint32_t measure(std::size_t data, std::uint32_t size, std::uint32_t capacity, std::uint32_t history) const {
+        namespace lz = ops::compression::lz4_error;
+        const auto m = reference::lz4_measure_block(file_.subspan(data, size), capacity, history);
+        if (m.status.code == lz::none) return m.status.output_size;
+        std::string why = ops::compression::lz4_error_name(m.status.code);
+        if (m.status.code == lz::output_overflow || m.status.code == lz::match_overflow)
+            why += ": decodes to more than the block maximum size " + std::to_string(capacity);
+        throw format_error("corrupt LZ4 block starting at byte " + std::to_string(data) + " (" + why + ", after " +
+                               std::to_string(m.status.output_size) + " decoded bytes)",
+                           data + m.input_position);
+    }
+
+    void check_block_checksum(const lz4_block& b) const {
+        const std::uint32_t computed = xxh32(file_.subspan(b.extent.input_offset, b.extent.input_size));
+        if (computed != *b.checksum)
+            throw format_error("LZ4 block checksum mismatch: stored " + hex(*b.checksum, 8) + ", computed " + hex(computed, 8),
+                               b.checksum_offset);
+    }
+
+    void add_block(lz4_block b) {
+        b.extent.output_offset = layout_.output_size;
+        layout_.output_size += b.extent.output_size;
+        layout_.blocks.push_back(b);
+    }
+};
+
+} // namespace detail
+
+// Parses every frame of an LZ4 file. Each compressed block is walked once (nothing decoded) to learn
+// its exact output size, so corrupt block structure is reported here, before any dispatch. Throws
+// format_error naming the byte offset for: unknown magic numbers, truncation anywhere, a version
+// other than 01, reserved bits set, undefined block maximum sizes, header checksum mismatches,
+// blocks larger than the block maximum size (stored or decoded), corrupt blocks, block checksum
+// mismatches, a declared content size that the blocks do not decode to, and frames that need an
+// external dictionary (not supported).
+inline lz4_layout parse_lz4_frames(std::span<const std::uint8_t> file, const lz4_parse_options& options = {}) {
+    return detail::lz4_parser(file, options).run();
+}
+
+// Checks the stored checksum of every block against the file's bytes.
+inline void verify_lz4_block_checksums(const lz4_layout& layout, std::span<const std::uint8_t> file) {
+    for (const lz4_block& b : layout.blocks) {
+        if (!b.checksum) continue;
+        const auto& e = b.extent;
+        if (e.input_offset > file.size() || e.input_size > file.size() - e.input_offset)
+            throw format_error("LZ4 block lies outside the " + std::to_string(file.size()) + "-byte file", e.input_offset);
+        const std::uint32_t computed = detail::xxh32(file.subspan(e.input_offset, e.input_size));
+        if (computed != *b.checksum)
+            throw format_error("LZ4 block checksum mismatch: stored " + detail::hex(*b.checksum, 8) + ", computed " +
+                                   detail::hex(computed, 8),
+                               b.checksum_offset);
+    }
+}
+
+// Checks decoded output against the layout: total size, each frame's declared content size and
+// content checksum. A mismatch is a format_error at the offending field of the file.
+inline void verify_lz4_content(const lz4_layout& layout, std::span<const std::uint8_t> output) {
+    if (output.size() != layout.output_size)
+        throw format_error("decoded LZ4 output holds " + std::to_string(output.size()) + " bytes, the frames describe " +
+                           std::to_string(layout.output_size));
+    for (const lz4_frame& f : layout.frames) {
+        if (f.output_offset > output.size() || f.output_size > output.size() - f.output_offset)
+            throw format_error("LZ4 frame output lies outside the decoded output", f.offset);
+        if (f.content_size && *f.content_size != f.output_size)
+            throw format_error("LZ4 frame declares " + std::to_string(*f.content_size) + " content bytes, decoded " +
+                                   std::to_string(f.output_size),
+                               f.content_size_offset);
+        if (!f.content_checksum) continue;
+        const std::uint32_t computed = detail::xxh32(output.subspan(f.output_offset, f.output_size));
+        if (computed != *f.content_checksum)
+            throw format_error("LZ4 content checksum mismatch: stored " + detail::hex(*f.content_checksum, 8) + ", computed " +
+                                   detail::hex(computed, 8),
+                               f.content_checksum_offset);
+    }
+}
+
+// The blocks compression.lz4 can decode on a device: those of frames with independent blocks
+// (standard frames with the B.Indep flag, and legacy frames). Linked frames go to
+// lz4_decode_frame_cpu, in frame order.
+inline std::vector<ops::compression::block_extent> lz4_independent_extents(const lz4_layout& layout) {
+    std::vector<ops::compression::block_extent> out;
+    for (const lz4_block& b : layout.blocks)
+        if (layout.frames[b.frame].blocks_independent) out.push_back(b.extent);
+    return out;
+}
+
+// Decodes one frame's blocks on the CPU into `output` (the whole file's output, layout.output_size
+// bytes). Independent blocks use the reference decoder; linked blocks use liblz4 with the frame's
+// previous 64 KiB of output as dictionary, so they are decoded in order. Checksums are not checked
+// here (verify_lz4_content does that once every frame is decoded).
+inline void lz4_decode_frame_cpu(const lz4_layout& layout, std::size_t frame, std::span<const std::uint8_t> file,
+                                 std::span<std::uint8_t> output) {
+    if (output.size() != layout.output_size)
+        throw format_error("LZ4 output buffer holds " + std::to_string(output.size()) + " bytes, the frames describe " +
+                           std::to_string(layout.output_size));
+    const lz4_frame& f = layout.frames.at(frame);
+    for (std::size_t i = f.first_block; i < f.first_block + f.block_count; ++i) {
+        const auto& e = layout.blocks.at(i).extent;
+        if (e.input_offset > file.size() || e.input_size > file.size() - e.input_offset || e.output_offset > output.size() ||
+            e.output_size > output.size() - e.output_offset)
+            throw format_error("LZ4 block lies outside the file or the output", e.input_offset);
+        const auto in = file.subspan(e.input_offset, e.input_size);
+        const auto out = output.subspan(e.output_offset, e.output_size);
+        const bool linked = !f.blocks_independent && !(e.flags & ops::compression::block_flag_uncompressed);
+        std::uint64_t produced = 0;
+        if (linked) {
+            const std::uint64_t history = std::min<std::uint64_t>(e.output_offset - f.output_offset, lz4_window_size);
+            const int r = LZ4_decompress_safe_usingDict(reinterpret_cast<const char*>(in.data()),
+                                                        reinterpret_cast<char*>(out.data()), static_cast<int>(in.size()),
+                                                        static_cast<int>(out.size()),
+                                                        reinterpret_cast<const char*>(out.data()) - history,
+                                                        static_cast<int>(history));
+            produced = r < 0 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(r);
+        } else {
+            const auto s = reference::lz4_decode_block(in, out, e.flags);
+            produced = s.code == ops::compression::lz4_error::none ? s.output_size : ~std::uint64_t{0};
+        }
+        if (produced != e.output_size)
+            throw format_error("LZ4 block starting at byte " + std::to_string(e.input_offset) + " failed to decode to its " +
+                                   std::to_string(e.output_size) + " bytes",
+                               e.input_offset);
+    }
+}
+
+// Decodes a whole LZ4 file (every frame, in order) on the CPU and verifies its checksums and
+// content sizes. `max_output_bytes` bounds what a hostile file may make us allocate.
+inline std::vector<std::uint8_t> lz4_decompress_frames_cpu(std::span<const std::uint8_t> file,
+                                                           std::uint64_t max_output_bytes = std::numeric_limits<std::uint64_t>::max()) {
+    const lz4_layout layout = parse_lz4_frames(file);
+    if (layout.output_size > max_output_bytes || layout.output_size > std::numeric_limits<std::size_t>::max() / 2)
+        throw resource_error("LZ4 file decodes to " + std::to_string(layout.output_size) + " bytes, above the limit of " +
+                             std::to_string(max_output_bytes));
+    std::vector<std::uint8_t> output(static_cast<std::size_t>(layout.output_size));
+    for (std::size_t i = 0; i < layout.frames.size(); ++i) lz4_decode_frame_cpu(layout, i, file, output);
+    verify_lz4_content(layout, output);
+    return output;
+}
+
+} // namespace vyre::format

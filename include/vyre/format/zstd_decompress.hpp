@@ -1,0 +1,275 @@
+// Host half of the hybrid zstd pipeline: after compression.zstd has written the raw and RLE
+// blocks, decode the compressed blocks on the CPU (libzstd's block API) and pack the output.
+#pragma once
+
+// How the CPU pass keeps libzstd byte-exact. Within a frame, blocks are visited in order with one
+// ZSTD_DCtx per frame (ZSTD_decompressBegin). The frame's output is rebuilt contiguously at the
+// start of its staging region: a block already written by the device is slid down to the write
+// position and announced with ZSTD_insertBlock; a compressed block is decoded there directly with
+// ZSTD_decompressBlock, which finds its whole history (every earlier byte of the frame) right
+// before it, exactly as in ZSTD_decompress. Since slots are never smaller than the blocks they
+// hold, the write position never passes the start of a slot still to be read.
+//
+// libzstd anchors its history on the first destination it is given with a nonzero size; empty
+// raw/RLE blocks are therefore not inserted, and a compressed block is always offered at least
+// one byte of room (the layout's 1-byte minimum slot).
+
+#include <vyre/error.hpp>
+#include <vyre/format/zstd_frame.hpp>
+#include <vyre/ops/compression/block.hpp>
+#include <vyre/reference/zstd.hpp>
+
+#ifndef ZSTD_STATIC_LINKING_ONLY
+#define ZSTD_STATIC_LINKING_ONLY
+#endif
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
+#include <xxhash.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace vyre::format {
+
+// Who regenerated what. Device blocks: raw/RLE blocks whose device status was accepted as is.
+// CPU blocks: compressed blocks, plus any block whose device status was not the expected one
+// (counted again in redone_blocks; the seed's fallback for a block the device failed).
+struct zstd_decode_stats {
+    std::uint64_t device_blocks = 0;
+    std::uint64_t device_bytes = 0;
+    std::uint64_t cpu_blocks = 0;
+    std::uint64_t cpu_bytes = 0;
+    std::uint64_t redone_blocks = 0;
+    std::uint64_t frames = 0;
+    std::uint64_t skippable_frames = 0;
+
+    zstd_decode_stats& operator+=(const zstd_decode_stats& o) noexcept {
+        device_blocks += o.device_blocks;
+        device_bytes += o.device_bytes;
+        cpu_blocks += o.cpu_blocks;
+        cpu_bytes += o.cpu_bytes;
+        redone_blocks += o.redone_blocks;
+        frames += o.frames;
+        skippable_frames += o.skippable_frames;
+        return *this;
+    }
+};
+
+struct zstd_hybrid_result {
+    std::uint64_t output_size = 0;  // staging[0, output_size) is the decompressed file
+    zstd_decode_stats stats;
+};
+
+namespace detail {
+
+struct zstd_dctx_deleter {
+    void operator()(ZSTD_DCtx* d) const noexcept { ZSTD_freeDCtx(d); }
+};
+using zstd_dctx_ptr = std::unique_ptr<ZSTD_DCtx, zstd_dctx_deleter>;
+
+inline zstd_dctx_ptr zstd_make_dctx() {
+    zstd_dctx_ptr d(ZSTD_createDCtx());
+    if (!d) throw resource_error("zstd: ZSTD_createDCtx failed (out of memory)");
+    return d;
+}
+
+struct zstd_frame_outcome {
+    std::uint64_t size = 0;
+    zstd_decode_stats stats;
+    std::exception_ptr failure;
+};
+
+// The device's answer is kept only when it is exactly what a raw/RLE block must produce.
+inline bool zstd_device_done(const zstd_block& b, const ops::compression::block_status& s) {
+    return b.type != zstd_block_type::compressed && s.code == ops::compression::zstd_error::none &&
+           s.output_size == b.regenerated_size;
+}
+
+inline std::size_t zstd_decode_compressed(ZSTD_DCtx* dctx, std::span<const std::uint8_t> data, const zstd_block& b,
+                                          std::uint32_t block_maximum_size, std::uint8_t* dst, std::size_t room) {
+    // Room beyond the block maximum would let a hostile block regenerate more than RFC 8878 allows.
+    const std::size_t capacity = std::min<std::size_t>(room, std::max<std::uint32_t>(block_maximum_size, 1));
+    const std::size_t n =
+        ZSTD_decompressBlock(dctx, dst, capacity, data.data() + b.content_offset(), b.content_size);
+    if (ZSTD_isError(n) && ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall)
+        throw format_error("zstd: compressed block regenerates more than " + std::to_string(capacity) +
+                               " bytes, what its frame allows (block maximum " + std::to_string(block_maximum_size) +
+                               ", and the declared content size when there is one)",
+                           b.header_offset);
+    if (ZSTD_isError(n))
+        throw format_error(std::string("zstd: compressed block does not decode: ") + ZSTD_getErrorName(n),
+                           b.header_offset);
+    if (n > block_maximum_size)
+        throw format_error("zstd: compressed block regenerates " + std::to_string(n) +
+                               " bytes, above the frame's block maximum " + std::to_string(block_maximum_size),
+                           b.header_offset);
+    return n;
+}
+
+inline std::size_t zstd_redo_plain(std::span<const std::uint8_t> data, const zstd_block& b, std::span<std::uint8_t> dst) {
+    const auto s = reference::zstd_decode_block(
+        data.subspan(b.header_offset, zstd_block_header_size + b.content_size), dst);
+    if (s.code != ops::compression::zstd_error::none)
+        throw format_error(std::string("zstd: block rejected by the reference decoder: ") +
+                               ops::compression::zstd_error_name(s.code),
+                           b.header_offset);
+    return s.output_size;
+}
+
+inline void zstd_check_frame(const zstd_frame& f, std::span<const std::uint8_t> content) {
+    if (f.content_size && *f.content_size != content.size())
+        throw format_error("zstd: frame declares " + std::to_string(*f.content_size) + " content bytes but decodes to " +
+                               std::to_string(content.size()),
+                           f.offset);
+    if (f.checksum) {
+        const auto computed = static_cast<std::uint32_t>(XXH64(content.data(), content.size(), 0));
+        if (computed != *f.checksum)
+            throw format_error("zstd: content checksum mismatch: stored " + zstd_hex(*f.checksum) + ", computed " +
+                                   zstd_hex(computed),
+                               f.checksum_offset);
+    }
+}
+
+// Rebuilds one frame at the start of its staging region; returns its decoded size.
+inline zstd_frame_outcome zstd_finish_frame(ZSTD_DCtx* dctx, std::span<const std::uint8_t> data, const zstd_frame& f,
+                                            std::span<const ops::compression::block_status> statuses,
+                                            std::span<std::uint8_t> staging) {
+    if (f.dictionary_id != 0)
+        throw format_error("zstd: frame needs dictionary " + std::to_string(f.dictionary_id) +
+                               "; decoding with dictionaries is not supported",
+                           f.offset + 4);
+    zstd_frame_outcome out;
+    out.stats.frames = 1;
+    ZSTD_decompressBegin(dctx);
+    std::uint8_t* const base = staging.data();
+    std::uint64_t w = f.output_offset;
+    for (std::size_t i = 0; i < f.blocks.size(); ++i) {
+        const zstd_block& b = f.blocks[i];
+        const auto& s = statuses[f.first_block + i];
+        const std::uint64_t room = b.output_offset + b.output_capacity - w;
+        std::size_t n = 0;
+        if (zstd_device_done(b, s)) {
+            n = s.output_size;
+            if (b.output_offset != w) std::memmove(base + w, base + b.output_offset, n);
+            ++out.stats.device_blocks;
+            out.stats.device_bytes += n;
+        } else {
+            const bool expected = b.type == zstd_block_type::compressed &&
+                                  s.code == ops::compression::zstd_error::unsupported_compressed_block;
+            n = b.type == zstd_block_type::compressed
+                    ? zstd_decode_compressed(dctx, data, b, f.block_maximum_size, base + w, room)
+                    : zstd_redo_plain(data, b, staging.subspan(w, room));
+            ++out.stats.cpu_blocks;
+            out.stats.cpu_bytes += n;
+            out.stats.redone_blocks += expected ? 0 : 1;
+        }
+        if (b.type != zstd_block_type::compressed && n != 0) ZSTD_insertBlock(dctx, base + w, n);
+        w += n;
+    }
+    out.size = w - f.output_offset;
+    zstd_check_frame(f, staging.subspan(f.output_offset, out.size));
+    return out;
+}
+
+inline void zstd_check_hybrid_inputs(std::span<const std::uint8_t> data, const zstd_file& file,
+                                     std::span<const ops::compression::block_status> statuses,
+                                     std::span<std::uint8_t> staging) {
+    if (statuses.size() < file.block_count)
+        throw error("zstd: " + std::to_string(statuses.size()) + " block statuses for " +
+                    std::to_string(file.block_count) + " blocks");
+    if (staging.size() < file.staging_size)
+        throw error("zstd: staging buffer of " + std::to_string(staging.size()) + " bytes, the layout needs " +
+                    std::to_string(file.staging_size));
+    if (!file.frames.empty()) {
+        const zstd_frame& f = file.frames.back();
+        if (f.offset + f.size > data.size())
+            throw error("zstd: the parsed frames extend past the " + std::to_string(data.size()) + "-byte input");
+    }
+}
+
+} // namespace detail
+
+// Finishes a decompression the device started. `file` is parse_zstd(data); statuses[i] is the
+// device's answer for the i-th block (zstd_block_extents order); staging holds what the device
+// wrote at the layout's offsets. Frames are decoded in parallel (threads = 0: all hardware
+// threads), then packed to the front of staging. Throws format_error for corrupt compressed
+// blocks, a content size or checksum mismatch, and frames that need a dictionary.
+inline zstd_hybrid_result zstd_decompress_hybrid_cpu(std::span<const std::uint8_t> data, const zstd_file& file,
+                                                     std::span<const ops::compression::block_status> statuses,
+                                                     std::span<std::uint8_t> staging, unsigned threads = 0) {
+    detail::zstd_check_hybrid_inputs(data, file, statuses, staging);
+    const std::size_t frames = file.frames.size();
+    std::vector<detail::zstd_frame_outcome> outcomes(frames);
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+        detail::zstd_dctx_ptr dctx;
+        for (std::size_t k; (k = next.fetch_add(1)) < frames;) {
+            try {
+                if (!dctx) dctx = detail::zstd_make_dctx();
+                outcomes[k] = detail::zstd_finish_frame(dctx.get(), data, file.frames[k], statuses, staging);
+            } catch (...) {
+                outcomes[k].failure = std::current_exception();
+            }
+        }
+    };
+    const unsigned hw = threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t n_threads = std::min<std::size_t>(hw, frames);
+    std::vector<std::jthread> pool;
+    for (std::size_t t = 1; t < n_threads; ++t) pool.emplace_back(worker);
+    worker();
+    pool.clear();
+
+    zstd_hybrid_result result;
+    result.stats.skippable_frames = file.skippable_frames.size();
+    for (std::size_t k = 0; k < frames; ++k) {
+        if (outcomes[k].failure) std::rethrow_exception(outcomes[k].failure);
+        const zstd_frame& f = file.frames[k];
+        // Packing left to right never overwrites a frame not yet moved: every frame's output fits
+        // in its own region, so the write position stays at or before the next region's start.
+        if (f.output_offset != result.output_size)
+            std::memmove(staging.data() + result.output_size, staging.data() + f.output_offset, outcomes[k].size);
+        result.output_size += outcomes[k].size;
+        result.stats += outcomes[k].stats;
+    }
+    return result;
+}
+
+struct zstd_cpu_result {
+    std::vector<std::uint8_t> output;
+    zstd_decode_stats stats;
+};
+
+// The whole pipeline without a device: reference::zstd_decode_block stands in for the GPU op on
+// every block (so compressed blocks come back as unsupported_compressed_block), then the hybrid
+// CPU pass finishes. Its output equals ZSTD_decompress's byte for byte.
+inline zstd_cpu_result zstd_decompress_cpu_reference(std::span<const std::uint8_t> data,
+                                                     const zstd_parse_options& options = {}, unsigned threads = 0) {
+    const zstd_file file = parse_zstd(data, options);
+    zstd_cpu_result result;
+    result.output.resize(file.staging_size);
+    std::vector<ops::compression::block_status> statuses;
+    statuses.reserve(file.block_count);
+    for (const auto& f : file.frames)
+        for (const auto& b : f.blocks)
+            statuses.push_back(reference::zstd_decode_block(
+                data.subspan(b.header_offset, zstd_block_header_size + b.content_size),
+                std::span(result.output).subspan(b.output_offset, b.output_capacity)));
+    const auto hybrid = zstd_decompress_hybrid_cpu(data, file, statuses, result.output, threads);
+    result.output.resize(hybrid.output_size);
+    result.stats = hybrid.stats;
+    return result;
+}
+
+} // namespace vyre::format

@@ -1,0 +1,311 @@
+// Zstandard container parser (RFC 8878): frames, skippable frames and block headers of a .zst
+// file, laid out as per-block descriptors for compression.zstd. Parses only; decodes nothing.
+#pragma once
+
+// Output layout ("staging"). The GPU writes raw and RLE blocks while compressed blocks are still
+// undecoded, so every block needs an output position before any compressed block's regenerated
+// size is known. Each block gets a slot in a staging buffer; frames follow each other in file order:
+//
+//   raw, RLE    slot = the exact regenerated size (Block_Size)
+//   compressed  slot = the frame's Block_Maximum_Size (RFC 8878 bounds every block's regenerated
+//               size by it); when the frame declares its content size, the compressed blocks share
+//               exactly content_size - (raw + RLE bytes), so the slot shrinks to that (a frame with
+//               one compressed block is then laid out exactly). Never below 1 byte, so that the
+//               CPU decoder is never handed an empty destination (see zstd_decompress.hpp).
+//
+// Encoders emit full 128 KiB blocks except at the end of a frame or job, so the slots are nearly
+// always exact. Where they are not, the CPU pass (zstd_decompress.hpp) slides each block down to
+// its final position as it walks the frame, then packs the frames together. `exact_layout` marks
+// the frames whose staging offsets are already final.
+
+#include <vyre/error.hpp>
+#include <vyre/ops/compression/block.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace vyre::format {
+
+inline constexpr std::uint32_t zstd_magic = 0xFD2FB528u;
+inline constexpr std::uint32_t zstd_skippable_magic_min = 0x184D2A50u;
+inline constexpr std::uint32_t zstd_skippable_magic_max = 0x184D2A5Fu;
+inline constexpr std::uint32_t zstd_block_size_limit = 128u * 1024u;
+inline constexpr std::size_t zstd_block_header_size = 3;
+
+enum class zstd_block_type : std::uint8_t { raw = 0, rle = 1, compressed = 2, reserved = 3 };
+
+struct zstd_block {
+    zstd_block_type type = zstd_block_type::raw;
+    bool last = false;
+    std::uint64_t header_offset = 0;  // file offset of the 3-byte block header
+    std::uint32_t block_size = 0;     // the header's Block_Size field
+    std::uint32_t content_size = 0;   // bytes after the header: Block_Size, or 1 for RLE
+    // Known for raw and RLE blocks, and for a compressed block whose size the frame's declared
+    // content size implies; empty until decoded otherwise.
+    std::optional<std::uint32_t> regenerated_size;
+    std::uint64_t output_offset = 0;  // staging slot (see the layout note above)
+    std::uint32_t output_capacity = 0;
+
+    std::uint64_t content_offset() const noexcept { return header_offset + zstd_block_header_size; }
+    std::uint64_t end_offset() const noexcept { return content_offset() + content_size; }
+};
+
+struct zstd_frame {
+    std::uint64_t offset = 0;          // of the magic number
+    std::uint64_t size = 0;            // bytes in the file, header to checksum
+    std::uint64_t window_size = 0;
+    std::uint32_t block_maximum_size = 0;
+    std::uint32_t dictionary_id = 0;   // 0: no dictionary
+    bool single_segment = false;
+    std::optional<std::uint64_t> content_size;
+    std::optional<std::uint32_t> checksum;  // low 32 bits of XXH64(content, seed 0)
+    std::uint64_t checksum_offset = 0;
+    std::vector<zstd_block> blocks;
+    std::size_t first_block = 0;       // index of blocks[0] among all blocks of the file
+    std::uint64_t output_offset = 0;   // staging region of the frame
+    std::uint64_t output_capacity = 0;
+    bool exact_layout = false;
+
+    std::size_t compressed_blocks() const noexcept {
+        return static_cast<std::size_t>(std::count_if(blocks.begin(), blocks.end(),
+            [](const zstd_block& b) { return b.type == zstd_block_type::compressed; }));
+    }
+};
+
+struct zstd_skippable_frame {
+    std::uint64_t offset = 0;  // of the magic number
+    std::uint32_t magic = 0;   // 0x184D2A50 .. 0x184D2A5F
+    std::uint32_t data_size = 0;
+    std::uint64_t data_offset() const noexcept { return offset + 8; }
+};
+
+struct zstd_file {
+    std::vector<zstd_frame> frames;
+    std::vector<zstd_skippable_frame> skippable_frames;
+    std::size_t block_count = 0;
+    std::uint64_t staging_size = 0;
+};
+
+struct zstd_parse_options {
+    // Bound on the staging buffer the layout may ask for. Hostile files regenerate up to 32768
+    // bytes per input byte (a 4-byte RLE block makes 128 KiB), so a caller sets what it can hold.
+    std::uint64_t max_output_size = std::uint64_t{1} << 30;
+    // libzstd's limit on 64-bit hosts; the format itself goes to 41.
+    unsigned max_window_log = 31;
+};
+
+namespace detail {
+
+inline std::string zstd_hex(std::uint64_t v) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%llX", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+inline std::uint64_t zstd_read_le(std::span<const std::uint8_t> data, std::uint64_t pos, unsigned bytes) {
+    std::uint64_t v = 0;
+    for (unsigned i = 0; i < bytes; ++i) v |= std::uint64_t{data[pos + i]} << (8 * i);
+    return v;
+}
+
+// Throws unless `count` bytes remain at `pos`.
+inline void zstd_need(std::span<const std::uint8_t> data, std::uint64_t pos, std::uint64_t count, const char* what) {
+    const std::uint64_t left = pos <= data.size() ? data.size() - pos : 0;
+    if (count > left)
+        throw format_error(std::string("zstd: truncated ") + what + ": needs " + std::to_string(count) +
+                               " bytes, " + std::to_string(left) + " remain",
+                           pos);
+}
+
+struct zstd_frame_header {
+    std::uint64_t window_size = 0;
+    std::uint32_t dictionary_id = 0;
+    bool single_segment = false;
+    bool has_checksum = false;
+    std::optional<std::uint64_t> content_size;
+    std::uint64_t size = 0;  // descriptor byte to the first block header
+};
+
+inline zstd_frame_header zstd_parse_frame_header(std::span<const std::uint8_t> data, std::uint64_t pos,
+                                                 const zstd_parse_options& options) {
+    zstd_need(data, pos, 1, "frame header descriptor");
+    const std::uint8_t fhd = data[pos];
+    if (fhd & 0x08)
+        throw format_error("zstd: frame header descriptor " + zstd_hex(fhd) + " has the reserved bit 3 set", pos);
+    zstd_frame_header h;
+    const unsigned fcs_flag = fhd >> 6;
+    h.single_segment = (fhd >> 5) & 1u;
+    h.has_checksum = (fhd >> 2) & 1u;
+    static constexpr unsigned dict_bytes[4] = {0, 1, 2, 4};
+    static constexpr unsigned fcs_bytes[4] = {0, 2, 4, 8};
+    const unsigned dict_size = dict_bytes[fhd & 3u];
+    const unsigned fcs_size = (fcs_flag == 0 && h.single_segment) ? 1 : fcs_bytes[fcs_flag];
+    h.size = 1 + (h.single_segment ? 0 : 1) + dict_size + fcs_size;
+    zstd_need(data, pos, h.size, "frame header");
+    std::uint64_t at = pos + 1;
+    if (!h.single_segment) {
+        const std::uint8_t wd = data[at];
+        const unsigned window_log = 10 + (wd >> 3);
+        if (window_log > options.max_window_log)
+            throw format_error("zstd: window descriptor " + zstd_hex(wd) + " asks for window log " +
+                                   std::to_string(window_log) + ", above the supported " +
+                                   std::to_string(options.max_window_log),
+                               at);
+        const std::uint64_t base = std::uint64_t{1} << window_log;
+        h.window_size = base + (base / 8) * (wd & 7u);
+        ++at;
+    }
+    h.dictionary_id = static_cast<std::uint32_t>(zstd_read_le(data, at, dict_size));
+    at += dict_size;
+    if (fcs_size != 0) {
+        const std::uint64_t fcs = zstd_read_le(data, at, fcs_size);
+        h.content_size = fcs_size == 2 ? fcs + 256 : fcs;
+    }
+    if (h.single_segment) h.window_size = *h.content_size;
+    return h;
+}
+
+inline zstd_block zstd_parse_block_header(std::span<const std::uint8_t> data, std::uint64_t pos,
+                                          std::uint32_t block_maximum_size) {
+    zstd_need(data, pos, zstd_block_header_size, "block header");
+    const auto header = static_cast<std::uint32_t>(zstd_read_le(data, pos, 3));
+    zstd_block b;
+    b.header_offset = pos;
+    b.last = header & 1u;
+    b.type = static_cast<zstd_block_type>((header >> 1) & 3u);
+    b.block_size = header >> 3;
+    if (b.type == zstd_block_type::reserved)
+        throw format_error("zstd: block header " + zstd_hex(header) + " has the reserved block type 3", pos);
+    if (b.block_size > block_maximum_size)
+        throw format_error("zstd: block size " + std::to_string(b.block_size) + " exceeds the frame's block maximum " +
+                               std::to_string(block_maximum_size),
+                           pos);
+    b.content_size = b.type == zstd_block_type::rle ? 1 : b.block_size;
+    zstd_need(data, b.content_offset(), b.content_size, "block content");
+    if (b.type != zstd_block_type::compressed) b.regenerated_size = b.block_size;
+    return b;
+}
+
+// Checks the declared content size against what the blocks can regenerate, then lays out slots.
+inline void zstd_layout_frame(zstd_frame& f, std::uint64_t known_bytes, std::uint64_t& staging) {
+    const std::size_t compressed = f.compressed_blocks();
+    if (f.content_size) {
+        const std::uint64_t fcs = *f.content_size;
+        const std::uint64_t reachable = known_bytes + std::uint64_t{compressed} * f.block_maximum_size;
+        if (compressed == 0 ? known_bytes != fcs : reachable < fcs)
+            throw format_error("zstd: frame declares " + std::to_string(fcs) + " content bytes but its blocks " +
+                                   (compressed == 0 ? "regenerate " : "can regenerate at most ") +
+                                   std::to_string(compressed == 0 ? known_bytes : reachable),
+                               f.offset);
+    }
+    std::uint64_t slot = f.block_maximum_size;
+    if (f.content_size) slot = std::min(slot, *f.content_size - known_bytes);
+    slot = std::max<std::uint64_t>(slot, 1);
+    f.output_offset = staging;
+    f.exact_layout = true;
+    for (auto& b : f.blocks) {
+        if (b.type == zstd_block_type::compressed) {
+            if (compressed == 1 && f.content_size)
+                b.regenerated_size = static_cast<std::uint32_t>(*f.content_size - known_bytes);
+            b.output_capacity = static_cast<std::uint32_t>(slot);
+        } else {
+            b.output_capacity = *b.regenerated_size;
+        }
+        f.exact_layout = f.exact_layout && b.regenerated_size == b.output_capacity;
+        b.output_offset = staging;
+        staging += b.output_capacity;
+    }
+    f.output_capacity = staging - f.output_offset;
+}
+
+inline zstd_frame zstd_parse_frame(std::span<const std::uint8_t> data, std::uint64_t pos,
+                                   const zstd_parse_options& options, std::uint64_t& staging) {
+    zstd_frame f;
+    f.offset = pos;
+    const zstd_frame_header h = zstd_parse_frame_header(data, pos + 4, options);
+    f.window_size = h.window_size;
+    f.dictionary_id = h.dictionary_id;
+    f.single_segment = h.single_segment;
+    f.content_size = h.content_size;
+    f.block_maximum_size = static_cast<std::uint32_t>(std::min<std::uint64_t>(h.window_size, zstd_block_size_limit));
+    std::uint64_t at = pos + 4 + h.size;
+    std::uint64_t known_bytes = 0;  // raw + RLE; at most (file size / 3) * 128 KiB, far from overflow
+    for (bool last = false; !last;) {
+        zstd_block b = zstd_parse_block_header(data, at, f.block_maximum_size);
+        if (b.regenerated_size) {
+            known_bytes += *b.regenerated_size;
+            if (f.content_size && known_bytes > *f.content_size)
+                throw format_error("zstd: blocks regenerate more than the declared content size " +
+                                       std::to_string(*f.content_size),
+                                   at);
+        }
+        last = b.last;
+        at = b.end_offset();
+        f.blocks.push_back(b);
+    }
+    if (h.has_checksum) {
+        zstd_need(data, at, 4, "content checksum");
+        f.checksum = static_cast<std::uint32_t>(zstd_read_le(data, at, 4));
+        f.checksum_offset = at;
+        at += 4;
+    }
+    f.size = at - pos;
+    zstd_layout_frame(f, known_bytes, staging);
+    return f;
+}
+
+} // namespace detail
+
+// Parses every frame of a .zst file (several frames and skippable frames may follow each other).
+// Throws format_error naming the byte offset on anything malformed or truncated, resource_error
+// when the layout would need more than options.max_output_size bytes of staging.
+inline zstd_file parse_zstd(std::span<const std::uint8_t> data, const zstd_parse_options& options = {}) {
+    zstd_file file;
+    std::uint64_t pos = 0;
+    while (pos < data.size()) {
+        detail::zstd_need(data, pos, 4, "frame magic number");
+        const auto magic = static_cast<std::uint32_t>(detail::zstd_read_le(data, pos, 4));
+        if (magic == zstd_magic) {
+            zstd_frame f = detail::zstd_parse_frame(data, pos, options, file.staging_size);
+            if (file.staging_size > options.max_output_size)
+                throw resource_error("zstd: the frame at byte offset " + std::to_string(pos) + " needs staging up to " +
+                                     std::to_string(file.staging_size) + " bytes, above max_output_size " +
+                                     std::to_string(options.max_output_size));
+            f.first_block = file.block_count;
+            file.block_count += f.blocks.size();
+            pos += f.size;
+            file.frames.push_back(std::move(f));
+        } else if (magic >= zstd_skippable_magic_min && magic <= zstd_skippable_magic_max) {
+            detail::zstd_need(data, pos, 8, "skippable frame header");
+            zstd_skippable_frame s{pos, magic, static_cast<std::uint32_t>(detail::zstd_read_le(data, pos + 4, 4))};
+            detail::zstd_need(data, s.data_offset(), s.data_size, "skippable frame data");
+            pos = s.data_offset() + s.data_size;
+            file.skippable_frames.push_back(s);
+        } else {
+            throw format_error("zstd: unknown frame magic number " + detail::zstd_hex(magic) +
+                                   " (zstd frames start with 0xFD2FB528, skippable frames with 0x184D2A5?)",
+                               pos);
+        }
+    }
+    return file;
+}
+
+// One compression.zstd extent per block (3-byte header + content -> its staging slot, flags 0),
+// frames in file order: the order the statuses come back in. make_block_batches turns them into
+// 32-bit descriptors.
+inline std::vector<ops::compression::block_extent> zstd_block_extents(const zstd_file& file) {
+    std::vector<ops::compression::block_extent> out;
+    out.reserve(file.block_count);
+    for (const auto& f : file.frames)
+        for (const auto& b : f.blocks)
+            out.push_back({b.header_offset, b.output_offset,
+                           static_cast<std::uint32_t>(zstd_block_header_size + b.content_size), b.output_capacity, 0u});
+    return out;
+}
+
+} // namespace vyre::format

@@ -1,0 +1,758 @@
+// Host side of compression.zstd: the reference block decoder (the GPU op's oracle), the frame
+// parser, and the hybrid CPU pipeline, checked against libzstd and the zstd command line tool.
+#include "harness.hpp"
+
+#include <vyre/format/zstd_decompress.hpp>
+#include <vyre/format/zstd_frame.hpp>
+#include <vyre/reference/zstd.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace fmt = vyre::format;
+namespace cmp = vyre::ops::compression;
+using bytes = std::vector<std::uint8_t>;
+
+// ---------------------------------------------------------------- hand-built frames
+
+void put_le(bytes& out, std::uint64_t v, unsigned n) {
+    for (unsigned i = 0; i < n; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+
+void block_header(bytes& out, unsigned type, bool last, std::uint32_t size) {
+    put_le(out, (std::uint32_t{size} << 3) | (type << 1) | (last ? 1u : 0u), 3);
+}
+
+void raw_block(bytes& out, bytes& content, const bytes& data, bool last = false) {
+    block_header(out, 0, last, static_cast<std::uint32_t>(data.size()));
+    out.insert(out.end(), data.begin(), data.end());
+    content.insert(content.end(), data.begin(), data.end());
+}
+
+void rle_block(bytes& out, bytes& content, std::uint8_t value, std::uint32_t n, bool last = false) {
+    block_header(out, 1, last, n);
+    out.push_back(value);
+    content.insert(content.end(), n, value);
+}
+
+// A compressed block that libzstd accepts without any entropy coding: raw literals, no sequences.
+void literal_block(bytes& out, bytes& content, const bytes& lits, bool last = false) {
+    bytes body;
+    const auto n = static_cast<std::uint32_t>(lits.size());
+    if (n < 32) {
+        body.push_back(static_cast<std::uint8_t>(n << 3));
+    } else if (n < 4096) {
+        body.push_back(static_cast<std::uint8_t>(0x4 | ((n & 0xF) << 4)));
+        body.push_back(static_cast<std::uint8_t>(n >> 4));
+    } else {
+        body.push_back(static_cast<std::uint8_t>(0xC | ((n & 0xF) << 4)));
+        put_le(body, n >> 4, 2);
+    }
+    body.insert(body.end(), lits.begin(), lits.end());
+    body.push_back(0);  // Number_of_Sequences
+    block_header(out, 2, last, static_cast<std::uint32_t>(body.size()));
+    out.insert(out.end(), body.begin(), body.end());
+    content.insert(content.end(), lits.begin(), lits.end());
+}
+
+struct header_spec {
+    unsigned fcs_code = 0;          // Frame_Content_Size_flag
+    bool single_segment = false;
+    std::uint8_t window = 0x50;     // window log 20
+    unsigned dict_code = 0;
+    std::uint32_t dict_id = 0;
+    bool checksum = true;
+    std::uint64_t fcs = 0;
+};
+
+bytes frame_header(const header_spec& h) {
+    bytes out;
+    put_le(out, fmt::zstd_magic, 4);
+    out.push_back(static_cast<std::uint8_t>(h.fcs_code << 6 | (h.single_segment ? 0x20 : 0) | (h.checksum ? 4 : 0) |
+                                            h.dict_code));
+    if (!h.single_segment) out.push_back(h.window);
+    static constexpr unsigned dict_bytes[4] = {0, 1, 2, 4};
+    put_le(out, h.dict_id, dict_bytes[h.dict_code]);
+    static constexpr unsigned fcs_bytes[4] = {0, 2, 4, 8};
+    const unsigned n = (h.fcs_code == 0 && h.single_segment) ? 1 : fcs_bytes[h.fcs_code];
+    put_le(out, n == 2 ? h.fcs - 256 : h.fcs, n);
+    return out;
+}
+
+void checksum(bytes& out, const bytes& content) {
+    put_le(out, static_cast<std::uint32_t>(XXH64(content.data(), content.size(), 0)), 4);
+}
+
+void skippable(bytes& out, std::uint32_t magic_low, std::uint32_t n) {
+    put_le(out, 0x184D2A50u | magic_low, 4);
+    put_le(out, n, 4);
+    for (std::uint32_t i = 0; i < n; ++i) out.push_back(static_cast<std::uint8_t>(i * 7));
+}
+
+bytes pattern(std::size_t n, std::uint64_t seed) {
+    bytes out(n);
+    std::mt19937_64 rng(seed);
+    for (auto& b : out) b = static_cast<std::uint8_t>(rng() % 23 + 'a');
+    return out;
+}
+
+// Blocks of every kind: raw, RLE, compressed (raw literals), empty ones; content is filled in.
+bytes mixed_blocks(bytes& content) {
+    bytes out;
+    raw_block(out, content, pattern(1000, 1));
+    literal_block(out, content, pattern(300, 2));
+    rle_block(out, content, 'z', 5000);
+    literal_block(out, content, pattern(20, 3));
+    raw_block(out, content, {});
+    rle_block(out, content, 'q', 0);
+    literal_block(out, content, pattern(5000, 4));
+    raw_block(out, content, pattern(50, 5), true);
+    return out;
+}
+
+// ---------------------------------------------------------------- libzstd and the CLI
+
+// libzstd's one-shot verdict. The buffer is left uninitialised: only the bytes written are touched.
+std::optional<bytes> libzstd_decompress(std::span<const std::uint8_t> src, std::size_t capacity) {
+    const auto out = std::make_unique_for_overwrite<std::uint8_t[]>(std::max<std::size_t>(capacity, 1));
+    const std::size_t n = ZSTD_decompress(out.get(), capacity, src.data(), src.size());
+    if (ZSTD_isError(n)) return std::nullopt;
+    return bytes(out.get(), out.get() + n);
+}
+
+std::size_t bound_of(std::span<const std::uint8_t> src) {
+    const unsigned long long b = ZSTD_decompressBound(src.data(), src.size());
+    BOOST_REQUIRE(b != ZSTD_CONTENTSIZE_ERROR);
+    return static_cast<std::size_t>(b);
+}
+
+bytes read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return bytes(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_file(const fs::path& p, std::span<const std::uint8_t> data) {
+    std::ofstream out(p, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+    BOOST_REQUIRE(out.good());
+}
+
+struct temp_dir {
+    fs::path path = fs::temp_directory_path() / ("vyre_format_zstd_" + std::to_string(::getpid()));
+    temp_dir() { fs::create_directories(path); }
+    ~temp_dir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+bool have_tool(const std::string& tool) {
+    return std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+// Runs `tool options -c in > out` and returns the output file's bytes.
+bytes run_tool(const std::string& tool, const std::string& options, const fs::path& in, const fs::path& out) {
+    const std::string cmd = tool + " -q " + options + " -c '" + in.string() + "' > '" + out.string() + "'";
+    BOOST_TEST_INFO("command: " << cmd);
+    BOOST_REQUIRE_EQUAL(std::system(cmd.c_str()), 0);
+    return read_file(out);
+}
+
+// Real text no one here wrote (the system's Linux headers), incompressible bytes (raw blocks),
+// long runs (RLE blocks), and the incompressible bytes again (matches reaching into raw blocks).
+bytes make_corpus(std::size_t text_bytes, std::uint64_t seed) {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::recursive_directory_iterator("/usr/include/linux"))
+        if (e.is_regular_file()) files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    bytes text;
+    for (const auto& f : files) {
+        if (text.size() >= text_bytes) break;
+        const bytes b = read_file(f);
+        text.insert(text.end(), b.begin(), b.end());
+    }
+    text.resize(std::min(text.size(), text_bytes));
+    bytes noise(text_bytes / 4);
+    std::mt19937_64 rng(seed);
+    for (auto& b : noise) b = static_cast<std::uint8_t>(rng());
+    bytes out = text;
+    out.insert(out.end(), noise.begin(), noise.end());
+    out.insert(out.end(), 300000, 0);
+    out.insert(out.end(), 140000, 'A');
+    out.insert(out.end(), text.begin(), text.begin() + static_cast<std::ptrdiff_t>(text.size() / 2));
+    out.insert(out.end(), noise.begin(), noise.end());
+    return out;
+}
+
+// Decodes with the whole CPU pipeline and checks the result against `expected` and libzstd.
+fmt::zstd_cpu_result check_round_trip(std::span<const std::uint8_t> zst, const bytes& expected, unsigned threads = 0) {
+    auto r = fmt::zstd_decompress_cpu_reference(zst, {}, threads);
+    BOOST_TEST(r.output.size() == expected.size());
+    BOOST_TEST((r.output == expected));
+    const auto lib = libzstd_decompress(zst, bound_of(zst));
+    BOOST_REQUIRE(lib.has_value());
+    BOOST_TEST((r.output == *lib));
+    BOOST_TEST(r.stats.redone_blocks == 0u);
+    return r;
+}
+
+template <class F>
+std::uint64_t format_error_offset(F&& f) {
+    try {
+        f();
+    } catch (const vyre::format_error& e) {
+        BOOST_TEST_MESSAGE("format_error: " << e.what());
+        return e.offset();
+    }
+    BOOST_ERROR("no format_error thrown");
+    return 0;
+}
+
+bytes block_bytes(unsigned type, std::uint32_t size, const bytes& content, bool last = true) {
+    bytes out;
+    block_header(out, type, last, size);
+    out.insert(out.end(), content.begin(), content.end());
+    return out;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- reference block decoder
+
+BOOST_AUTO_TEST_CASE(reference_block_archetypes) {
+    namespace err = cmp::zstd_error;
+    const bytes five = {1, 2, 3, 4, 5};
+    bytes out(200, 0xEE);
+
+    auto s = vyre::reference::zstd_decode_block(block_bytes(0, 5, five), out);
+    BOOST_TEST((s == cmp::block_status{err::none, 5}));
+    BOOST_TEST((bytes(out.begin(), out.begin() + 5) == five));
+    BOOST_TEST(out[5] == 0xEE);
+
+    s = vyre::reference::zstd_decode_block(block_bytes(1, 100, {'x'}), out);
+    BOOST_TEST((s == cmp::block_status{err::none, 100}));
+    BOOST_TEST(std::count(out.begin(), out.begin() + 100, 'x') == 100);
+    BOOST_TEST(out[100] == 0xEE);
+
+    std::fill(out.begin(), out.end(), 0xEE);
+    s = vyre::reference::zstd_decode_block(block_bytes(2, 5, five), out);
+    BOOST_TEST((s == cmp::block_status{err::unsupported_compressed_block, 0}));
+    BOOST_TEST(std::count(out.begin(), out.end(), 0xEE) == 200);
+
+    s = vyre::reference::zstd_decode_block(block_bytes(1, 100, {}), out);
+    BOOST_TEST((s == cmp::block_status{err::rle_payload_missing, 0}));
+
+    s = vyre::reference::zstd_decode_block(block_bytes(0, 5, five), std::span(out).first(4));
+    BOOST_TEST((s == cmp::block_status{err::output_overflow, 0}));
+    s = vyre::reference::zstd_decode_block(block_bytes(1, 100, {'x'}), std::span(out).first(99));
+    BOOST_TEST((s == cmp::block_status{err::output_overflow, 0}));
+    BOOST_TEST(std::count(out.begin(), out.end(), 0xEE) == 200);
+
+    s = vyre::reference::zstd_decode_block(block_bytes(0, 0, {}), std::span(out).first(0));
+    BOOST_TEST((s == cmp::block_status{err::none, 0}));
+    s = vyre::reference::zstd_decode_block(block_bytes(1, 0, {'x'}), std::span(out).first(0));
+    BOOST_TEST((s == cmp::block_status{err::none, 0}));
+}
+
+BOOST_AUTO_TEST_CASE(reference_block_corrupt) {
+    namespace err = cmp::zstd_error;
+    const bytes five = {1, 2, 3, 4, 5};
+    bytes out(1 << 18);
+    const cmp::block_status corrupt{err::corrupt_block, 0};
+    using vyre::reference::zstd_decode_block;
+    BOOST_TEST((zstd_decode_block(bytes{}, out) == corrupt));
+    BOOST_TEST((zstd_decode_block(bytes{0x01, 0x00}, out) == corrupt));              // header cut short
+    BOOST_TEST((zstd_decode_block(block_bytes(3, 5, five), out) == corrupt));        // reserved type
+    BOOST_TEST((zstd_decode_block(block_bytes(0, 6, five), out) == corrupt));        // raw size > content
+    BOOST_TEST((zstd_decode_block(block_bytes(0, 4, five), out) == corrupt));        // raw size < content
+    BOOST_TEST((zstd_decode_block(block_bytes(1, 9, {7, 7}), out) == corrupt));      // RLE with 2 bytes
+    BOOST_TEST((zstd_decode_block(block_bytes(2, 9, five), out) == corrupt));        // compressed size mismatch
+    BOOST_TEST((zstd_decode_block(block_bytes(1, (128 << 10) + 1, {7}), out) == corrupt));  // above 128 KiB
+    BOOST_TEST((zstd_decode_block(block_bytes(1, 128 << 10, {7}), out) == cmp::block_status{err::none, 128u << 10}));
+}
+
+BOOST_AUTO_TEST_CASE(reference_batch_descriptors) {
+    namespace err = cmp::zstd_error;
+    bytes input = block_bytes(0, 5, {1, 2, 3, 4, 5});
+    const auto rle_at = static_cast<std::uint32_t>(input.size());
+    const bytes rle = block_bytes(1, 10, {9});
+    input.insert(input.end(), rle.begin(), rle.end());
+    bytes output(20, 0xEE);
+    const std::vector<cmp::block_descriptor> d = {
+        {0, 8, 0, 5, 0},               // raw
+        {rle_at, 4, 5, 10, 0},         // RLE
+        {rle_at, 4, 15, 10, 0},        // RLE running past the 20-byte output: clipped, overflows
+        {rle_at, 5, 0, 10, 0},         // input range past the input
+        {0xFFFFFFFFu, 2, 0, 10, 0},    // offset + size wraps in 32 bits
+        {rle_at, 4, 0xFFFFFFF0u, 0x20, 0},  // output range past the buffer and past 2^32
+    };
+    std::vector<cmp::block_status> st(d.size());
+    vyre::reference::zstd_decode_blocks(input, d, output, st);
+    BOOST_TEST((st[0] == cmp::block_status{err::none, 5}));
+    BOOST_TEST((st[1] == cmp::block_status{err::none, 10}));
+    BOOST_TEST((st[2] == cmp::block_status{err::output_overflow, 0}));
+    BOOST_TEST((st[3] == cmp::block_status{err::corrupt_block, 0}));
+    BOOST_TEST((st[4] == cmp::block_status{err::corrupt_block, 0}));
+    BOOST_TEST((st[5] == cmp::block_status{err::output_overflow, 0}));
+    const bytes expected = {1, 2, 3, 4, 5, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 0xEE, 0xEE, 0xEE, 0xEE, 0xEE};
+    BOOST_TEST((output == expected));
+    std::vector<cmp::block_status> too_few(2);
+    BOOST_CHECK_THROW(vyre::reference::zstd_decode_blocks(input, d, output, too_few), vyre::resource_error);
+}
+
+BOOST_AUTO_TEST_CASE(reference_random_blocks_stay_in_bounds) {
+    const std::uint64_t seed = vyre::test::test_seed();
+    BOOST_TEST_CONTEXT("seed " << seed) {
+        std::mt19937_64 rng(seed);
+        for (int i = 0; i < 20000; ++i) {
+            bytes in(rng() % 12);
+            for (auto& b : in) b = static_cast<std::uint8_t>(rng());
+            if (in.size() >= 3 && rng() % 2) in[2] = 0;  // small Block_Size values are the interesting ones
+            bytes out(rng() % 10 + 2, 0xEE);
+            const auto s = vyre::reference::zstd_decode_block(in, std::span(out).first(out.size() - 1));
+            BOOST_TEST_REQUIRE(s.code <= 4u);
+            BOOST_TEST_REQUIRE(s.output_size <= out.size() - 1);
+            BOOST_TEST_REQUIRE(out.back() == 0xEE);
+            if (s.code != 0) BOOST_TEST_REQUIRE(std::count(out.begin(), out.end(), 0xEE) == std::ptrdiff_t(out.size()));
+        }
+    }
+}
+
+// ---------------------------------------------------------------- hand-built frames
+
+BOOST_AUTO_TEST_CASE(hand_frames_every_header_form) {
+    bytes content;
+    const bytes blocks = mixed_blocks(content);
+    const std::uint64_t n = content.size();  // 11370: fits every FCS field size
+    struct variant {
+        header_spec h;
+        const char* name;
+    };
+    const std::vector<variant> variants = {
+        {{0, false, 0x50, 0, 0, true, 0}, "no content size"},
+        {{1, false, 0x50, 0, 0, true, n}, "2-byte content size"},
+        {{2, false, 0x50, 0, 0, true, n}, "4-byte content size"},
+        {{3, false, 0x50, 0, 0, false, n}, "8-byte content size, no checksum"},
+        {{1, true, 0, 0, 0, true, n}, "single segment"},
+        {{0, false, 0x00, 0, 0, true, 0}, "1 KiB window"},  // block maximum 1 KiB: the blocks are too big
+        {{0, false, 0x50, 1, 0, true, 0}, "dictionary id field holding 0"},
+        {{2, false, 0x57, 3, 0, true, n}, "4-byte dictionary id field holding 0, mantissa 7"},
+    };
+    for (const auto& v : variants) {
+        BOOST_TEST_CONTEXT(v.name) {
+            bytes zst = frame_header(v.h);
+            zst.insert(zst.end(), blocks.begin(), blocks.end());
+            if (v.h.checksum) checksum(zst, content);
+            if (v.h.window == 0x00 && !v.h.single_segment) {  // the 5000-byte RLE block is the first too big
+                const std::size_t rle_at = frame_header(v.h).size() + (3 + 1000) + (3 + 2 + 300 + 1);
+                BOOST_TEST(format_error_offset([&] { fmt::parse_zstd(zst); }) == rle_at);
+                continue;
+            }
+            const auto file = fmt::parse_zstd(zst);
+            BOOST_TEST_REQUIRE(file.frames.size() == 1u);
+            const auto& f = file.frames[0];
+            BOOST_TEST(f.blocks.size() == 8u);
+            BOOST_TEST(f.compressed_blocks() == 3u);
+            BOOST_TEST(f.size == zst.size());
+            BOOST_TEST(f.checksum.has_value() == v.h.checksum);
+            BOOST_TEST(f.content_size.has_value() == (v.h.fcs_code != 0 || v.h.single_segment));
+            BOOST_TEST(f.block_maximum_size == (v.h.single_segment ? n : 128u << 10));
+            BOOST_TEST(!f.exact_layout);
+            const auto r = check_round_trip(zst, content);
+            BOOST_TEST(r.stats.device_blocks == 5u);
+            BOOST_TEST(r.stats.device_bytes == 6050u);
+            BOOST_TEST(r.stats.cpu_blocks == 3u);
+            BOOST_TEST(r.stats.cpu_bytes == 5320u);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(hand_frames_layout) {
+    // One compressed block and a declared size: every slot is exact.
+    bytes content, zst = frame_header({2, false, 0x50, 0, 0, true, 0});
+    raw_block(zst, content, pattern(700, 7));
+    literal_block(zst, content, pattern(3000, 8));
+    rle_block(zst, content, 1, 40000, true);
+    checksum(zst, content);
+    zst[6] = static_cast<std::uint8_t>(content.size());  // the 4-byte FCS field sits at offset 6
+    zst[7] = static_cast<std::uint8_t>(content.size() >> 8);
+    zst[8] = static_cast<std::uint8_t>(content.size() >> 16);
+    const auto file = fmt::parse_zstd(zst);
+    BOOST_TEST_REQUIRE(file.frames.size() == 1u);
+    const auto& f = file.frames[0];
+    BOOST_TEST(f.exact_layout);
+    BOOST_TEST(file.staging_size == content.size());
+    BOOST_TEST(f.blocks[1].output_offset == 700u);
+    BOOST_TEST(f.blocks[1].regenerated_size.value_or(0) == 3000u);
+    BOOST_TEST(f.blocks[2].output_offset == 3700u);
+    BOOST_TEST(f.blocks[2].header_offset == f.blocks[1].end_offset());
+    check_round_trip(zst, content);
+
+    // No declared size: each compressed block reserves the block maximum; later blocks slide down.
+    bytes c2, z2 = frame_header({0, false, 0x50, 0, 0, true, 0});
+    literal_block(z2, c2, pattern(10, 9));
+    raw_block(z2, c2, pattern(10, 10), true);
+    checksum(z2, c2);
+    const auto f2 = fmt::parse_zstd(z2);
+    BOOST_TEST(f2.staging_size == (128u << 10) + 10u);
+    BOOST_TEST(f2.frames[0].blocks[1].output_offset == 128u << 10);
+    check_round_trip(z2, c2);
+}
+
+BOOST_AUTO_TEST_CASE(hand_frames_content_size_edges) {
+    struct variant {
+        header_spec h;
+        std::size_t raw, rle;
+        const char* name;
+    };
+    const std::vector<variant> variants = {
+        {{0, true, 0, 0, 0, true, 250}, 100, 100, "single segment, 1-byte content size"},
+        {{3, true, 0, 0, 0, true, 250}, 100, 100, "single segment, 8-byte content size"},
+        {{1, false, 0x50, 0, 0, true, 256}, 100, 106, "2-byte field 0 means 256"},
+        {{1, false, 0x50, 0, 0, true, 65791}, 60000, 5741, "2-byte field 0xFFFF means 65791"},
+        {{0, true, 0, 0, 0, true, 0}, 0, 0, "empty single-segment frame"},
+    };
+    for (const auto& v : variants) {
+        BOOST_TEST_CONTEXT(v.name) {
+            bytes content, zst = frame_header(v.h);
+            raw_block(zst, content, pattern(v.raw, 12), v.rle == 0);
+            if (v.rle != 0) {
+                rle_block(zst, content, 0x42, static_cast<std::uint32_t>(v.rle));
+                literal_block(zst, content, pattern(50, 13), true);
+            }
+            checksum(zst, content);
+            BOOST_TEST_REQUIRE(content.size() == v.h.fcs);
+            const auto file = fmt::parse_zstd(zst);
+            BOOST_TEST(file.frames.at(0).content_size.value_or(~0ull) == v.h.fcs);
+            BOOST_TEST(file.frames.at(0).exact_layout);
+            BOOST_TEST(file.staging_size == v.h.fcs);
+            check_round_trip(zst, content);
+        }
+    }
+    // The staging limit is a resource limit, checked before anything is allocated.
+    bytes c, z = frame_header({0, false, 0x50, 0, 0, false, 0});
+    for (int i = 0; i < 8; ++i) rle_block(z, c, 1, 128u << 10, i == 7);
+    fmt::zstd_parse_options small;
+    small.max_output_size = (1u << 20) - 1;
+    BOOST_CHECK_THROW(fmt::parse_zstd(z, small), vyre::resource_error);
+    small.max_output_size = 1u << 20;
+    BOOST_TEST(fmt::parse_zstd(z, small).staging_size == 1u << 20);
+}
+
+BOOST_AUTO_TEST_CASE(hand_frames_device_statuses) {
+    // The hybrid pass driven through the descriptor path: extents -> batches -> reference kernel.
+    bytes c1, zst = frame_header({0, false, 0x50, 0, 0, true, 0});
+    const bytes b1 = mixed_blocks(c1);
+    zst.insert(zst.end(), b1.begin(), b1.end());
+    checksum(zst, c1);
+    skippable(zst, 0xA, 33);
+    bytes c2;
+    bytes f2 = frame_header({1, false, 0x48, 0, 0, false, 0});
+    const bytes b2 = mixed_blocks(c2);
+    f2[6] = static_cast<std::uint8_t>((c2.size() - 256) & 0xFF);
+    f2[7] = static_cast<std::uint8_t>((c2.size() - 256) >> 8);
+    zst.insert(zst.end(), f2.begin(), f2.end());
+    zst.insert(zst.end(), b2.begin(), b2.end());
+    bytes expected = c1;
+    expected.insert(expected.end(), c2.begin(), c2.end());
+
+    const auto file = fmt::parse_zstd(zst);
+    BOOST_TEST_REQUIRE(file.frames.size() == 2u);
+    BOOST_TEST(file.skippable_frames.size() == 1u);
+    BOOST_TEST(file.frames[1].first_block == 8u);
+    const auto extents = fmt::zstd_block_extents(file);
+    BOOST_TEST_REQUIRE(extents.size() == 16u);
+    const auto batches = cmp::make_block_batches(extents);
+    BOOST_TEST_REQUIRE(batches.size() == 1u);
+    const auto& batch = batches[0];
+    cmp::check_descriptors(batch.blocks, batch.input_bytes, batch.output_bytes);
+    for (unsigned threads : {1u, 2u, 0u}) {
+        for (bool sabotage : {false, true}) {
+            BOOST_TEST_CONTEXT("threads " << threads << ", device failures " << sabotage) {
+                bytes staging(file.staging_size, 0xEE);
+                std::vector<cmp::block_status> st(batch.blocks.size());
+                vyre::reference::zstd_decode_blocks(
+                    std::span(zst).subspan(batch.input_base, batch.input_bytes), batch.blocks,
+                    std::span(staging).subspan(batch.output_base, batch.output_bytes), st);
+                if (sabotage) {  // a raw block the device got wrong, an RLE block reported corrupt
+                    st[0].output_size = 3;
+                    staging[file.frames[0].blocks[0].output_offset] ^= 0xFF;
+                    st[10] = {cmp::zstd_error::corrupt_block, 0};
+                }
+                const auto r = fmt::zstd_decompress_hybrid_cpu(zst, file, st, staging, threads);
+                BOOST_TEST(r.output_size == expected.size());
+                BOOST_TEST((bytes(staging.begin(), staging.begin() + r.output_size) == expected));
+                BOOST_TEST(r.stats.frames == 2u);
+                BOOST_TEST(r.stats.skippable_frames == 1u);
+                BOOST_TEST(r.stats.redone_blocks == (sabotage ? 2u : 0u));
+                BOOST_TEST(r.stats.cpu_blocks == (sabotage ? 8u : 6u));
+                BOOST_TEST(r.stats.device_blocks + r.stats.cpu_blocks == 16u);
+            }
+        }
+    }
+    BOOST_TEST((*libzstd_decompress(zst, 1 << 20) == expected));
+}
+
+BOOST_AUTO_TEST_CASE(hand_frames_corrupt) {
+    bytes content, good = frame_header({0, false, 0x50, 0, 0, true, 0});
+    const std::size_t header = good.size();  // 6
+    raw_block(good, content, pattern(100, 11));
+    rle_block(good, content, 5, 1000, true);
+    const std::size_t sum_at = good.size();
+    checksum(good, content);
+    check_round_trip(good, content);
+
+    auto decode = [](const bytes& z) { return [z] { fmt::zstd_decompress_cpu_reference(z); }; };
+    auto with = [&](std::size_t at, std::uint8_t v) {
+        bytes z = good;
+        z[at] = v;
+        return z;
+    };
+    BOOST_TEST(format_error_offset(decode(with(0, 0x29))) == 0u);                           // bad magic
+    BOOST_TEST(format_error_offset(decode(with(4, good[4] | 0x08))) == 4u);                 // reserved bit
+    BOOST_TEST(format_error_offset(decode(with(5, 0xF8))) == 5u);                           // window log 41
+    BOOST_TEST(format_error_offset(decode(with(header, 0x20 | 0x06))) == header);           // reserved type
+    BOOST_TEST(format_error_offset(decode(with(sum_at + 1, good[sum_at + 1] ^ 1))) == sum_at);  // checksum
+    bytes cd, dict = frame_header({0, false, 0x50, 1, 7, true, 0});
+    rle_block(dict, cd, 5, 10, true);
+    checksum(dict, cd);
+    BOOST_TEST(fmt::parse_zstd(dict).frames.at(0).dictionary_id == 7u);
+    BOOST_TEST(format_error_offset(decode(dict)) == 4u);  // needs a dictionary
+
+    // RLE block above the block maximum (1 KiB window), and above the declared content size.
+    bytes c, z = frame_header({0, false, 0x00, 0, 0, false, 0});
+    rle_block(z, c, 1, 1025, true);
+    BOOST_TEST(format_error_offset(decode(z)) == 6u);
+    c.clear();
+    z = frame_header({1, false, 0x50, 0, 0, false, 300});
+    rle_block(z, c, 1, 200);
+    const std::size_t second = z.size();
+    rle_block(z, c, 1, 200, true);
+    BOOST_TEST(format_error_offset(decode(z)) == second);
+    // Declared size the blocks do not reach; a compressed block that does not decode.
+    c.clear();
+    z = frame_header({1, false, 0x50, 0, 0, false, 300});
+    rle_block(z, c, 1, 200, true);
+    BOOST_TEST(format_error_offset(decode(z)) == 0u);
+    c.clear();
+    z = frame_header({0, false, 0x50, 0, 0, false, 0});
+    const std::size_t bad = z.size();
+    block_header(z, 2, true, 3);
+    z.insert(z.end(), {0xFF, 0xFF, 0xFF});
+    BOOST_TEST(format_error_offset(decode(z)) == bad);
+
+    // Every strict prefix is truncated somewhere; so is trailing garbage and a cut skippable frame.
+    for (std::size_t len = 1; len < good.size(); ++len)
+        BOOST_TEST_CONTEXT("prefix " << len) {
+            BOOST_CHECK_THROW(fmt::zstd_decompress_cpu_reference(std::span(good).first(len)), vyre::format_error);
+        }
+    for (std::size_t extra = 1; extra < 4; ++extra) {
+        bytes g = good;
+        g.insert(g.end(), extra, 0x28);
+        BOOST_TEST(format_error_offset(decode(g)) == good.size());
+    }
+    bytes s = good;
+    skippable(s, 0, 10);
+    s.pop_back();
+    BOOST_TEST(format_error_offset(decode(s)) == good.size() + 8);
+    BOOST_TEST(fmt::zstd_decompress_cpu_reference(bytes{}).output.empty());
+}
+
+// ---------------------------------------------------------------- files written by zstd and pzstd
+
+BOOST_AUTO_TEST_CASE(cli_frames_round_trip) {
+    if (!have_tool("zstd")) {
+        BOOST_TEST_MESSAGE("the zstd command line tool is absent: frames from it are not tested (CI installs it)");
+        return;
+    }
+    const std::uint64_t seed = vyre::test::test_seed();
+    BOOST_TEST_CONTEXT("seed " << seed) {
+        temp_dir dir;
+        const bytes corpus = make_corpus(400000, seed);
+        const fs::path in = dir.path / "corpus";
+        write_file(in, corpus);
+        const std::vector<std::string> options = {
+            "-1", "-3", "-19", "--ultra -22", "--long -3", "-T0 -3", "--no-check -3", "--no-content-size -3",
+            "--target-compressed-block-size=1500 -5", "-T2 -B1M -3",
+        };
+        std::uint64_t raw_or_rle = 0;
+        for (const auto& o : options) {
+            BOOST_TEST_CONTEXT("zstd " << o) {
+                const bytes zst = run_tool("zstd", o, in, dir.path / "out.zst");
+                const auto r = check_round_trip(zst, corpus);
+                const auto file = fmt::parse_zstd(zst);
+                BOOST_TEST(r.stats.device_blocks + r.stats.cpu_blocks == file.block_count);
+                BOOST_TEST(r.stats.cpu_blocks > 0u);
+                BOOST_TEST(r.stats.device_bytes + r.stats.cpu_bytes == corpus.size());
+                raw_or_rle += r.stats.device_blocks;
+                BOOST_TEST_MESSAGE("zstd " << o << ": " << file.frames.size() << " frame(s), " << file.block_count
+                                           << " blocks; device " << r.stats.device_blocks << " blocks / "
+                                           << r.stats.device_bytes << " bytes, CPU " << r.stats.cpu_blocks
+                                           << " blocks / " << r.stats.cpu_bytes << " bytes; staging "
+                                           << file.staging_size);
+            }
+        }
+        BOOST_TEST(raw_or_rle > 0u);  // the corpus makes the CLI emit raw and RLE blocks
+    }
+}
+
+BOOST_AUTO_TEST_CASE(cli_multi_frame_files) {
+    if (!have_tool("zstd")) {
+        BOOST_TEST_MESSAGE("the zstd command line tool is absent: this case is not run (CI installs it)");
+        return;
+    }
+    const std::uint64_t seed = vyre::test::test_seed();
+    BOOST_TEST_CONTEXT("seed " << seed) {
+        temp_dir dir;
+        const bytes corpus = make_corpus(200000, seed);
+        const bytes half(corpus.begin(), corpus.begin() + static_cast<std::ptrdiff_t>(corpus.size() / 2));
+        write_file(dir.path / "a", corpus);
+        write_file(dir.path / "b", half);
+        const bytes za = run_tool("zstd", "-3", dir.path / "a", dir.path / "a.zst");
+        const bytes zb = run_tool("zstd", "-19 --no-check --no-content-size", dir.path / "b", dir.path / "b.zst");
+        bytes zst;
+        skippable(zst, 0, 0);
+        zst.insert(zst.end(), za.begin(), za.end());
+        skippable(zst, 0xF, 100);
+        zst.insert(zst.end(), zb.begin(), zb.end());
+        zst.insert(zst.end(), za.begin(), za.end());
+        bytes expected = corpus;
+        expected.insert(expected.end(), half.begin(), half.end());
+        expected.insert(expected.end(), corpus.begin(), corpus.end());
+        const auto one = check_round_trip(zst, expected, 1);
+        const auto all = check_round_trip(zst, expected, 0);
+        BOOST_TEST(one.stats.frames == 3u);
+        BOOST_TEST(one.stats.skippable_frames == 2u);
+        BOOST_TEST(all.stats.cpu_bytes == one.stats.cpu_bytes);
+
+        if (!have_tool("pzstd")) {
+            BOOST_TEST_MESSAGE("pzstd not installed: skipping its files");
+        } else {
+            const bytes big = make_corpus(2000000, seed);
+            write_file(dir.path / "big", big);
+            const bytes zp = run_tool("pzstd", "-p 2 -1", dir.path / "big", dir.path / "big.zst");
+            const auto r = check_round_trip(zp, big);
+            const auto file = fmt::parse_zstd(zp);
+            BOOST_TEST_MESSAGE("pzstd: " << file.frames.size() << " frames, " << file.skippable_frames.size()
+                                         << " skippable frames");
+            BOOST_TEST(file.frames.size() > 1u);
+            BOOST_TEST(r.stats.frames == file.frames.size());
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(cli_corrupt_headers_and_checksums) {
+    if (!have_tool("zstd")) {
+        BOOST_TEST_MESSAGE("the zstd command line tool is absent: this case is not run (CI installs it)");
+        return;
+    }
+    temp_dir dir;
+    const bytes corpus = make_corpus(100000, 1);
+    write_file(dir.path / "c", corpus);
+    const bytes good = run_tool("zstd", "-3", dir.path / "c", dir.path / "c.zst");
+    const auto file = fmt::parse_zstd(good);
+    BOOST_TEST_REQUIRE(file.frames.size() == 1u);
+    const auto& f = file.frames[0];
+    BOOST_TEST_REQUIRE(f.checksum.has_value());
+    bytes z = good;
+    z[f.checksum_offset] ^= 0x10;
+    BOOST_TEST(format_error_offset([&] { fmt::zstd_decompress_cpu_reference(z); }) == f.checksum_offset);
+    z = good;
+    z[4] |= 0x08;
+    BOOST_TEST(format_error_offset([&] { fmt::zstd_decompress_cpu_reference(z); }) == 4u);
+    // A byte of compressed content changed: the block fails to decode or the checksum catches it.
+    for (const auto& b : f.blocks) {
+        if (b.type != fmt::zstd_block_type::compressed) continue;
+        z = good;
+        z[b.content_offset() + b.content_size / 2] ^= 0x5A;
+        const auto at = format_error_offset([&] { fmt::zstd_decompress_cpu_reference(z); });
+        BOOST_TEST((at == f.offset || at == f.checksum_offset ||
+                    (at >= f.blocks.front().header_offset && at < f.checksum_offset)));
+    }
+}
+
+// ---------------------------------------------------------------- mutations
+
+BOOST_AUTO_TEST_CASE(mutated_frames_agree_with_libzstd) {
+    if (!have_tool("zstd")) {
+        BOOST_TEST_MESSAGE("the zstd command line tool is absent: this case is not run (CI installs it)");
+        return;
+    }
+    const std::uint64_t seed = vyre::test::test_seed();
+    temp_dir dir;
+    std::vector<bytes> bases;
+    {
+        const bytes corpus = make_corpus(24000, seed);  // ~ 24 KB text, noise, 440 KB of runs
+        write_file(dir.path / "m", corpus);
+        bases.push_back(run_tool("zstd", "-3", dir.path / "m", dir.path / "m1.zst"));
+        bases.push_back(run_tool("zstd", "-19 --no-check --no-content-size", dir.path / "m", dir.path / "m2.zst"));
+        bases.push_back(run_tool("zstd", "--no-check --target-compressed-block-size=1500 -3", dir.path / "m",
+                                 dir.path / "m3.zst"));
+        bytes c, hand = frame_header({0, false, 0x50, 0, 0, false, 0});
+        const bytes b = mixed_blocks(c);
+        hand.insert(hand.end(), b.begin(), b.end());
+        skippable(hand, 3, 5);
+        bases.push_back(hand);
+    }
+    constexpr std::size_t limit = 8u << 20;
+    fmt::zstd_parse_options options;
+    options.max_output_size = limit;
+    std::mt19937_64 rng(seed);
+    std::size_t accepted = 0, rejected = 0, stricter = 0;
+    for (int i = 0; i < 1200; ++i) {
+        const bytes& base = bases[i % bases.size()];
+        bytes z = base;
+        const unsigned kind = rng() % 4;
+        if (kind == 0) {
+            z.resize(rng() % z.size());
+        } else if (kind == 1) {
+            for (unsigned k = 0, n = 1 + rng() % 3; k < n; ++k) z[rng() % z.size()] ^= std::uint8_t(1u << (rng() % 8));
+        } else if (kind == 2) {
+            z[rng() % std::min<std::size_t>(z.size(), 24)] = static_cast<std::uint8_t>(rng());  // headers
+        } else {
+            z[rng() % z.size()] = static_cast<std::uint8_t>(rng());
+        }
+        BOOST_TEST_CONTEXT("seed " << seed << ", mutation " << i << " (kind " << kind << ")") {
+            std::optional<bytes> ours;
+            std::string why;
+            try {
+                ours = fmt::zstd_decompress_cpu_reference(z, options).output;
+            } catch (const vyre::format_error& e) {
+                why = e.what();
+            }
+            const auto lib = libzstd_decompress(z, limit);
+            if (ours) {
+                ++accepted;
+                BOOST_TEST_REQUIRE(lib.has_value());
+                BOOST_TEST_REQUIRE((*ours == *lib));
+            } else {
+                ++rejected;
+                if (lib) {  // allowed only where RFC 8878 is stricter than libzstd 1.5's one-shot decoder
+                    ++stricter;
+                    BOOST_TEST_INFO("libzstd accepts what we reject: " << why);
+                    BOOST_TEST(why.find("block maximum") != std::string::npos);
+                }
+            }
+        }
+    }
+    BOOST_TEST_MESSAGE("mutations: " << accepted << " decoded as libzstd does, " << rejected << " rejected ("
+                                     << stricter << " of them accepted by libzstd)");
+    BOOST_TEST(accepted > 0u);
+    BOOST_TEST(rejected > 0u);
+}
+
+VYRE_TEST_MAIN
