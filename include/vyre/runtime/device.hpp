@@ -95,11 +95,13 @@ inline std::string lower_case(std::string_view s) {
 }
 } // namespace detail
 
-// True when `filter` (case-insensitive) occurs in the device name or its platform name.
+// True when `filter` (case-insensitive) occurs in the device's name, platform, vendor or version
+// string: "nvidia", "h100", "pocl" (PoCL names itself in its version string) all work.
 inline bool matches(const device_info& d, std::string_view filter) {
     const std::string f = detail::lower_case(filter);
-    return detail::lower_case(d.name).find(f) != std::string::npos ||
-           detail::lower_case(d.platform).find(f) != std::string::npos;
+    for (const std::string* field : {&d.name, &d.platform, &d.vendor, &d.version})
+        if (detail::lower_case(*field).find(f) != std::string::npos) return true;
+    return false;
 }
 
 // The devices whose name or platform contains `filter`; all of them when `filter` is empty.
@@ -120,7 +122,8 @@ inline std::string env_or_empty(const char* name) {
 // empty); without a filter the first GPU, else the first device. A filter that matches nothing
 // throws no_device listing what exists: a silent fallback would run work on the wrong device.
 inline device_info choose_device(std::string filter = {}) {
-    if (filter.empty()) filter = env_or_empty("VYRE_DEVICE");
+    const bool from_env = filter.empty();
+    if (from_env) filter = env_or_empty("VYRE_DEVICE");
     const auto all = list_devices();
     if (all.empty())
         throw no_device("no OpenCL device found: no platform is registered with the ICD loader "
@@ -130,7 +133,8 @@ inline device_info choose_device(std::string filter = {}) {
         if (hits.empty()) {
             std::string names;
             for (const auto& d : all) names += "\n  " + d.label();
-            throw no_device("no OpenCL device matches VYRE_DEVICE=\"" + filter + "\"; devices present:" + names);
+            throw no_device("no OpenCL device matches " + std::string(from_env ? "VYRE_DEVICE=" : "the device filter ") + "\"" +
+                            filter + "\"; devices present:" + names);
         }
         return hits.front();
     }
