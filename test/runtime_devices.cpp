@@ -1,7 +1,10 @@
 // The device layer: enumeration, filtering, the default choice, and a context that runs work.
 #include "harness.hpp"
 
+#include <vyre/ops/primitive.hpp>
 #include <vyre/runtime/context.hpp>
+
+#include <CL/opencl.hpp>
 
 namespace rt = vyre::runtime;
 
@@ -55,6 +58,20 @@ VYRE_DEVICE_TEST(context_wraps_an_existing_queue) {
     rt::context borrowed(owned.queue().get());
     BOOST_TEST(borrowed.device().name == dev.info().name);
     BOOST_TEST(borrowed.cl_context().get() == owned.cl_context().get());
+}
+
+VYRE_DEVICE_TEST(runs_on_an_opencl_clhpp_queue) {
+    // An application that owns its OpenCL objects through OpenCL-CLHPP hands vyre its queue.
+    cl::Device device(dev.info().device.id(), /*retain=*/true);
+    cl::Context context(device);
+    cl::CommandQueue queue(context, device);
+    rt::context borrowed(queue());
+    BOOST_TEST(borrowed.cl_context().get() == context());
+    const auto* op = vyre::ops::primitive::find("primitive.math.max");
+    BOOST_REQUIRE(op);
+    rt::compiled_program cp(op->program());
+    const auto out = vyre::ops::primitive::run(borrowed, cp, 2, std::vector<std::uint32_t>{3, 9, 12, 4});
+    BOOST_TEST(out == (std::vector<std::uint32_t>{9, 12}));
 }
 
 VYRE_TEST_MAIN
