@@ -1,5 +1,5 @@
 # Finds what the vyre::vyre target carries: OpenCL, Boost headers (Boost.Compute), liblz4,
-# libzstd and xxHash (header-only use). Shared by the build tree and by the installed
+# libzstd, libdeflate and xxHash (header-only use). Shared by the build tree and by the installed
 # vyreConfig.cmake, so a consumer's find_package(vyre) finds exactly what vyre was built with.
 include(CMakeFindDependencyMacro)
 
@@ -26,6 +26,18 @@ if(NOT TARGET vyre::zstd)
   add_library(vyre::zstd UNKNOWN IMPORTED)
   set_target_properties(vyre::zstd PROPERTIES IMPORTED_LOCATION "${VYRE_ZSTD_LIBRARY}"
     INTERFACE_INCLUDE_DIRECTORIES "${VYRE_ZSTD_INCLUDE_DIR}")
+endif()
+
+# libdeflate: gzip members and ZIP deflate entries (include/vyre/format/) inflate on the CPU.
+if(NOT TARGET vyre::deflate)
+  find_path(VYRE_DEFLATE_INCLUDE_DIR libdeflate.h)
+  find_library(VYRE_DEFLATE_LIBRARY NAMES deflate)
+  if(NOT VYRE_DEFLATE_INCLUDE_DIR OR NOT VYRE_DEFLATE_LIBRARY)
+    message(FATAL_ERROR "vyre needs libdeflate (Debian: apt-get install libdeflate-dev)")
+  endif()
+  add_library(vyre::deflate UNKNOWN IMPORTED)
+  set_target_properties(vyre::deflate PROPERTIES IMPORTED_LOCATION "${VYRE_DEFLATE_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${VYRE_DEFLATE_INCLUDE_DIR}")
 endif()
 
 if(NOT TARGET vyre::xxhash)

@@ -38,7 +38,7 @@ std::vector<std::uint64_t> edges(data_type t) {
 }
 
 void put(std::vector<std::uint8_t>& buf, std::size_t index, data_type t, std::uint64_t v) {
-    const std::size_t size = min_bytes(t);
+    const std::size_t size = std::min<std::size_t>(min_bytes(t), sizeof v); // scalars only here
     std::memcpy(buf.data() + index * size, &v, size); // little-endian host
 }
 

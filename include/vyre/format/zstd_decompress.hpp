@@ -142,10 +142,19 @@ inline void zstd_check_frame(const zstd_frame& f, std::span<const std::uint8_t> 
     }
 }
 
-// Rebuilds one frame at the start of its staging region; returns its decoded size.
+struct zstd_no_wait {
+    void operator()(std::size_t) const noexcept {}
+};
+
+// Rebuilds one frame at the start of its staging region; returns its decoded size. A pipeline
+// that overlaps this pass with the device passes before_device_block: it is called with the
+// block's index (among all blocks of the file) before each raw or RLE block, and returns only
+// when that block's status and staging bytes are in place. Compressed blocks are decoded here
+// whatever their status says; their status only counts toward redone_blocks.
+template <class Wait = zstd_no_wait>
 inline zstd_frame_outcome zstd_finish_frame(ZSTD_DCtx* dctx, std::span<const std::uint8_t> data, const zstd_frame& f,
                                             std::span<const ops::compression::block_status> statuses,
-                                            std::span<std::uint8_t> staging) {
+                                            std::span<std::uint8_t> staging, Wait&& before_device_block = {}) {
     if (f.dictionary_id != 0)
         throw format_error("zstd: frame needs dictionary " + std::to_string(f.dictionary_id) +
                                "; decoding with dictionaries is not supported",
@@ -157,6 +166,7 @@ inline zstd_frame_outcome zstd_finish_frame(ZSTD_DCtx* dctx, std::span<const std
     std::uint64_t w = f.output_offset;
     for (std::size_t i = 0; i < f.blocks.size(); ++i) {
         const zstd_block& b = f.blocks[i];
+        if (b.type != zstd_block_type::compressed) before_device_block(f.first_block + i);
         const auto& s = statuses[f.first_block + i];
         const std::uint64_t room = b.output_offset + b.output_capacity - w;
         std::size_t n = 0;

@@ -2,6 +2,10 @@
 // golden-kernel test checks against kernels/.
 #pragma once
 
+#include <vyre/ops/compression/lz4.hpp>
+#include <vyre/ops/compression/zstd.hpp>
+#include <vyre/ops/graph/bfs.hpp>
+#include <vyre/ops/graph/reachability.hpp>
 #include <vyre/ops/op.hpp>
 #include <vyre/ops/primitive.hpp>
 
@@ -14,6 +18,15 @@ inline const std::vector<op_info>& registry() {
     static const std::vector<op_info> ops = [] {
         std::vector<op_info> out;
         for (const auto& p : primitive::all()) out.push_back(p.info());
+        out.push_back(compression::lz4_info());
+        out.push_back(compression::lz4_fast_info());
+        out.push_back(compression::zstd_info());
+        out.push_back(compression::zstd_fast_info());
+        out.push_back(graph::bfs_info());
+        out.push_back(graph::bitset_init_info());
+        out.push_back(graph::bitset_pull_info());
+        out.push_back(graph::bitset_push_info());
+        out.push_back(graph::reachability_info());
         return out;
     }();
     return ops;

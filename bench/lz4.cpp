@@ -1,0 +1,407 @@
+// compression.lz4 against liblz4 on all host cores, same blocks, same run: GB/s of decompressed
+// output for both device programs, kernel only (profiling events) and end to end (compressed bytes
+// in pinned host memory -> decompressed bytes in pinned host memory, pipelined over two queues).
+//   bench_lz4 PATH [--mib N] [--block-sizes 4096,65536,...] [--runs N] [--variants reference,fast]
+//   bench_lz4 --synthetic compressible|incompressible [--mib N] ...
+// PATH is a file (its first N MiB) or a folder (its files in sorted path order, concatenated up
+// to N MiB, as a tar would hold them). Blocks are made with LZ4_compress_default.
+#include "bench_util.hpp"
+
+#include <vyre/ops/compression/lz4.hpp>
+#include <vyre/runtime/buffer.hpp>
+
+#include <lz4.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace rt = vyre::runtime;
+namespace cz = vyre::ops::compression;
+namespace bcm = boost::compute;
+using vyre::bench::median;
+using vyre::bench::now_seconds;
+using bytes = std::vector<std::uint8_t>;
+
+namespace {
+
+struct settings {
+    std::string path;
+    std::string synthetic;
+    std::size_t mib = 64;
+    std::vector<std::size_t> block_sizes = {4096, 65536, 262144, 4194304};
+    int runs = 5;
+    std::vector<cz::lz4_variant> variants = {cz::lz4_variant::reference, cz::lz4_variant::fast};
+    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    bool kernel_only = false;
+    std::uint32_t workgroup = cz::lz4_fast_workgroup, lanes = cz::lz4_fast_lanes, unroll = cz::lz4_fast_unroll,
+                  steps = cz::lz4_fast_steps, batch = cz::lz4_fast_batch;
+};
+
+// Runs f(i) for i in [0, n) on `threads` threads, handing out indices one at a time.
+template <class F>
+void parallel_for(std::size_t n, unsigned threads, F&& f) {
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+        pool.emplace_back([&] {
+            for (std::size_t i = next++; i < n; i = next++) f(i);
+        });
+    for (auto& th : pool) th.join();
+}
+
+bytes read_prefix(const std::filesystem::path& p, std::size_t limit) {
+    std::ifstream f(p, std::ios::binary);
+    bytes b(limit);
+    f.read(reinterpret_cast<char*>(b.data()), static_cast<std::streamsize>(limit));
+    b.resize(static_cast<std::size_t>(f.gcount()));
+    return b;
+}
+
+bytes load_input(const settings& s) {
+    const std::size_t limit = s.mib << 20;
+    if (!s.synthetic.empty()) {
+        std::mt19937_64 rng(42);
+        bytes b(limit);
+        if (s.synthetic == "incompressible") {
+            for (auto& v : b) v = static_cast<std::uint8_t>(rng());
+        } else if (s.synthetic == "compressible") {
+            // Words and runs: LZ4 ratio around 6 to 8.
+            static const char* words[] = {"the ", "device ", "kernel ", "block ", "offset ", "match ", "literal ", "frame ",
+                                          "\n", "return ", "{ ", "} ", "const ", "uint32_t ", "0x184D2204 ", ");\n"};
+            std::size_t at = 0;
+            while (at < limit) {
+                const bool run = rng() % 8 == 0;
+                const std::string w = run ? std::string(1 + rng() % 200, static_cast<char>('a' + rng() % 3)) : words[rng() % 16];
+                for (char c : w) {
+                    if (at == limit) break;
+                    b[at++] = static_cast<std::uint8_t>(c);
+                }
+            }
+        } else {
+            std::fprintf(stderr, "--synthetic takes compressible or incompressible\n");
+            std::exit(2);
+        }
+        return b;
+    }
+    const std::filesystem::path p = s.path;
+    if (std::filesystem::is_regular_file(p)) return read_prefix(p, limit);
+    if (!std::filesystem::is_directory(p)) {
+        std::fprintf(stderr, "bench_lz4: %s is neither a file nor a folder\n", s.path.c_str());
+        std::exit(2);
+    }
+    std::vector<std::filesystem::path> files;
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(p, std::filesystem::directory_options::skip_permission_denied, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_regular_file(ec) && !it->is_symlink(ec)) files.push_back(it->path());
+    std::sort(files.begin(), files.end());
+    bytes out;
+    out.reserve(limit);
+    for (const auto& f : files) {
+        if (out.size() >= limit) break;
+        const bytes b = read_prefix(f, limit - out.size());
+        out.insert(out.end(), b.begin(), b.end());
+    }
+    return out;
+}
+
+// The input cut into blocks of `block` bytes, each compressed with LZ4_compress_default.
+struct block_set {
+    std::size_t block_size = 0;
+    bytes compressed;
+    std::vector<cz::block_descriptor> blocks;
+    std::uint64_t output_bytes = 0;
+};
+
+block_set make_blocks(const bytes& input, std::size_t block, unsigned threads) {
+    block_set s;
+    s.block_size = block;
+    const std::size_t n = (input.size() + block - 1) / block;
+    std::vector<bytes> parts(n);
+    parallel_for(n, threads, [&](std::size_t i) {
+        const std::size_t at = i * block, len = std::min(block, input.size() - at);
+        bytes& out = parts[i];
+        out.resize(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(len))));
+        const int r = LZ4_compress_default(reinterpret_cast<const char*>(input.data() + at), reinterpret_cast<char*>(out.data()),
+                                           static_cast<int>(len), static_cast<int>(out.size()));
+        if (r <= 0) std::abort();
+        out.resize(static_cast<std::size_t>(r));
+    });
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t at = i * block, len = std::min(block, input.size() - at);
+        s.blocks.push_back({static_cast<std::uint32_t>(s.compressed.size()), static_cast<std::uint32_t>(parts[i].size()),
+                            static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(len), 0});
+        s.compressed.insert(s.compressed.end(), parts[i].begin(), parts[i].end());
+    }
+    s.output_bytes = input.size();
+    return s;
+}
+
+double liblz4_seconds(const block_set& s, bytes& out, unsigned threads) {
+    const double t0 = now_seconds();
+    std::atomic<bool> ok{true};
+    parallel_for(s.blocks.size(), threads, [&](std::size_t i) {
+        const auto& d = s.blocks[i];
+        const int r = LZ4_decompress_safe(reinterpret_cast<const char*>(s.compressed.data() + d.input_offset),
+                                          reinterpret_cast<char*>(out.data() + d.output_offset), static_cast<int>(d.input_size),
+                                          static_cast<int>(d.output_size));
+        if (r != static_cast<int>(d.output_size)) ok = false;
+    });
+    const double t = now_seconds() - t0;
+    if (!ok) {
+        std::fprintf(stderr, "liblz4 failed to decode a block\n");
+        std::exit(1);
+    }
+    return t;
+}
+
+struct device_set {
+    bcm::buffer input, descriptors, output, statuses, params;
+    cz::lz4_device_blocks args() const {
+        return {input, input_bytes, descriptors, count, output, output_bytes, statuses};
+    }
+    std::uint64_t input_bytes = 0, output_bytes = 0;
+    std::uint32_t count = 0;
+};
+
+device_set upload_set(rt::context& ctx, const block_set& s, std::size_t first, std::size_t last) {
+    // Descriptors relative to this range of blocks.
+    std::vector<cz::block_descriptor> d(s.blocks.begin() + static_cast<std::ptrdiff_t>(first), s.blocks.begin() + static_cast<std::ptrdiff_t>(last));
+    const std::uint32_t in0 = d.empty() ? 0 : d.front().input_offset, out0 = d.empty() ? 0 : d.front().output_offset;
+    device_set r;
+    for (auto& x : d) {
+        x.input_offset -= in0;
+        x.output_offset -= out0;
+    }
+    r.count = static_cast<std::uint32_t>(d.size());
+    r.input_bytes = d.empty() ? 0 : std::uint64_t{d.back().input_offset} + d.back().input_size;
+    r.output_bytes = d.empty() ? 0 : std::uint64_t{d.back().output_offset} + d.back().output_size;
+    r.input = rt::allocate(ctx, cz::lz4_padded_bytes(r.input_bytes), CL_MEM_READ_ONLY);
+    r.descriptors = rt::upload(ctx, std::span<const cz::block_descriptor>(d), CL_MEM_READ_ONLY);
+    r.output = rt::allocate(ctx, cz::lz4_padded_bytes(r.output_bytes));
+    r.statuses = rt::allocate(ctx, std::max<std::size_t>(d.size(), 1) * sizeof(cz::block_status));
+    return r;
+}
+
+bool statuses_ok(const std::vector<cz::block_status>& st, const block_set& s, std::size_t first) {
+    for (std::size_t i = 0; i < st.size(); ++i)
+        if (st[i].code != cz::lz4_error::none || st[i].output_size != s.blocks[first + i].output_size) return false;
+    return true;
+}
+
+struct figures {
+    double kernel_gbs = 0, e2e_gbs = 0;
+    std::size_t e2e_depth = 1; // pieces the best end-to-end run was cut into
+};
+
+figures run_variant(rt::context& ctx, const cz::lz4_kernel& kernel, const block_set& s, const bytes& input,
+                    rt::pinned_host_buffer& pin_in, rt::pinned_host_buffer& pin_out, int runs, bool kernel_only, const char* name) {
+    figures f;
+    const double out_bytes = double(s.output_bytes);
+    // Kernel only: everything on the device, one dispatch over every block.
+    device_set all = upload_set(ctx, s, 0, s.blocks.size());
+    rt::write(ctx, all.input, s.compressed.data(), s.compressed.size());
+    std::vector<double> kt;
+    for (int r = 0; r < runs + 1; ++r) {
+        auto e = cz::enqueue_lz4(ctx, kernel, all.args(), all.params);
+        e.wait();
+        if (r > 0) kt.push_back(vyre::bench::event_seconds(e)); // the first run builds and warms up
+    }
+    std::vector<cz::block_status> st(s.blocks.size());
+    rt::read(ctx, all.statuses, st.data(), st.size() * sizeof(cz::block_status));
+    bytes out(s.output_bytes);
+    rt::read(ctx, all.output, out.data(), out.size());
+    if (!statuses_ok(st, s, 0) || out != input) {
+        std::fprintf(stderr, "%s: device output differs from the input (block size %zu): NOT printing figures\n", name, s.block_size);
+        std::exit(1);
+    }
+    f.kernel_gbs = out_bytes / median(kt) / 1e9;
+    if (kernel_only) return f;
+
+    // End to end: the blocks cut into `chunks` pieces that alternate between two queues, so that
+    // one piece's upload, another's kernel and a third's readback overlap. More pieces overlap
+    // more but give each kernel fewer blocks (less parallelism): every depth in 1, 2, 4, 8 is
+    // timed and the best is reported.
+    std::vector<rt::context> queues;
+    for (int q = 0; q < 2; ++q) queues.emplace_back(bcm::command_queue(ctx.cl_context(), ctx.device().device));
+    double best = 1e30;
+    for (std::size_t chunks = 1; chunks <= std::min<std::size_t>(8, s.blocks.size()); chunks *= 2) {
+        std::vector<std::size_t> cut = {0};
+        for (std::size_t c = 1; c < chunks; ++c) cut.push_back(s.blocks.size() * c / chunks);
+        cut.push_back(s.blocks.size());
+        std::vector<device_set> sets;
+        for (std::size_t c = 0; c < chunks; ++c) sets.push_back(upload_set(ctx, s, cut[c], cut[c + 1]));
+        std::vector<std::vector<cz::block_status>> statuses(chunks);
+        std::vector<double> et;
+        for (int r = 0; r < runs + 1; ++r) {
+            std::memset(pin_out.span().data(), 0, s.output_bytes);
+            const double t0 = now_seconds();
+            for (std::size_t c = 0; c < chunks; ++c) {
+                rt::context& q = queues[c % queues.size()];
+                device_set& d = sets[c];
+                const auto& first = s.blocks[cut[c]];
+                statuses[c].resize(d.count);
+                q.queue().enqueue_write_buffer_async(d.input, 0, d.input_bytes, pin_in.span().data() + first.input_offset);
+                cz::enqueue_lz4(q, kernel, d.args(), d.params);
+                q.queue().enqueue_read_buffer_async(d.output, 0, d.output_bytes, pin_out.span().data() + first.output_offset);
+                q.queue().enqueue_read_buffer_async(d.statuses, 0, d.count * sizeof(cz::block_status), statuses[c].data());
+            }
+            for (auto& q : queues) q.finish();
+            if (r > 0) et.push_back(now_seconds() - t0);
+        }
+        for (std::size_t c = 0; c < chunks; ++c)
+            if (!statuses_ok(statuses[c], s, cut[c])) {
+                std::fprintf(stderr, "%s: end-to-end statuses wrong: NOT printing figures\n", name);
+                std::exit(1);
+            }
+        if (std::memcmp(pin_out.span().data(), input.data(), input.size()) != 0) {
+            std::fprintf(stderr, "%s: end-to-end output differs from the input: NOT printing figures\n", name);
+            std::exit(1);
+        }
+        if (median(et) < best) {
+            best = median(et);
+            f.e2e_depth = chunks;
+        }
+    }
+    f.e2e_gbs = out_bytes / best / 1e9;
+    return f;
+}
+
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
+    return out;
+}
+
+void usage() {
+    std::fprintf(stderr,
+                 "usage: bench_lz4 PATH | --synthetic compressible|incompressible\n"
+                 "       [--mib N (64)] [--block-sizes 4096,65536,262144,4194304] [--runs N (5)]\n"
+                 "       [--variants reference,fast] [--threads N (all cores)]\n"
+                 "       [--workgroup W --lanes G --unroll U --steps S --batch B (fast program shape)] [--kernel-only]\n");
+    std::exit(2);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    settings s;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        const auto value = [&] {
+            if (i + 1 >= argc) usage();
+            return std::string(argv[++i]);
+        };
+        if (a == "--synthetic") s.synthetic = value();
+        else if (a == "--mib") s.mib = std::stoull(value());
+        else if (a == "--runs") s.runs = std::max(1, std::stoi(value()));
+        else if (a == "--threads") s.threads = static_cast<unsigned>(std::max(1, std::stoi(value())));
+        else if (a == "--workgroup") s.workgroup = static_cast<std::uint32_t>(std::stoul(value()));
+        else if (a == "--lanes") s.lanes = static_cast<std::uint32_t>(std::stoul(value()));
+        else if (a == "--kernel-only") s.kernel_only = true;
+        else if (a == "--batch") s.batch = static_cast<std::uint32_t>(std::stoul(value()));
+        else if (a == "--steps") s.steps = static_cast<std::uint32_t>(std::stoul(value()));
+        else if (a == "--unroll") s.unroll = static_cast<std::uint32_t>(std::stoul(value()));
+        else if (a == "--block-sizes") {
+            s.block_sizes.clear();
+            for (const auto& b : split(value())) s.block_sizes.push_back(std::stoull(b));
+        } else if (a == "--variants") {
+            s.variants.clear();
+            for (const auto& v : split(value())) {
+                if (v == "reference") s.variants.push_back(cz::lz4_variant::reference);
+                else if (v == "fast") s.variants.push_back(cz::lz4_variant::fast);
+                else usage();
+            }
+        } else if (a == "--help" || a == "-h") usage();
+        else if (!a.empty() && a[0] != '-' && s.path.empty()) s.path = a;
+        else usage();
+    }
+    if (s.path.empty() == s.synthetic.empty()) usage();
+
+    rt::context ctx(rt::choose_device(), /*profiling=*/true);
+    vyre::bench::print_header(ctx, "bench_lz4: compression.lz4 against liblz4 on all host cores");
+    const bytes input = load_input(s);
+    const std::string source = s.synthetic.empty() ? s.path : "synthetic-" + s.synthetic;
+    std::printf("# input: %s, %zu bytes; liblz4 %s on %u threads; %d runs, median\n", source.c_str(), input.size(),
+                LZ4_versionString(), s.threads, s.runs);
+    if (input.empty()) return 2;
+
+    std::vector<std::pair<std::string, std::unique_ptr<cz::lz4_kernel>>> kernels;
+    for (auto v : s.variants) {
+        std::string name = cz::lz4_variant_name(v);
+        if (v == cz::lz4_variant::fast)
+            name += "(" + std::to_string(s.workgroup) + "x" + std::to_string(s.lanes) + "x" + std::to_string(s.unroll) + "x" +
+                    std::to_string(s.steps) + "x" + std::to_string(s.batch) + ")";
+        kernels.emplace_back(name, new cz::lz4_kernel(cz::make_lz4_kernel(v, s.workgroup, s.lanes, s.unroll, s.steps, s.batch)));
+    }
+
+    // The PCIe reference points: one pinned copy each way of the whole compressed input / output.
+    std::printf("# GB/s of decompressed output; e2e: pinned compressed bytes in, pinned decompressed bytes out, best of\n"
+                "# 1/2/4/8 pipelined pieces (shown as xN)\n");
+    std::printf("\n%9s %8s %6s %-16s %11s %11s %11s %9s %9s\n", "block", "blocks", "ratio", "program", "kernel GB/s",
+                "e2e GB/s", "liblz4 GB/s", "kern/lib", "e2e/lib");
+    for (std::size_t block : s.block_sizes) {
+        const block_set set = make_blocks(input, block, s.threads);
+        const double ratio = double(input.size()) / double(set.compressed.size());
+        rt::pinned_host_buffer pin_in(ctx, set.compressed.size()), pin_out(ctx, input.size());
+        std::memcpy(pin_in.span().data(), set.compressed.data(), set.compressed.size());
+
+        bytes cpu_out(input.size());
+        std::vector<double> ct;
+        for (int r = 0; r < s.runs + 1; ++r) {
+            const double t = liblz4_seconds(set, cpu_out, s.threads);
+            if (r > 0) ct.push_back(t);
+        }
+        if (cpu_out != input) {
+            std::fprintf(stderr, "liblz4 output differs from the input\n");
+            return 1;
+        }
+        const double cpu_gbs = double(input.size()) / median(ct) / 1e9;
+
+        // Pinned transfer bandwidth of this set's bytes, for the end-to-end bound.
+        auto d_in = rt::allocate(ctx, cz::lz4_padded_bytes(set.compressed.size()));
+        auto d_out = rt::allocate(ctx, cz::lz4_padded_bytes(input.size()));
+        std::vector<double> h2d, d2h;
+        for (int r = 0; r < 3; ++r) {
+            auto e1 = pin_in.copy_to_device(d_in, set.compressed.size());
+            e1.wait();
+            auto e2 = pin_out.copy_from_device(d_out, input.size());
+            e2.wait();
+            h2d.push_back(vyre::bench::event_seconds(e1));
+            d2h.push_back(vyre::bench::event_seconds(e2));
+        }
+        // Both directions overlapped (PCIe is full duplex): the time the bytes alone need.
+        const double bound_s = std::max(median(h2d), median(d2h));
+        const double bound_gbs = double(input.size()) / bound_s / 1e9;
+
+        for (auto& [name, kernel] : kernels) {
+            const figures f = run_variant(ctx, *kernel, set, input, pin_in, pin_out, s.runs, s.kernel_only, name.c_str());
+            const std::string e2e = std::to_string(f.e2e_gbs).substr(0, std::to_string(f.e2e_gbs).find('.') + 3) + " x" +
+                                    std::to_string(f.e2e_depth);
+            std::printf("%9zu %8zu %6.2f %-16s %11.2f %11s %11.2f %9.2f %9.2f\n", block, set.blocks.size(), ratio, name.c_str(),
+                        f.kernel_gbs, e2e.c_str(), cpu_gbs, f.kernel_gbs / cpu_gbs, f.e2e_gbs / cpu_gbs);
+            std::printf("csv,lz4,%s,%zu,%zu,%.3f,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%zu\n", source.c_str(), block, set.blocks.size(),
+                        ratio, name.c_str(), f.kernel_gbs, f.e2e_gbs, cpu_gbs, f.kernel_gbs / cpu_gbs, f.e2e_gbs / cpu_gbs,
+                        f.e2e_gbs / bound_gbs, f.e2e_depth);
+        }
+        std::printf("%9s %8s %6s %-16s pinned copies: %.1f GB/s in (compressed), %.1f GB/s out; copy bound %.1f GB/s of output\n",
+                    "", "", "", "", double(set.compressed.size()) / median(h2d) / 1e9, double(input.size()) / median(d2h) / 1e9,
+                    bound_gbs);
+        std::fflush(stdout);
+    }
+    std::printf("# csv columns: csv,lz4,input,block_bytes,blocks,ratio,program,kernel_gbs,e2e_gbs,liblz4_gbs,kernel/liblz4,"
+                "e2e/liblz4,e2e/copy_bound,e2e_pieces\n");
+    return 0;
+}

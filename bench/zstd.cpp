@@ -1,0 +1,365 @@
+// The hybrid zstd pipeline (engine/zstd_decompress.hpp: raw/RLE blocks on the device through
+// compression.zstd, compressed blocks on the host) against libzstd on all host cores, same files,
+// same run. GB/s of decompressed output:
+//   ours->host    .zst in pinned host memory -> decompressed bytes in pinned host memory
+//   ours->device  .zst in pinned host memory -> decompressed bytes in one device buffer
+//   kernel        compression.zstd alone over every block, input already on the device:
+//                 raw/RLE bytes written per second of kernel time (profiling events)
+//   libzstd       ZSTD_decompressDCtx, frames in parallel on std::threads into the same pinned
+//                 output (one frame: one thread, as libzstd decodes a frame serially)
+// Every output is compared with the original before anything is printed.
+//   bench_zstd [PATH] [--mib N] [--runs N] [--threads N] [--level L] [--cases frames64k,frames1m,single,rawrle]
+// PATH is a file (its first N MiB) or a folder (its files in sorted path order, concatenated up to
+// N MiB, as a tar would hold them); default /usr/share. The cases:
+//   frames64k  the data cut into 64 KiB chunks, each one frame (ZSTD_compress2, checksums on)
+//   frames1m   the same with 1 MiB chunks
+//   single     one frame of everything (libzstd's multithreaded compressor: 128 KiB blocks)
+//   rawrle     raw/RLE-heavy: 128 KiB blocks of random bytes (stored raw) and of one repeated
+//              byte (RLE), 1 MiB frames, made by ZSTD_compress2 itself
+#include "bench_util.hpp"
+
+#include <vyre/engine/zstd_decompress.hpp>
+#include <vyre/format/zstd_frame.hpp>
+#include <vyre/ops/compression/zstd.hpp>
+#include <vyre/runtime/buffer.hpp>
+
+#define ZSTD_STATIC_LINKING_ONLY
+#include <zstd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace rt = vyre::runtime;
+namespace cz = vyre::ops::compression;
+namespace fmt = vyre::format;
+namespace eng = vyre::engine;
+using vyre::bench::median;
+using vyre::bench::now_seconds;
+using bytes = std::vector<std::uint8_t>;
+
+namespace {
+
+struct settings {
+    std::string path = "/usr/share";
+    std::size_t mib = 256;
+    int runs = 3;
+    int level = 3;
+    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::string> cases = {"frames64k", "frames1m", "single", "rawrle"};
+    // Kernel-only figures of other program shapes on the raw/RLE case: "reference" (the seed's
+    // one block per invocation) or WORKGROUPxUNROLLxSLICE of the cooperative program.
+    std::vector<std::string> shapes;
+};
+
+template <class F>
+void parallel_for(std::size_t n, unsigned threads, F&& f) {
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < std::min<std::size_t>(threads, std::max<std::size_t>(n, 1)); ++t)
+        pool.emplace_back([&] {
+            for (std::size_t i = next++; i < n; i = next++) f(i);
+        });
+    for (auto& th : pool) th.join();
+}
+
+bytes read_prefix(const std::filesystem::path& p, std::size_t limit) {
+    std::ifstream f(p, std::ios::binary);
+    bytes b(limit);
+    f.read(reinterpret_cast<char*>(b.data()), static_cast<std::streamsize>(limit));
+    b.resize(static_cast<std::size_t>(f.gcount()));
+    return b;
+}
+
+bytes load_input(const settings& s) {
+    const std::size_t limit = s.mib << 20;
+    const std::filesystem::path p = s.path;
+    if (std::filesystem::is_regular_file(p)) return read_prefix(p, limit);
+    if (!std::filesystem::is_directory(p)) {
+        std::fprintf(stderr, "bench_zstd: %s is neither a file nor a folder\n", s.path.c_str());
+        std::exit(2);
+    }
+    std::vector<std::filesystem::path> files;
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(p, std::filesystem::directory_options::skip_permission_denied, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_regular_file(ec) && !it->is_symlink(ec)) files.push_back(it->path());
+    std::sort(files.begin(), files.end());
+    bytes out;
+    out.reserve(limit);
+    for (const auto& f : files) {
+        if (out.size() >= limit) break;
+        const bytes b = read_prefix(f, limit - out.size());
+        out.insert(out.end(), b.begin(), b.end());
+    }
+    return out;
+}
+
+// Raw/RLE-heavy data: 128 KiB blocks, alternately (at random) incompressible and one byte repeated.
+bytes raw_rle_data(std::size_t n) {
+    std::mt19937_64 rng(42);
+    bytes b(n);
+    for (std::size_t at = 0; at < n; at += 128u << 10) {
+        const std::size_t len = std::min<std::size_t>(128u << 10, n - at);
+        if (rng() % 2) {
+            for (std::size_t i = 0; i < len; ++i) b[at + i] = static_cast<std::uint8_t>(rng());
+        } else {
+            std::memset(b.data() + at, static_cast<int>(rng() & 0xFF), len);
+        }
+    }
+    return b;
+}
+
+bytes compress_frame(std::span<const std::uint8_t> in, int level, int workers) {
+    ZSTD_CCtx* c = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+    if (workers > 0) ZSTD_CCtx_setParameter(c, ZSTD_c_nbWorkers, workers);
+    bytes out(ZSTD_compressBound(in.size()));
+    const std::size_t n = ZSTD_compress2(c, out.data(), out.size(), in.data(), in.size());
+    ZSTD_freeCCtx(c);
+    if (ZSTD_isError(n)) {
+        std::fprintf(stderr, "ZSTD_compress2: %s\n", ZSTD_getErrorName(n));
+        std::exit(1);
+    }
+    out.resize(n);
+    return out;
+}
+
+// Independent frames of `chunk` bytes each, compressed in parallel, concatenated.
+bytes compress_frames(const bytes& in, std::size_t chunk, int level, unsigned threads) {
+    const std::size_t n = (in.size() + chunk - 1) / chunk;
+    std::vector<bytes> parts(n);
+    parallel_for(n, threads, [&](std::size_t i) {
+        const std::size_t at = i * chunk;
+        parts[i] = compress_frame(std::span(in).subspan(at, std::min(chunk, in.size() - at)), level, 0);
+    });
+    bytes out;
+    for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+    return out;
+}
+
+// libzstd on all cores: frames found with libzstd's own functions, decoded in parallel, each into
+// its place. Returns the decoded size (0 on any error).
+std::size_t libzstd_decompress(std::span<const std::uint8_t> zst, std::span<std::uint8_t> out, unsigned threads) {
+    struct frame {
+        std::size_t in_at, in_size, out_at, out_size;
+    };
+    std::vector<frame> frames;
+    std::size_t in = 0, at = 0;
+    while (in < zst.size()) {
+        const std::size_t size = ZSTD_findFrameCompressedSize(zst.data() + in, zst.size() - in);
+        const unsigned long long content = ZSTD_getFrameContentSize(zst.data() + in, zst.size() - in);
+        if (ZSTD_isError(size) || content == ZSTD_CONTENTSIZE_ERROR || content == ZSTD_CONTENTSIZE_UNKNOWN) return 0;
+        frames.push_back({in, size, at, static_cast<std::size_t>(content)});
+        in += size;
+        at += static_cast<std::size_t>(content);
+    }
+    if (at > out.size()) return 0;
+    std::atomic<bool> ok{true};
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < std::min<std::size_t>(threads, frames.size()); ++t)
+        pool.emplace_back([&] {
+            ZSTD_DCtx* d = ZSTD_createDCtx();
+            for (std::size_t i = next++; i < frames.size(); i = next++) {
+                const frame& f = frames[i];
+                const std::size_t n = ZSTD_decompressDCtx(d, out.data() + f.out_at, f.out_size, zst.data() + f.in_at, f.in_size);
+                if (ZSTD_isError(n) || n != f.out_size) ok = false;
+            }
+            ZSTD_freeDCtx(d);
+        });
+    for (auto& th : pool) th.join();
+    return ok ? at : 0;
+}
+
+// compression.zstd alone: every block of the file in one dispatch, input resident on the device.
+double kernel_seconds(rt::context& ctx, const fmt::zstd_file& file, std::span<const std::uint8_t> zst, int runs,
+                      const cz::zstd_kernel* kernel = nullptr) {
+    if (!kernel) kernel = &cz::zstd_kernel_for(cz::resolve(cz::zstd_variant::automatic, ctx.device()));
+    if (file.block_count == 0 || file.staging_size > 0xFFFFFFFFu || zst.size() > 0xFFFFFFFFu) return 0;
+    std::vector<cz::block_descriptor> d;
+    std::uint32_t largest = 1;
+    for (const auto& e : fmt::zstd_block_extents(file)) {
+        d.push_back({static_cast<std::uint32_t>(e.input_offset), e.input_size, static_cast<std::uint32_t>(e.output_offset),
+                     e.output_size, 0});
+        largest = std::max(largest, e.output_size);
+    }
+    cz::zstd_device_blocks b;
+    b.input_bytes = zst.size();
+    b.input = rt::allocate(ctx, cz::zstd_padded_bytes(zst.size()), CL_MEM_READ_ONLY);
+    rt::write(ctx, b.input, zst.data(), zst.size());
+    b.descriptors = rt::upload(ctx, std::span<const cz::block_descriptor>(d), CL_MEM_READ_ONLY);
+    b.block_count = static_cast<std::uint32_t>(d.size());
+    b.output_bytes = file.staging_size;
+    b.output = rt::allocate(ctx, cz::zstd_padded_bytes(file.staging_size));
+    b.statuses = rt::allocate(ctx, d.size() * sizeof(cz::block_status));
+    b.largest_output = largest;
+    std::vector<double> t;
+    for (int r = 0; r < runs + 1; ++r) {
+        boost::compute::buffer params;
+        auto e = cz::enqueue_zstd(ctx, *kernel, b, params);
+        e.wait();
+        if (r > 0) t.push_back(vyre::bench::event_seconds(e));
+    }
+    return median(t);
+}
+
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string item; std::getline(ss, item, ',');) out.push_back(item);
+    return out;
+}
+
+void usage() {
+    std::fprintf(stderr, "usage: bench_zstd [PATH (/usr/share)] [--mib N (256)] [--runs N (3)] [--threads N (all cores)]\n"
+                         "       [--level L (3)] [--cases frames64k,frames1m,single,rawrle]\n"
+                         "       [--shapes reference,256x8x16384,... (kernel-only figures of program shapes, raw/RLE case)]\n");
+    std::exit(2);
+}
+
+void fail(const char* what, const std::string& name) {
+    std::fprintf(stderr, "%s: %s differs from the original: NOT printing figures\n", name.c_str(), what);
+    std::exit(1);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    settings s;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        const auto value = [&] {
+            if (i + 1 >= argc) usage();
+            return std::string(argv[++i]);
+        };
+        if (a == "--mib") s.mib = std::stoull(value());
+        else if (a == "--runs") s.runs = std::max(1, std::stoi(value()));
+        else if (a == "--threads") s.threads = static_cast<unsigned>(std::max(1, std::stoi(value())));
+        else if (a == "--level") s.level = std::stoi(value());
+        else if (a == "--cases") s.cases = split(value());
+        else if (a == "--shapes") s.shapes = split(value());
+        else if (a == "--help" || a == "-h") usage();
+        else if (!a.empty() && a[0] != '-') s.path = a;
+        else usage();
+    }
+    rt::context ctx(rt::choose_device(), /*profiling=*/true);
+    vyre::bench::print_header(ctx, "bench_zstd: hybrid zstd decompression against libzstd on all host cores");
+    const bytes data = load_input(s);
+    if (data.empty()) return 2;
+    std::printf("# input: %s, %zu bytes; libzstd %s on %u threads; level %d; %d runs, median; GB/s of decompressed bytes\n",
+                s.path.c_str(), data.size(), ZSTD_versionString(), s.threads, s.level, s.runs);
+    std::printf("\n%-10s %7s %6s %6s %15s %10s %10s %10s %10s %8s %8s\n", "case", "frames", "blocks", "ratio", "GPU/CPU bytes",
+                "host GB/s", "dev GB/s", "kern GB/s", "zstd GB/s", "host/zs", "dev/zs");
+    const bytes raw_rle = raw_rle_data(data.size());
+    for (const auto& name : s.cases) {
+        const bytes* original = &data;
+        bytes zst;
+        if (name == "frames64k") zst = compress_frames(data, 64u << 10, s.level, s.threads);
+        else if (name == "frames1m") zst = compress_frames(data, 1u << 20, s.level, s.threads);
+        else if (name == "single") zst = compress_frame(data, s.level, static_cast<int>(s.threads));
+        else if (name == "rawrle") {
+            original = &raw_rle;
+            zst = compress_frames(raw_rle, 1u << 20, s.level, s.threads);
+        } else usage();
+        const fmt::zstd_file file = fmt::parse_zstd(zst, {std::uint64_t{1} << 40, 31});
+        const std::size_t n = original->size();
+        rt::pinned_host_buffer pin_in(ctx, zst.size()), pin_out(ctx, file.staging_size);
+        std::memcpy(pin_in.span().data(), zst.data(), zst.size());
+        const std::span<const std::uint8_t> in = pin_in.span();
+        const unsigned lib_threads = static_cast<unsigned>(std::min<std::size_t>(s.threads, file.frames.size()));
+
+        // libzstd
+        std::vector<double> lt;
+        for (int r = 0; r < s.runs + 1; ++r) {
+            std::memset(pin_out.span().data(), 0, n);
+            const double t0 = now_seconds();
+            const std::size_t got = libzstd_decompress(in, pin_out.span(), s.threads);
+            const double t = now_seconds() - t0;
+            if (got != n || std::memcmp(pin_out.span().data(), original->data(), n) != 0) fail("libzstd output", name);
+            if (r > 0) lt.push_back(t);
+        }
+        // ours, into host memory (parse included)
+        std::vector<double> ht;
+        eng::zstd_report report;
+        for (int r = 0; r < s.runs + 1; ++r) {
+            std::memset(pin_out.span().data(), 0, n);
+            const double t0 = now_seconds();
+            const fmt::zstd_file parsed = fmt::parse_zstd(in, {std::uint64_t{1} << 40, 31});
+            report = eng::decompress_zstd_into(ctx, in, parsed, pin_out.span());
+            const double t = now_seconds() - t0;
+            if (report.output_bytes != n || std::memcmp(pin_out.span().data(), original->data(), n) != 0) fail("ours->host output", name);
+            if (r > 0) ht.push_back(t);
+        }
+        // ours, into device memory
+        std::vector<double> dt;
+        eng::zstd_report dreport;
+        for (int r = 0; r < s.runs + 1; ++r) {
+            const double t0 = now_seconds();
+            const auto d = eng::decompress_zstd_to_device(ctx, in, {}, pin_out.span());
+            dreport = d.report;
+            ctx.finish();
+            const double t = now_seconds() - t0;
+            std::memset(pin_out.span().data(), 0, n);
+            rt::read(ctx, d.output, pin_out.span().data(), d.output_bytes);
+            if (d.output_bytes != n || std::memcmp(pin_out.span().data(), original->data(), n) != 0) fail("ours->device output", name);
+            if (r > 0) dt.push_back(t);
+        }
+        const double ks = kernel_seconds(ctx, file, in, s.runs);
+        const auto gbs = [&](double seconds, double b) { return seconds > 0 ? b / seconds / 1e9 : 0.0; };
+        const double lib = gbs(median(lt), double(n)), host = gbs(median(ht), double(n)), dev = gbs(median(dt), double(n));
+        const double kern = report.split.device_bytes ? gbs(ks, double(report.split.device_bytes)) : 0.0;
+        char split_text[32];
+        std::snprintf(split_text, sizeof split_text, "%.0f%%/%.0f%%", 100.0 * double(report.split.device_bytes) / double(n),
+                      100.0 * double(report.split.cpu_bytes) / double(n));
+        char kern_text[16];
+        if (kern > 0) std::snprintf(kern_text, sizeof kern_text, "%10.1f", kern);
+        else std::snprintf(kern_text, sizeof kern_text, "%10s", "-");
+        std::printf("%-10s %7zu %6zu %6.2f %15s %10.2f %10.2f %s %10.2f %8.2f %8.2f\n", name.c_str(), file.frames.size(),
+                    file.block_count, double(n) / double(zst.size()), split_text, host, dev, kern_text, lib, host / lib, dev / lib);
+        std::printf("csv,zstd,%s,%s,%zu,%zu,%zu,%.3f,%llu,%llu,%.3f,%.3f,%.3f,%.3f,%u\n", s.path.c_str(), name.c_str(), n,
+                    file.frames.size(), file.block_count, double(n) / double(zst.size()),
+                    static_cast<unsigned long long>(report.split.device_bytes),
+                    static_cast<unsigned long long>(report.split.cpu_bytes), host, dev, kern, lib, lib_threads);
+        for (const auto& [what, rp] : {std::pair{"->host", &report}, std::pair{"->device", &dreport}})
+            std::printf("#   ours%-8s last run: device pass %.1f ms, host pass %.1f ms, host threads waited %.1f ms in all, "
+                        "%zu transfers, %zu dispatches\n",
+                        what, rp->device_seconds * 1e3, rp->host_seconds * 1e3, rp->wait_seconds * 1e3, rp->transfers, rp->batches);
+        std::fflush(stdout);
+    }
+    if (!s.shapes.empty()) {
+        const bytes zst = compress_frames(raw_rle, 1u << 20, s.level, s.threads);
+        const fmt::zstd_file file = fmt::parse_zstd(zst, {std::uint64_t{1} << 40, 31});
+        std::uint64_t plain = 0;
+        for (const auto& f : file.frames)
+            for (const auto& b : f.blocks)
+                if (b.type != fmt::zstd_block_type::compressed) plain += b.block_size;
+        std::printf("\n# kernel only, rawrle case: %llu raw/RLE bytes in %zu blocks\n", static_cast<unsigned long long>(plain),
+                    file.block_count);
+        for (const auto& shape : s.shapes) {
+            cz::zstd_kernel kernel = shape == "reference" ? cz::make_zstd_kernel(cz::zstd_variant::reference) : [&] {
+                unsigned w = 0, u = 0, sl = 0;
+                if (std::sscanf(shape.c_str(), "%ux%ux%u", &w, &u, &sl) != 3) usage();
+                return cz::make_zstd_kernel(cz::zstd_variant::fast, w, u, sl);
+            }();
+            const double t = kernel_seconds(ctx, file, zst, s.runs, &kernel);
+            std::printf("shape %-18s %10.1f GB/s (%.3f ms)\n", shape.c_str(), double(plain) / t / 1e9, t * 1e3);
+            std::fflush(stdout);
+        }
+    }
+    std::printf("# libzstd decodes one frame on one thread: for `single` its column is one core, and so is ours for the\n"
+                "# compressed blocks (frames are the unit of host parallelism on both sides)\n"
+                "# csv columns: csv,zstd,input,case,bytes,frames,blocks,ratio,gpu_bytes,cpu_bytes,host_gbs,device_gbs,kernel_gbs,"
+                "libzstd_gbs,libzstd_threads\n");
+    return 0;
+}

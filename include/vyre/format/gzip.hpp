@@ -1,0 +1,309 @@
+// gzip files (RFC 1952: one or more members, each header + raw deflate + CRC32/ISIZE trailer) and raw
+// deflate streams (ZIP method 8), inflated on the CPU by libdeflate under a caller-supplied output limit.
+#pragma once
+
+#include <vyre/error.hpp>
+
+#include <libdeflate.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vyre::format {
+
+inline constexpr std::uint8_t gzip_id1 = 0x1F;
+inline constexpr std::uint8_t gzip_id2 = 0x8B;
+inline constexpr std::uint8_t gzip_method_deflate = 8;
+// FLG bits (RFC 1952, 2.3.1). The three high bits are reserved and must be zero.
+inline constexpr std::uint8_t gzip_flag_text = 0x01;
+inline constexpr std::uint8_t gzip_flag_hcrc = 0x02;
+inline constexpr std::uint8_t gzip_flag_extra = 0x04;
+inline constexpr std::uint8_t gzip_flag_name = 0x08;
+inline constexpr std::uint8_t gzip_flag_comment = 0x10;
+inline constexpr std::uint8_t gzip_flag_reserved = 0xE0;
+inline constexpr std::size_t gzip_header_min_size = 10;
+inline constexpr std::size_t gzip_trailer_size = 8;
+
+// The best deflate can do is a 258-byte match coded in 2 bits, so a stream of n bytes never inflates
+// to more than about 1032 n bytes. Used to refuse declared sizes no stream could produce before
+// allocating for them, and to bound the first guess of an unknown size.
+inline constexpr std::uint64_t deflate_max_ratio = 1032;
+
+// One member of a gzip file. Offsets are into the gzip input; output_offset/output_size locate its
+// content in the concatenated output of all members.
+struct gzip_member {
+    std::uint64_t offset = 0; // of the ID1 byte
+    std::uint8_t flags = 0;
+    std::uint32_t mtime = 0;
+    std::uint8_t extra_flags = 0; // XFL
+    std::uint8_t os = 0;
+    std::uint64_t extra_offset = 0; // FEXTRA payload (after XLEN), extra_size bytes
+    std::uint64_t extra_size = 0;
+    std::string name;    // FNAME bytes as stored (ISO 8859-1 by the RFC, UTF-8 in practice)
+    std::string comment; // FCOMMENT bytes as stored
+    std::uint64_t deflate_offset = 0;
+    std::uint64_t deflate_size = 0; // known only once the stream is inflated
+    std::uint64_t trailer_offset = 0;
+    std::uint32_t crc32 = 0; // stored CRC-32 of the content
+    std::uint32_t isize = 0; // stored content size modulo 2^32
+    std::uint64_t output_offset = 0;
+    std::uint64_t output_size = 0;
+
+    std::uint64_t end_offset() const noexcept { return trailer_offset + gzip_trailer_size; }
+};
+
+// A decompressed gzip file: every member, and their contents one after the other.
+struct gzip_content {
+    std::vector<gzip_member> members;
+    std::vector<std::uint8_t> data;
+};
+
+namespace detail {
+
+inline std::uint16_t le16_at(std::span<const std::uint8_t> b, std::uint64_t at) {
+    return static_cast<std::uint16_t>(b[at] | b[at + 1] << 8);
+}
+
+inline std::uint32_t le32_at(std::span<const std::uint8_t> b, std::uint64_t at) {
+    return std::uint32_t{b[at]} | std::uint32_t{b[at + 1]} << 8 | std::uint32_t{b[at + 2]} << 16 |
+           std::uint32_t{b[at + 3]} << 24;
+}
+
+inline std::uint64_t le64_at(std::span<const std::uint8_t> b, std::uint64_t at) {
+    return std::uint64_t{le32_at(b, at)} | std::uint64_t{le32_at(b, at + 4)} << 32;
+}
+
+inline std::string archive_hex(std::uint64_t v, int digits = 0) {
+    char buf[24];
+    std::snprintf(buf, sizeof buf, "0x%0*llX", digits, static_cast<unsigned long long>(v));
+    return buf;
+}
+
+// Names from archives go into error messages that end up on terminals: control bytes are escaped
+// so that a hostile name cannot move the cursor or rewrite the line.
+inline std::string archive_quote(std::string_view s) {
+    std::string out = "'";
+    for (const char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7F || c == '\'' || c == '\\') {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02X", u);
+            out += buf;
+        } else {
+            out += c;
+        }
+    }
+    return out + "'";
+}
+
+inline std::uint32_t crc32_of(std::span<const std::uint8_t> bytes) {
+    return static_cast<std::uint32_t>(libdeflate_crc32(0, bytes.data(), bytes.size()));
+}
+
+// One decompressor per thread: allocating one costs more than inflating a small ZIP entry.
+inline libdeflate_decompressor& thread_decompressor() {
+    struct holder {
+        libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+        ~holder() { libdeflate_free_decompressor(d); }
+    };
+    thread_local holder h;
+    if (!h.d) throw std::bad_alloc();
+    return *h.d;
+}
+
+struct inflate_outcome {
+    libdeflate_result result = LIBDEFLATE_BAD_DATA;
+    std::size_t consumed = 0; // input bytes of the deflate stream (on success)
+    std::size_t produced = 0; // output bytes (on success)
+};
+
+// Inflates one raw deflate stream from the start of `in` into `out` (which may be empty).
+inline inflate_outcome inflate_into(std::span<const std::uint8_t> in, std::span<std::uint8_t> out) {
+    std::uint8_t none = 0; // libdeflate is handed a real pointer even for an empty destination
+    inflate_outcome r;
+    r.result = libdeflate_deflate_decompress_ex(&thread_decompressor(), in.data(), in.size(),
+                                                out.empty() ? &none : out.data(), out.size(), &r.consumed,
+                                                &r.produced);
+    return r;
+}
+
+inline std::uint64_t deflate_output_bound(std::uint64_t in_size) {
+    constexpr std::uint64_t slack = 64 * 1024;
+    const std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
+    return in_size > (max - slack) / deflate_max_ratio ? max : in_size * deflate_max_ratio + slack;
+}
+
+// Inflates the deflate stream at the start of `in`, appending its output to `out`; returns the
+// stream's compressed size. The output size is unknown up front (ISIZE is a hint, modulo 2^32, and may
+// lie): start from the hint, bounded by the deflate ratio and the limit, and double on a short buffer,
+// never beyond `limit` bytes appended. Each retry inflates again; the doublings cost at most twice a
+// right first guess, and a right guess (the usual single member) costs one pass.
+inline std::uint64_t inflate_append(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out,
+                                    std::uint64_t size_hint, std::uint64_t limit, std::uint64_t base_offset) {
+    const std::size_t start = out.size();
+    std::uint64_t cap = std::min({std::max<std::uint64_t>(size_hint, 64 * 1024), deflate_output_bound(in.size()), limit});
+    for (;;) {
+        if (cap > out.max_size() - start)
+            throw resource_error("deflate output of " + std::to_string(cap) + " bytes does not fit in memory");
+        out.resize(start + static_cast<std::size_t>(cap));
+        const inflate_outcome r = inflate_into(in, std::span<std::uint8_t>(out).subspan(start));
+        if (r.result == LIBDEFLATE_SUCCESS) {
+            out.resize(start + r.produced);
+            return r.consumed;
+        }
+        out.resize(start);
+        if (r.result != LIBDEFLATE_INSUFFICIENT_SPACE) throw format_error("invalid deflate data", base_offset);
+        if (cap >= limit)
+            throw resource_error("deflate stream at byte offset " + std::to_string(base_offset) +
+                                 " inflates to more than the output limit of " + std::to_string(limit) + " bytes");
+        cap = cap > limit / 2 ? limit : std::max<std::uint64_t>(cap * 2, 1);
+    }
+}
+
+} // namespace detail
+
+// Inflates a raw deflate stream (RFC 1951, no header) whose content size is known, as in a ZIP entry:
+// exactly `expected_size` bytes, or a format_error. A size above `limit` is a resource_error before
+// anything is allocated. `base_offset` is where `in` starts in the caller's file, for messages.
+inline std::vector<std::uint8_t> inflate_raw(std::span<const std::uint8_t> in, std::uint64_t expected_size,
+                                             std::uint64_t limit, std::uint64_t base_offset = 0) {
+    if (expected_size > limit)
+        throw resource_error("deflate stream at byte offset " + std::to_string(base_offset) + " declares " +
+                             std::to_string(expected_size) + " bytes, above the output limit of " +
+                             std::to_string(limit));
+    if (expected_size > detail::deflate_output_bound(in.size()))
+        throw format_error("deflate stream of " + std::to_string(in.size()) + " bytes cannot inflate to the " +
+                               std::to_string(expected_size) + " bytes declared for it",
+                           base_offset);
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(expected_size));
+    const detail::inflate_outcome r = detail::inflate_into(in, out);
+    if (r.result == LIBDEFLATE_INSUFFICIENT_SPACE)
+        throw format_error("deflate stream inflates to more than the " + std::to_string(expected_size) +
+                               " bytes declared for it",
+                           base_offset);
+    if (r.result != LIBDEFLATE_SUCCESS) throw format_error("invalid deflate data", base_offset);
+    if (r.produced != expected_size)
+        throw format_error("deflate stream inflates to " + std::to_string(r.produced) + " bytes, " +
+                               std::to_string(expected_size) + " were declared for it",
+                           base_offset);
+    return out;
+}
+
+// Reads the member header at `offset`: every field up to the start of the deflate stream
+// (deflate_offset). The FHCRC header checksum, when present, is verified.
+inline gzip_member parse_gzip_header(std::span<const std::uint8_t> in, std::uint64_t offset) {
+    const auto need = [&](std::uint64_t at, std::uint64_t count, const char* what) {
+        const std::uint64_t left = at <= in.size() ? in.size() - at : 0;
+        if (count > left)
+            throw format_error(std::string("truncated gzip header: ") + what + " needs " + std::to_string(count) +
+                                   " bytes, " + std::to_string(left) + " remain",
+                               at);
+    };
+    const auto zero_terminated = [&](std::uint64_t at, const char* what) {
+        const std::uint64_t left = at <= in.size() ? in.size() - at : 0;
+        const void* nul = left ? std::memchr(in.data() + at, 0, static_cast<std::size_t>(left)) : nullptr;
+        if (!nul) throw format_error(std::string("truncated gzip header: the ") + what + " has no terminating zero byte", at);
+        return std::string(reinterpret_cast<const char*>(in.data() + at), static_cast<const std::uint8_t*>(nul) - (in.data() + at));
+    };
+    need(offset, gzip_header_min_size, "fixed header");
+    gzip_member m;
+    m.offset = offset;
+    if (in[offset] != gzip_id1 || in[offset + 1] != gzip_id2)
+        throw format_error("not a gzip member: magic bytes " + detail::archive_hex(in[offset], 2) + " " +
+                               detail::archive_hex(in[offset + 1], 2) + " (expected 0x1F 0x8B)",
+                           offset);
+    if (in[offset + 2] != gzip_method_deflate)
+        throw format_error("gzip compression method " + std::to_string(in[offset + 2]) + " is not deflate (8)", offset + 2);
+    m.flags = in[offset + 3];
+    if (m.flags & gzip_flag_reserved)
+        throw format_error("reserved gzip flag bits are set in FLG " + detail::archive_hex(m.flags, 2), offset + 3);
+    m.mtime = detail::le32_at(in, offset + 4);
+    m.extra_flags = in[offset + 8];
+    m.os = in[offset + 9];
+    std::uint64_t p = offset + gzip_header_min_size;
+    if (m.flags & gzip_flag_extra) {
+        need(p, 2, "XLEN");
+        const std::uint16_t xlen = detail::le16_at(in, p);
+        need(p + 2, xlen, "extra field (FEXTRA)");
+        m.extra_offset = p + 2;
+        m.extra_size = xlen;
+        p += 2 + std::uint64_t{xlen};
+    }
+    if (m.flags & gzip_flag_name) {
+        m.name = zero_terminated(p, "file name (FNAME)");
+        p += m.name.size() + 1;
+    }
+    if (m.flags & gzip_flag_comment) {
+        m.comment = zero_terminated(p, "comment (FCOMMENT)");
+        p += m.comment.size() + 1;
+    }
+    if (m.flags & gzip_flag_hcrc) {
+        need(p, 2, "header CRC (FHCRC)");
+        const std::uint16_t stored = detail::le16_at(in, p);
+        const auto computed = static_cast<std::uint16_t>(detail::crc32_of(in.subspan(offset, p - offset)));
+        if (stored != computed)
+            throw format_error("gzip header CRC mismatch: stored " + detail::archive_hex(stored, 4) + ", computed " +
+                                   detail::archive_hex(computed, 4),
+                               p);
+        p += 2;
+    }
+    m.deflate_offset = p;
+    return m;
+}
+
+// Decompresses a whole gzip file: every member in order, each CRC-32 and ISIZE verified. Zero bytes
+// after the last member are accepted as padding (tape blocks, as gzip itself does); other trailing
+// bytes are a format_error. Output beyond `limit` bytes in total stops with a resource_error,
+// whatever the members' ISIZE fields claim.
+inline gzip_content gzip_decompress(std::span<const std::uint8_t> in,
+                                    std::uint64_t limit = std::numeric_limits<std::uint64_t>::max()) {
+    if (in.empty()) throw format_error("empty input is not a gzip file", 0);
+    gzip_content out;
+    std::uint64_t pos = 0;
+    // The last ISIZE of the file is the usual single member's exact size: a first guess only.
+    const std::uint32_t hint = in.size() >= 4 ? detail::le32_at(in, in.size() - 4) : 0;
+    while (pos < in.size()) {
+        if (!out.members.empty()) {
+            const auto rest = in.subspan(static_cast<std::size_t>(pos));
+            if (std::all_of(rest.begin(), rest.end(), [](std::uint8_t b) { return b == 0; })) break;
+            if (rest.size() < 2 || rest[0] != gzip_id1 || rest[1] != gzip_id2)
+                throw format_error("unexpected bytes after gzip member " + std::to_string(out.members.size()) +
+                                       " (neither a gzip header nor zero padding)",
+                                   pos);
+        }
+        gzip_member m = parse_gzip_header(in, pos);
+        m.output_offset = out.data.size();
+        m.deflate_size = detail::inflate_append(in.subspan(static_cast<std::size_t>(m.deflate_offset)), out.data, hint,
+                                                limit - out.data.size(), m.deflate_offset);
+        m.output_size = out.data.size() - m.output_offset;
+        m.trailer_offset = m.deflate_offset + m.deflate_size;
+        if (in.size() - m.trailer_offset < gzip_trailer_size)
+            throw format_error("truncated gzip member: the trailer (CRC-32, ISIZE) needs 8 bytes, " +
+                                   std::to_string(in.size() - m.trailer_offset) + " remain",
+                               m.trailer_offset);
+        m.crc32 = detail::le32_at(in, m.trailer_offset);
+        m.isize = detail::le32_at(in, m.trailer_offset + 4);
+        const auto content = std::span<const std::uint8_t>(out.data).subspan(static_cast<std::size_t>(m.output_offset));
+        if (const std::uint32_t computed = detail::crc32_of(content); computed != m.crc32)
+            throw format_error("gzip CRC-32 mismatch: stored " + detail::archive_hex(m.crc32, 8) + ", computed " +
+                                   detail::archive_hex(computed, 8),
+                               m.trailer_offset);
+        if (static_cast<std::uint32_t>(m.output_size) != m.isize)
+            throw format_error("gzip ISIZE is " + std::to_string(m.isize) + ", the member inflates to " +
+                                   std::to_string(m.output_size) + " bytes",
+                               m.trailer_offset + 4);
+        pos = m.end_offset();
+        out.members.push_back(std::move(m));
+    }
+    return out;
+}
+
+} // namespace vyre::format

@@ -1,0 +1,456 @@
+// tar archives: v7, POSIX ustar, GNU (long names and link targets in 'L'/'K' entries, base-256 numbers)
+// and pax (extended headers 'x' and 'g'). Lists every entry with its metadata and where its data lies.
+#pragma once
+
+// A tar archive has no index: each 512-byte header says how much data follows it, and the next
+// header comes after that data, padded to 512 bytes. So one header that cannot be trusted (bad
+// checksum, unreadable size, data past the end) leaves no way to find the rest: those are
+// format_errors for the whole archive, naming the entry and the byte offset.
+
+#include <vyre/error.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vyre::format {
+
+inline constexpr std::size_t tar_block_size = 512;
+
+enum class tar_entry_type { regular, hard_link, symlink, character_device, block_device, directory, fifo, sparse, other };
+
+inline const char* tar_entry_type_name(tar_entry_type t) noexcept {
+    switch (t) {
+    case tar_entry_type::regular: return "regular";
+    case tar_entry_type::hard_link: return "hard link";
+    case tar_entry_type::symlink: return "symlink";
+    case tar_entry_type::character_device: return "character device";
+    case tar_entry_type::block_device: return "block device";
+    case tar_entry_type::directory: return "directory";
+    case tar_entry_type::fifo: return "fifo";
+    case tar_entry_type::sparse: return "sparse file";
+    case tar_entry_type::other: return "other";
+    }
+    return "unknown";
+}
+
+// The header layout the entry's own header block uses; pax when an extended header applied to it.
+enum class tar_header_format { v7, ustar, gnu, pax };
+
+struct tar_entry {
+    // The full path, as stored: pax path, else GNU long name, else ustar prefix + '/' + name.
+    // Not checked for "..", leading '/' or anything else (the caller decides what is safe).
+    std::string name;
+    std::string link_target; // symlinks and hard links
+    tar_entry_type type = tar_entry_type::regular;
+    char typeflag = '0';
+    tar_header_format format = tar_header_format::v7;
+    std::uint32_t mode = 0; // permission bits (the header's mode field)
+    std::uint64_t uid = 0;
+    std::uint64_t gid = 0;
+    std::int64_t mtime = 0; // seconds since the epoch (pax fractions are dropped)
+    std::string uname;
+    std::string gname;
+    std::uint32_t dev_major = 0;
+    std::uint32_t dev_minor = 0;
+    // Bytes of data that follow the header in the archive: the file's content for regular files;
+    // 0 for links, directories and devices. For sparse files, the packed data (maps are not decoded).
+    std::uint64_t size = 0;
+    std::uint64_t first_header_offset = 0; // of the first 'L', 'K' or 'x' header that applies, else header_offset
+    std::uint64_t header_offset = 0;       // of the entry's own header block
+    std::uint64_t data_offset = 0;         // header_offset + 512 (later for GNU sparse extension blocks)
+};
+
+struct tar_archive {
+    std::vector<tar_entry> entries;
+    // Records of global pax headers ('g'), applied to every entry that follows; later ones win.
+    std::map<std::string, std::string> global_pax;
+    std::uint64_t end_offset = 0; // the first end-of-archive zero block, or the end of the input
+    bool end_marker = false;      // false: the input ended without an end-of-archive block
+};
+
+namespace detail {
+
+inline std::string tar_quote(std::string_view s) {
+    std::string out = "'";
+    for (const char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7F || c == '\'' || c == '\\') {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02X", u);
+            out += buf;
+        } else {
+            out += c;
+        }
+    }
+    return out + "'";
+}
+
+inline std::string tar_octal(std::int64_t v) {
+    const auto magnitude = v < 0 ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%s0%llo", v < 0 ? "-" : "", magnitude);
+    return buf;
+}
+
+// A NUL-terminated field, or the whole field when it has no NUL (a 100-byte name fills its field).
+inline std::string tar_string(std::span<const std::uint8_t> field) {
+    const auto end = std::find(field.begin(), field.end(), std::uint8_t{0});
+    return std::string(field.begin(), end);
+}
+
+// Octal ASCII (leading and trailing spaces, NUL-terminated or not; empty reads as 0) or, with the
+// high bit of the first byte set, GNU base-256: big-endian two's complement (0x80 positive, 0xFF
+// negative). Empty optional: not a number, or beyond 64-bit signed.
+inline std::optional<std::int64_t> tar_number(std::span<const std::uint8_t> field) {
+    if (field.empty()) return 0;
+    if (field[0] & 0x80) {
+        const bool negative = (field[0] & 0x40) != 0;
+        const auto byte = [&](std::size_t i) {
+            const std::uint8_t b = i == 0 ? static_cast<std::uint8_t>(field[0] & 0x3F) : field[i];
+            return negative ? static_cast<std::uint8_t>(~b & (i == 0 ? 0x3F : 0xFF)) : b;
+        };
+        std::uint64_t magnitude = 0; // of the value, or of -(value + 1) when negative
+        for (std::size_t i = 0; i < field.size(); ++i) {
+            if (magnitude > (std::uint64_t{std::numeric_limits<std::int64_t>::max()} >> 8)) return std::nullopt;
+            magnitude = magnitude << 8 | byte(i);
+        }
+        const auto m = static_cast<std::int64_t>(magnitude);
+        return negative ? -m - 1 : m;
+    }
+    std::size_t end = std::find(field.begin(), field.end(), std::uint8_t{0}) - field.begin();
+    std::size_t begin = 0;
+    while (begin < end && field[begin] == ' ') ++begin;
+    while (end > begin && field[end - 1] == ' ') --end;
+    std::int64_t v = 0; // at most 12 octal digits: far below overflow
+    for (std::size_t i = begin; i < end; ++i) {
+        if (field[i] < '0' || field[i] > '7') return std::nullopt;
+        v = v * 8 + (field[i] - '0');
+    }
+    return v;
+}
+
+// The stored checksum of a header block, and whether it matches: the sum of the block's bytes with
+// the checksum field read as spaces. Old tars summed signed chars; GNU tar accepts both, so do we.
+struct tar_checksum {
+    std::optional<std::int64_t> stored;
+    std::int64_t unsigned_sum = 0;
+    std::int64_t signed_sum = 0;
+    bool ok() const noexcept { return stored && (*stored == unsigned_sum || *stored == signed_sum); }
+};
+
+inline tar_checksum tar_header_checksum(std::span<const std::uint8_t> block) {
+    tar_checksum c;
+    c.stored = tar_number(block.subspan(148, 8));
+    for (std::size_t i = 0; i < tar_block_size; ++i) {
+        const std::uint8_t b = (i >= 148 && i < 156) ? std::uint8_t{' '} : block[i];
+        c.unsigned_sum += b;
+        c.signed_sum += static_cast<std::int8_t>(b);
+    }
+    return c;
+}
+
+inline bool tar_zero_block(std::span<const std::uint8_t> block) {
+    return std::all_of(block.begin(), block.end(), [](std::uint8_t b) { return b == 0; });
+}
+
+// Records of one pax header: "<length> <key>=<value>\n", the length counting the whole record.
+inline void tar_pax_records(std::span<const std::uint8_t> data, std::uint64_t data_offset,
+                            std::map<std::string, std::string>& into) {
+    std::size_t p = 0;
+    while (p < data.size()) {
+        if (data[p] == 0) break; // some writers pad the header data with NULs
+        const std::uint64_t at = data_offset + p;
+        std::size_t q = p;
+        std::uint64_t length = 0;
+        while (q < data.size() && data[q] >= '0' && data[q] <= '9' && q - p < 18) length = length * 10 + (data[q++] - '0');
+        if (q == p || q >= data.size() || data[q] != ' ')
+            throw format_error("malformed pax record: expected \"<length> <key>=<value>\\n\"", at);
+        if (length < q - p + 4 || length > data.size() - p)
+            throw format_error("pax record length " + std::to_string(length) + " does not fit in its header data (" +
+                                   std::to_string(data.size() - p) + " bytes remain)",
+                               at);
+        const auto record = data.subspan(q + 1, static_cast<std::size_t>(length) - (q + 1 - p));
+        if (record.back() != '\n') throw format_error("pax record does not end with a newline", at + length - 1);
+        const auto eq = std::find(record.begin(), record.end(), std::uint8_t{'='});
+        if (eq == record.begin() || eq == record.end()) throw format_error("pax record has no \"key=value\"", at);
+        into[std::string(record.begin(), eq)] = std::string(eq + 1, record.end() - 1);
+        p += static_cast<std::size_t>(length);
+    }
+}
+
+// Decimal pax values. mtime may be negative and carry a fraction (dropped, rounding down).
+inline std::optional<std::int64_t> tar_pax_integer(std::string_view v, bool allow_sign_and_fraction) {
+    bool negative = false;
+    if (allow_sign_and_fraction && !v.empty() && v[0] == '-') {
+        negative = true;
+        v.remove_prefix(1);
+    }
+    bool fraction = false;
+    if (allow_sign_and_fraction) {
+        if (const auto dot = v.find('.'); dot != std::string_view::npos) {
+            const auto frac = v.substr(dot + 1);
+            if (!std::all_of(frac.begin(), frac.end(), [](char c) { return c >= '0' && c <= '9'; })) return std::nullopt;
+            fraction = frac.find_first_not_of('0') != std::string_view::npos;
+            v = v.substr(0, dot);
+        }
+    }
+    if (v.empty() || v.size() > 18) return std::nullopt;
+    std::int64_t n = 0;
+    for (const char c : v) {
+        if (c < '0' || c > '9') return std::nullopt;
+        n = n * 10 + (c - '0');
+    }
+    return negative ? -n - (fraction ? 1 : 0) : n;
+}
+
+inline tar_entry_type tar_type_of(char typeflag, const std::string& name) {
+    switch (typeflag) {
+    case '0':
+    case '7': return tar_entry_type::regular;
+    case '\0': // old tars marked directories by a trailing slash alone
+        return !name.empty() && name.back() == '/' ? tar_entry_type::directory : tar_entry_type::regular;
+    case '1': return tar_entry_type::hard_link;
+    case '2': return tar_entry_type::symlink;
+    case '3': return tar_entry_type::character_device;
+    case '4': return tar_entry_type::block_device;
+    case '5':
+    case 'D': return tar_entry_type::directory; // 'D': GNU dumpdir, a directory with a listing as data
+    case '6': return tar_entry_type::fifo;
+    case 'S': return tar_entry_type::sparse;
+    default: return tar_entry_type::other;
+    }
+}
+
+// Link, directory and device headers carry no data whatever their size field says (as Python's
+// tarfile reads them); every other type, known or not, is followed by `size` bytes.
+inline bool tar_type_has_data(char typeflag) {
+    return typeflag < '1' || typeflag > '6';
+}
+
+class tar_parser {
+public:
+    explicit tar_parser(std::span<const std::uint8_t> data) : data_(data) {}
+
+    tar_archive run() {
+        while (pos_ < data_.size()) {
+            const std::uint64_t left = data_.size() - pos_;
+            const auto rest = data_.subspan(static_cast<std::size_t>(pos_));
+            if (left < tar_block_size) {
+                if (tar_zero_block(rest)) break; // zero padding cut short: still the end
+                throw format_error("truncated tar header: " + std::to_string(left) + " bytes remain, a header needs 512",
+                                   pos_);
+            }
+            const auto block = rest.first(tar_block_size);
+            if (tar_zero_block(block)) {
+                archive_.end_marker = true;
+                break;
+            }
+            header(block);
+        }
+        archive_.end_offset = std::min<std::uint64_t>(pos_, data_.size());
+        if (pending_)
+            throw format_error("tar extension header at byte offset " + std::to_string(pending_first_) +
+                                   " is not followed by the entry it describes",
+                               archive_.end_offset);
+        return std::move(archive_);
+    }
+
+private:
+    std::span<const std::uint8_t> data_;
+    std::uint64_t pos_ = 0;
+    tar_archive archive_;
+    // Extension headers ('L', 'K', 'x') waiting for the entry they describe.
+    bool pending_ = false;
+    std::uint64_t pending_first_ = 0;
+    std::optional<std::string> long_name_;
+    std::optional<std::string> long_link_;
+    std::map<std::string, std::string> pax_;
+
+    // A numeric field of the header block that starts at byte `header_at` of the archive.
+    static std::int64_t number(std::span<const std::uint8_t> block, std::uint64_t header_at, std::size_t at,
+                               std::size_t width, const char* what, const std::string& entry) {
+        const auto v = tar_number(block.subspan(at, width));
+        if (!v)
+            throw format_error("tar entry " + tar_quote(entry) + ": the " + what +
+                                   " field is neither an octal nor a base-256 number",
+                               header_at + at);
+        return *v;
+    }
+
+    // The value of a pax key for the entry: its own 'x' records first, then the global ones. An
+    // empty value deletes the key (POSIX), leaving the header field in force.
+    std::optional<std::string> pax(const std::string& key) const {
+        auto it = pax_.find(key);
+        if (it == pax_.end()) {
+            it = archive_.global_pax.find(key);
+            if (it == archive_.global_pax.end()) return std::nullopt;
+        }
+        if (it->second.empty()) return std::nullopt;
+        return it->second;
+    }
+
+    void header(std::span<const std::uint8_t> block) {
+        const std::uint64_t at = pos_;
+        const std::string field_name = tar_string(block.first(100));
+        const tar_checksum sum = tar_header_checksum(block);
+        if (!sum.stored)
+            throw format_error("tar header (name field " + tar_quote(field_name) +
+                                   "): the checksum field is not an octal number: not a tar header",
+                               at + 148);
+        if (!sum.ok())
+            throw format_error("tar header checksum mismatch (name field " + tar_quote(field_name) + "): stored " +
+                                   tar_octal(*sum.stored) + ", computed " + tar_octal(sum.unsigned_sum) +
+                                   " (unsigned) or " + tar_octal(sum.signed_sum) + " (signed), in octal",
+                               at + 148);
+        const std::string_view magic(reinterpret_cast<const char*>(block.data() + 257), 8);
+        tar_header_format format = tar_header_format::v7;
+        if (magic.substr(0, 6) == std::string_view("ustar\0", 6)) format = tar_header_format::ustar;
+        else if (magic == std::string_view("ustar  \0", 8)) format = tar_header_format::gnu;
+        const char typeflag = static_cast<char>(block[156]);
+
+        std::string name = field_name;
+        if (format == tar_header_format::ustar) {
+            // The GNU header keeps atime/ctime where ustar has the prefix: only ustar has one.
+            if (const std::string prefix = tar_string(block.subspan(345, 155)); !prefix.empty()) name = prefix + "/" + name;
+        }
+        const std::string shown = long_name_ ? *long_name_ : name; // the name messages use
+        const std::int64_t raw_size = number(block, at, 124, 12, "size", shown);
+        if (raw_size < 0)
+            throw format_error("tar entry " + tar_quote(shown) + " has a negative size (" + std::to_string(raw_size) + ")",
+                               at + 124);
+        std::uint64_t size = static_cast<std::uint64_t>(raw_size);
+        const bool extension = typeflag == 'L' || typeflag == 'K' || typeflag == 'x' || typeflag == 'g';
+        if (!extension) {
+            if (const auto s = pax("size")) {
+                const auto v = tar_pax_integer(*s, false);
+                if (!v) throw format_error("tar entry " + tar_quote(shown) + ": pax size " + tar_quote(*s) + " is not a number", at);
+                size = static_cast<std::uint64_t>(*v);
+            }
+            if (!tar_type_has_data(typeflag)) size = 0;
+        }
+        std::uint64_t data_offset = at + tar_block_size;
+        if (typeflag == 'S' && format == tar_header_format::gnu) {
+            // Old GNU sparse files: map entries beyond the four in the header go to extension
+            // blocks between header and data, each flagging (byte 504) whether another follows.
+            bool more = block[482] != 0;
+            while (more) {
+                if (data_.size() - data_offset < tar_block_size)
+                    throw format_error("truncated GNU sparse extension header of tar entry " + tar_quote(shown), data_offset);
+                more = data_[data_offset + 504] != 0;
+                data_offset += tar_block_size;
+            }
+        }
+        const std::uint64_t remaining = data_.size() - data_offset;
+        if (size > remaining) {
+            const char* what = typeflag == 'L' ? "GNU long name header"
+                : typeflag == 'K'              ? "GNU long link header"
+                : typeflag == 'x'              ? "pax extended header"
+                : typeflag == 'g'              ? "pax global header"
+                                               : nullptr;
+            throw format_error(std::string(what ? what : "tar entry") + (what ? " for " : " ") + tar_quote(shown) +
+                                   " (header at byte offset " + std::to_string(at) + ") declares " + std::to_string(size) +
+                                   " bytes of data, only " + std::to_string(remaining) + " remain in the archive",
+                               at + 124);
+        }
+        const auto data = data_.subspan(static_cast<std::size_t>(data_offset), static_cast<std::size_t>(size));
+        // size <= remaining < data_.size(): rounding up cannot overflow.
+        const std::uint64_t padded = (size + tar_block_size - 1) / tar_block_size * tar_block_size;
+        pos_ = data_offset + std::min(padded, remaining);
+
+        if (extension) {
+            if (!pending_) pending_first_ = at;
+            switch (typeflag) {
+            case 'L': long_name_ = tar_string(data); break;
+            case 'K': long_link_ = tar_string(data); break;
+            case 'x': tar_pax_records(data, data_offset, pax_); break;
+            case 'g': tar_pax_records(data, data_offset, archive_.global_pax); return; // not tied to one entry
+            }
+            pending_ = true;
+            return;
+        }
+
+        tar_entry e;
+        e.typeflag = typeflag;
+        e.format = format;
+        e.header_offset = at;
+        e.first_header_offset = pending_ ? pending_first_ : at;
+        e.data_offset = data_offset;
+        e.size = size;
+        e.name = long_name_ ? *long_name_ : name;
+        e.link_target = long_link_ ? *long_link_ : tar_string(block.subspan(157, 100));
+        e.mode = static_cast<std::uint32_t>(number(block, at, 100, 8, "mode", e.name) & 07777);
+        e.uid = static_cast<std::uint64_t>(number(block, at, 108, 8, "uid", e.name));
+        e.gid = static_cast<std::uint64_t>(number(block, at, 116, 8, "gid", e.name));
+        e.mtime = number(block, at, 136, 12, "mtime", e.name);
+        if (format != tar_header_format::v7) {
+            e.uname = tar_string(block.subspan(265, 32));
+            e.gname = tar_string(block.subspan(297, 32));
+            e.dev_major = static_cast<std::uint32_t>(number(block, at, 329, 8, "devmajor", e.name));
+            e.dev_minor = static_cast<std::uint32_t>(number(block, at, 337, 8, "devminor", e.name));
+        }
+        apply_pax(e);
+        e.type = tar_type_of(typeflag, e.name);
+        if (pax("GNU.sparse.major") || pax("GNU.sparse.map") || pax("GNU.sparse.size")) {
+            e.type = tar_entry_type::sparse;
+            if (const auto real = pax("GNU.sparse.name")) e.name = *real;
+        }
+        archive_.entries.push_back(std::move(e));
+        pending_ = false;
+        long_name_.reset();
+        long_link_.reset();
+        pax_.clear();
+    }
+
+    void apply_pax(tar_entry& e) {
+        if (!pax_.empty()) e.format = tar_header_format::pax;
+        if (const auto v = pax("path")) e.name = *v;
+        if (const auto v = pax("linkpath")) e.link_target = *v;
+        if (const auto v = pax("uname")) e.uname = *v;
+        if (const auto v = pax("gname")) e.gname = *v;
+        const auto integer = [&](const char* key, bool sign) -> std::optional<std::int64_t> {
+            const auto v = pax(key);
+            if (!v) return std::nullopt;
+            const auto n = tar_pax_integer(*v, sign);
+            if (!n)
+                throw format_error("tar entry " + tar_quote(e.name) + ": pax " + key + " " + tar_quote(*v) +
+                                       " is not a number",
+                                   e.first_header_offset);
+            return n;
+        };
+        if (const auto n = integer("uid", false)) e.uid = static_cast<std::uint64_t>(*n);
+        if (const auto n = integer("gid", false)) e.gid = static_cast<std::uint64_t>(*n);
+        if (const auto n = integer("mtime", true)) e.mtime = *n;
+    }
+};
+
+} // namespace detail
+
+// Whether a 512-byte block is a tar header by its checksum (either sum), as content detection needs.
+inline bool tar_header_checksum_ok(std::span<const std::uint8_t> block) {
+    return block.size() >= tar_block_size && !detail::tar_zero_block(block.first(tar_block_size)) &&
+           detail::tar_header_checksum(block.first(tar_block_size)).ok();
+}
+
+// Lists a tar archive's entries in order. Extension headers ('L', 'K', 'x', 'g') are folded into the
+// entries they describe. Stops at the first zero block (the end marker; GNU tar writes two) or at
+// the end of the input.
+inline tar_archive parse_tar(std::span<const std::uint8_t> data) {
+    return detail::tar_parser(data).run();
+}
+
+// The data of an entry: a view into the archive, nothing copied.
+inline std::span<const std::uint8_t> tar_entry_data(std::span<const std::uint8_t> data, const tar_entry& e) {
+    if (e.data_offset > data.size() || e.size > data.size() - e.data_offset)
+        throw format_error("tar entry " + detail::tar_quote(e.name) + ": data lies outside the archive", e.data_offset);
+    return data.subspan(static_cast<std::size_t>(e.data_offset), static_cast<std::size_t>(e.size));
+}
+
+} // namespace vyre::format

@@ -1,0 +1,678 @@
+// compression.lz4: LZ4 block decompression on the device. Two IR programs with identical results
+// (the seed's one block per invocation, and a fast one where several invocations share a block),
+// the block-level host API (descriptors in, device bytes + statuses out) and whole LZ4 files.
+#pragma once
+
+#include <vyre/dsl.hpp>
+#include <vyre/error.hpp>
+#include <vyre/format/lz4_frame.hpp>
+#include <vyre/ops/compression/block.hpp>
+#include <vyre/ops/op.hpp>
+#include <vyre/runtime/dispatch.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace vyre::ops::compression {
+
+// Both programs decode exactly as reference::lz4_decompress (reference/lz4.hpp): same bytes in
+// every block's output region, same status, whatever the input and the descriptors. Bindings:
+//   0 input        Bytes ReadOnly   compressed bytes of every block
+//   1 descriptors  U32   ReadOnly   5 words per block (block_descriptor)
+//   2 output       Bytes ReadWrite  every block's output region; nothing outside them is written
+//   3 statuses     U32   ReadWrite  2 words per block (block_status)
+//   4 params       U32   Uniform    [block count, input bytes, output bytes, 0]
+// A descriptor is checked against params' byte counts (not the buffers' word-rounded lengths),
+// so a block outside the data gets {literal_overflow, 0} or {output_overflow, 0} as the reference
+// says, and no invocation reads or writes outside [0, input bytes) and its own output region.
+namespace lz4_binding {
+enum : std::uint32_t { input = 0, descriptors = 1, output = 2, statuses = 3, params = 4 };
+} // namespace lz4_binding
+inline constexpr std::uint32_t lz4_param_words = 4;
+
+inline constexpr const char* lz4_op_id = "compression.lz4";
+inline constexpr const char* lz4_fast_op_id = "compression.lz4.fast";
+
+// The seed gives every block one invocation and workgroups of 1. Invocations of the reference
+// program share nothing, so grouping 64 of them changes no result; it only lets a GPU fill its
+// SIMD lanes (a workgroup of 1 runs one lane of 32) and launch 64 times fewer workgroups.
+inline constexpr std::uint32_t lz4_reference_workgroup = 64;
+// The fast program's shape: `lanes` invocations per block, workgroup/lanes blocks per workgroup
+// (picked on the H100 with bench_lz4: 64 KiB blocks of a mixed corpus, see doc/benchmarks.md).
+inline constexpr std::uint32_t lz4_fast_workgroup = 32;
+inline constexpr std::uint32_t lz4_fast_lanes = 8;
+inline constexpr std::uint32_t lz4_fast_unroll = 4; // bytes per lane per copy step
+inline constexpr std::uint32_t lz4_fast_steps = 4;  // copy steps per iteration at most (0: no limit)
+inline constexpr std::uint32_t lz4_fast_batch = 2;  // sequences parsed per iteration
+
+enum class lz4_variant { reference, fast, automatic };
+
+inline const char* lz4_variant_name(lz4_variant v) noexcept {
+    switch (v) {
+    case lz4_variant::reference: return "reference";
+    case lz4_variant::fast: return "fast";
+    case lz4_variant::automatic: return "automatic";
+    }
+    return "?";
+}
+
+// What the host runs for `automatic`: the fast program, which gives the same results.
+constexpr lz4_variant resolve(lz4_variant v) noexcept { return v == lz4_variant::automatic ? lz4_variant::fast : v; }
+
+namespace detail {
+
+// The status codes as plain u32 constants: the DSL takes integers, not enumerators.
+namespace lz4_code {
+inline constexpr std::uint32_t none = lz4_error::none, corrupt_token = lz4_error::corrupt_token,
+                               offset_oob = lz4_error::offset_oob, output_overflow = lz4_error::output_overflow,
+                               literal_overflow = lz4_error::literal_overflow, match_overflow = lz4_error::match_overflow;
+} // namespace lz4_code
+
+// Where the fast program's block is: decoding sequences, a stored block still to copy, or done.
+namespace lz4_state {
+inline constexpr std::uint32_t decoding = 0, stored = 1, stopped = 2;
+} // namespace lz4_state
+
+// a + b, saturating at 2^32-1 as the reference's lengths do (a saturated length fails the bound
+// check that follows, so it never reaches a copy).
+template <class A, class B>
+auto saturating_add(const A& a, const B& b) {
+    return dsl::select(a > 0xFFFFFFFFu - b, 0xFFFFFFFFu, a + b);
+}
+
+// The bindings, in the same order and with the same names in both programs.
+struct lz4_buffers {
+    dsl::input_buffer<dsl::bytes> input;
+    dsl::input_buffer<dsl::u32> descriptors;
+    dsl::output_buffer<dsl::bytes> output;
+    dsl::output_buffer<dsl::u32> statuses;
+    dsl::uniform_buffer<dsl::u32> params;
+};
+
+inline lz4_buffers declare_lz4_buffers(dsl::kernel& k) {
+    return {k.input<dsl::bytes>("input", lz4_binding::input), k.input<dsl::u32>("descriptors", lz4_binding::descriptors),
+            k.output<dsl::bytes>("output", lz4_binding::output), k.output<dsl::u32>("statuses", lz4_binding::statuses),
+            k.uniform<dsl::u32>("params", lz4_binding::params)};
+}
+
+} // namespace detail
+
+// ---- the reference program: the seed's design, transcribed from reference::lz4_decompress_block
+
+inline ir::program lz4_program_reference() {
+    namespace d = vyre::dsl;
+    namespace codes = detail::lz4_code;
+    d::kernel k(entry_name(lz4_op_id), {lz4_reference_workgroup, 1, 1});
+    const detail::lz4_buffers bufs = detail::declare_lz4_buffers(k);
+    const auto& in = bufs.input;
+    const auto& desc = bufs.descriptors;
+    const auto& out = bufs.output;
+    const auto& st = bufs.statuses;
+    const auto& params = bufs.params;
+
+    const auto block = k.let("block_index", d::invocation_id());
+    k.if_(block >= params[0u], [&] { k.return_(); });
+    // Every exit writes the status and returns.
+    const auto finish = [&](const auto& code, const auto& size) {
+        k.store(st, block * 2u, code);
+        k.store(st, block * 2u + 1u, size);
+        k.return_();
+    };
+    const auto in_base = k.let("in_base", desc[block * 5u]);
+    const auto n = k.let("in_size", desc[block * 5u + 1u]);
+    const auto out_base = k.let("out_base", desc[block * 5u + 2u]);
+    const auto cap = k.let("capacity", desc[block * 5u + 3u]);
+    const auto flags = k.let("block_flags", desc[block * 5u + 4u]);
+    const auto in_bytes = k.let("input_bytes", params[1u]);
+    const auto out_bytes = k.let("output_bytes", params[2u]);
+    k.if_(in_base > in_bytes || n > in_bytes - in_base, [&] { finish(codes::literal_overflow, 0u); });
+    k.if_(out_base > out_bytes || cap > out_bytes - out_base, [&] { finish(codes::output_overflow, 0u); });
+
+    k.if_((flags & block_flag_uncompressed) != 0u, [&] {
+        k.if_(n > cap, [&] { finish(codes::output_overflow, 0u); });
+        k.for_("stored_i", 0u, n, [&](auto i) { k.store(out, out_base + i, in[in_base + i]); });
+        finish(codes::none, n);
+    });
+
+    const auto ip = k.let("ip", 0u); // invariant: ip <= n
+    const auto op = k.let("op", 0u); // invariant: op <= cap
+    // An extension chain: bytes added to `length` until one below 255; corrupt_token at the end of input.
+    const auto extend = [&](const char* name, const auto& length) {
+        const auto extra = k.let(name, 255u);
+        k.while_(extra == 255u, [&] {
+            k.if_(ip == n, [&] { finish(codes::corrupt_token, op); });
+            extra = in[in_base + ip];
+            ip = ip + 1u;
+            length = detail::saturating_add(length, extra);
+        });
+    };
+    k.while_(ip < n, [&] {
+        const auto token = k.let("token", in[in_base + ip]);
+        ip = ip + 1u;
+        const auto literal_length = k.let("literal_length", token >> 4u);
+        k.if_(literal_length == 15u, [&] { extend("literal_extra", literal_length); });
+        k.if_(literal_length > n - ip, [&] { finish(codes::literal_overflow, op); });
+        k.if_(literal_length > cap - op, [&] { finish(codes::output_overflow, op); });
+        k.for_("literal_i", 0u, literal_length, [&](auto i) { k.store(out, out_base + op + i, in[in_base + ip + i]); });
+        ip = ip + literal_length;
+        op = op + literal_length;
+        k.if_(ip == n, [&] { k.break_(); });
+
+        k.if_(n - ip < 2u, [&] { finish(codes::corrupt_token, op); });
+        const auto offset = k.let("offset", in[in_base + ip] | (in[in_base + ip + 1u] << 8u));
+        ip = ip + 2u;
+        const auto match_length = k.let("match_length", (token & 15u) + 4u);
+        k.if_(match_length == 19u, [&] { extend("match_extra", match_length); });
+        k.if_(offset == 0u || offset > op, [&] { finish(codes::offset_oob, op); });
+        k.if_(match_length > cap - op, [&] { finish(codes::match_overflow, op); });
+        // Front to back, one byte at a time: an overlapping match re-reads the bytes it just wrote.
+        k.for_("match_i", 0u, match_length,
+               [&](auto i) { k.store(out, out_base + op + i, out[out_base + op - offset + i]); });
+        op = op + match_length;
+    });
+    finish(codes::none, op);
+    return k.program();
+}
+
+// ---- the fast program ------------------------------------------------------------------------
+//
+// `lanes` invocations (a power of two) decode one block together; a workgroup of `workgroup`
+// invocations holds workgroup/lanes blocks. Per iteration every lane of a block parses the same
+// next `batch` sequences (the same loads, so no lane waits for a broadcast; a warp parses
+// workgroup/lanes blocks at the cost of one) into a batch of records, then the lanes copy the
+// batch's output bytes in parallel: lane i takes bytes i, i+lanes, ..., `unroll` per step with
+// every load of a step before its stores, at most `steps` steps per iteration (0: no limit) so
+// that one block's long sequence does not hold up the others. One barrier per iteration makes
+// everything written before it visible to every lane of the workgroup.
+//
+// Where a byte comes from: a literal byte from the input. Byte m of a match of offset o
+// starting at p is out[p - o + m] for m < o and out[p - o + (m mod o)] beyond (an overlapping
+// match repeats its first o bytes), always a position before p. A position before the batch was
+// written in an earlier iteration: it is read from the output. A position inside the batch is
+// not yet written (or written by another lane in this very step): it is resolved again through
+// the batch's records, to an earlier position each time, until it reaches a literal (input) or
+// a position before the batch. Errors and partial sizes are decided by the same checks, in the
+// same order, as the reference; a failing step copies nothing. The loop ends when no block of
+// the workgroup has bytes left (flags in workgroup memory, double buffered by iteration parity).
+
+inline ir::program lz4_program_fast(std::uint32_t workgroup = lz4_fast_workgroup, std::uint32_t lanes = lz4_fast_lanes,
+                                    std::uint32_t unroll = lz4_fast_unroll, std::uint32_t steps = lz4_fast_steps,
+                                    std::uint32_t batch = lz4_fast_batch) {
+    namespace d = vyre::dsl;
+    namespace codes = detail::lz4_code;
+    namespace states = detail::lz4_state;
+    if (!std::has_single_bit(workgroup) || !std::has_single_bit(lanes) || lanes > workgroup || workgroup > 1024 || unroll == 0 ||
+        unroll > 16 || steps > 1024 || batch == 0 || batch > 16)
+        throw resource_error("lz4_program_fast: workgroup (" + std::to_string(workgroup) + ") and lanes per block (" +
+                             std::to_string(lanes) + ") must be powers of two with lanes <= workgroup <= 1024, unroll (" +
+                             std::to_string(unroll) + ") in 1..16, steps (" + std::to_string(steps) + ") in 0..1024, batch (" +
+                             std::to_string(batch) + ") in 1..16");
+    const std::uint32_t groups = workgroup / lanes;
+    const std::uint32_t lane_bits = static_cast<std::uint32_t>(std::countr_zero(lanes));
+    d::kernel k(entry_name(lz4_fast_op_id), {workgroup, 1, 1});
+    const detail::lz4_buffers bufs = detail::declare_lz4_buffers(k);
+    const auto& in = bufs.input;
+    const auto& desc = bufs.descriptors;
+    const auto& out = bufs.output;
+    const auto& st = bufs.statuses;
+    const auto& params = bufs.params;
+    const auto has_work = k.workgroup<d::u32>("has_work", 2 * groups);
+
+    const auto lid = k.let("lid", d::local_id());
+    const auto lane = k.let("lane", lid & (lanes - 1));
+    const auto group = k.let("group", lid >> lane_bits);
+    const auto block = k.let("block_index", d::workgroup_id() * groups + group);
+    const auto count = k.let("block_count", params[0u]);
+    // The block's state, the same in every lane of its group.
+    const auto in_base = k.let("in_base", 0u);
+    const auto n = k.let("in_size", 0u);
+    const auto out_base = k.let("out_base", 0u);
+    const auto cap = k.let("capacity", 0u);
+    const auto code = k.let("code", 0u);
+    const auto ip = k.let("ip", 0u);
+    const auto op = k.let("op", 0u);
+    const auto state = k.let("state", states::stopped);
+    const auto token = k.let("token", 0u); // loaded one sequence ahead
+    k.if_(block < count, [&] {
+        in_base = desc[block * 5u];
+        n = desc[block * 5u + 1u];
+        out_base = desc[block * 5u + 2u];
+        cap = desc[block * 5u + 3u];
+        const auto flags = k.let("block_flags", desc[block * 5u + 4u]);
+        const auto in_bytes = k.let("input_bytes", params[1u]);
+        const auto out_bytes = k.let("output_bytes", params[2u]);
+        k.if_(in_base > in_bytes || n > in_bytes - in_base, [&] { code = codes::literal_overflow; }).else_([&] {
+            k.if_(out_base > out_bytes || cap > out_bytes - out_base, [&] { code = codes::output_overflow; }).else_([&] {
+                k.if_((flags & block_flag_uncompressed) != 0u, [&] {
+                    k.if_(n > cap, [&] { code = codes::output_overflow; }).else_([&] { state = states::stored; });
+                }).else_([&] {
+                    k.if_(n > 0u, [&] {
+                        state = states::decoding;
+                        token = in[in_base];
+                    });
+                });
+            });
+        });
+    });
+
+    // The batch: output bytes [batch_base, batch_base + batch_total). Record r covers the batch's
+    // relative bytes [start, end): literals in[src, ...) up to mstart, then a match at offset off.
+    // Records not filled have end = 2^32-1, so that no position counts as past them.
+    const auto batch_base = k.let("batch_base", 0u);
+    const auto batch_total = k.let("batch_total", 0u);
+    const auto done = k.let("batch_done", 0u); // bytes of the batch copied in earlier iterations
+    std::vector<d::variable<d::u32>> r_start, r_mstart, r_end, r_src, r_off;
+    for (std::uint32_t r = 0; r < batch; ++r) {
+        const std::string s = std::to_string(r);
+        r_start.push_back(k.let("rec_start" + s, 0u));
+        r_mstart.push_back(k.let("rec_mstart" + s, 0u));
+        r_end.push_back(k.let("rec_end" + s, 0xFFFFFFFFu));
+        r_src.push_back(k.let("rec_src" + s, 0u));
+        r_off.push_back(k.let("rec_off" + s, 1u));
+    }
+    const auto parity = k.let("parity", 0u);
+    const auto any_work = k.let("any_work", 0u);
+    const auto j = k.let("j", 0u);
+
+    const auto extend = [&](const std::string& name, const auto& length, const auto& error) {
+        const auto extra = k.let(name, 255u);
+        k.while_(extra == 255u, [&] {
+            k.if_(ip == n, [&] {
+                error = codes::corrupt_token;
+                k.break_();
+            });
+            extra = in[in_base + ip];
+            ip = ip + 1u;
+            length = detail::saturating_add(length, extra);
+        });
+    };
+    const auto stop = [&](const auto& why) {
+        code = why;
+        state = states::stopped;
+    };
+    // Parses one sequence into record r (transcribed from reference::lz4_decompress_block).
+    const auto parse = [&](std::uint32_t r) {
+        const std::string s = std::to_string(r);
+        ip = ip + 1u;
+        const auto literal_length = k.let("literal_length" + s, token >> 4u);
+        const auto error = k.let("error" + s, 0u);
+        k.if_(literal_length == 15u, [&] { extend("literal_extra" + s, literal_length, error); });
+        k.if_(error == 0u && literal_length > n - ip, [&] { error = codes::literal_overflow; });
+        k.if_(error == 0u && literal_length > cap - op, [&] { error = codes::output_overflow; });
+        k.if_(error != 0u, [&] { stop(error); }).else_([&] {
+            r_start[r] = batch_total;
+            r_src[r] = in_base + ip;
+            batch_total = batch_total + literal_length;
+            r_mstart[r] = batch_total;
+            r_end[r] = batch_total;
+            ip = ip + literal_length;
+            op = op + literal_length;
+            k.if_(ip == n, [&] { state = states::stopped; }).else_([&] {
+                k.if_(n - ip < 2u, [&] { stop(codes::corrupt_token); }).else_([&] {
+                    const auto offset = k.let("offset" + s, in[in_base + ip] | (in[in_base + ip + 1u] << 8u));
+                    ip = ip + 2u;
+                    const auto match_length = k.let("match_length" + s, (token & 15u) + 4u);
+                    k.if_(match_length == 19u, [&] { extend("match_extra" + s, match_length, error); });
+                    k.if_(error != 0u, [&] { stop(error); }).else_([&] {
+                        k.if_(offset == 0u || offset > op, [&] { stop(codes::offset_oob); }).else_([&] {
+                            k.if_(match_length > cap - op, [&] { stop(codes::match_overflow); }).else_([&] {
+                                r_off[r] = offset;
+                                batch_total = batch_total + match_length;
+                                r_end[r] = batch_total;
+                                op = op + match_length;
+                                k.if_(ip == n, [&] { state = states::stopped; }).else_([&] { token = in[in_base + ip]; });
+                            });
+                        });
+                    });
+                });
+            });
+        });
+    };
+
+    k.while_(true, [&] {
+        // The next batch, once this block's current one is fully copied.
+        k.if_(done >= batch_total, [&] {
+            done = 0u;
+            batch_total = 0u;
+            batch_base = out_base + op;
+            for (std::uint32_t r = 0; r < batch; ++r) r_end[r] = 0xFFFFFFFFu;
+            k.if_(state == states::stored, [&] {
+                r_start[0] = 0u;
+                r_src[0] = in_base;
+                r_mstart[0] = n;
+                r_end[0] = n;
+                batch_total = n;
+                op = n;
+                state = states::stopped;
+            });
+            for (std::uint32_t r = 0; r < batch; ++r) k.if_(state == states::decoding, [&] { parse(r); });
+        });
+        const auto has = k.let("has_bytes", d::select(done < batch_total, 1u, 0u));
+        k.if_(lane == 0u, [&] { k.store(has_work, parity * groups + group, has); });
+        // Publishes has_work and makes every earlier iteration's output visible to every lane.
+        k.barrier();
+        any_work = 0u;
+        k.for_("other", 0u, groups, [&](auto g) { any_work = any_work | has_work[parity * groups + g]; });
+        k.if_(any_work == 0u, [&] { k.break_(); });
+        parity = parity ^ 1u;
+
+        // This iteration copies batch bytes [done, limit).
+        const auto limit = k.let("limit", batch_total);
+        if (steps != 0) {
+            const std::uint32_t budget = steps * unroll * lanes;
+            limit = d::select(batch_total - done > budget, done + budget, batch_total);
+        }
+        j = done + lane;
+        k.while_(j < limit, [&] {
+            std::vector<d::variable<d::u32>> values;
+            for (std::uint32_t u = 0; u < unroll; ++u) {
+                const std::string s = std::to_string(u);
+                const auto value = k.let("value" + s, 0u);
+                const auto p = k.let("p" + s, j + u * lanes);
+                k.if_(p < limit, [&] {
+                    // The record holding p: how many records end at or before it.
+                    const auto rec = k.let("rec" + s, 0u);
+                    const auto find = [&] {
+                        rec = 0u;
+                        for (std::uint32_t r = 0; r + 1 < batch; ++r) rec = rec + d::select(p >= r_end[r], 1u, 0u);
+                    };
+                    const auto pick = [&](const std::string& name, const std::vector<d::variable<d::u32>>& field) {
+                        const auto v = k.let(name + s, field[batch - 1]);
+                        for (std::uint32_t r = batch - 1; r-- > 0;) v = d::select(rec == r, field[r], v);
+                        return v;
+                    };
+                    find();
+                    k.while_(true, [&] {
+                        const auto mstart = pick("mstart", r_mstart);
+                        k.if_(p < mstart, [&] {
+                            const auto start = pick("start", r_start);
+                            const auto src = pick("src", r_src);
+                            value = in[src + (p - start)];
+                            k.break_();
+                        });
+                        const auto off = pick("off", r_off);
+                        const auto m = k.let("m" + s, p - mstart);
+                        const auto back = k.let("back" + s, m);
+                        k.if_(m >= off, [&] { back = m % off; });
+                        k.if_(mstart + back < off, [&] {
+                            value = out[batch_base + mstart + back - off];
+                            k.break_();
+                        });
+                        p = mstart + back - off;
+                        find();
+                    });
+                });
+                values.push_back(value);
+            }
+            for (std::uint32_t u = 0; u < unroll; ++u)
+                k.if_(j + u * lanes < limit, [&] { k.store(out, batch_base + j + u * lanes, values[u]); });
+            j = j + unroll * lanes;
+        });
+        done = limit;
+    });
+    k.if_(block < count && lane == 0u, [&] {
+        k.store(st, block * 2u, code);
+        k.store(st, block * 2u + 1u, op);
+    });
+    return k.program();
+}
+
+// ---- registry entries ------------------------------------------------------------------------
+
+inline ir::op_signature lz4_signature() { return {{ir::data_type::bytes}, ir::data_type::bytes}; }
+
+inline op_info lz4_info() {
+    return {lz4_op_id, 1, "LZ4 block decompression, one block per invocation (the seed's design; reference variant)",
+            lz4_signature(), ir::convention::v1(), [] { return lz4_program_reference(); }};
+}
+// Not a separate op: the same op's fast program (same bindings, bytes and statuses), listed so
+// that `vyre emit` shows it and the golden-kernel test guards its lowering.
+inline op_info lz4_fast_info() {
+    return {lz4_fast_op_id, 1,
+            "compression.lz4 with " + std::to_string(lz4_fast_lanes) + " invocations per block (fast variant, same results)",
+            lz4_signature(), ir::convention::v1(), [] { return lz4_program_fast(); }};
+}
+
+// ---- running the programs --------------------------------------------------------------------
+
+// A built program and how many blocks one of its workgroups decodes.
+struct lz4_kernel {
+    runtime::compiled_program program;
+    std::uint32_t blocks_per_workgroup;
+};
+
+inline lz4_kernel make_lz4_kernel(lz4_variant v, std::uint32_t workgroup = lz4_fast_workgroup, std::uint32_t lanes = lz4_fast_lanes,
+                                  std::uint32_t unroll = lz4_fast_unroll, std::uint32_t steps = lz4_fast_steps,
+                                  std::uint32_t batch = lz4_fast_batch) {
+    if (resolve(v) == lz4_variant::reference) return {runtime::compiled_program(lz4_program_reference()), lz4_reference_workgroup};
+    return {runtime::compiled_program(lz4_program_fast(workgroup, lanes, unroll, steps, batch)), workgroup / lanes};
+}
+
+// The process-wide kernels of the default configurations, built on first use.
+inline const lz4_kernel& lz4_kernel_for(lz4_variant v) {
+    if (resolve(v) == lz4_variant::reference) {
+        static const lz4_kernel reference = make_lz4_kernel(lz4_variant::reference);
+        return reference;
+    }
+    static const lz4_kernel fast = make_lz4_kernel(lz4_variant::fast);
+    return fast;
+}
+
+// Device buffers of one dispatch. Buffers hold whole u32 words: input and output must be at least
+// their byte counts rounded up to a multiple of 4 (lz4_padded_bytes).
+struct lz4_device_blocks {
+    boost::compute::buffer input;
+    std::uint64_t input_bytes = 0;
+    boost::compute::buffer descriptors; // block_count * 5 words
+    std::uint32_t block_count = 0;
+    boost::compute::buffer output;
+    std::uint64_t output_bytes = 0;
+    boost::compute::buffer statuses; // block_count * 2 words
+};
+
+inline std::uint64_t lz4_padded_bytes(std::uint64_t bytes) { return (bytes + 3) / 4 * 4; }
+
+// The largest block count whose descriptor words a u32 index reaches.
+inline constexpr std::uint32_t lz4_max_blocks = std::numeric_limits<std::uint32_t>::max() / 5;
+
+// Enqueues one decompression launch and returns its event; nothing on the host waits, so launches
+// on several queues overlap. No host-side descriptor checks: the kernel itself is safe whatever
+// the descriptors say. `params` receives the launch's parameter buffer: keep it until the event.
+inline boost::compute::event enqueue_lz4(runtime::context& ctx, const lz4_kernel& kernel, const lz4_device_blocks& b, boost::compute::buffer& params) {
+    const std::uint64_t u32_max = std::numeric_limits<std::uint32_t>::max();
+    if (b.input_bytes > u32_max || b.output_bytes > u32_max)
+        throw resource_error("compression.lz4: one dispatch addresses at most 2^32-1 input and output bytes (split into batches)");
+    if (b.block_count > lz4_max_blocks)
+        throw resource_error("compression.lz4: " + std::to_string(b.block_count) + " blocks in one dispatch; at most " +
+                             std::to_string(lz4_max_blocks));
+    if (b.block_count == 0) return {};
+    const auto words = [](std::uint64_t bytes) { return static_cast<std::uint32_t>((bytes + 3) / 4); };
+    const std::uint32_t p[lz4_param_words] = {b.block_count, static_cast<std::uint32_t>(b.input_bytes),
+                                              static_cast<std::uint32_t>(b.output_bytes), 0};
+    // Filled at creation, not through the queue: no blocking write between launches.
+    params = runtime::detail::cl_call("clCreateBuffer", [&] {
+        return boost::compute::buffer(ctx.cl_context(), sizeof p, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, const_cast<std::uint32_t*>(p));
+    });
+    const runtime::buffer_arg args[] = {{b.input, words(b.input_bytes)},
+                                        {b.descriptors, b.block_count * 5},
+                                        {b.output, words(b.output_bytes)},
+                                        {b.statuses, b.block_count * 2},
+                                        {params, lz4_param_words}};
+    return runtime::dispatch(ctx, kernel.program, {runtime::groups_for(b.block_count, kernel.blocks_per_workgroup), 1, 1}, args);
+}
+
+// What decompress_blocks returns: the output stays on the device (a next stage can use it as is);
+// bytes no block produced are zero. statuses[i] belongs to descriptor i.
+struct lz4_block_result {
+    boost::compute::buffer output; // lz4_padded_bytes(output_bytes) bytes
+    std::uint64_t output_bytes = 0;
+    std::vector<block_status> statuses;
+};
+
+namespace detail {
+
+inline boost::compute::buffer upload_bytes(runtime::context& ctx, std::span<const std::uint8_t> bytes) {
+    auto b = runtime::allocate(ctx, lz4_padded_bytes(bytes.size()), CL_MEM_READ_ONLY);
+    runtime::write(ctx, b, bytes.data(), bytes.size());
+    return b;
+}
+
+inline void check_lz4_sizes(std::uint64_t input_bytes, std::uint64_t output_bytes, std::size_t blocks) {
+    const std::uint64_t u32_max = std::numeric_limits<std::uint32_t>::max();
+    if (input_bytes > u32_max || output_bytes > u32_max)
+        throw resource_error("compression.lz4: input (" + std::to_string(input_bytes) + " bytes) and output (" +
+                             std::to_string(output_bytes) + " bytes) of one call must each stay below 4 GiB; "
+                             "make_block_batches splits larger work");
+    if (blocks > lz4_max_blocks) throw resource_error("compression.lz4: " + std::to_string(blocks) + " blocks in one call");
+}
+
+} // namespace detail
+
+// Decodes `blocks` of a device input (input_bytes bytes; the buffer holds them rounded up to whole
+// words) into a new zero-filled device output of output_bytes. The descriptors are checked first
+// (check_descriptors: ranges inside the buffers, no overlapping outputs, no reserved flags) and a
+// bad one is a format_error; a corrupt block is not an error here but a status.
+inline lz4_block_result decompress_blocks(runtime::context& ctx, const boost::compute::buffer& input, std::uint64_t input_bytes,
+                                          std::span<const block_descriptor> blocks, std::uint64_t output_bytes,
+                                          lz4_variant variant = lz4_variant::automatic) {
+    detail::check_lz4_sizes(input_bytes, output_bytes, blocks.size());
+    if (input.size() < lz4_padded_bytes(input_bytes))
+        throw resource_error("compression.lz4: the input buffer holds " + std::to_string(input.size()) + " bytes, " +
+                             std::to_string(lz4_padded_bytes(input_bytes)) + " needed (input bytes rounded up to words)");
+    check_descriptors(blocks, input_bytes, output_bytes);
+    lz4_block_result r;
+    r.output_bytes = output_bytes;
+    r.output = runtime::allocate(ctx, lz4_padded_bytes(output_bytes));
+    const std::uint8_t zero = 0;
+    runtime::detail::cl_call("clEnqueueFillBuffer", [&] {
+        ctx.queue().enqueue_fill_buffer(r.output, &zero, 1, 0, r.output.size());
+    });
+    r.statuses.resize(blocks.size());
+    if (blocks.empty()) return r;
+    lz4_device_blocks b;
+    b.input = input;
+    b.input_bytes = input_bytes;
+    b.descriptors = runtime::upload(ctx, blocks, CL_MEM_READ_ONLY);
+    b.block_count = static_cast<std::uint32_t>(blocks.size());
+    b.output = r.output;
+    b.output_bytes = output_bytes;
+    b.statuses = runtime::allocate(ctx, blocks.size() * sizeof(block_status));
+    boost::compute::buffer params;
+    enqueue_lz4(ctx, lz4_kernel_for(variant), b, params);
+    runtime::read(ctx, b.statuses, r.statuses.data(), blocks.size() * sizeof(block_status));
+    return r;
+}
+
+// The same from host bytes (uploaded first).
+inline lz4_block_result decompress_blocks(runtime::context& ctx, std::span<const std::uint8_t> input,
+                                          std::span<const block_descriptor> blocks, std::uint64_t output_bytes,
+                                          lz4_variant variant = lz4_variant::automatic) {
+    detail::check_lz4_sizes(input.size(), output_bytes, blocks.size());
+    return decompress_blocks(ctx, detail::upload_bytes(ctx, input), input.size(), blocks, output_bytes, variant);
+}
+
+// The first output_bytes of a result, copied to the host.
+inline std::vector<std::uint8_t> read_output(runtime::context& ctx, const lz4_block_result& r) {
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(r.output_bytes));
+    runtime::read(ctx, r.output, out.data(), out.size());
+    return out;
+}
+
+// ---- whole LZ4 files -------------------------------------------------------------------------
+
+struct lz4_frames_options {
+    lz4_variant variant = lz4_variant::automatic;
+    // Per dispatch; also lowered to the device's largest allocation. Smaller limits make more batches.
+    batch_limits limits = {};
+    // A hostile file may describe far more output than it holds: refuse above this.
+    std::uint64_t max_output_bytes = std::numeric_limits<std::uint64_t>::max();
+};
+
+struct lz4_frames_report {
+    std::size_t frames = 0;
+    std::size_t blocks = 0;         // data blocks of every frame
+    std::size_t device_blocks = 0;  // decoded by compression.lz4 on the device
+    std::size_t host_blocks = 0;    // blocks of linked frames, decoded on the host
+    std::size_t batches = 0;        // dispatches
+    std::uint64_t input_bytes = 0;  // the file
+    std::uint64_t output_bytes = 0; // decoded
+};
+
+// Decodes a whole LZ4 file (standard, legacy and skippable frames, in any order) and returns its
+// content. format::parse_lz4_frames lists the blocks (checking headers and block checksums, and
+// learning each block's exact size); every block of every frame with independent blocks (and of
+// legacy frames) goes to the device in ONE dispatch per batch (make_block_batches: each batch's
+// input and output windows stay below 4 GiB and the device's largest allocation). Frames with
+// linked blocks are decoded on the host, in order, after the device batches: each of their blocks
+// may copy from the previous 64 KiB of the frame's output, so block k cannot start before block
+// k-1 has finished, which leaves a GPU nothing to run in parallel. Content sizes and content
+// checksums are verified at the end; any mismatch, and any block whose device status is not
+// {none, its exact size}, is a format_error naming the frame and block.
+inline std::vector<std::uint8_t> decompress_frames(runtime::context& ctx, std::span<const std::uint8_t> file,
+                                                   const lz4_frames_options& options = {}, lz4_frames_report* report = nullptr) {
+    const format::lz4_layout layout = format::parse_lz4_frames(file);
+    if (layout.output_size > options.max_output_bytes || layout.output_size > std::numeric_limits<std::size_t>::max() / 2)
+        throw resource_error("LZ4 file decodes to " + std::to_string(layout.output_size) + " bytes, above the limit of " +
+                             std::to_string(options.max_output_bytes));
+    std::vector<std::uint8_t> output(static_cast<std::size_t>(layout.output_size));
+
+    // The blocks the device decodes, and which layout block each one is (for messages).
+    std::vector<block_extent> extents;
+    std::vector<std::size_t> block_of;
+    for (std::size_t i = 0; i < layout.blocks.size(); ++i)
+        if (layout.frames[layout.blocks[i].frame].blocks_independent) {
+            extents.push_back(layout.blocks[i].extent);
+            block_of.push_back(i);
+        }
+    batch_limits limits = options.limits;
+    const std::uint64_t device_max = ctx.device().max_allocation / 4 * 4;
+    limits.max_input_bytes = std::min(limits.max_input_bytes, device_max);
+    limits.max_output_bytes = std::min(limits.max_output_bytes, device_max);
+    limits.max_blocks = std::min<std::size_t>(limits.max_blocks, lz4_max_blocks);
+    const auto batches = make_block_batches(extents, limits);
+
+    for (const block_batch& batch : batches) {
+        const auto window = file.subspan(static_cast<std::size_t>(batch.input_base), static_cast<std::size_t>(batch.input_bytes));
+        const lz4_block_result r = decompress_blocks(ctx, window, batch.blocks, batch.output_bytes, options.variant);
+        for (std::size_t k = 0; k < batch.blocks.size(); ++k) {
+            const std::size_t index = block_of[batch.first_extent + k];
+            const format::lz4_block& b = layout.blocks[index];
+            const block_status s = r.statuses[k];
+            if (s.code != lz4_error::none || s.output_size != b.extent.output_size) {
+                const auto& f = layout.frames[b.frame];
+                throw format_error("LZ4 frame " + std::to_string(b.frame) + ", block " + std::to_string(index - f.first_block) +
+                                       ": device decoding gave " + lz4_error_name(s.code) + " after " +
+                                       std::to_string(s.output_size) + " bytes, " + std::to_string(b.extent.output_size) +
+                                       " expected",
+                                   b.extent.input_offset);
+            }
+        }
+        // The whole window at once: bytes of linked frames inside it are decoded again below.
+        runtime::read(ctx, r.output, output.data() + batch.output_base, static_cast<std::size_t>(batch.output_bytes));
+    }
+    std::size_t host_blocks = 0;
+    for (std::size_t f = 0; f < layout.frames.size(); ++f)
+        if (!layout.frames[f].blocks_independent) {
+            format::lz4_decode_frame_cpu(layout, f, file, output);
+            host_blocks += layout.frames[f].block_count;
+        }
+    format::verify_lz4_content(layout, output);
+    if (report) {
+        report->frames = layout.frames.size();
+        report->blocks = layout.blocks.size();
+        report->device_blocks = extents.size();
+        report->host_blocks = host_blocks;
+        report->batches = batches.size();
+        report->input_bytes = file.size();
+        report->output_bytes = output.size();
+    }
+    return output;
+}
+
+} // namespace vyre::ops::compression

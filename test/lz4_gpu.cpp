@@ -1,0 +1,798 @@
+// compression.lz4 on every device, both programs (reference and fast): the seed's conformance list,
+// parity with the CPU oracle (bytes and statuses) and with liblz4, seeded mutations with guard
+// bytes around every output region, hostile descriptors, determinism, the IR programs on the
+// reference interpreter, and whole files written by the lz4 command line tool.
+#include "harness.hpp"
+
+#include <vyre/format/lz4_frame.hpp>
+#include <vyre/ir/validate.hpp>
+#include <vyre/ops/compression/lz4.hpp>
+#include <vyre/reference/interpreter.hpp>
+#include <vyre/reference/lz4.hpp>
+
+#include <lz4.h>
+#include <lz4hc.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <random>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include <unistd.h>
+
+namespace vyre::ops::compression {
+std::ostream& operator<<(std::ostream& os, const block_status& s) {
+    return os << "{" << lz4_error_name(s.code) << ", " << s.output_size << "}";
+}
+std::ostream& operator<<(std::ostream& os, lz4_variant v) { return os << lz4_variant_name(v); }
+} // namespace vyre::ops::compression
+
+namespace {
+
+namespace cz = vyre::ops::compression;
+namespace lz = vyre::ops::compression::lz4_error;
+namespace fmt = vyre::format;
+namespace ref = vyre::reference;
+namespace rt = vyre::runtime;
+using bytes = std::vector<std::uint8_t>;
+
+constexpr cz::lz4_variant variants[] = {cz::lz4_variant::reference, cz::lz4_variant::fast};
+constexpr std::uint8_t canary = 0xA5;
+
+bytes to_bytes(std::string_view s) { return bytes(s.begin(), s.end()); }
+
+bytes concat(std::initializer_list<bytes> parts) {
+    bytes out;
+    for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+    return out;
+}
+
+void put_length_tail(bytes& b, std::uint32_t rest) {
+    for (; rest >= 255; rest -= 255) b.push_back(255);
+    b.push_back(static_cast<std::uint8_t>(rest));
+}
+
+// One hand-encoded sequence; match_length 0 makes it the last sequence (literals only).
+void put_sequence(bytes& b, const bytes& literals, std::uint16_t offset = 0, std::uint32_t match_length = 0) {
+    const std::uint32_t lit = static_cast<std::uint32_t>(literals.size());
+    const std::uint32_t ml = match_length ? match_length - 4 : 0;
+    b.push_back(static_cast<std::uint8_t>((std::min(lit, 15u) << 4) | std::min(ml, 15u)));
+    if (lit >= 15) put_length_tail(b, lit - 15);
+    b.insert(b.end(), literals.begin(), literals.end());
+    if (!match_length) return;
+    b.push_back(static_cast<std::uint8_t>(offset));
+    b.push_back(static_cast<std::uint8_t>(offset >> 8));
+    if (ml >= 15) put_length_tail(b, ml - 15);
+}
+
+bytes random_bytes(std::mt19937_64& rng, std::size_t n) {
+    bytes b(n);
+    for (auto& v : b) v = static_cast<std::uint8_t>(rng());
+    return b;
+}
+
+bytes text_bytes(std::mt19937_64& rng, std::size_t n) {
+    static const char* words[] = {"the ",   "device ", "kernel ", "block ", "offset ", "match ", "literal ",
+                                  "frame ", "vyre ",   "\n",      "int ",   "return ", "{ ",     "} ",
+                                  "const ", "std::",   "uint32_t ", "0x184D2204 ", "(", ");\n"};
+    bytes b;
+    while (b.size() < n) {
+        const std::string_view w = words[rng() % std::size(words)];
+        b.insert(b.end(), w.begin(), w.end());
+    }
+    b.resize(n);
+    return b;
+}
+
+bytes repetitive_bytes(std::mt19937_64& rng, std::size_t n) {
+    bytes b;
+    while (b.size() < n) {
+        const std::size_t run = 1 + rng() % 700;
+        if (rng() % 2) {
+            b.insert(b.end(), run, static_cast<std::uint8_t>(rng() % 4));
+        } else {
+            const std::size_t period = 1 + rng() % 9;
+            for (std::size_t i = 0; i < run; ++i) b.push_back(static_cast<std::uint8_t>('a' + i % period));
+        }
+    }
+    b.resize(n);
+    return b;
+}
+
+bytes read_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    return bytes(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+// Real files no one here wrote: the system's headers in sorted path order, up to `limit` bytes.
+bytes system_corpus(std::size_t limit) {
+    std::vector<std::filesystem::path> paths;
+    std::error_code ec;
+    for (const char* root : {"/usr/include/linux", "/usr/include"}) {
+        if (!std::filesystem::is_directory(root, ec)) continue;
+        for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
+             !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+            if (it->is_regular_file(ec)) paths.push_back(it->path());
+        if (!paths.empty()) break;
+    }
+    std::sort(paths.begin(), paths.end());
+    bytes out;
+    for (const auto& p : paths) {
+        if (out.size() >= limit) break;
+        const bytes b = read_file(p.string());
+        out.insert(out.end(), b.begin(), b.begin() + static_cast<std::ptrdiff_t>(std::min(b.size(), limit - out.size())));
+    }
+    if (out.size() < limit / 2) {
+        std::mt19937_64 rng(1);
+        out = text_bytes(rng, limit);
+    }
+    return out;
+}
+
+// level 0: LZ4_compress_default; negative: LZ4_compress_fast with that acceleration; else LZ4HC level.
+bytes lz4_compress_block(const bytes& src, int level = 0) {
+    bytes dst(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(src.size()))));
+    static const char nothing = 0;
+    const char* s = src.empty() ? &nothing : reinterpret_cast<const char*>(src.data());
+    char* d = reinterpret_cast<char*>(dst.data());
+    const int n = static_cast<int>(src.size()), cap = static_cast<int>(dst.size());
+    const int r = level == 0 ? LZ4_compress_default(s, d, n, cap)
+                  : level < 0 ? LZ4_compress_fast(s, d, n, cap, -level)
+                              : LZ4_compress_HC(s, d, n, cap, level);
+    BOOST_REQUIRE(r > 0);
+    dst.resize(static_cast<std::size_t>(r));
+    return dst;
+}
+
+std::optional<bytes> liblz4_decode(const bytes& block, std::size_t capacity) {
+    bytes out(capacity + 1);
+    const int r = LZ4_decompress_safe(reinterpret_cast<const char*>(block.data()), reinterpret_cast<char*>(out.data()),
+                                      static_cast<int>(block.size()), static_cast<int>(capacity));
+    if (r < 0) return std::nullopt;
+    out.resize(static_cast<std::size_t>(r));
+    return out;
+}
+
+// ---- batches: many blocks in one dispatch, each output region framed by canary bytes ------------
+
+struct block_case {
+    bytes block;
+    std::uint32_t capacity = 0;
+    std::uint32_t flags = 0;
+};
+
+struct batch {
+    bytes input;
+    std::vector<cz::block_descriptor> blocks;
+    bytes output; // initial contents: all canary
+};
+
+// Blocks lie in the input with random junk between them (a decoder reading past its block sees
+// junk), output regions start at unaligned offsets with 1..16 canary bytes between them.
+batch pack(const std::vector<block_case>& cases, std::mt19937_64& rng) {
+    batch b;
+    std::uint32_t out = static_cast<std::uint32_t>(1 + rng() % 16);
+    for (const auto& c : cases) {
+        for (std::size_t k = rng() % 8; k > 0; --k) b.input.push_back(static_cast<std::uint8_t>(rng()));
+        const auto at = static_cast<std::uint32_t>(b.input.size());
+        b.input.insert(b.input.end(), c.block.begin(), c.block.end());
+        b.blocks.push_back({at, static_cast<std::uint32_t>(c.block.size()), out, c.capacity, c.flags});
+        out += c.capacity + static_cast<std::uint32_t>(1 + rng() % 16);
+    }
+    for (std::size_t k = rng() % 8; k > 0; --k) b.input.push_back(static_cast<std::uint8_t>(rng()));
+    b.output.assign(out, canary);
+    return b;
+}
+
+struct run_result {
+    bytes output;
+    std::vector<cz::block_status> statuses;
+};
+
+// The device run through the kernel-level API, on an output buffer that starts as b.output.
+run_result run_device(rt::context& ctx, const cz::lz4_kernel& kernel, const batch& b) {
+    cz::lz4_device_blocks d;
+    d.input = rt::allocate(ctx, cz::lz4_padded_bytes(b.input.size()), CL_MEM_READ_ONLY);
+    rt::write(ctx, d.input, b.input.data(), b.input.size());
+    d.input_bytes = b.input.size();
+    d.descriptors = rt::upload(ctx, std::span<const cz::block_descriptor>(b.blocks), CL_MEM_READ_ONLY);
+    d.block_count = static_cast<std::uint32_t>(b.blocks.size());
+    d.output = rt::allocate(ctx, cz::lz4_padded_bytes(b.output.size()));
+    bytes padded = b.output;
+    padded.resize(cz::lz4_padded_bytes(b.output.size()), canary);
+    rt::write(ctx, d.output, padded.data(), padded.size());
+    d.output_bytes = b.output.size();
+    d.statuses = rt::allocate(ctx, std::max<std::size_t>(b.blocks.size(), 1) * sizeof(cz::block_status));
+    boost::compute::buffer params;
+    cz::enqueue_lz4(ctx, kernel, d, params);
+    run_result r;
+    r.output.resize(padded.size());
+    r.statuses.resize(b.blocks.size());
+    rt::read(ctx, d.output, r.output.data(), r.output.size());
+    rt::read(ctx, d.statuses, r.statuses.data(), r.statuses.size() * sizeof(cz::block_status));
+    ctx.finish();
+    // The padding past output_bytes is no block's: it must still hold the canary too.
+    BOOST_TEST(std::all_of(r.output.begin() + static_cast<std::ptrdiff_t>(b.output.size()), r.output.end(),
+                           [](std::uint8_t x) { return x == canary; }));
+    r.output.resize(b.output.size());
+    return r;
+}
+
+run_result run_device(rt::context& ctx, cz::lz4_variant v, const batch& b) {
+    return run_device(ctx, cz::lz4_kernel_for(v), b);
+}
+
+run_result run_reference(const batch& b) {
+    run_result r;
+    r.output = b.output;
+    r.statuses = ref::lz4_decompress(b.input, b.blocks, r.output);
+    return r;
+}
+
+// Every byte outside the blocks' output regions still holds the canary.
+bool guards_intact(const batch& b, const bytes& output) {
+    std::vector<bool> owned(output.size(), false);
+    for (const auto& d : b.blocks)
+        if (std::uint64_t{d.output_offset} + d.output_size <= output.size())
+            std::fill(owned.begin() + d.output_offset, owned.begin() + d.output_offset + d.output_size, true);
+    for (std::size_t i = 0; i < output.size(); ++i)
+        if (!owned[i] && output[i] != canary) return false;
+    return true;
+}
+
+// Runs the batch on the device and checks it against the CPU oracle: every status, every byte of
+// the output buffer (partial outputs, untouched tails and guards alike). Returns the device result.
+run_result check_batch(rt::context& ctx, const cz::lz4_kernel& kernel, const batch& b) {
+    const run_result want = run_reference(b);
+    const run_result got = run_device(ctx, kernel, b);
+    BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
+    BOOST_TEST(guards_intact(b, got.output));
+    if (got.output != want.output) {
+        std::size_t first = 0;
+        while (got.output[first] == want.output[first]) ++first;
+        std::size_t block = 0;
+        for (std::size_t i = 0; i < b.blocks.size(); ++i)
+            if (b.blocks[i].output_offset <= first) block = i;
+        BOOST_ERROR("output differs from the reference at byte " << first << " (block " << block << ", got "
+                                                                  << int(got.output[first]) << ", want "
+                                                                  << int(want.output[first]) << ")");
+    }
+    return got;
+}
+
+run_result check_batch(rt::context& ctx, cz::lz4_variant v, const batch& b) { return check_batch(ctx, cz::lz4_kernel_for(v), b); }
+
+std::vector<block_case> conformance_cases(std::vector<cz::block_status>& expected) {
+    std::vector<block_case> cases;
+    const auto add = [&](bytes block, std::uint32_t capacity, cz::block_status want, std::uint32_t flags = 0) {
+        cases.push_back({std::move(block), capacity, flags});
+        expected.push_back(want);
+    };
+    const auto ok = [](std::size_t n) { return cz::block_status{lz::none, static_cast<std::uint32_t>(n)}; };
+    // Empty blocks and literals only.
+    add({}, 0, ok(0));
+    add({}, 16, ok(0));
+    add({0x00}, 0, ok(0));
+    add({0x50, 'h', 'e', 'l', 'l', 'o'}, 5, ok(5));
+    add({0x50, 'h', 'e', 'l', 'l', 'o'}, 9, ok(5));
+    add({0x3F, 'a', 'b', 'c'}, 3, ok(3));
+    // Matches: non-overlapping, overlapping at offset 1 and at offsets below the length, the
+    // first byte, a block ending right after a match.
+    bytes b;
+    put_sequence(b, to_bytes("abcd"), 4, 4);
+    put_sequence(b, to_bytes("xyz"));
+    add(b, 11, ok(11));
+    for (auto [offset, length] : {std::pair{1, 10}, {1, 300}, {2, 7}, {3, 100}, {5, 4096}, {7, 8}, {16, 17}, {31, 200}}) {
+        bytes lits;
+        for (int i = 0; i < offset; ++i) lits.push_back(static_cast<std::uint8_t>('A' + i));
+        b.clear();
+        put_sequence(b, lits, static_cast<std::uint16_t>(offset), static_cast<std::uint32_t>(length));
+        put_sequence(b, to_bytes("!"));
+        add(b, static_cast<std::uint32_t>(offset + length + 1), ok(offset + length + 1));
+    }
+    b.clear();
+    put_sequence(b, to_bytes("0123456789"), 10, 5);
+    add(b, 15, ok(15));
+    b.clear();
+    put_sequence(b, to_bytes("xy"), 2, 6);
+    add(b, 8, ok(8));
+    // A match whose source spans earlier sequences' literals and matches.
+    b.clear();
+    put_sequence(b, to_bytes("hello "), 6, 6);
+    put_sequence(b, to_bytes("world"), 17, 40);
+    put_sequence(b, to_bytes("."));
+    add(b, 6 + 6 + 5 + 40 + 1, ok(58));
+    // Maximum literal lengths 15 + 255*N and maximum match lengths 19 + 255*N.
+    for (std::uint32_t n : {15u, 16u, 269u, 270u, 271u, 15u + 255u * 4u + 10u, 15u + 255u * 9u, 15u + 255u * 40u}) {
+        bytes literals(n);
+        for (std::uint32_t i = 0; i < n; ++i) literals[i] = static_cast<std::uint8_t>(i % 251);
+        b.clear();
+        put_sequence(b, literals);
+        add(b, n, ok(n));
+    }
+    for (std::uint32_t m : {18u, 19u, 20u, 273u, 274u, 19u + 255u * 3u + 7u, 19u + 255u * 40u}) {
+        b.clear();
+        put_sequence(b, to_bytes("a"), 1, m);
+        put_sequence(b, to_bytes("b"));
+        add(b, m + 2, ok(m + 2));
+    }
+    add({0x1F, 'a', 1, 0, 255, 255, 255, 7, 0x10, 'b'}, 793, ok(793));
+    // Every error code, with the reference's partial size.
+    add({0xF0}, 64, {lz::corrupt_token, 0});
+    add({0xF0, 255, 255}, 64, {lz::corrupt_token, 0});
+    add({0x40, 'a', 'b', 'c', 'd', 4}, 64, {lz::corrupt_token, 4});
+    add({0x4F, 'a', 'b', 'c', 'd', 4, 0}, 64, {lz::corrupt_token, 4});
+    add({0x4F, 'a', 'b', 'c', 'd', 4, 0, 255}, 64, {lz::corrupt_token, 4});
+    add({0x40, 'a', 'b', 'c', 'd', 0, 0, 0x10, 'z'}, 64, {lz::offset_oob, 4});
+    add({0x40, 'a', 'b', 'c', 'd', 5, 0, 0x10, 'z'}, 64, {lz::offset_oob, 4});
+    add({0x00, 1, 0, 0x10, 'z'}, 64, {lz::offset_oob, 0});
+    add({0x40, 'a', 'b', 'c', 'd', 0xFF, 0xFF}, 64, {lz::offset_oob, 4});
+    add({0x50, 'h', 'e', 'l', 'l', 'o'}, 4, {lz::output_overflow, 0});
+    add({0x20, 'a', 'b', 1, 0, 0x30, 'x', 'y', 'z'}, 8, {lz::output_overflow, 6});
+    add({0x50, 'h', 'e', 'l'}, 64, {lz::literal_overflow, 0});
+    add({0x20, 'a', 'b', 1, 0, 0x30, 'x'}, 64, {lz::literal_overflow, 6});
+    add({0xF0, 200}, 1000, {lz::literal_overflow, 0});
+    add({0x40, 'a', 'b', 'c', 'd', 4, 0}, 6, {lz::match_overflow, 4});
+    add({0x1F, 'a', 1, 0, 255, 0, 0x10, 'b'}, 100, {lz::match_overflow, 1});
+    // Stored blocks (flag bit 0): verbatim, shorter than the region, longer than it, empty; the
+    // same bytes without the flag are read as tokens.
+    const bytes stored = to_bytes("stored verbatim, flag bit 0");
+    const auto size = static_cast<std::uint32_t>(stored.size());
+    add(stored, size, ok(size), cz::block_flag_uncompressed);
+    add(stored, size + 10, ok(size), cz::block_flag_uncompressed);
+    add(stored, size - 1, {lz::output_overflow, 0}, cz::block_flag_uncompressed);
+    add({}, 0, ok(0), cz::block_flag_uncompressed);
+    std::mt19937_64 rng(7);
+    const bytes big = random_bytes(rng, 70000);
+    add(big, 70000, ok(70000), cz::block_flag_uncompressed);
+    bytes scratch(200);
+    add(stored, 200, ref::lz4_decompress_block(stored, scratch));
+    return cases;
+}
+
+} // namespace
+
+// ---- the seed's conformance list ----------------------------------------------------------------
+
+VYRE_DEVICE_TEST(seed_conformance_list) {
+    std::vector<cz::block_status> expected;
+    const auto cases = conformance_cases(expected);
+    std::mt19937_64 rng(vyre::test::test_seed());
+    const batch b = pack(cases, rng);
+    for (auto v : variants) {
+        BOOST_TEST_CONTEXT("variant " << v << ", seed " << vyre::test::test_seed()) {
+            const run_result r = check_batch(dev.ctx(), v, b);
+            BOOST_TEST(r.statuses == expected, boost::test_tools::per_element());
+            // The decoded bytes of the successful cases are what liblz4 makes of them too.
+            for (std::size_t i = 0; i < cases.size(); ++i) {
+                if (expected[i].code != lz::none || cases[i].flags) continue;
+                const auto lib = liblz4_decode(cases[i].block, cases[i].capacity);
+                if (!lib) continue; // blocks breaking LZ4's end-of-block rules, accepted by the seed loop
+                const auto at = r.output.begin() + b.blocks[i].output_offset;
+                BOOST_TEST_CONTEXT("case " << i) { BOOST_TEST(bytes(at, at + static_cast<std::ptrdiff_t>(lib->size())) == *lib); }
+            }
+        }
+    }
+}
+
+// A 32-bit length that would wrap to 14 saturates instead (literal_overflow), on the device too.
+VYRE_DEVICE_TEST(lengths_saturate_instead_of_wrapping) {
+    bytes block(1 + 16843009, 255);
+    block[0] = 0xF0;
+    block.push_back(0);
+    block.insert(block.end(), 14, 'x');
+    std::mt19937_64 rng(1);
+    const batch b = pack({{block, 64, 0}}, rng);
+    for (auto v : variants)
+        BOOST_TEST_CONTEXT("variant " << v) {
+            const run_result r = check_batch(dev.ctx(), v, b);
+            BOOST_TEST(r.statuses[0] == (cz::block_status{lz::literal_overflow, 0}));
+        }
+}
+
+// The kernel is safe whatever the descriptors say: ranges past the buffers, offsets that wrap in
+// 32 bits, zero-sized regions at the very end. (The host API rejects these before a dispatch.)
+VYRE_DEVICE_TEST(descriptors_outside_the_buffers) {
+    bytes b1;
+    put_sequence(b1, to_bytes("abc"), 3, 9);
+    put_sequence(b1, to_bytes("!"));
+    batch b;
+    b.input = concat({b1, to_bytes("plain"), {0x40, 'a', 'b', 'c', 'd', 0, 0}});
+    const auto u = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
+    const std::uint32_t in = u(b.input.size());
+    b.output.assign(38, canary);
+    b.blocks = {{0, u(b1.size()), 0, 13, 0},
+                {u(b1.size()), 5, 13, 5, cz::block_flag_uncompressed},
+                {u(b1.size() + 5), 7, 18, 8, 0},
+                {in - 2, 3, 26, 4, 0},            // input range past the input
+                {0, u(b1.size()), 30, 13, 0},     // output range past the output
+                {0xFFFFFFF0u, 0x20, 30, 1, 0},    // input offset that wraps in 32 bits
+                {0, u(b1.size()), 0xFFFFFFF0u, 0x20, 0},
+                {in, 0, 38, 0, 0},                // empty, at the very ends
+                {in + 1, 0, 30, 0, 0},            // empty but starting past the input
+                {0, u(b1.size()), 39, 0, 0},      // empty region past the output
+                {in - 1, 1, 31, 7, cz::block_flag_uncompressed},
+                {0, 4, 26, 0xFFFFFFFFu, cz::block_flag_uncompressed}};
+    const std::vector<cz::block_status> expected = {{lz::none, 13},           {lz::none, 5},
+                                                    {lz::offset_oob, 4},      {lz::literal_overflow, 0},
+                                                    {lz::output_overflow, 0}, {lz::literal_overflow, 0},
+                                                    {lz::output_overflow, 0}, {lz::none, 0},
+                                                    {lz::literal_overflow, 0}, {lz::output_overflow, 0},
+                                                    {lz::none, 1},            {lz::output_overflow, 0}};
+    for (auto v : variants)
+        BOOST_TEST_CONTEXT("variant " << v) {
+            const run_result r = check_batch(dev.ctx(), v, b);
+            BOOST_TEST(r.statuses == expected, boost::test_tools::per_element());
+            BOOST_TEST(std::string(r.output.begin(), r.output.begin() + 22) == "abcabcabcabc!plainabcd");
+        }
+}
+
+// Other shapes of the fast program (lanes, unrolling, copy steps per iteration) give the same
+// results: the conformance list and a batch of mutated blocks.
+VYRE_DEVICE_TEST(fast_program_shapes_agree) {
+    std::vector<cz::block_status> expected;
+    std::vector<block_case> cases = conformance_cases(expected);
+    std::mt19937_64 rng(vyre::test::test_seed() ^ 0x5a);
+    for (int i = 0; i < 300; ++i) {
+        const bytes original = i % 2 ? text_bytes(rng, rng() % 3000) : repetitive_bytes(rng, rng() % 3000);
+        bytes block = lz4_compress_block(original, i % 3 ? 0 : 9);
+        if (i % 2 && !block.empty()) block[rng() % block.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+        cases.push_back({std::move(block), static_cast<std::uint32_t>(original.size()), 0});
+    }
+    const batch b = pack(cases, rng);
+    const std::uint32_t shapes[][5] = {{32, 4, 1, 1, 1}, {32, 8, 2, 1, 2}, {64, 16, 3, 0, 4}, {128, 32, 1, 2, 8}, {16, 16, 4, 3, 3}};
+    for (const auto& sh : shapes)
+        BOOST_TEST_CONTEXT("fast " << sh[0] << "x" << sh[1] << ", unroll " << sh[2] << ", steps " << sh[3] << ", batch " << sh[4]) {
+            const cz::lz4_kernel kernel = cz::make_lz4_kernel(cz::lz4_variant::fast, sh[0], sh[1], sh[2], sh[3], sh[4]);
+            check_batch(dev.ctx(), kernel, b);
+        }
+}
+
+// ---- parity with the oracle and with liblz4 ------------------------------------------------------
+
+VYRE_DEVICE_TEST(parity_with_reference_and_liblz4) {
+    const std::uint64_t seed = vyre::test::test_seed();
+    std::mt19937_64 rng(seed);
+    const bytes corpus = system_corpus(600'000);
+    const std::function<bytes(std::mt19937_64&, std::size_t)> generators[] = {
+        random_bytes, text_bytes, repetitive_bytes,
+        [&](std::mt19937_64& g, std::size_t n) {
+            n = std::min(n, corpus.size());
+            const std::size_t at = g() % (corpus.size() - n + 1);
+            return bytes(corpus.begin() + static_cast<std::ptrdiff_t>(at), corpus.begin() + static_cast<std::ptrdiff_t>(at + n));
+        }};
+    const int levels[] = {0, -8, 1, 9, 12};
+    std::vector<bytes> originals;
+    std::vector<block_case> cases;
+    for (int round = 0; round < 4; ++round)
+        for (std::size_t g = 0; g < std::size(generators); ++g)
+            for (int level : levels) {
+                const std::size_t n = round == 0 ? g * 3 : (rng() % 3 == 0 ? rng() % 300 : rng() % 66000);
+                originals.push_back(generators[g](rng, n));
+                cases.push_back({lz4_compress_block(originals.back(), level), static_cast<std::uint32_t>(n), 0});
+            }
+    // Whole corpus pieces of the block sizes LZ4 frames use.
+    for (std::size_t n : {4096u, 65536u, 262144u}) {
+        originals.emplace_back(corpus.begin(), corpus.begin() + static_cast<std::ptrdiff_t>(n));
+        cases.push_back({lz4_compress_block(originals.back()), static_cast<std::uint32_t>(n), 0});
+    }
+    const batch b = pack(cases, rng);
+    for (auto v : variants)
+        BOOST_TEST_CONTEXT("variant " << v << ", seed " << seed) {
+            const run_result r = check_batch(dev.ctx(), v, b);
+            for (std::size_t i = 0; i < cases.size(); ++i)
+                BOOST_TEST_CONTEXT("block " << i << " of " << originals[i].size() << " bytes") {
+                    BOOST_TEST(r.statuses[i] == (cz::block_status{lz::none, cases[i].capacity}));
+                    const auto at = r.output.begin() + b.blocks[i].output_offset;
+                    const bytes got(at, at + static_cast<std::ptrdiff_t>(cases[i].capacity));
+                    BOOST_TEST((got == originals[i]));
+                    const auto lib = liblz4_decode(cases[i].block, cases[i].capacity);
+                    BOOST_TEST((lib && *lib == got));
+                }
+        }
+}
+
+// ---- mutations ------------------------------------------------------------------------------
+
+VYRE_DEVICE_TEST(survives_mutations) {
+    const std::uint64_t seed = vyre::test::test_seed();
+    std::mt19937_64 rng(seed ^ 0x6d75746174696f6eULL);
+    std::vector<std::pair<bytes, bytes>> sources; // original, block
+    for (std::size_t n : {0u, 1u, 40u, 300u, 2000u, 5000u}) {
+        for (bytes original : {text_bytes(rng, n), repetitive_bytes(rng, n), random_bytes(rng, n / 4)}) {
+            bytes block = lz4_compress_block(original, rng() % 2 ? 0 : 9);
+            sources.emplace_back(std::move(original), std::move(block));
+        }
+    }
+    constexpr int batches = 3, per_batch = 1000;
+    std::map<std::uint32_t, int> codes;
+    for (int round = 0; round < batches; ++round) {
+        std::vector<block_case> cases;
+        for (int it = 0; it < per_batch; ++it) {
+            const auto& [original, block] = sources[rng() % sources.size()];
+            bytes m = block;
+            if (m.empty()) m.push_back(0);
+            const std::size_t at = rng() % m.size();
+            switch (rng() % 7) {
+            case 0:
+                for (int k = 1 + static_cast<int>(rng() % 3); k > 0; --k) m[rng() % m.size()] ^= std::uint8_t(1u << (rng() % 8));
+                break;
+            case 1: m.resize(rng() % m.size()); break;
+            case 2: m[at] = rng() % 3 == 0 ? 0x00 : rng() % 2 ? 0xFF : static_cast<std::uint8_t>(rng()); break;
+            case 3: m.erase(m.begin() + static_cast<std::ptrdiff_t>(at)); break;
+            case 4: m.insert(m.begin() + static_cast<std::ptrdiff_t>(at), static_cast<std::uint8_t>(rng())); break;
+            case 5: m[at] = static_cast<std::uint8_t>((rng() % 16) << 4 | (rng() % 16)); break;
+            default: // a length edit: an extension byte or a token nibble moved up or down
+                m[at] = static_cast<std::uint8_t>(m[at] + (rng() % 2 ? 1 : 255) * (rng() % 2 ? 1 : 16));
+                break;
+            }
+            const std::size_t capacity = rng() % 4 == 0 ? rng() % (original.size() + 64) : original.size();
+            cases.push_back({std::move(m), static_cast<std::uint32_t>(capacity), rng() % 50 == 0 ? cz::block_flag_uncompressed : 0u});
+        }
+        const batch b = pack(cases, rng);
+        const run_result want = run_reference(b);
+        for (const auto& s : want.statuses) ++codes[s.code];
+        for (auto v : variants)
+            BOOST_TEST_CONTEXT("variant " << v << ", seed " << seed << ", batch " << round) { check_batch(dev.ctx(), v, b); }
+    }
+    // The mutations reach every status code.
+    for (std::uint32_t code = 0; code <= 5; ++code) BOOST_TEST_CONTEXT("code " << code) { BOOST_TEST(codes[code] > 0); }
+}
+
+// ---- determinism ---------------------------------------------------------------------------------
+
+VYRE_DEVICE_TEST(deterministic_over_100_runs) {
+    std::mt19937_64 rng(vyre::test::test_seed() + 100);
+    std::vector<block_case> cases;
+    for (int i = 0; i < 24; ++i) {
+        const bytes original = i % 3 == 0 ? text_bytes(rng, rng() % 6000) : repetitive_bytes(rng, rng() % 6000);
+        bytes block = lz4_compress_block(original, i % 2 ? 0 : 12);
+        if (i % 4 == 3 && !block.empty()) block[rng() % block.size()] ^= 0x10; // some corrupt ones too
+        cases.push_back({std::move(block), static_cast<std::uint32_t>(original.size()), 0});
+    }
+    const batch b = pack(cases, rng);
+    const run_result want = run_reference(b);
+    for (auto v : variants)
+        BOOST_TEST_CONTEXT("variant " << v) {
+            int same = 0;
+            for (int run = 0; run < 100; ++run) {
+                const run_result r = run_device(dev.ctx(), v, b);
+                same += r.output == want.output && r.statuses == want.statuses;
+            }
+            BOOST_TEST(same == 100);
+        }
+}
+
+// ---- the host API ------------------------------------------------------------------------------
+
+VYRE_DEVICE_TEST(block_api_keeps_output_on_the_device) {
+    std::mt19937_64 rng(5);
+    const bytes a = text_bytes(rng, 5000), c = repetitive_bytes(rng, 3000);
+    const bytes ca = lz4_compress_block(a), cc = lz4_compress_block(c, 9);
+    const bytes input = concat({ca, c, cc});
+    const auto u = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
+    // Regions with gaps: bytes no block writes read as zero.
+    const std::vector<cz::block_descriptor> blocks = {{0, u(ca.size()), 3, 5000, 0},
+                                                      {u(ca.size()), 3000, 5010, 3000, cz::block_flag_uncompressed},
+                                                      {u(ca.size() + c.size()), u(cc.size()), 8020, 3100, 0}};
+    for (auto v : {cz::lz4_variant::reference, cz::lz4_variant::fast, cz::lz4_variant::automatic})
+        BOOST_TEST_CONTEXT("variant " << v) {
+            const auto r = cz::decompress_blocks(dev.ctx(), input, blocks, 11125, v);
+            BOOST_TEST(r.output_bytes == 11125u);
+            BOOST_TEST(r.output.size() >= 11125u);
+            const std::vector<cz::block_status> want = {{lz::none, 5000}, {lz::none, 3000}, {lz::none, 3000}};
+            BOOST_TEST(r.statuses == want, boost::test_tools::per_element());
+            const bytes out = cz::read_output(dev.ctx(), r);
+            const bytes expected = concat({bytes(3, 0), a, bytes(7, 0), c, bytes(10, 0), c, bytes(105, 0)});
+            BOOST_TEST((out == expected));
+        }
+    // The device-input overload decodes in place from a buffer a previous stage left there.
+    auto device_input = rt::allocate(dev.ctx(), cz::lz4_padded_bytes(input.size()));
+    rt::write(dev.ctx(), device_input, input.data(), input.size());
+    const auto r = cz::decompress_blocks(dev.ctx(), device_input, input.size(), blocks, 11125);
+    BOOST_TEST(r.statuses[2] == (cz::block_status{lz::none, 3000}));
+    // Descriptors are checked on the host: overlapping outputs, ranges past the buffers, flags.
+    auto bad = blocks;
+    bad[1].output_offset = 4000;
+    BOOST_CHECK_THROW(cz::decompress_blocks(dev.ctx(), input, bad, 11125), vyre::format_error);
+    bad = blocks;
+    bad[2].input_size += 1;
+    BOOST_CHECK_THROW(cz::decompress_blocks(dev.ctx(), input, bad, 11125), vyre::format_error);
+    bad = blocks;
+    bad[0].flags = 2;
+    BOOST_CHECK_THROW(cz::decompress_blocks(dev.ctx(), input, bad, 11125), vyre::format_error);
+    BOOST_CHECK_THROW(cz::decompress_blocks(dev.ctx(), device_input, input.size() + 8, blocks, 11125), vyre::resource_error);
+    // No blocks: no dispatch, an empty result.
+    const auto none = cz::decompress_blocks(dev.ctx(), input, {}, 0);
+    BOOST_TEST(none.statuses.empty());
+}
+
+// ---- the IR programs on the reference interpreter -------------------------------------------------
+
+// The programs mean, by the IR's own definition (the CPU interpreter), what the oracle says; the
+// device tests then check the lowering. Small cases only: the interpreter is slow.
+BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
+    std::vector<cz::block_status> expected;
+    std::vector<block_case> cases = conformance_cases(expected);
+    cases.erase(std::remove_if(cases.begin(), cases.end(), [](const block_case& c) { return c.block.size() > 3000 || c.capacity > 5000; }),
+                cases.end());
+    std::mt19937_64 rng(11);
+    const bytes text = text_bytes(rng, 3000);
+    cases.push_back({lz4_compress_block(text), 3000, 0});
+    bytes mutated = lz4_compress_block(text, 9);
+    mutated[mutated.size() / 2] ^= 0x21;
+    cases.push_back({mutated, 3000, 0});
+    const batch b = pack(cases, rng);
+    const run_result want = run_reference(b);
+    const auto padded = [](bytes v, std::uint8_t fill) {
+        v.resize(cz::lz4_padded_bytes(v.size()), fill);
+        return v;
+    };
+    const auto u = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
+    for (const auto& [name, program, per_group] :
+         {std::tuple{"reference", cz::lz4_program_reference(), cz::lz4_reference_workgroup},
+          std::tuple{"fast", cz::lz4_program_fast(), cz::lz4_fast_workgroup / cz::lz4_fast_lanes},
+          std::tuple{"fast 32x4, unrolled 1, 1 step, batch 1", cz::lz4_program_fast(32, 4, 1, 1, 1), 32u / 4u},
+          std::tuple{"fast 64x16, unrolled 3, no step limit, batch 5", cz::lz4_program_fast(64, 16, 3, 0, 5), 64u / 16u}}) {
+        BOOST_TEST_CONTEXT("program " << name) {
+            BOOST_CHECK_NO_THROW(vyre::ir::validate(program));
+            std::vector<ref::buffer_data> buffers(5);
+            buffers[0] = padded(b.input, 0x5A);
+            buffers[1].resize(b.blocks.size() * sizeof(cz::block_descriptor));
+            std::memcpy(buffers[1].data(), b.blocks.data(), buffers[1].size());
+            buffers[2] = padded(b.output, canary);
+            buffers[3].assign(b.blocks.size() * sizeof(cz::block_status), 0xEE);
+            const std::uint32_t params[4] = {u(b.blocks.size()), u(b.input.size()), u(b.output.size()), 0};
+            buffers[4].resize(sizeof params);
+            std::memcpy(buffers[4].data(), params, sizeof params);
+            ref::run(program, {u((b.blocks.size() + per_group - 1) / per_group), 1, 1}, buffers);
+            std::vector<cz::block_status> statuses(b.blocks.size());
+            std::memcpy(statuses.data(), buffers[3].data(), buffers[3].size());
+            BOOST_TEST(statuses == want.statuses, boost::test_tools::per_element());
+            BOOST_TEST((buffers[2] == padded(want.output, canary)));
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(programs_have_the_permanent_bindings) {
+    for (const auto& p : {cz::lz4_program_reference(), cz::lz4_program_fast()}) {
+        BOOST_TEST_CONTEXT(p.name) {
+            namespace ir = vyre::ir;
+            const std::vector<std::tuple<std::string, std::uint32_t, ir::buffer_access, ir::data_type>> want = {
+                {"input", 0, ir::buffer_access::read_only, ir::data_type::bytes},
+                {"descriptors", 1, ir::buffer_access::read_only, ir::data_type::u32},
+                {"output", 2, ir::buffer_access::read_write, ir::data_type::bytes},
+                {"statuses", 3, ir::buffer_access::read_write, ir::data_type::u32},
+                {"params", 4, ir::buffer_access::uniform, ir::data_type::u32}};
+            for (const auto& [name, binding, access, type] : want) {
+                const auto* b = p.find_buffer(name);
+                BOOST_REQUIRE(b);
+                BOOST_TEST(b->binding == binding);
+                BOOST_TEST((b->access == access));
+                BOOST_TEST((b->element == type));
+            }
+        }
+    }
+    BOOST_TEST(cz::lz4_info().id == "compression.lz4");
+    BOOST_TEST(cz::lz4_info().version == 1u);
+    BOOST_TEST((cz::lz4_info().signature == vyre::ir::op_signature{{vyre::ir::data_type::bytes}, vyre::ir::data_type::bytes}));
+    BOOST_TEST(cz::lz4_info().program() == cz::lz4_program_reference());
+    BOOST_TEST((cz::resolve(cz::lz4_variant::automatic) == cz::lz4_variant::fast));
+    BOOST_CHECK_THROW(cz::lz4_program_fast(64, 3), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::lz4_program_fast(64, 8, 0), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::lz4_program_fast(64, 8, 4, 4, 0), vyre::resource_error);
+}
+
+// ---- whole files written by the lz4 command line tool --------------------------------------------
+
+namespace {
+
+struct temp_dir {
+    std::filesystem::path path;
+    temp_dir() {
+        path = std::filesystem::temp_directory_path() / ("vyre_lz4_gpu_" + std::to_string(::getpid()));
+        std::filesystem::remove_all(path);
+        std::filesystem::create_directories(path);
+    }
+    ~temp_dir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+    std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
+void write_file(const std::string& path, const bytes& b) {
+    std::ofstream f(path, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+    BOOST_REQUIRE(f.good());
+}
+
+bytes lz4_tool(const temp_dir& dir, const bytes& content, const std::string& options, const std::string& name) {
+    const std::string in = dir / (name + ".raw"), out = dir / (name + ".lz4");
+    write_file(in, content);
+    const std::string cmd = "lz4 -q -f " + options + " '" + in + "' '" + out + "' >/dev/null 2>&1";
+    BOOST_REQUIRE_MESSAGE(std::system(cmd.c_str()) == 0, "command failed: " << cmd);
+    return read_file(out);
+}
+
+} // namespace
+
+VYRE_DEVICE_TEST(frames_from_lz4_tool) {
+    if (std::system("lz4 -V >/dev/null 2>&1") != 0) {
+        BOOST_TEST_MESSAGE("the lz4 command line tool is absent: frames from it are not tested");
+        return;
+    }
+    const temp_dir dir;
+    const bytes corpus = system_corpus(1'000'000);
+    const bytes small(corpus.begin(), corpus.begin() + 300'000);
+    struct tool_case {
+        std::string options;
+        const bytes* content;
+        bool linked;
+    };
+    const tool_case cases[] = {
+        {"-B4", &corpus, false},           {"-B5", &corpus, false},          {"-B6", &corpus, false},
+        {"-B7", &corpus, false},           {"-B4 -BD", &corpus, true},       {"-B5 -BD -9", &small, true},
+        {"-B5 --content-size", &corpus, false}, {"-B4 --no-frame-crc", &corpus, false}, {"-B4 -BX", &corpus, false},
+        {"-l", &corpus, false},            {"-1 -B4", &corpus, false},       {"-9 -B5", &corpus, false},
+        {"-12 -B4", &small, false},
+    };
+    std::vector<bytes> files;
+    for (std::size_t i = 0; i < std::size(cases); ++i) {
+        const tool_case& c = cases[i];
+        BOOST_TEST_CONTEXT("lz4 " << c.options) {
+            const bytes file = lz4_tool(dir, *c.content, c.options, "t" + std::to_string(i));
+            cz::lz4_frames_report report;
+            cz::lz4_frames_options options;
+            options.variant = i % 4 == 3 ? cz::lz4_variant::reference : cz::lz4_variant::automatic;
+            const bytes out = cz::decompress_frames(dev.ctx(), file, options, &report);
+            BOOST_TEST((out == *c.content));
+            BOOST_TEST(report.frames == 1u);
+            BOOST_TEST(report.output_bytes == c.content->size());
+            BOOST_TEST(report.blocks == report.device_blocks + report.host_blocks);
+            BOOST_TEST((c.linked ? report.host_blocks : report.device_blocks) == report.blocks);
+            BOOST_TEST(report.batches == (report.device_blocks ? 1u : 0u));
+            files.push_back(file);
+        }
+    }
+    // A concatenation of frames of every kind, with small batch limits: several dispatches.
+    std::mt19937_64 rng(3);
+    const bytes empty = lz4_tool(dir, {}, "", "empty");
+    bytes skippable = {0x53, 0x2A, 0x4D, 0x18, 4, 0, 0, 0, 'm', 'e', 't', 'a'};
+    const bytes joined = concat({files[0], skippable, files[9], empty, files[4], files[7]});
+    cz::lz4_frames_options options;
+    options.limits.max_output_bytes = 1'100'000;
+    cz::lz4_frames_report report;
+    const bytes out = cz::decompress_frames(dev.ctx(), joined, options, &report);
+    BOOST_TEST((out == concat({corpus, corpus, corpus, corpus})));
+    BOOST_TEST(report.frames == 6u);
+    BOOST_TEST(report.batches >= 3u);
+    BOOST_TEST(report.host_blocks > 0u);
+    // A content checksum mismatch is reported, never ignored.
+    bytes bad = files[1];
+    bad[bad.size() - 1] ^= 0x80;
+    try {
+        (void)cz::decompress_frames(dev.ctx(), bad);
+        BOOST_ERROR("a content checksum mismatch was not reported");
+    } catch (const vyre::format_error& e) {
+        BOOST_TEST(std::string(e.what()).find("content checksum") != std::string::npos, e.what());
+    }
+    // A hostile size is refused before anything is allocated.
+    cz::lz4_frames_options tight;
+    tight.max_output_bytes = 1000;
+    BOOST_CHECK_THROW((void)cz::decompress_frames(dev.ctx(), files[0], tight), vyre::resource_error);
+}
+
+VYRE_TEST_MAIN

@@ -1,0 +1,810 @@
+// compression.zstd on every device, both programs (reference and cooperative): the seed's
+// conformance list, parity with the CPU oracle (bytes and statuses) on random and hostile blocks
+// and descriptors with guard bytes around every output window, determinism, the IR programs on the
+// reference interpreter; then whole files through the hybrid pipeline (engine/zstd_decompress.hpp)
+// into host and device memory: frames written by the zstd and pzstd tools, hand-built raw/RLE
+// frames, multi-frame files with skippable frames, and seeded mutations.
+#include "harness.hpp"
+
+#include <vyre/engine/zstd_decompress.hpp>
+#include <vyre/format/zstd_decompress.hpp>
+#include <vyre/format/zstd_frame.hpp>
+#include <vyre/ir/validate.hpp>
+#include <vyre/ops/compression/zstd.hpp>
+#include <vyre/reference/interpreter.hpp>
+#include <vyre/reference/zstd.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <unistd.h>
+
+namespace vyre::ops::compression {
+std::ostream& operator<<(std::ostream& os, const block_status& s) {
+    return os << "{" << zstd_error_name(s.code) << ", " << s.output_size << "}";
+}
+std::ostream& operator<<(std::ostream& os, zstd_variant v) { return os << zstd_variant_name(v); }
+} // namespace vyre::ops::compression
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace cz = vyre::ops::compression;
+namespace ze = vyre::ops::compression::zstd_error;
+namespace fmt = vyre::format;
+namespace ref = vyre::reference;
+namespace rt = vyre::runtime;
+namespace eng = vyre::engine;
+using bytes = std::vector<std::uint8_t>;
+
+constexpr cz::zstd_variant variants[] = {cz::zstd_variant::reference, cz::zstd_variant::fast};
+constexpr std::uint8_t canary = 0xA5;
+constexpr std::uint32_t kib128 = 128u << 10;
+
+// ---- blocks and frames by hand --------------------------------------------------------------------
+
+void put_le(bytes& out, std::uint64_t v, unsigned n) {
+    for (unsigned i = 0; i < n; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+
+void block_header(bytes& out, unsigned type, bool last, std::uint32_t size) {
+    put_le(out, (std::uint32_t{size} << 3) | (type << 1) | (last ? 1u : 0u), 3);
+}
+
+// A block as compression.zstd takes it: the 3-byte header, then `content`.
+bytes block_bytes(unsigned type, std::uint32_t size, const bytes& content, bool last = false) {
+    bytes out;
+    block_header(out, type, last, size);
+    out.insert(out.end(), content.begin(), content.end());
+    return out;
+}
+
+bytes random_bytes(std::mt19937_64& rng, std::size_t n) {
+    bytes b(n);
+    for (auto& v : b) v = static_cast<std::uint8_t>(rng());
+    return b;
+}
+
+// ---- one dispatch: cases packed into an input, output windows separated by canary bytes --------
+
+struct block_case {
+    bytes block;           // header + content (or anything, for hostile cases)
+    std::uint32_t capacity; // output window
+};
+
+struct batch {
+    bytes input;
+    std::vector<cz::block_descriptor> blocks;
+    bytes output; // initial contents: canary everywhere
+};
+
+batch pack(const std::vector<block_case>& cases, std::mt19937_64& rng) {
+    batch b;
+    std::uint32_t out = static_cast<std::uint32_t>(rng() % 4);
+    for (const auto& c : cases) {
+        b.input.resize(b.input.size() + rng() % 4, 0x5A); // misaligned starts
+        const auto in = static_cast<std::uint32_t>(b.input.size());
+        b.input.insert(b.input.end(), c.block.begin(), c.block.end());
+        b.blocks.push_back({in, static_cast<std::uint32_t>(c.block.size()), out, c.capacity, 0});
+        out += c.capacity + static_cast<std::uint32_t>(rng() % 8); // guard gap
+    }
+    b.output.assign(out + rng() % 8, canary);
+    return b;
+}
+
+struct run_result {
+    bytes output;
+    std::vector<cz::block_status> statuses;
+};
+
+run_result run_reference(const batch& b) {
+    run_result r{b.output, std::vector<cz::block_status>(b.blocks.size())};
+    ref::zstd_decode_blocks(b.input, b.blocks, r.output, r.statuses);
+    return r;
+}
+
+run_result run_device(rt::context& ctx, cz::zstd_variant v, const batch& b) {
+    run_result r{b.output, std::vector<cz::block_status>(b.blocks.size())};
+    cz::zstd_decode_blocks(ctx, b.input, b.blocks, r.output, r.statuses, v);
+    return r;
+}
+
+// Device == oracle, bytes (guards included) and statuses; returns the device's result.
+run_result check_batch(rt::context& ctx, cz::zstd_variant v, const batch& b) {
+    const run_result want = run_reference(b);
+    const run_result got = run_device(ctx, v, b);
+    BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
+    if (got.output != want.output) {
+        std::size_t i = 0;
+        while (got.output[i] == want.output[i]) ++i;
+        BOOST_ERROR("output differs from the oracle first at byte " << i << " (device " << int(got.output[i]) << ", oracle "
+                                                                     << int(want.output[i]) << ")");
+    }
+    // Nothing outside the windows of successful blocks changed.
+    bytes guards = b.output;
+    for (std::size_t i = 0; i < b.blocks.size(); ++i)
+        if (want.statuses[i].code == ze::none)
+            std::copy_n(want.output.begin() + b.blocks[i].output_offset, want.statuses[i].output_size,
+                        guards.begin() + b.blocks[i].output_offset);
+    BOOST_TEST((got.output == guards));
+    return got;
+}
+
+// The seed's list and the edges of every rule, with the statuses the oracle gives.
+std::vector<block_case> conformance_cases(std::vector<cz::block_status>& expected) {
+    std::mt19937_64 rng(7);
+    std::vector<block_case> cases;
+    const auto add = [&](bytes block, std::uint32_t capacity, cz::block_status s) {
+        cases.push_back({std::move(block), capacity});
+        expected.push_back(s);
+    };
+    const bytes five = {1, 2, 3, 4, 5};
+    add(block_bytes(0, 5, five), 5, {ze::none, 5});                       // raw
+    add(block_bytes(0, 5, five, true), 9, {ze::none, 5});                 // raw, last flag, room to spare
+    add(block_bytes(1, 1000, {'x'}), 1000, {ze::none, 1000});             // RLE
+    add(block_bytes(2, 5, five), 100, {ze::unsupported_compressed_block, 0}); // compressed: code 4
+    add(block_bytes(3, 5, five), 100, {ze::corrupt_block, 0});             // reserved type
+    add({0x01, 0x00}, 100, {ze::corrupt_block, 0});                        // header cut short
+    add({}, 100, {ze::corrupt_block, 0});                                  // nothing at all
+    add(block_bytes(0, 6, five), 100, {ze::corrupt_block, 0});             // raw content short
+    add(block_bytes(0, 4, five), 100, {ze::corrupt_block, 0});             // raw content long
+    add(block_bytes(1, 9, {7, 7}), 100, {ze::corrupt_block, 0});           // RLE with two bytes
+    add(block_bytes(2, 9, five), 100, {ze::corrupt_block, 0});             // compressed size mismatch
+    add(block_bytes(1, kib128 + 1, {7}), kib128 + 1, {ze::corrupt_block, 0}); // above 128 KiB
+    add(block_bytes(1, 100, {}), 100, {ze::rle_payload_missing, 0});       // RLE, payload missing
+    add(block_bytes(1, 0, {}), 100, {ze::rle_payload_missing, 0});
+    add(block_bytes(0, 5, five), 4, {ze::output_overflow, 0});             // raw, window too small
+    add(block_bytes(1, 100, {'y'}), 99, {ze::output_overflow, 0});         // RLE, window too small
+    add(block_bytes(1, 100, {'y'}), 0, {ze::output_overflow, 0});
+    add(block_bytes(0, 0, {}), 0, {ze::none, 0});                          // empty raw
+    add(block_bytes(1, 0, {'z'}), 0, {ze::none, 0});                       // empty RLE
+    add(block_bytes(2, 0, {}), 0, {ze::unsupported_compressed_block, 0});  // empty compressed
+    add(block_bytes(1, kib128, {9}), kib128, {ze::none, kib128});          // the largest blocks
+    add(block_bytes(0, kib128, random_bytes(rng, kib128)), kib128, {ze::none, kib128});
+    add(block_bytes(3, 0, {}), 0, {ze::corrupt_block, 0});
+    add(block_bytes(0, 3, {1, 2, 3}, true), 3, {ze::none, 3});
+    return cases;
+}
+
+std::vector<block_case> random_cases(std::mt19937_64& rng, std::size_t count) {
+    std::vector<block_case> cases;
+    for (std::size_t i = 0; i < count; ++i) {
+        const unsigned kind = rng() % 10;
+        // Mostly small blocks (fast on a CPU device), now and then a large one.
+        const std::uint32_t size = rng() % 200 == 0 ? static_cast<std::uint32_t>(rng() % (kib128 + 1))
+                                   : rng() % 3 == 0 ? static_cast<std::uint32_t>(rng() % 5000)
+                                                    : static_cast<std::uint32_t>(rng() % 300);
+        bytes block;
+        if (kind <= 3) {
+            block = block_bytes(0, size, random_bytes(rng, size), rng() % 2);
+        } else if (kind <= 6) {
+            block = block_bytes(1, size, {static_cast<std::uint8_t>(rng())}, rng() % 2);
+        } else if (kind == 7) {
+            block = block_bytes(2, size % 2000, random_bytes(rng, size % 2000));
+        } else {
+            block = random_bytes(rng, rng() % 12); // hostile: any header, any content length
+            if (block.size() >= 3 && rng() % 2) block[2] = static_cast<std::uint8_t>(rng() % 2);
+        }
+        if (kind != 9 && !block.empty() && rng() % 8 == 0) { // a corruption of a valid block
+            switch (rng() % 3) {
+            case 0: block.pop_back(); break;
+            case 1: block.push_back(static_cast<std::uint8_t>(rng())); break;
+            default: block[rng() % std::min<std::size_t>(3, block.size())] ^= static_cast<std::uint8_t>(1u << (rng() % 8)); break;
+            }
+        }
+        std::uint32_t capacity = size;
+        if (rng() % 6 == 0) capacity = static_cast<std::uint32_t>(rng() % (size + 16));
+        if (kind >= 8) capacity = static_cast<std::uint32_t>(rng() % 64);
+        cases.push_back({std::move(block), capacity});
+    }
+    return cases;
+}
+
+} // namespace
+
+// ---- the seed's conformance list ------------------------------------------------------------------
+
+VYRE_DEVICE_TEST(automatic_picks_a_program_for_the_device) {
+    const auto& d = dev.ctx().device();
+    BOOST_TEST((cz::resolve(cz::zstd_variant::automatic, d) ==
+                (d.is_cpu() && !d.is_gpu() ? cz::zstd_variant::reference : cz::zstd_variant::fast)));
+    BOOST_TEST((cz::resolve(cz::zstd_variant::reference, d) == cz::zstd_variant::reference));
+    BOOST_TEST((cz::resolve(cz::zstd_variant::fast, d) == cz::zstd_variant::fast));
+}
+
+VYRE_DEVICE_TEST(seed_conformance_list) {
+    std::vector<cz::block_status> expected;
+    const auto cases = conformance_cases(expected);
+    std::mt19937_64 rng(vyre::test::test_seed());
+    const batch b = pack(cases, rng);
+    BOOST_TEST(run_reference(b).statuses == expected, boost::test_tools::per_element());
+    for (auto v : variants)
+        BOOST_TEST_CONTEXT("variant " << v << ", seed " << vyre::test::test_seed()) {
+            const run_result r = check_batch(dev.ctx(), v, b);
+            BOOST_TEST(r.statuses == expected, boost::test_tools::per_element());
+            const auto at = r.output.begin() + b.blocks[0].output_offset;
+            BOOST_TEST((bytes(at, at + 5) == bytes{1, 2, 3, 4, 5}));
+            const auto rle = r.output.begin() + b.blocks[2].output_offset;
+            BOOST_TEST(std::count(rle, rle + 1000, 'x') == 1000);
+        }
+}
+
+// The kernel is safe whatever the descriptors say: ranges past the buffers, offsets that wrap in
+// 32 bits, windows running past the output (clipped, so they can only overflow).
+VYRE_DEVICE_TEST(descriptors_outside_the_buffers) {
+    batch b;
+    b.input = block_bytes(0, 5, {1, 2, 3, 4, 5});
+    const auto rle_at = static_cast<std::uint32_t>(b.input.size());
+    const bytes rle = block_bytes(1, 10, {9});
+    b.input.insert(b.input.end(), rle.begin(), rle.end());
+    const auto in = static_cast<std::uint32_t>(b.input.size());
+    b.output.assign(40, canary);
+    b.blocks = {
+        {0, 8, 0, 5, 0},                     // raw
+        {rle_at, 4, 5, 10, 0},               // RLE
+        {rle_at, 4, 35, 10, 0},              // RLE running past the 40-byte output: clipped, overflows
+        {rle_at, 4, 25, 10, 0xFFFFFFFFu},    // flags are ignored
+        {rle_at, 5, 15, 10, 0},              // input range past the input
+        {0xFFFFFFFFu, 2, 15, 10, 0},         // input offset + size wraps in 32 bits
+        {rle_at, 4, 0xFFFFFFF0u, 0x20, 0},   // output range past the buffer and past 2^32
+        {in, 0, 15, 10, 0},                  // empty input at the very end
+        {in + 1, 3, 15, 10, 0},              // input starting past the end
+        {0, 8, 40, 0, 0},                    // empty window at the end of the output
+        {rle_at, 4, 41, 10, 0},              // window starting past the output
+        {0, 8, 20, 0xFFFFFFFFu, 0},          // window size that wraps
+    };
+    const std::vector<cz::block_status> expected = {
+        {ze::none, 5}, {ze::none, 10}, {ze::output_overflow, 0}, {ze::none, 10},
+        {ze::corrupt_block, 0}, {ze::corrupt_block, 0}, {ze::output_overflow, 0}, {ze::corrupt_block, 0},
+        {ze::corrupt_block, 0}, {ze::output_overflow, 0}, {ze::output_overflow, 0}, {ze::none, 5}};
+    BOOST_TEST(run_reference(b).statuses == expected, boost::test_tools::per_element());
+    for (auto v : variants)
+        BOOST_TEST_CONTEXT("variant " << v) {
+            const run_result r = check_batch(dev.ctx(), v, b);
+            BOOST_TEST(r.statuses == expected, boost::test_tools::per_element());
+        }
+}
+
+// Block sizes and alignments around the cooperative program's steps (256 x 8 bytes), slices
+// (16 KiB) and the block limit, source and destination at every offset modulo 4.
+VYRE_DEVICE_TEST(cooperative_edges) {
+    std::mt19937_64 rng(vyre::test::test_seed() + 3);
+    std::vector<block_case> cases;
+    for (std::uint32_t size : {1u, 255u, 256u, 257u, 2047u, 2048u, 2049u, 4096u, 16383u, 16384u, 16385u, 32769u, 100000u,
+                               kib128 - 1, kib128})
+        for (unsigned type : {0u, 1u})
+            cases.push_back({type == 0 ? block_bytes(0, size, random_bytes(rng, size)) : block_bytes(1, size, {static_cast<std::uint8_t>(size)}),
+                             size + static_cast<std::uint32_t>(rng() % 3)});
+    const batch b = pack(cases, rng);
+    for (auto v : variants) BOOST_TEST_CONTEXT("variant " << v) { check_batch(dev.ctx(), v, b); }
+
+    // The slice count only shapes the launch: 1, the default, and more slices than a block has.
+    const run_result want = run_reference(b);
+    auto& ctx = dev.ctx();
+    for (std::uint32_t largest : {1u, 16384u, kib128, 40000u})
+        for (const auto& kernel : {cz::make_zstd_kernel(cz::zstd_variant::fast),
+                                   cz::make_zstd_kernel(cz::zstd_variant::fast, 64, 4, 1024)})
+            BOOST_TEST_CONTEXT("largest_output " << largest << ", slice " << kernel.slice) {
+                cz::zstd_device_blocks d;
+                d.input_bytes = b.input.size();
+                d.input = rt::allocate(ctx, cz::zstd_padded_bytes(b.input.size()));
+                rt::write(ctx, d.input, b.input.data(), b.input.size());
+                d.descriptors = rt::upload(ctx, std::span<const cz::block_descriptor>(b.blocks));
+                d.block_count = static_cast<std::uint32_t>(b.blocks.size());
+                d.output_bytes = b.output.size();
+                d.output = rt::allocate(ctx, cz::zstd_padded_bytes(b.output.size()));
+                rt::write(ctx, d.output, b.output.data(), b.output.size());
+                d.statuses = rt::allocate(ctx, b.blocks.size() * sizeof(cz::block_status));
+                d.largest_output = largest;
+                boost::compute::buffer params;
+                cz::enqueue_zstd(ctx, kernel, d, params);
+                run_result got{bytes(b.output.size()), std::vector<cz::block_status>(b.blocks.size())};
+                rt::read(ctx, d.output, got.output.data(), got.output.size());
+                rt::read(ctx, d.statuses, got.statuses.data(), got.statuses.size() * sizeof(cz::block_status));
+                BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
+                BOOST_TEST((got.output == want.output));
+            }
+}
+
+// ---- parity with the oracle ------------------------------------------------------------------------
+
+VYRE_DEVICE_TEST(parity_with_the_oracle_on_random_and_hostile_blocks) {
+    const std::uint64_t seed = vyre::test::test_seed();
+    std::mt19937_64 rng(seed ^ 0x7a737464ULL);
+    std::map<std::uint32_t, int> codes;
+    for (int round = 0; round < 3; ++round) {
+        const batch b = pack(random_cases(rng, 1500), rng);
+        for (const auto& s : run_reference(b).statuses) ++codes[s.code];
+        for (auto v : variants)
+            BOOST_TEST_CONTEXT("variant " << v << ", seed " << seed << ", round " << round) { check_batch(dev.ctx(), v, b); }
+    }
+    for (std::uint32_t code = 0; code <= 4; ++code) BOOST_TEST_CONTEXT("code " << code) { BOOST_TEST(codes[code] > 0); }
+}
+
+// Random descriptors over random bytes: any range, any header the bytes happen to hold.
+VYRE_DEVICE_TEST(parity_with_the_oracle_on_random_descriptors) {
+    const std::uint64_t seed = vyre::test::test_seed();
+    std::mt19937_64 rng(seed ^ 0x64657363ULL);
+    batch b;
+    b.input = random_bytes(rng, 3000);
+    for (std::size_t i = 0; i < b.input.size(); i += 1 + rng() % 40) b.input[i] = static_cast<std::uint8_t>(rng() % 8); // small sizes
+    std::uint32_t out = 0;
+    for (int i = 0; i < 2000; ++i) {
+        const std::uint32_t at = rng() % 16 == 0 ? static_cast<std::uint32_t>(rng()) : static_cast<std::uint32_t>(rng() % 3010);
+        const std::uint32_t n = rng() % 16 == 0 ? static_cast<std::uint32_t>(rng()) : static_cast<std::uint32_t>(rng() % 12);
+        const std::uint32_t cap = rng() % 16 == 0 ? static_cast<std::uint32_t>(rng()) : static_cast<std::uint32_t>(rng() % 64);
+        // Windows are disjoint, except those that only the last window's clipping reaches.
+        b.blocks.push_back({at, n, out, cap, 0});
+        out += std::min<std::uint32_t>(cap, 64) + static_cast<std::uint32_t>(rng() % 3);
+    }
+    b.output.assign(out + 64, canary);
+    for (auto v : variants)
+        BOOST_TEST_CONTEXT("variant " << v << ", seed " << seed) {
+            // Windows wider than 64 bytes may overlap the next; compare statuses everywhere and
+            // bytes where no window is wider than its slot.
+            const run_result want = run_reference(b);
+            const run_result got = run_device(dev.ctx(), v, b);
+            BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
+            bool overlapping = false;
+            for (std::size_t i = 0; i < b.blocks.size(); ++i)
+                overlapping = overlapping || (want.statuses[i].code == ze::none && want.statuses[i].output_size > 64);
+            if (!overlapping) BOOST_TEST((got.output == want.output));
+        }
+}
+
+// ---- determinism ---------------------------------------------------------------------------------------
+
+VYRE_DEVICE_TEST(deterministic_over_100_runs) {
+    std::mt19937_64 rng(vyre::test::test_seed() + 100);
+    const batch b = pack(random_cases(rng, 120), rng);
+    const run_result want = run_reference(b);
+    for (auto v : variants)
+        BOOST_TEST_CONTEXT("variant " << v) {
+            int same = 0;
+            for (int run = 0; run < 100; ++run) {
+                const run_result r = run_device(dev.ctx(), v, b);
+                same += r.output == want.output && r.statuses == want.statuses;
+            }
+            BOOST_TEST(same == 100);
+        }
+}
+
+// ---- the IR programs on the reference interpreter ----------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
+    std::vector<cz::block_status> expected;
+    std::vector<block_case> cases = conformance_cases(expected);
+    cases.erase(std::remove_if(cases.begin(), cases.end(), [](const block_case& c) { return c.capacity > 5000; }), cases.end());
+    std::mt19937_64 rng(11);
+    for (auto& c : random_cases(rng, 60))
+        if (c.capacity <= 5000) cases.push_back(std::move(c));
+    const batch b = pack(cases, rng);
+    const run_result want = run_reference(b);
+    const auto padded = [](bytes v, std::uint8_t fill) {
+        v.resize(cz::zstd_padded_bytes(v.size()), fill);
+        return v;
+    };
+    const auto u = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
+    const std::uint32_t n = u(b.blocks.size());
+    for (const auto& [name, program, groups, slices] :
+         {std::tuple{"reference", cz::zstd_program_reference(), (n + cz::zstd_reference_workgroup - 1) / cz::zstd_reference_workgroup, 0u},
+          std::tuple{"fast", cz::zstd_program_fast(), n * 1, 1u},
+          std::tuple{"fast 32x2, 256-byte slices", cz::zstd_program_fast(32, 2, 256), n * 3, 3u}}) {
+        BOOST_TEST_CONTEXT("program " << name) {
+            BOOST_CHECK_NO_THROW(vyre::ir::validate(program));
+            std::vector<ref::buffer_data> buffers(5);
+            buffers[0] = padded(b.input, 0x5A);
+            buffers[1].resize(b.blocks.size() * sizeof(cz::block_descriptor));
+            std::memcpy(buffers[1].data(), b.blocks.data(), buffers[1].size());
+            buffers[2] = padded(b.output, canary);
+            buffers[3].assign(b.blocks.size() * sizeof(cz::block_status), 0xEE);
+            const std::uint32_t params[4] = {n, u(b.input.size()), u(b.output.size()), slices};
+            buffers[4].resize(sizeof params);
+            std::memcpy(buffers[4].data(), params, sizeof params);
+            ref::run(program, {groups, 1, 1}, buffers);
+            std::vector<cz::block_status> statuses(b.blocks.size());
+            std::memcpy(statuses.data(), buffers[3].data(), buffers[3].size());
+            BOOST_TEST(statuses == want.statuses, boost::test_tools::per_element());
+            BOOST_TEST((buffers[2] == padded(want.output, canary)));
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(programs_have_the_permanent_bindings) {
+    for (const auto& p : {cz::zstd_program_reference(), cz::zstd_program_fast()}) {
+        BOOST_TEST_CONTEXT(p.name) {
+            namespace ir = vyre::ir;
+            const std::vector<std::tuple<std::string, std::uint32_t, ir::buffer_access, ir::data_type>> want = {
+                {"input", 0, ir::buffer_access::read_only, ir::data_type::bytes},
+                {"descriptors", 1, ir::buffer_access::read_only, ir::data_type::u32},
+                {"output", 2, ir::buffer_access::read_write, ir::data_type::bytes},
+                {"statuses", 3, ir::buffer_access::read_write, ir::data_type::u32},
+                {"params", 4, ir::buffer_access::uniform, ir::data_type::u32}};
+            for (const auto& [name, binding, access, type] : want) {
+                const auto* b = p.find_buffer(name);
+                BOOST_REQUIRE(b);
+                BOOST_TEST(b->binding == binding);
+                BOOST_TEST((b->access == access));
+                BOOST_TEST((b->element == type));
+            }
+        }
+    }
+    BOOST_TEST(cz::zstd_info().id == "compression.zstd");
+    BOOST_TEST(cz::zstd_info().version == 1u);
+    BOOST_TEST((cz::zstd_info().signature == vyre::ir::op_signature{{vyre::ir::data_type::bytes}, vyre::ir::data_type::bytes}));
+    BOOST_TEST(cz::zstd_info().program() == cz::zstd_program_reference());
+    BOOST_TEST(cz::zstd_fast_info().program() == cz::zstd_program_fast());
+    BOOST_TEST(ze::none == 0u);
+    BOOST_TEST(ze::corrupt_block == 1u);
+    BOOST_TEST(ze::output_overflow == 2u);
+    BOOST_TEST(ze::rle_payload_missing == 3u);
+    BOOST_TEST(ze::unsupported_compressed_block == 4u);
+    BOOST_CHECK_THROW(cz::zstd_program_fast(96), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::zstd_program_fast(256, 8, 1000), vyre::resource_error);
+}
+
+// ---- whole files through the hybrid pipeline ------------------------------------------------------
+
+namespace {
+
+struct header_spec {
+    unsigned fcs_code = 0; // Frame_Content_Size_flag
+    bool single_segment = false;
+    std::uint8_t window = 0x50; // window log 20
+    bool checksum = true;
+    std::uint64_t fcs = 0;
+};
+
+bytes frame_header(const header_spec& h) {
+    bytes out;
+    put_le(out, fmt::zstd_magic, 4);
+    out.push_back(static_cast<std::uint8_t>(h.fcs_code << 6 | (h.single_segment ? 0x20 : 0) | (h.checksum ? 4 : 0)));
+    if (!h.single_segment) out.push_back(h.window);
+    static constexpr unsigned fcs_bytes[4] = {0, 2, 4, 8};
+    const unsigned n = (h.fcs_code == 0 && h.single_segment) ? 1 : fcs_bytes[h.fcs_code];
+    put_le(out, n == 2 ? h.fcs - 256 : h.fcs, n);
+    return out;
+}
+
+void skippable(bytes& out, std::uint32_t magic_low, std::uint32_t n) {
+    put_le(out, 0x184D2A50u | magic_low, 4);
+    put_le(out, n, 4);
+    for (std::uint32_t i = 0; i < n; ++i) out.push_back(static_cast<std::uint8_t>(i * 7));
+}
+
+// A frame of raw and RLE blocks only (content appended to `content`).
+bytes plain_frame(std::mt19937_64& rng, bytes& content, std::size_t blocks, bool declare_size, bool with_checksum) {
+    bytes body, c;
+    for (std::size_t i = 0; i < blocks; ++i) {
+        const std::uint32_t n = rng() % 3 == 0 ? kib128 : static_cast<std::uint32_t>(rng() % 70000);
+        const bool last = i + 1 == blocks;
+        if (rng() % 2) {
+            const bytes data = random_bytes(rng, n);
+            block_header(body, 0, last, n);
+            body.insert(body.end(), data.begin(), data.end());
+            c.insert(c.end(), data.begin(), data.end());
+        } else {
+            const auto v = static_cast<std::uint8_t>(rng());
+            block_header(body, 1, last, n);
+            body.push_back(v);
+            c.insert(c.end(), n, v);
+        }
+    }
+    bytes out = frame_header({declare_size ? 3u : 0u, false, 0x58, with_checksum, c.size()});
+    out.insert(out.end(), body.begin(), body.end());
+    if (with_checksum) put_le(out, static_cast<std::uint32_t>(XXH64(c.data(), c.size(), 0)), 4);
+    content.insert(content.end(), c.begin(), c.end());
+    return out;
+}
+
+std::optional<bytes> libzstd_decompress(std::span<const std::uint8_t> src, std::size_t capacity) {
+    const auto out = std::make_unique_for_overwrite<std::uint8_t[]>(std::max<std::size_t>(capacity, 1));
+    const std::size_t n = ZSTD_decompress(out.get(), capacity, src.data(), src.size());
+    if (ZSTD_isError(n)) return std::nullopt;
+    return bytes(out.get(), out.get() + n);
+}
+
+bytes read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return bytes(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_file(const fs::path& p, std::span<const std::uint8_t> data) {
+    std::ofstream out(p, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+    BOOST_REQUIRE(out.good());
+}
+
+struct temp_dir {
+    fs::path path = fs::temp_directory_path() / ("vyre_zstd_gpu_" + std::to_string(::getpid()));
+    temp_dir() { fs::create_directories(path); }
+    ~temp_dir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+bool have_tool(const std::string& tool) { return std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) == 0; }
+
+bytes run_tool(const std::string& tool, const std::string& options, const fs::path& in, const fs::path& out) {
+    const std::string cmd = tool + " -q " + options + " -c '" + in.string() + "' > '" + out.string() + "'";
+    BOOST_TEST_INFO("command: " << cmd);
+    BOOST_REQUIRE_EQUAL(std::system(cmd.c_str()), 0);
+    return read_file(out);
+}
+
+// Real text no one here wrote (the system's Linux headers), incompressible bytes (raw blocks),
+// long runs (RLE blocks), then text again and noise again (matches reaching into raw blocks).
+bytes make_corpus(std::size_t text_bytes, std::uint64_t seed) {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::recursive_directory_iterator("/usr/include/linux"))
+        if (e.is_regular_file()) files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    bytes text;
+    for (const auto& f : files) {
+        if (text.size() >= text_bytes) break;
+        const bytes b = read_file(f);
+        text.insert(text.end(), b.begin(), b.end());
+    }
+    text.resize(std::min(text.size(), text_bytes));
+    std::mt19937_64 rng(seed);
+    const bytes noise = random_bytes(rng, text_bytes / 4);
+    bytes out = text;
+    out.insert(out.end(), noise.begin(), noise.end());
+    out.insert(out.end(), 300000, 0);
+    out.insert(out.end(), 140000, 'A');
+    out.insert(out.end(), text.begin(), text.begin() + static_cast<std::ptrdiff_t>(text.size() / 2));
+    out.insert(out.end(), noise.begin(), noise.end());
+    return out;
+}
+
+// Through the pipeline into host memory and into device memory, with the default batches and
+// with tiny ones (many dispatches, frames waiting on several batches), against `expected` and
+// libzstd. Returns the default run's report.
+eng::zstd_report check_pipeline(rt::context& ctx, std::span<const std::uint8_t> zst, const bytes& expected) {
+    const auto lib = libzstd_decompress(zst, expected.size());
+    BOOST_TEST_REQUIRE(lib.has_value());
+    BOOST_TEST_REQUIRE((*lib == expected));
+    eng::zstd_options small;
+    small.batch_input_bytes = 5000;
+    small.threads = 2;
+    eng::zstd_options reference_program;
+    reference_program.variant = cz::zstd_variant::reference;
+    eng::zstd_report first;
+    int run = 0;
+    for (const eng::zstd_options& options : {eng::zstd_options{}, small, reference_program}) {
+        BOOST_TEST_CONTEXT("options " << run) {
+            const auto host = eng::decompress_zstd(ctx, zst, options);
+            BOOST_TEST(host.bytes.size() == expected.size());
+            BOOST_TEST((host.bytes == expected));
+            BOOST_TEST(host.report.output_bytes == expected.size());
+            BOOST_TEST(host.report.split.redone_blocks == 0u);
+            BOOST_TEST(host.report.split.device_blocks + host.report.split.cpu_blocks == host.report.blocks);
+            BOOST_TEST(host.report.split.device_bytes + host.report.split.cpu_bytes == expected.size());
+
+            const auto device = eng::decompress_zstd_to_device(ctx, zst, options);
+            BOOST_TEST(device.output_bytes == expected.size());
+            bytes back(expected.size());
+            rt::read(ctx, device.output, back.data(), back.size());
+            BOOST_TEST((back == expected));
+            BOOST_TEST(device.report.split.device_blocks == host.report.split.device_blocks);
+            BOOST_TEST(device.report.split.cpu_bytes == host.report.split.cpu_bytes);
+            BOOST_TEST(device.report.split.redone_blocks == 0u);
+            if (run == 0) first = host.report;
+        }
+        ++run;
+    }
+    return first;
+}
+
+} // namespace
+
+VYRE_DEVICE_TEST(pipeline_hand_built_raw_and_rle_frames) {
+    std::mt19937_64 rng(vyre::test::test_seed() + 8);
+    for (bool declare : {true, false})
+        for (bool sum : {true, false})
+            BOOST_TEST_CONTEXT("declared size " << declare << ", checksum " << sum) {
+                bytes content;
+                const bytes zst = plain_frame(rng, content, 6, declare, sum);
+                const auto r = check_pipeline(dev.ctx(), zst, content);
+                BOOST_TEST(r.split.device_blocks == 6u);
+                BOOST_TEST(r.split.cpu_blocks == 0u);
+                BOOST_TEST(r.split.device_bytes == content.size());
+            }
+    // Many frames and skippable frames in between, empty frames, and a file of skippable frames only.
+    bytes content, zst;
+    skippable(zst, 0, 0);
+    for (int f = 0; f < 12; ++f) {
+        const bytes frame = plain_frame(rng, content, 1 + rng() % 3, f % 2, f % 3);
+        zst.insert(zst.end(), frame.begin(), frame.end());
+        if (f % 4 == 0) skippable(zst, static_cast<std::uint32_t>(f % 16), static_cast<std::uint32_t>(rng() % 100));
+    }
+    bytes empty = frame_header({0, true, 0, true, 0});
+    block_header(empty, 0, true, 0);
+    put_le(empty, static_cast<std::uint32_t>(XXH64(nullptr, 0, 0)), 4);
+    zst.insert(zst.end(), empty.begin(), empty.end());
+    const auto r = check_pipeline(dev.ctx(), zst, content);
+    BOOST_TEST(r.split.frames == 13u);
+    BOOST_TEST(r.split.skippable_frames == 4u);
+    BOOST_TEST(r.split.cpu_blocks == 0u);
+    bytes only;
+    skippable(only, 5, 10);
+    const auto none = eng::decompress_zstd(dev.ctx(), only);
+    BOOST_TEST(none.bytes.empty());
+    BOOST_TEST(none.report.split.skippable_frames == 1u);
+    BOOST_TEST(eng::decompress_zstd(dev.ctx(), bytes{}).bytes.empty());
+    BOOST_TEST(eng::decompress_zstd_to_device(dev.ctx(), only).output_bytes == 0u);
+}
+
+VYRE_DEVICE_TEST(pipeline_frames_from_the_zstd_tool) {
+    if (!have_tool("zstd")) {
+        BOOST_TEST_MESSAGE("the zstd command line tool is absent: frames from it are not tested (CI installs it)");
+        return;
+    }
+    const std::uint64_t seed = vyre::test::test_seed();
+    BOOST_TEST_CONTEXT("seed " << seed) {
+        temp_dir dir;
+        const bytes corpus = make_corpus(300000, seed);
+        write_file(dir.path / "corpus", corpus);
+        std::uint64_t device_blocks = 0;
+        for (const std::string o : {"-1", "-3", "-19", "--ultra -22", "--long -3", "-T0 -3", "--no-check -3",
+                                    "--no-content-size -3", "-T2 -B1M -3"}) {
+            BOOST_TEST_CONTEXT("zstd " << o) {
+                const bytes zst = run_tool("zstd", o, dir.path / "corpus", dir.path / "out.zst");
+                const auto r = check_pipeline(dev.ctx(), zst, corpus);
+                BOOST_TEST(r.split.cpu_blocks > 0u);
+                device_blocks += r.split.device_blocks;
+                BOOST_TEST_MESSAGE("zstd " << o << ": " << r.blocks << " blocks in " << r.batches << " dispatch(es); device "
+                                           << r.split.device_blocks << " blocks / " << r.split.device_bytes << " bytes, CPU "
+                                           << r.split.cpu_blocks << " blocks / " << r.split.cpu_bytes << " bytes");
+            }
+        }
+        BOOST_TEST(device_blocks > 0u); // the corpus makes the tool emit raw and RLE blocks
+        // Files of several frames, skippable frames between them.
+        const bytes half(corpus.begin(), corpus.begin() + static_cast<std::ptrdiff_t>(corpus.size() / 2));
+        write_file(dir.path / "half", half);
+        const bytes za = run_tool("zstd", "-3", dir.path / "corpus", dir.path / "a.zst");
+        const bytes zb = run_tool("zstd", "-19 --no-check --no-content-size", dir.path / "half", dir.path / "b.zst");
+        bytes zst, expected;
+        skippable(zst, 0, 0);
+        for (const bytes* part : {&za, &zb, &za}) {
+            zst.insert(zst.end(), part->begin(), part->end());
+            skippable(zst, 0xF, 100);
+            const bytes& c = part == &zb ? half : corpus;
+            expected.insert(expected.end(), c.begin(), c.end());
+        }
+        const auto r = check_pipeline(dev.ctx(), zst, expected);
+        BOOST_TEST(r.split.frames == 3u);
+        BOOST_TEST(r.split.skippable_frames == 4u);
+
+        if (!have_tool("pzstd")) {
+            BOOST_TEST_MESSAGE("pzstd not installed: skipping its files");
+        } else {
+            const bytes big = make_corpus(1000000, seed);
+            write_file(dir.path / "big", big);
+            const bytes zp = run_tool("pzstd", "-p 2 -1", dir.path / "big", dir.path / "big.zst");
+            const auto rp = check_pipeline(dev.ctx(), zp, big);
+            BOOST_TEST(rp.split.frames > 1u);
+            BOOST_TEST_MESSAGE("pzstd: " << rp.split.frames << " frames, " << rp.split.skippable_frames << " skippable frames");
+        }
+    }
+}
+
+// A frame with no compressed block whose device result is wrong: the host redoes the block and
+// still verifies the checksum from the input (the device-target path of frames that never come back).
+BOOST_AUTO_TEST_CASE(device_frame_check_redoes_failed_blocks) {
+    std::mt19937_64 rng(3);
+    bytes content;
+    const bytes zst = plain_frame(rng, content, 4, false, true);
+    const auto file = fmt::parse_zstd(zst);
+    std::vector<cz::block_status> st;
+    for (const auto& b : file.frames[0].blocks) st.push_back({ze::none, *b.regenerated_size});
+    st[1] = {ze::corrupt_block, 0};
+    bytes staging(file.staging_size, canary);
+    int waits = 0;
+    const auto o = vyre::engine::detail::zstd_check_device_frame(zst, file.frames[0], st, staging,
+                                                                 [&](std::size_t) { ++waits; });
+    BOOST_TEST(waits == 4);
+    BOOST_TEST(o.size == content.size());
+    BOOST_TEST(o.stats.redone_blocks == 1u);
+    BOOST_TEST(o.stats.cpu_blocks == 1u);
+    const auto& b1 = file.frames[0].blocks[1];
+    BOOST_TEST(std::equal(staging.begin() + b1.output_offset, staging.begin() + b1.output_offset + *b1.regenerated_size,
+                          content.begin() + b1.output_offset));
+    bytes bad = zst;
+    bad[bad.size() - 2] ^= 1;
+    BOOST_CHECK_THROW(vyre::engine::detail::zstd_check_device_frame(bad, fmt::parse_zstd(bad).frames[0], st, staging,
+                                                                    [](std::size_t) {}),
+                      vyre::format_error);
+}
+
+// ---- mutations through the pipeline ----------------------------------------------------------------
+
+VYRE_DEVICE_TEST(pipeline_survives_mutations) {
+    const std::uint64_t seed = vyre::test::test_seed();
+    std::vector<bytes> bases;
+    std::mt19937_64 rng(seed ^ 0x6d7574ULL);
+    {
+        bytes c;
+        bases.push_back(plain_frame(rng, c, 3, true, true));
+        c.clear();
+        bases.push_back(plain_frame(rng, c, 2, false, true));
+    }
+    if (have_tool("zstd")) {
+        temp_dir dir;
+        const bytes corpus = make_corpus(24000, seed);
+        write_file(dir.path / "m", corpus);
+        bases.push_back(run_tool("zstd", "-3", dir.path / "m", dir.path / "m1.zst"));
+        bases.push_back(run_tool("zstd", "-19 --no-check --no-content-size", dir.path / "m", dir.path / "m2.zst"));
+    } else {
+        BOOST_TEST_MESSAGE("the zstd command line tool is absent: mutating hand-built frames only (CI installs it)");
+    }
+    constexpr std::size_t limit = 8u << 20;
+    eng::zstd_options options;
+    options.max_output_bytes = limit;
+    options.batch_input_bytes = 20000;
+    fmt::zstd_parse_options parse;
+    parse.max_output_size = limit;
+    std::size_t accepted = 0, rejected = 0;
+    for (int i = 0; i < 240; ++i) {
+        bytes z = bases[i % bases.size()];
+        const unsigned kind = rng() % 4;
+        if (kind == 0) {
+            z.resize(rng() % z.size());
+        } else if (kind == 1) {
+            for (unsigned k = 0, n = 1 + rng() % 3; k < n; ++k) z[rng() % z.size()] ^= std::uint8_t(1u << (rng() % 8));
+        } else if (kind == 2) {
+            z[rng() % std::min<std::size_t>(z.size(), 24)] = static_cast<std::uint8_t>(rng());
+        } else {
+            z[rng() % z.size()] = static_cast<std::uint8_t>(rng());
+        }
+        BOOST_TEST_CONTEXT("seed " << seed << ", mutation " << i << " (kind " << kind << ")") {
+            // The CPU pipeline (the same parser and host pass, the oracle for every block) decides.
+            std::optional<bytes> want;
+            try {
+                want = fmt::zstd_decompress_cpu_reference(z, parse).output;
+            } catch (const vyre::error&) {
+            }
+            const bool to_device = i % 3 == 0;
+            std::optional<bytes> got;
+            try {
+                if (to_device) {
+                    const auto d = eng::decompress_zstd_to_device(dev.ctx(), z, options);
+                    got.emplace(d.output_bytes);
+                    rt::read(dev.ctx(), d.output, got->data(), got->size());
+                } else {
+                    got = eng::decompress_zstd(dev.ctx(), z, options).bytes;
+                }
+            } catch (const vyre::format_error& e) {
+                BOOST_TEST(!std::string(e.what()).empty());
+            } catch (const vyre::resource_error& e) {
+                BOOST_TEST(!std::string(e.what()).empty());
+            }
+            BOOST_TEST(got.has_value() == want.has_value());
+            if (got && want) {
+                BOOST_TEST((*got == *want));
+                const auto lib = libzstd_decompress(z, limit);
+                BOOST_TEST((lib && *lib == *got));
+            }
+            (got ? accepted : rejected)++;
+        }
+    }
+    BOOST_TEST_MESSAGE("mutations through the device pipeline: " << accepted << " decoded, " << rejected << " rejected");
+    BOOST_TEST(accepted > 0u);
+    BOOST_TEST(rejected > 0u);
+}
+
+VYRE_TEST_MAIN
