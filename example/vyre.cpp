@@ -156,7 +156,7 @@ decoded decode_lz4(std::span<const std::uint8_t> file, const decompress_settings
     d.bytes = cz::decompress_frames(ctx, file, options, &r);
     d.summary = std::to_string(r.frames) + " frame(s), " + std::to_string(r.blocks) + " blocks: " +
                 std::to_string(r.device_blocks) + " on the device in " + std::to_string(r.batches) + " dispatch(es) (" +
-                cz::lz4_variant_name(cz::resolve(s.variant)) + " program), " + std::to_string(r.host_blocks) +
+                cz::lz4_variant_name(cz::resolve(s.variant, ctx.device())) + " program), " + std::to_string(r.host_blocks) +
                 " of linked frames on the host";
     d.where = ctx.device().label();
     return d;
@@ -238,7 +238,7 @@ int cmd_decompress(const std::vector<std::string>& args) {
         "output,o", po::value<std::string>(), "output file (default: FILE without its .lz4 or .zst suffix)")(
         "variant", po::value<std::string>()->default_value("automatic"),
         "compression.lz4 / compression.zstd program: reference (one block per invocation, the seed's design), fast, or "
-        "automatic (fast)")(
+        "automatic (fast on GPUs, reference on CPU devices)")(
         "cpu", "decode on the host instead (reference decoder, liblz4 for linked blocks)")(
         "force,f", "overwrite the output file if it exists");
     po::positional_options_description positional;

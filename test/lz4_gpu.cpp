@@ -231,7 +231,7 @@ run_result run_device(rt::context& ctx, const cz::lz4_kernel& kernel, const batc
 }
 
 run_result run_device(rt::context& ctx, cz::lz4_variant v, const batch& b) {
-    return run_device(ctx, cz::lz4_kernel_for(v), b);
+    return run_device(ctx, cz::lz4_kernel_for(cz::resolve(v, ctx.device())), b);
 }
 
 run_result run_reference(const batch& b) {
@@ -272,7 +272,9 @@ run_result check_batch(rt::context& ctx, const cz::lz4_kernel& kernel, const bat
     return got;
 }
 
-run_result check_batch(rt::context& ctx, cz::lz4_variant v, const batch& b) { return check_batch(ctx, cz::lz4_kernel_for(v), b); }
+run_result check_batch(rt::context& ctx, cz::lz4_variant v, const batch& b) {
+    return check_batch(ctx, cz::lz4_kernel_for(cz::resolve(v, ctx.device())), b);
+}
 
 std::vector<block_case> conformance_cases(std::vector<cz::block_status>& expected) {
     std::vector<block_case> cases;
@@ -689,7 +691,12 @@ BOOST_AUTO_TEST_CASE(programs_have_the_permanent_bindings) {
     BOOST_TEST(cz::lz4_info().version == 1u);
     BOOST_TEST((cz::lz4_info().signature == vyre::ir::op_signature{{vyre::ir::data_type::bytes}, vyre::ir::data_type::bytes}));
     BOOST_TEST(cz::lz4_info().program() == cz::lz4_program_reference());
-    BOOST_TEST((cz::resolve(cz::lz4_variant::automatic) == cz::lz4_variant::fast));
+    vyre::runtime::device_info gpu, cpu;
+    gpu.type = CL_DEVICE_TYPE_GPU;
+    cpu.type = CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_DEFAULT;
+    BOOST_TEST((cz::resolve(cz::lz4_variant::automatic, gpu) == cz::lz4_variant::fast));
+    BOOST_TEST((cz::resolve(cz::lz4_variant::automatic, cpu) == cz::lz4_variant::reference));
+    BOOST_TEST((cz::resolve(cz::lz4_variant::fast, cpu) == cz::lz4_variant::fast));
     BOOST_CHECK_THROW(cz::lz4_program_fast(64, 3), vyre::resource_error);
     BOOST_CHECK_THROW(cz::lz4_program_fast(64, 8, 0), vyre::resource_error);
     BOOST_CHECK_THROW(cz::lz4_program_fast(64, 8, 4, 4, 0), vyre::resource_error);
