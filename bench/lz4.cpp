@@ -6,6 +6,7 @@
 // PATH is a file (its first N MiB) or a folder (its files in sorted path order, concatenated up
 // to N MiB, as a tar would hold them). Blocks are made with LZ4_compress_default.
 #include "bench_util.hpp"
+#include "corpus.hpp"
 
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/runtime/buffer.hpp>
@@ -30,6 +31,7 @@ namespace rt = vyre::runtime;
 namespace cz = vyre::ops::compression;
 namespace bcm = boost::compute;
 using vyre::bench::median;
+using vyre::bench::parallel_for;
 using vyre::bench::now_seconds;
 using bytes = std::vector<std::uint8_t>;
 
@@ -47,26 +49,6 @@ struct settings {
     std::uint32_t workgroup = cz::lz4_fast_workgroup, lanes = cz::lz4_fast_lanes, unroll = cz::lz4_fast_unroll,
                   steps = cz::lz4_fast_steps, batch = cz::lz4_fast_batch;
 };
-
-// Runs f(i) for i in [0, n) on `threads` threads, handing out indices one at a time.
-template <class F>
-void parallel_for(std::size_t n, unsigned threads, F&& f) {
-    std::atomic<std::size_t> next{0};
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t)
-        pool.emplace_back([&] {
-            for (std::size_t i = next++; i < n; i = next++) f(i);
-        });
-    for (auto& th : pool) th.join();
-}
-
-bytes read_prefix(const std::filesystem::path& p, std::size_t limit) {
-    std::ifstream f(p, std::ios::binary);
-    bytes b(limit);
-    f.read(reinterpret_cast<char*>(b.data()), static_cast<std::streamsize>(limit));
-    b.resize(static_cast<std::size_t>(f.gcount()));
-    return b;
-}
 
 bytes load_input(const settings& s) {
     const std::size_t limit = s.mib << 20;
@@ -94,26 +76,7 @@ bytes load_input(const settings& s) {
         }
         return b;
     }
-    const std::filesystem::path p = s.path;
-    if (std::filesystem::is_regular_file(p)) return read_prefix(p, limit);
-    if (!std::filesystem::is_directory(p)) {
-        std::fprintf(stderr, "bench_lz4: %s is neither a file nor a folder\n", s.path.c_str());
-        std::exit(2);
-    }
-    std::vector<std::filesystem::path> files;
-    std::error_code ec;
-    for (auto it = std::filesystem::recursive_directory_iterator(p, std::filesystem::directory_options::skip_permission_denied, ec);
-         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
-        if (it->is_regular_file(ec) && !it->is_symlink(ec)) files.push_back(it->path());
-    std::sort(files.begin(), files.end());
-    bytes out;
-    out.reserve(limit);
-    for (const auto& f : files) {
-        if (out.size() >= limit) break;
-        const bytes b = read_prefix(f, limit - out.size());
-        out.insert(out.end(), b.begin(), b.end());
-    }
-    return out;
+    return vyre::bench::read_input_path(s.path, limit, "bench_lz4");
 }
 
 // The input cut into blocks of `block` bytes, each compressed with LZ4_compress_default.

@@ -17,6 +17,7 @@
 //   rawrle     raw/RLE-heavy: 128 KiB blocks of random bytes (stored raw) and of one repeated
 //              byte (RLE), 1 MiB frames, made by ZSTD_compress2 itself
 #include "bench_util.hpp"
+#include "corpus.hpp"
 
 #include <vyre/engine/zstd_decompress.hpp>
 #include <vyre/format/zstd_frame.hpp>
@@ -44,6 +45,7 @@ namespace cz = vyre::ops::compression;
 namespace fmt = vyre::format;
 namespace eng = vyre::engine;
 using vyre::bench::median;
+using vyre::bench::parallel_for;
 using vyre::bench::now_seconds;
 using bytes = std::vector<std::uint8_t>;
 
@@ -61,47 +63,9 @@ struct settings {
     std::vector<std::string> shapes;
 };
 
-template <class F>
-void parallel_for(std::size_t n, unsigned threads, F&& f) {
-    std::atomic<std::size_t> next{0};
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < std::min<std::size_t>(threads, std::max<std::size_t>(n, 1)); ++t)
-        pool.emplace_back([&] {
-            for (std::size_t i = next++; i < n; i = next++) f(i);
-        });
-    for (auto& th : pool) th.join();
-}
-
-bytes read_prefix(const std::filesystem::path& p, std::size_t limit) {
-    std::ifstream f(p, std::ios::binary);
-    bytes b(limit);
-    f.read(reinterpret_cast<char*>(b.data()), static_cast<std::streamsize>(limit));
-    b.resize(static_cast<std::size_t>(f.gcount()));
-    return b;
-}
-
 bytes load_input(const settings& s) {
     const std::size_t limit = s.mib << 20;
-    const std::filesystem::path p = s.path;
-    if (std::filesystem::is_regular_file(p)) return read_prefix(p, limit);
-    if (!std::filesystem::is_directory(p)) {
-        std::fprintf(stderr, "bench_zstd: %s is neither a file nor a folder\n", s.path.c_str());
-        std::exit(2);
-    }
-    std::vector<std::filesystem::path> files;
-    std::error_code ec;
-    for (auto it = std::filesystem::recursive_directory_iterator(p, std::filesystem::directory_options::skip_permission_denied, ec);
-         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
-        if (it->is_regular_file(ec) && !it->is_symlink(ec)) files.push_back(it->path());
-    std::sort(files.begin(), files.end());
-    bytes out;
-    out.reserve(limit);
-    for (const auto& f : files) {
-        if (out.size() >= limit) break;
-        const bytes b = read_prefix(f, limit - out.size());
-        out.insert(out.end(), b.begin(), b.end());
-    }
-    return out;
+    return vyre::bench::read_input_path(s.path, limit, "bench_zstd");
 }
 
 // Raw/RLE-heavy data: 128 KiB blocks, alternately (at random) incompressible and one byte repeated.
@@ -139,7 +103,8 @@ bytes compress_frame(std::span<const std::uint8_t> in, int level, int workers) {
 bytes compress_frames(const bytes& in, std::size_t chunk, int level, unsigned threads) {
     const std::size_t n = (in.size() + chunk - 1) / chunk;
     std::vector<bytes> parts(n);
-    parallel_for(n, threads, [&](std::size_t i) {
+    // No more threads than frames.
+    parallel_for(n, static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(n, 1))), [&](std::size_t i) {
         const std::size_t at = i * chunk;
         parts[i] = compress_frame(std::span(in).subspan(at, std::min(chunk, in.size() - at)), level, 0);
     });

@@ -1,6 +1,8 @@
 // Host side of compression.lz4: the reference block decoder (hand-built blocks, parity with liblz4,
 // mutations), block batching, and the LZ4 frame parser on frames from liblz4 and the lz4 tool.
 #include "harness.hpp"
+#include "lz4_blocks.hpp"
+#include "test_data.hpp"
 
 #include <vyre/format/lz4_frame.hpp>
 #include <vyre/ops/compression/block.hpp>
@@ -45,35 +47,22 @@ namespace fmt = vyre::format;
 namespace ref = vyre::reference;
 using bytes = std::vector<std::uint8_t>;
 
-bytes to_bytes(std::string_view s) { return bytes(s.begin(), s.end()); }
-
-bytes concat(std::initializer_list<bytes> parts) {
-    bytes out;
-    for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-    return out;
-}
+using vyre::test::concat;
+using vyre::test::liblz4_decode;
+using vyre::test::lz4_compress_block;
+using vyre::test::lz4_tool;
+using vyre::test::put_length_tail;
+using vyre::test::put_sequence;
+using vyre::test::random_bytes;
+using vyre::test::read_file;
+using vyre::test::repetitive_bytes;
+using vyre::test::system_corpus;
+using vyre::test::text_bytes;
+using vyre::test::to_bytes;
+using vyre::test::write_file;
 
 void put_le32(bytes& b, std::uint32_t v) {
     for (int i = 0; i < 4; ++i) b.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-
-// Appends an LZ4 length beyond its nibble: 255s, then the rest.
-void put_length_tail(bytes& b, std::uint32_t rest) {
-    for (; rest >= 255; rest -= 255) b.push_back(255);
-    b.push_back(static_cast<std::uint8_t>(rest));
-}
-
-// One hand-encoded sequence; match_length 0 makes it the last sequence (literals only).
-void put_sequence(bytes& b, const bytes& literals, std::uint16_t offset = 0, std::uint32_t match_length = 0) {
-    const std::uint32_t lit = static_cast<std::uint32_t>(literals.size());
-    const std::uint32_t ml = match_length ? match_length - 4 : 0;
-    b.push_back(static_cast<std::uint8_t>((std::min(lit, 15u) << 4) | std::min(ml, 15u)));
-    if (lit >= 15) put_length_tail(b, lit - 15);
-    b.insert(b.end(), literals.begin(), literals.end());
-    if (!match_length) return;
-    b.push_back(static_cast<std::uint8_t>(offset));
-    b.push_back(static_cast<std::uint8_t>(offset >> 8));
-    if (ml >= 15) put_length_tail(b, ml - 15);
 }
 
 // Decodes into a region framed by guard bytes; everything not written must keep the fill value.
@@ -117,67 +106,6 @@ void check_fails(const bytes& block, std::size_t capacity, cz::block_status expe
     BOOST_TEST(r.guards_intact);
     BOOST_TEST(r.tail_untouched);
     BOOST_TEST(ref::lz4_measure_block(block, static_cast<std::uint32_t>(capacity)).status == expected);
-}
-
-// ---- data sets -------------------------------------------------------------------------------
-
-bytes random_bytes(std::mt19937_64& rng, std::size_t n) {
-    bytes b(n);
-    for (auto& v : b) v = static_cast<std::uint8_t>(rng());
-    return b;
-}
-
-bytes text_bytes(std::mt19937_64& rng, std::size_t n) {
-    static const char* words[] = {"the ",   "device ", "kernel ", "block ", "offset ", "match ", "literal ",
-                                  "frame ", "vyre ",   "\n",      "int ",   "return ", "{ ",     "} ",
-                                  "const ", "std::",   "uint32_t ", "0x184D2204 ", "(", ");\n"};
-    bytes b;
-    while (b.size() < n) {
-        const std::string_view w = words[rng() % std::size(words)];
-        b.insert(b.end(), w.begin(), w.end());
-    }
-    b.resize(n);
-    return b;
-}
-
-bytes repetitive_bytes(std::mt19937_64& rng, std::size_t n) {
-    bytes b;
-    while (b.size() < n) {
-        const std::size_t run = 1 + rng() % 700;
-        if (rng() % 2) {
-            b.insert(b.end(), run, static_cast<std::uint8_t>(rng() % 4));
-        } else {
-            const std::size_t period = 1 + rng() % 9;
-            for (std::size_t i = 0; i < run; ++i) b.push_back(static_cast<std::uint8_t>('a' + i % period));
-        }
-    }
-    b.resize(n);
-    return b;
-}
-
-// level 0: LZ4_compress_default; negative: LZ4_compress_fast with that acceleration; else LZ4HC level.
-bytes lz4_compress_block(const bytes& src, int level = 0) {
-    bytes dst(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(src.size()))));
-    static const char nothing = 0; // liblz4's HC levels dereference the source even when it is empty
-    const char* s = src.empty() ? &nothing : reinterpret_cast<const char*>(src.data());
-    char* d = reinterpret_cast<char*>(dst.data());
-    const int n = static_cast<int>(src.size()), cap = static_cast<int>(dst.size());
-    const int r = level == 0 ? LZ4_compress_default(s, d, n, cap)
-                  : level < 0 ? LZ4_compress_fast(s, d, n, cap, -level)
-                              : LZ4_compress_HC(s, d, n, cap, level);
-    BOOST_REQUIRE(r > 0);
-    dst.resize(static_cast<std::size_t>(r));
-    return dst;
-}
-
-// liblz4's verdict: decoded bytes, or nullopt when it rejects the block.
-std::optional<bytes> liblz4_decode(const bytes& block, std::size_t capacity) {
-    bytes out(capacity + 1); // never a null pointer, even for capacity 0
-    const int r = LZ4_decompress_safe(reinterpret_cast<const char*>(block.data()), reinterpret_cast<char*>(out.data()),
-                                      static_cast<int>(block.size()), static_cast<int>(capacity));
-    if (r < 0) return std::nullopt;
-    out.resize(static_cast<std::size_t>(r));
-    return out;
 }
 
 } // namespace
@@ -950,78 +878,12 @@ BOOST_AUTO_TEST_CASE(frame_mutations) {
 
 // ---- frames written by the lz4 command line tool -----------------------------------------------
 
-namespace {
-
-struct temp_dir {
-    std::filesystem::path path;
-    temp_dir() {
-        path = std::filesystem::temp_directory_path() / ("vyre_format_lz4_" + std::to_string(::getpid()));
-        std::filesystem::remove_all(path);
-        std::filesystem::create_directories(path);
-    }
-    ~temp_dir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-    std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
-
-bool lz4_tool_present() { return std::system("lz4 -V >/dev/null 2>&1") == 0; }
-
-void write_file(const std::string& path, const bytes& b) {
-    std::ofstream f(path, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-    BOOST_REQUIRE(f.good());
-}
-
-bytes read_file(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    return bytes(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
-
-// Real files no one here wrote: headers of the system, concatenated in sorted path order (a
-// poor man's tar), up to `limit` bytes. Falls back to generated text where they are missing.
-bytes system_corpus(std::size_t limit) {
-    std::vector<std::filesystem::path> paths;
-    std::error_code ec;
-    for (const char* root : {"/usr/include/linux", "/usr/include"}) {
-        if (!std::filesystem::is_directory(root, ec)) continue;
-        for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
-             !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
-            if (it->is_regular_file(ec)) paths.push_back(it->path());
-        if (!paths.empty()) break;
-    }
-    std::sort(paths.begin(), paths.end());
-    bytes out;
-    for (const auto& p : paths) {
-        if (out.size() >= limit) break;
-        const bytes b = read_file(p.string());
-        out.insert(out.end(), b.begin(), b.begin() + static_cast<std::ptrdiff_t>(std::min(b.size(), limit - out.size())));
-    }
-    if (out.size() < limit / 2) {
-        std::mt19937_64 rng(1);
-        out = text_bytes(rng, limit);
-    }
-    return out;
-}
-
-bytes lz4_tool(const temp_dir& dir, const bytes& content, const std::string& options, const std::string& name) {
-    const std::string in = dir / (name + ".raw"), out = dir / (name + ".lz4");
-    write_file(in, content);
-    const std::string cmd = "lz4 -q -f " + options + " '" + in + "' '" + out + "' >/dev/null 2>&1";
-    const int rc = std::system(cmd.c_str());
-    BOOST_REQUIRE_MESSAGE(rc == 0, "command failed: " << cmd);
-    return read_file(out);
-}
-
-} // namespace
-
 BOOST_AUTO_TEST_CASE(frames_from_lz4_tool) {
-    if (!lz4_tool_present()) {
+    if (!vyre::test::command_succeeds("lz4 -V")) {
         BOOST_TEST_MESSAGE("the lz4 command line tool is absent: frames from it are not tested");
         return;
     }
-    const temp_dir dir;
+    const vyre::test::temp_dir dir("vyre_format_lz4_", true);
     const bytes corpus = system_corpus(1'000'000);
     const bytes small = bytes(corpus.begin(), corpus.begin() + 400'000);
     struct variant {

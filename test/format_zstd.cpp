@@ -1,6 +1,8 @@
 // Host side of compression.zstd: the reference block decoder (the GPU op's oracle), the frame
 // parser, and the hybrid CPU pipeline, checked against libzstd and the zstd command line tool.
 #include "harness.hpp"
+#include "test_data.hpp"
+#include "zstd_blocks.hpp"
 
 #include <vyre/format/zstd_decompress.hpp>
 #include <vyre/format/zstd_frame.hpp>
@@ -27,15 +29,16 @@ namespace fmt = vyre::format;
 namespace cmp = vyre::ops::compression;
 using bytes = std::vector<std::uint8_t>;
 
+using vyre::test::block_header;
+using vyre::test::have_tool;
+using vyre::test::libzstd_decompress;
+using vyre::test::make_corpus;
+using vyre::test::put_le;
+using vyre::test::run_tool;
+using vyre::test::skippable;
+using vyre::test::write_file;
+
 // ---------------------------------------------------------------- hand-built frames
-
-void put_le(bytes& out, std::uint64_t v, unsigned n) {
-    for (unsigned i = 0; i < n; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-
-void block_header(bytes& out, unsigned type, bool last, std::uint32_t size) {
-    put_le(out, (std::uint32_t{size} << 3) | (type << 1) | (last ? 1u : 0u), 3);
-}
 
 void raw_block(bytes& out, bytes& content, const bytes& data, bool last = false) {
     block_header(out, 0, last, static_cast<std::uint32_t>(data.size()));
@@ -97,12 +100,6 @@ void checksum(bytes& out, const bytes& content) {
     put_le(out, static_cast<std::uint32_t>(XXH64(content.data(), content.size(), 0)), 4);
 }
 
-void skippable(bytes& out, std::uint32_t magic_low, std::uint32_t n) {
-    put_le(out, 0x184D2A50u | magic_low, 4);
-    put_le(out, n, 4);
-    for (std::uint32_t i = 0; i < n; ++i) out.push_back(static_cast<std::uint8_t>(i * 7));
-}
-
 bytes pattern(std::size_t n, std::uint64_t seed) {
     bytes out(n);
     std::mt19937_64 rng(seed);
@@ -126,76 +123,10 @@ bytes mixed_blocks(bytes& content) {
 
 // ---------------------------------------------------------------- libzstd and the CLI
 
-// libzstd's one-shot verdict. The buffer is left uninitialised: only the bytes written are touched.
-std::optional<bytes> libzstd_decompress(std::span<const std::uint8_t> src, std::size_t capacity) {
-    const auto out = std::make_unique_for_overwrite<std::uint8_t[]>(std::max<std::size_t>(capacity, 1));
-    const std::size_t n = ZSTD_decompress(out.get(), capacity, src.data(), src.size());
-    if (ZSTD_isError(n)) return std::nullopt;
-    return bytes(out.get(), out.get() + n);
-}
-
 std::size_t bound_of(std::span<const std::uint8_t> src) {
     const unsigned long long b = ZSTD_decompressBound(src.data(), src.size());
     BOOST_REQUIRE(b != ZSTD_CONTENTSIZE_ERROR);
     return static_cast<std::size_t>(b);
-}
-
-bytes read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return bytes(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_file(const fs::path& p, std::span<const std::uint8_t> data) {
-    std::ofstream out(p, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-    BOOST_REQUIRE(out.good());
-}
-
-struct temp_dir {
-    fs::path path = fs::temp_directory_path() / ("vyre_format_zstd_" + std::to_string(::getpid()));
-    temp_dir() { fs::create_directories(path); }
-    ~temp_dir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
-
-bool have_tool(const std::string& tool) {
-    return std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) == 0;
-}
-
-// Runs `tool options -c in > out` and returns the output file's bytes.
-bytes run_tool(const std::string& tool, const std::string& options, const fs::path& in, const fs::path& out) {
-    const std::string cmd = tool + " -q " + options + " -c '" + in.string() + "' > '" + out.string() + "'";
-    BOOST_TEST_INFO("command: " << cmd);
-    BOOST_REQUIRE_EQUAL(std::system(cmd.c_str()), 0);
-    return read_file(out);
-}
-
-// Real text no one here wrote (the system's Linux headers), incompressible bytes (raw blocks),
-// long runs (RLE blocks), and the incompressible bytes again (matches reaching into raw blocks).
-bytes make_corpus(std::size_t text_bytes, std::uint64_t seed) {
-    std::vector<fs::path> files;
-    for (const auto& e : fs::recursive_directory_iterator("/usr/include/linux"))
-        if (e.is_regular_file()) files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    bytes text;
-    for (const auto& f : files) {
-        if (text.size() >= text_bytes) break;
-        const bytes b = read_file(f);
-        text.insert(text.end(), b.begin(), b.end());
-    }
-    text.resize(std::min(text.size(), text_bytes));
-    bytes noise(text_bytes / 4);
-    std::mt19937_64 rng(seed);
-    for (auto& b : noise) b = static_cast<std::uint8_t>(rng());
-    bytes out = text;
-    out.insert(out.end(), noise.begin(), noise.end());
-    out.insert(out.end(), 300000, 0);
-    out.insert(out.end(), 140000, 'A');
-    out.insert(out.end(), text.begin(), text.begin() + static_cast<std::ptrdiff_t>(text.size() / 2));
-    out.insert(out.end(), noise.begin(), noise.end());
-    return out;
 }
 
 // Decodes with the whole CPU pipeline and checks the result against `expected` and libzstd.
@@ -581,7 +512,7 @@ BOOST_AUTO_TEST_CASE(cli_frames_round_trip) {
     }
     const std::uint64_t seed = vyre::test::test_seed();
     BOOST_TEST_CONTEXT("seed " << seed) {
-        temp_dir dir;
+        vyre::test::temp_dir dir("vyre_format_zstd_", false);
         const bytes corpus = make_corpus(400000, seed);
         const fs::path in = dir.path / "corpus";
         write_file(in, corpus);
@@ -617,7 +548,7 @@ BOOST_AUTO_TEST_CASE(cli_multi_frame_files) {
     }
     const std::uint64_t seed = vyre::test::test_seed();
     BOOST_TEST_CONTEXT("seed " << seed) {
-        temp_dir dir;
+        vyre::test::temp_dir dir("vyre_format_zstd_", false);
         const bytes corpus = make_corpus(200000, seed);
         const bytes half(corpus.begin(), corpus.begin() + static_cast<std::ptrdiff_t>(corpus.size() / 2));
         write_file(dir.path / "a", corpus);
@@ -660,7 +591,7 @@ BOOST_AUTO_TEST_CASE(cli_corrupt_headers_and_checksums) {
         BOOST_TEST_MESSAGE("the zstd command line tool is absent: this case is not run (CI installs it)");
         return;
     }
-    temp_dir dir;
+    vyre::test::temp_dir dir("vyre_format_zstd_", false);
     const bytes corpus = make_corpus(100000, 1);
     write_file(dir.path / "c", corpus);
     const bytes good = run_tool("zstd", "-3", dir.path / "c", dir.path / "c.zst");
@@ -693,7 +624,7 @@ BOOST_AUTO_TEST_CASE(mutated_frames_agree_with_libzstd) {
         return;
     }
     const std::uint64_t seed = vyre::test::test_seed();
-    temp_dir dir;
+    vyre::test::temp_dir dir("vyre_format_zstd_", false);
     std::vector<bytes> bases;
     {
         const bytes corpus = make_corpus(24000, seed);  // ~ 24 KB text, noise, 440 KB of runs

@@ -3,6 +3,8 @@
 // bytes around every output region, hostile descriptors, determinism, the IR programs on the
 // reference interpreter, and whole files written by the lz4 command line tool.
 #include "harness.hpp"
+#include "lz4_blocks.hpp"
+#include "test_data.hpp"
 
 #include <vyre/format/lz4_frame.hpp>
 #include <vyre/ir/validate.hpp>
@@ -51,119 +53,16 @@ using bytes = std::vector<std::uint8_t>;
 constexpr cz::lz4_variant variants[] = {cz::lz4_variant::reference, cz::lz4_variant::fast};
 constexpr std::uint8_t canary = 0xA5;
 
-bytes to_bytes(std::string_view s) { return bytes(s.begin(), s.end()); }
-
-bytes concat(std::initializer_list<bytes> parts) {
-    bytes out;
-    for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-    return out;
-}
-
-void put_length_tail(bytes& b, std::uint32_t rest) {
-    for (; rest >= 255; rest -= 255) b.push_back(255);
-    b.push_back(static_cast<std::uint8_t>(rest));
-}
-
-// One hand-encoded sequence; match_length 0 makes it the last sequence (literals only).
-void put_sequence(bytes& b, const bytes& literals, std::uint16_t offset = 0, std::uint32_t match_length = 0) {
-    const std::uint32_t lit = static_cast<std::uint32_t>(literals.size());
-    const std::uint32_t ml = match_length ? match_length - 4 : 0;
-    b.push_back(static_cast<std::uint8_t>((std::min(lit, 15u) << 4) | std::min(ml, 15u)));
-    if (lit >= 15) put_length_tail(b, lit - 15);
-    b.insert(b.end(), literals.begin(), literals.end());
-    if (!match_length) return;
-    b.push_back(static_cast<std::uint8_t>(offset));
-    b.push_back(static_cast<std::uint8_t>(offset >> 8));
-    if (ml >= 15) put_length_tail(b, ml - 15);
-}
-
-bytes random_bytes(std::mt19937_64& rng, std::size_t n) {
-    bytes b(n);
-    for (auto& v : b) v = static_cast<std::uint8_t>(rng());
-    return b;
-}
-
-bytes text_bytes(std::mt19937_64& rng, std::size_t n) {
-    static const char* words[] = {"the ",   "device ", "kernel ", "block ", "offset ", "match ", "literal ",
-                                  "frame ", "vyre ",   "\n",      "int ",   "return ", "{ ",     "} ",
-                                  "const ", "std::",   "uint32_t ", "0x184D2204 ", "(", ");\n"};
-    bytes b;
-    while (b.size() < n) {
-        const std::string_view w = words[rng() % std::size(words)];
-        b.insert(b.end(), w.begin(), w.end());
-    }
-    b.resize(n);
-    return b;
-}
-
-bytes repetitive_bytes(std::mt19937_64& rng, std::size_t n) {
-    bytes b;
-    while (b.size() < n) {
-        const std::size_t run = 1 + rng() % 700;
-        if (rng() % 2) {
-            b.insert(b.end(), run, static_cast<std::uint8_t>(rng() % 4));
-        } else {
-            const std::size_t period = 1 + rng() % 9;
-            for (std::size_t i = 0; i < run; ++i) b.push_back(static_cast<std::uint8_t>('a' + i % period));
-        }
-    }
-    b.resize(n);
-    return b;
-}
-
-bytes read_file(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    return bytes(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
-
-// Real files no one here wrote: the system's headers in sorted path order, up to `limit` bytes.
-bytes system_corpus(std::size_t limit) {
-    std::vector<std::filesystem::path> paths;
-    std::error_code ec;
-    for (const char* root : {"/usr/include/linux", "/usr/include"}) {
-        if (!std::filesystem::is_directory(root, ec)) continue;
-        for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
-             !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
-            if (it->is_regular_file(ec)) paths.push_back(it->path());
-        if (!paths.empty()) break;
-    }
-    std::sort(paths.begin(), paths.end());
-    bytes out;
-    for (const auto& p : paths) {
-        if (out.size() >= limit) break;
-        const bytes b = read_file(p.string());
-        out.insert(out.end(), b.begin(), b.begin() + static_cast<std::ptrdiff_t>(std::min(b.size(), limit - out.size())));
-    }
-    if (out.size() < limit / 2) {
-        std::mt19937_64 rng(1);
-        out = text_bytes(rng, limit);
-    }
-    return out;
-}
-
-// level 0: LZ4_compress_default; negative: LZ4_compress_fast with that acceleration; else LZ4HC level.
-bytes lz4_compress_block(const bytes& src, int level = 0) {
-    bytes dst(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(src.size()))));
-    static const char nothing = 0;
-    const char* s = src.empty() ? &nothing : reinterpret_cast<const char*>(src.data());
-    char* d = reinterpret_cast<char*>(dst.data());
-    const int n = static_cast<int>(src.size()), cap = static_cast<int>(dst.size());
-    const int r = level == 0 ? LZ4_compress_default(s, d, n, cap)
-                  : level < 0 ? LZ4_compress_fast(s, d, n, cap, -level)
-                              : LZ4_compress_HC(s, d, n, cap, level);
-    BOOST_REQUIRE(r > 0);
-    dst.resize(static_cast<std::size_t>(r));
-    return dst;
-}
-
-std::optional<bytes> liblz4_decode(const bytes& block, std::size_t capacity) {
-    bytes out(capacity + 1);
-    const int r = LZ4_decompress_safe(reinterpret_cast<const char*>(block.data()), reinterpret_cast<char*>(out.data()),
-                                      static_cast<int>(block.size()), static_cast<int>(capacity));
-    if (r < 0) return std::nullopt;
-    out.resize(static_cast<std::size_t>(r));
-    return out;
-}
+using vyre::test::concat;
+using vyre::test::liblz4_decode;
+using vyre::test::lz4_compress_block;
+using vyre::test::lz4_tool;
+using vyre::test::put_sequence;
+using vyre::test::random_bytes;
+using vyre::test::repetitive_bytes;
+using vyre::test::system_corpus;
+using vyre::test::text_bytes;
+using vyre::test::to_bytes;
 
 // ---- batches: many blocks in one dispatch, each output region framed by canary bytes ------------
 
@@ -704,44 +603,12 @@ BOOST_AUTO_TEST_CASE(programs_have_the_permanent_bindings) {
 
 // ---- whole files written by the lz4 command line tool --------------------------------------------
 
-namespace {
-
-struct temp_dir {
-    std::filesystem::path path;
-    temp_dir() {
-        path = std::filesystem::temp_directory_path() / ("vyre_lz4_gpu_" + std::to_string(::getpid()));
-        std::filesystem::remove_all(path);
-        std::filesystem::create_directories(path);
-    }
-    ~temp_dir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path, ec);
-    }
-    std::string operator/(const std::string& name) const { return (path / name).string(); }
-};
-
-void write_file(const std::string& path, const bytes& b) {
-    std::ofstream f(path, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-    BOOST_REQUIRE(f.good());
-}
-
-bytes lz4_tool(const temp_dir& dir, const bytes& content, const std::string& options, const std::string& name) {
-    const std::string in = dir / (name + ".raw"), out = dir / (name + ".lz4");
-    write_file(in, content);
-    const std::string cmd = "lz4 -q -f " + options + " '" + in + "' '" + out + "' >/dev/null 2>&1";
-    BOOST_REQUIRE_MESSAGE(std::system(cmd.c_str()) == 0, "command failed: " << cmd);
-    return read_file(out);
-}
-
-} // namespace
-
 VYRE_DEVICE_TEST(frames_from_lz4_tool) {
-    if (std::system("lz4 -V >/dev/null 2>&1") != 0) {
+    if (!vyre::test::command_succeeds("lz4 -V")) {
         BOOST_TEST_MESSAGE("the lz4 command line tool is absent: frames from it are not tested");
         return;
     }
-    const temp_dir dir;
+    const vyre::test::temp_dir dir("vyre_lz4_gpu_", true);
     const bytes corpus = system_corpus(1'000'000);
     const bytes small(corpus.begin(), corpus.begin() + 300'000);
     struct tool_case {

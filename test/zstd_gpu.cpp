@@ -5,6 +5,8 @@
 // into host and device memory: frames written by the zstd and pzstd tools, hand-built raw/RLE
 // frames, multi-frame files with skippable frames, and seeded mutations.
 #include "harness.hpp"
+#include "test_data.hpp"
+#include "zstd_blocks.hpp"
 
 #include <vyre/engine/zstd_decompress.hpp>
 #include <vyre/format/zstd_decompress.hpp>
@@ -54,15 +56,17 @@ constexpr cz::zstd_variant variants[] = {cz::zstd_variant::reference, cz::zstd_v
 constexpr std::uint8_t canary = 0xA5;
 constexpr std::uint32_t kib128 = 128u << 10;
 
+using vyre::test::block_header;
+using vyre::test::have_tool;
+using vyre::test::libzstd_decompress;
+using vyre::test::make_corpus;
+using vyre::test::put_le;
+using vyre::test::random_bytes;
+using vyre::test::run_tool;
+using vyre::test::skippable;
+using vyre::test::write_file;
+
 // ---- blocks and frames by hand --------------------------------------------------------------------
-
-void put_le(bytes& out, std::uint64_t v, unsigned n) {
-    for (unsigned i = 0; i < n; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-
-void block_header(bytes& out, unsigned type, bool last, std::uint32_t size) {
-    put_le(out, (std::uint32_t{size} << 3) | (type << 1) | (last ? 1u : 0u), 3);
-}
 
 // A block as compression.zstd takes it: the 3-byte header, then `content`.
 bytes block_bytes(unsigned type, std::uint32_t size, const bytes& content, bool last = false) {
@@ -70,12 +74,6 @@ bytes block_bytes(unsigned type, std::uint32_t size, const bytes& content, bool 
     block_header(out, type, last, size);
     out.insert(out.end(), content.begin(), content.end());
     return out;
-}
-
-bytes random_bytes(std::mt19937_64& rng, std::size_t n) {
-    bytes b(n);
-    for (auto& v : b) v = static_cast<std::uint8_t>(rng());
-    return b;
 }
 
 // ---- one dispatch: cases packed into an input, output windows separated by canary bytes --------
@@ -479,12 +477,6 @@ bytes frame_header(const header_spec& h) {
     return out;
 }
 
-void skippable(bytes& out, std::uint32_t magic_low, std::uint32_t n) {
-    put_le(out, 0x184D2A50u | magic_low, 4);
-    put_le(out, n, 4);
-    for (std::uint32_t i = 0; i < n; ++i) out.push_back(static_cast<std::uint8_t>(i * 7));
-}
-
 // A frame of raw and RLE blocks only (content appended to `content`).
 bytes plain_frame(std::mt19937_64& rng, bytes& content, std::size_t blocks, bool declare_size, bool with_checksum) {
     bytes body, c;
@@ -507,67 +499,6 @@ bytes plain_frame(std::mt19937_64& rng, bytes& content, std::size_t blocks, bool
     out.insert(out.end(), body.begin(), body.end());
     if (with_checksum) put_le(out, static_cast<std::uint32_t>(XXH64(c.data(), c.size(), 0)), 4);
     content.insert(content.end(), c.begin(), c.end());
-    return out;
-}
-
-std::optional<bytes> libzstd_decompress(std::span<const std::uint8_t> src, std::size_t capacity) {
-    const auto out = std::make_unique_for_overwrite<std::uint8_t[]>(std::max<std::size_t>(capacity, 1));
-    const std::size_t n = ZSTD_decompress(out.get(), capacity, src.data(), src.size());
-    if (ZSTD_isError(n)) return std::nullopt;
-    return bytes(out.get(), out.get() + n);
-}
-
-bytes read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return bytes(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_file(const fs::path& p, std::span<const std::uint8_t> data) {
-    std::ofstream out(p, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-    BOOST_REQUIRE(out.good());
-}
-
-struct temp_dir {
-    fs::path path = fs::temp_directory_path() / ("vyre_zstd_gpu_" + std::to_string(::getpid()));
-    temp_dir() { fs::create_directories(path); }
-    ~temp_dir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
-
-bool have_tool(const std::string& tool) { return std::system(("command -v " + tool + " >/dev/null 2>&1").c_str()) == 0; }
-
-bytes run_tool(const std::string& tool, const std::string& options, const fs::path& in, const fs::path& out) {
-    const std::string cmd = tool + " -q " + options + " -c '" + in.string() + "' > '" + out.string() + "'";
-    BOOST_TEST_INFO("command: " << cmd);
-    BOOST_REQUIRE_EQUAL(std::system(cmd.c_str()), 0);
-    return read_file(out);
-}
-
-// Real text no one here wrote (the system's Linux headers), incompressible bytes (raw blocks),
-// long runs (RLE blocks), then text again and noise again (matches reaching into raw blocks).
-bytes make_corpus(std::size_t text_bytes, std::uint64_t seed) {
-    std::vector<fs::path> files;
-    for (const auto& e : fs::recursive_directory_iterator("/usr/include/linux"))
-        if (e.is_regular_file()) files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    bytes text;
-    for (const auto& f : files) {
-        if (text.size() >= text_bytes) break;
-        const bytes b = read_file(f);
-        text.insert(text.end(), b.begin(), b.end());
-    }
-    text.resize(std::min(text.size(), text_bytes));
-    std::mt19937_64 rng(seed);
-    const bytes noise = random_bytes(rng, text_bytes / 4);
-    bytes out = text;
-    out.insert(out.end(), noise.begin(), noise.end());
-    out.insert(out.end(), 300000, 0);
-    out.insert(out.end(), 140000, 'A');
-    out.insert(out.end(), text.begin(), text.begin() + static_cast<std::ptrdiff_t>(text.size() / 2));
-    out.insert(out.end(), noise.begin(), noise.end());
     return out;
 }
 
@@ -656,7 +587,7 @@ VYRE_DEVICE_TEST(pipeline_frames_from_the_zstd_tool) {
     }
     const std::uint64_t seed = vyre::test::test_seed();
     BOOST_TEST_CONTEXT("seed " << seed) {
-        temp_dir dir;
+        vyre::test::temp_dir dir("vyre_zstd_gpu_", false);
         const bytes corpus = make_corpus(300000, seed);
         write_file(dir.path / "corpus", corpus);
         std::uint64_t device_blocks = 0;
@@ -744,7 +675,7 @@ VYRE_DEVICE_TEST(pipeline_survives_mutations) {
         bases.push_back(plain_frame(rng, c, 2, false, true));
     }
     if (have_tool("zstd")) {
-        temp_dir dir;
+        vyre::test::temp_dir dir("vyre_zstd_gpu_", false);
         const bytes corpus = make_corpus(24000, seed);
         write_file(dir.path / "m", corpus);
         bases.push_back(run_tool("zstd", "-3", dir.path / "m", dir.path / "m1.zst"));

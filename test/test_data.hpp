@@ -1,0 +1,186 @@
+// Test data and tooling shared by the test programs: seeded byte generators, corpora read from the
+// system's headers, files in temporary folders, and running command-line tools (lz4, zstd, pzstd).
+#pragma once
+
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <iterator>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include <unistd.h>
+
+namespace vyre::test {
+
+using bytes = std::vector<std::uint8_t>;
+
+inline bytes to_bytes(std::string_view s) { return bytes(s.begin(), s.end()); }
+
+inline bytes concat(std::initializer_list<bytes> parts) {
+    bytes out;
+    for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+    return out;
+}
+
+// ---- seeded generators (the tests depend on the exact bytes for a seed) ----------------------------
+
+inline bytes random_bytes(std::mt19937_64& rng, std::size_t n) {
+    bytes b(n);
+    for (auto& v : b) v = static_cast<std::uint8_t>(rng());
+    return b;
+}
+
+inline bytes text_bytes(std::mt19937_64& rng, std::size_t n) {
+    static const char* words[] = {"the ",   "device ", "kernel ", "block ", "offset ", "match ", "literal ",
+                                  "frame ", "vyre ",   "\n",      "int ",   "return ", "{ ",     "} ",
+                                  "const ", "std::",   "uint32_t ", "0x184D2204 ", "(", ");\n"};
+    bytes b;
+    while (b.size() < n) {
+        const std::string_view w = words[rng() % std::size(words)];
+        b.insert(b.end(), w.begin(), w.end());
+    }
+    b.resize(n);
+    return b;
+}
+
+inline bytes repetitive_bytes(std::mt19937_64& rng, std::size_t n) {
+    bytes b;
+    while (b.size() < n) {
+        const std::size_t run = 1 + rng() % 700;
+        if (rng() % 2) {
+            b.insert(b.end(), run, static_cast<std::uint8_t>(rng() % 4));
+        } else {
+            const std::size_t period = 1 + rng() % 9;
+            for (std::size_t i = 0; i < run; ++i) b.push_back(static_cast<std::uint8_t>('a' + i % period));
+        }
+    }
+    b.resize(n);
+    return b;
+}
+
+// ---- files -----------------------------------------------------------------------------------------
+
+inline bytes read_file(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return bytes(std::istreambuf_iterator<char>(in), {});
+}
+
+inline void write_file(const std::filesystem::path& p, std::span<const std::uint8_t> data) {
+    std::ofstream out(p, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+    BOOST_REQUIRE(out.good());
+}
+
+// A folder temp_directory_path()/PREFIX<pid>, created on construction (emptied first where
+// clear_first) and removed with everything in it on destruction.
+struct temp_dir {
+    std::filesystem::path path;
+    temp_dir(const std::string& prefix, bool clear_first)
+        : path(std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid()))) {
+        if (clear_first) std::filesystem::remove_all(path);
+        std::filesystem::create_directories(path);
+    }
+    temp_dir(const temp_dir&) = delete;
+    temp_dir& operator=(const temp_dir&) = delete;
+    ~temp_dir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+    std::string operator/(const std::string& name) const { return (path / name).string(); }
+};
+
+// ---- corpora: real files no one here wrote ---------------------------------------------------------
+
+// The system's headers (/usr/include/linux, else /usr/include), concatenated in sorted path order
+// (a poor man's tar), up to `limit` bytes. Falls back to text_bytes (seed 1) where they give less
+// than half of that.
+inline bytes system_corpus(std::size_t limit) {
+    std::vector<std::filesystem::path> paths;
+    std::error_code ec;
+    for (const char* root : {"/usr/include/linux", "/usr/include"}) {
+        if (!std::filesystem::is_directory(root, ec)) continue;
+        for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
+             !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+            if (it->is_regular_file(ec)) paths.push_back(it->path());
+        if (!paths.empty()) break;
+    }
+    std::sort(paths.begin(), paths.end());
+    bytes out;
+    for (const auto& p : paths) {
+        if (out.size() >= limit) break;
+        const bytes b = read_file(p);
+        out.insert(out.end(), b.begin(), b.begin() + static_cast<std::ptrdiff_t>(std::min(b.size(), limit - out.size())));
+    }
+    if (out.size() < limit / 2) {
+        std::mt19937_64 rng(1);
+        out = text_bytes(rng, limit);
+    }
+    return out;
+}
+
+// For zstd: real text (the system's Linux headers, at most `text_bytes`; /usr/include/linux must
+// exist), incompressible bytes (raw blocks), long runs (RLE blocks), then half the text and the
+// noise again (matches reaching into raw blocks).
+inline bytes make_corpus(std::size_t text_bytes, std::uint64_t seed) {
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::recursive_directory_iterator("/usr/include/linux"))
+        if (e.is_regular_file()) files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    bytes text;
+    for (const auto& f : files) {
+        if (text.size() >= text_bytes) break;
+        const bytes b = read_file(f);
+        text.insert(text.end(), b.begin(), b.end());
+    }
+    text.resize(std::min(text.size(), text_bytes));
+    std::mt19937_64 rng(seed);
+    const bytes noise = random_bytes(rng, text_bytes / 4);
+    bytes out = text;
+    out.insert(out.end(), noise.begin(), noise.end());
+    out.insert(out.end(), 300000, 0);
+    out.insert(out.end(), 140000, 'A');
+    out.insert(out.end(), text.begin(), text.begin() + static_cast<std::ptrdiff_t>(text.size() / 2));
+    out.insert(out.end(), noise.begin(), noise.end());
+    return out;
+}
+
+// ---- command-line tools ----------------------------------------------------------------------------
+
+// Whether `command` exits 0 (its output discarded), e.g. "lz4 -V".
+inline bool command_succeeds(const std::string& command) {
+    return std::system((command + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+// Whether the shell finds `tool` on PATH.
+inline bool have_tool(const std::string& tool) { return command_succeeds("command -v " + tool); }
+
+// Runs `tool -q options -c in > out` and returns the output file's bytes.
+inline bytes run_tool(const std::string& tool, const std::string& options, const std::filesystem::path& in,
+                      const std::filesystem::path& out) {
+    const std::string cmd = tool + " -q " + options + " -c '" + in.string() + "' > '" + out.string() + "'";
+    BOOST_TEST_INFO("command: " << cmd);
+    BOOST_REQUIRE_EQUAL(std::system(cmd.c_str()), 0);
+    return read_file(out);
+}
+
+// Compresses `content` with `lz4 -q -f options` through dir/NAME.raw and dir/NAME.lz4.
+inline bytes lz4_tool(const temp_dir& dir, const bytes& content, const std::string& options, const std::string& name) {
+    const std::string in = dir / (name + ".raw"), out = dir / (name + ".lz4");
+    write_file(in, content);
+    const std::string cmd = "lz4 -q -f " + options + " '" + in + "' '" + out + "' >/dev/null 2>&1";
+    BOOST_REQUIRE_MESSAGE(std::system(cmd.c_str()) == 0, "command failed: " << cmd);
+    return read_file(out);
+}
+
+} // namespace vyre::test
