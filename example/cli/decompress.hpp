@@ -1,0 +1,205 @@
+// `vyre decompress FILE`: an .lz4 or .zst file decoded on the device (format found by magic number).
+#pragma once
+
+#include "common.hpp"
+
+#include <vyre/engine/zstd_decompress.hpp>
+#include <vyre/format/lz4_frame.hpp>
+#include <vyre/format/zstd_decompress.hpp>
+#include <vyre/ops/compression/lz4.hpp>
+#include <vyre/ops/compression/zstd.hpp>
+#include <vyre/runtime/context.hpp>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <iterator>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vyre::cli {
+
+// How `vyre decompress` decodes one container format. A format is recognised by the first magic
+// number that is not a skippable frame's; add zstd by adding an entry to archive_formats().
+struct decompress_settings {
+    vyre::ops::compression::lz4_variant variant = vyre::ops::compression::lz4_variant::automatic;
+    bool cpu = false;
+};
+struct decoded {
+    std::vector<std::uint8_t> bytes;
+    std::string summary; // frames, blocks, where they ran
+    std::string where;   // the device, or "CPU"
+};
+struct archive_format {
+    std::string name;
+    std::string suffix;
+    std::function<bool(std::uint32_t magic)> recognises;
+    std::function<decoded(std::span<const std::uint8_t>, const decompress_settings&)> decode; // empty: not supported yet
+};
+
+inline decoded decode_lz4(std::span<const std::uint8_t> file, const decompress_settings& s) {
+    namespace cz = vyre::ops::compression;
+    decoded d;
+    if (s.cpu) {
+        const auto layout = vyre::format::parse_lz4_frames(file);
+        d.bytes = vyre::format::lz4_decompress_frames_cpu(file);
+        d.summary = std::to_string(layout.frames.size()) + " frame(s), " + std::to_string(layout.blocks.size()) + " blocks";
+        d.where = "CPU (reference decoder; liblz4 for linked blocks)";
+        return d;
+    }
+    vyre::runtime::context ctx;
+    cz::lz4_frames_options options;
+    options.variant = s.variant;
+    cz::lz4_frames_report r;
+    d.bytes = cz::decompress_frames(ctx, file, options, &r);
+    d.summary = std::to_string(r.frames) + " frame(s), " + std::to_string(r.blocks) + " blocks: " +
+                std::to_string(r.device_blocks) + " on the device in " + std::to_string(r.batches) + " dispatch(es) (" +
+                cz::lz4_variant_name(cz::resolve(s.variant, ctx.device())) + " program), " + std::to_string(r.host_blocks) +
+                " of linked frames on the host";
+    d.where = ctx.device().label();
+    return d;
+}
+
+// Zstandard: raw/RLE blocks on the device (compression.zstd), compressed blocks on the host
+// (libzstd's block API), frames in parallel; prints who did what.
+inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_settings& s) {
+    namespace cz = vyre::ops::compression;
+    decoded d;
+    const auto pct = [](std::uint64_t part, std::uint64_t whole) {
+        char b[16];
+        std::snprintf(b, sizeof b, "%.1f%%", whole ? 100.0 * double(part) / double(whole) : 0.0);
+        return std::string(b);
+    };
+    const auto split = [&](const vyre::format::zstd_decode_stats& st, const char* device, const char* host) {
+        const std::uint64_t total = st.device_bytes + st.cpu_bytes;
+        return std::to_string(st.frames) + " frame(s), " + std::to_string(st.skippable_frames) + " skippable; " + device + " " +
+               std::to_string(st.device_blocks) + " raw/RLE blocks, " + std::to_string(st.device_bytes) + " bytes (" +
+               pct(st.device_bytes, total) + "); " + host + " " + std::to_string(st.cpu_blocks) + " blocks, " +
+               std::to_string(st.cpu_bytes) + " bytes (" + pct(st.cpu_bytes, total) + ")" +
+               (st.redone_blocks ? ", " + std::to_string(st.redone_blocks) + " redone on the host" : "");
+    };
+    if (s.cpu) {
+        auto r = vyre::format::zstd_decompress_cpu_reference(file);
+        d.bytes = std::move(r.output);
+        d.summary = split(r.stats, "CPU reference decoder", "libzstd block API");
+        d.where = "CPU";
+        return d;
+    }
+    vyre::runtime::context ctx;
+    vyre::engine::zstd_options options;
+    options.variant = s.variant == cz::lz4_variant::reference ? cz::zstd_variant::reference
+                      : s.variant == cz::lz4_variant::fast    ? cz::zstd_variant::fast
+                                                              : cz::zstd_variant::automatic;
+    auto r = vyre::engine::decompress_zstd(ctx, file, options);
+    d.bytes = std::move(r.bytes);
+    d.summary = std::to_string(r.report.blocks) + " blocks in " + std::to_string(r.report.batches) + " dispatch(es) (" +
+                cz::zstd_variant_name(cz::resolve(options.variant, ctx.device())) + " program): " +
+                split(r.report.split, "GPU", "CPU (compressed)");
+    d.where = ctx.device().label();
+    return d;
+}
+
+inline const std::vector<archive_format>& archive_formats() {
+    static const std::vector<archive_format> formats = {
+        {"LZ4", ".lz4",
+         [](std::uint32_t m) { return m == vyre::format::lz4_frame_magic || m == vyre::format::lz4_legacy_magic; },
+         decode_lz4},
+        {"Zstandard", ".zst", [](std::uint32_t m) { return m == vyre::format::zstd_magic; }, decode_zstd},
+    };
+    return formats;
+}
+
+inline std::uint32_t le32(std::span<const std::uint8_t> b, std::size_t at) {
+    return std::uint32_t{b[at]} | std::uint32_t{b[at + 1]} << 8 | std::uint32_t{b[at + 2]} << 16 | std::uint32_t{b[at + 3]} << 24;
+}
+
+// The first magic number after any skippable frames (LZ4 and zstd share their magic range), or 0.
+inline std::uint32_t first_magic(std::span<const std::uint8_t> file) {
+    std::size_t at = 0;
+    while (at + 4 <= file.size()) {
+        const std::uint32_t m = le32(file, at);
+        if (m < vyre::format::lz4_skippable_magic_first || m > vyre::format::lz4_skippable_magic_last) return m;
+        if (at + 8 > file.size()) return m;
+        at += 8 + std::size_t{le32(file, at + 4)};
+    }
+    return 0;
+}
+
+inline int cmd_decompress(const std::vector<std::string>& args) {
+    po::options_description options(
+        "Decompresses an archive on the OpenCL device. LZ4 files (frames, legacy frames, skippable frames, concatenated):\n"
+        "every block of frames with independent blocks goes to the device in one dispatch; frames with linked blocks\n"
+        "are decoded on the host. Zstandard files: every block goes to the device (compression.zstd), which writes raw\n"
+        "and RLE blocks; compressed blocks are decoded on the host (libzstd's block API), frames in parallel. Checksums\n"
+        "are verified");
+    options.add_options()("file", po::value<std::string>(), "input file; its format is detected by its magic number")(
+        "output,o", po::value<std::string>(), "output file (default: FILE without its .lz4 or .zst suffix)")(
+        "variant", po::value<std::string>()->default_value("automatic"),
+        "compression.lz4 / compression.zstd program: reference (one block per invocation, the seed's design), fast, or "
+        "automatic (fast on GPUs, reference on CPU devices)")(
+        "cpu", "decode on the host instead (reference decoder, liblz4 for linked blocks)")(
+        "force,f", "overwrite the output file if it exists");
+    po::positional_options_description positional;
+    positional.add("file", 1);
+    po::variables_map vm;
+    if (!parse("decompress", "FILE [-o OUT] [--variant reference|fast|automatic] [--cpu] [--force]", options, args, vm,
+               &positional))
+        return 0;
+    if (!vm.count("file")) throw po::error("give the file to decompress");
+    namespace cz = vyre::ops::compression;
+    decompress_settings settings;
+    const std::string variant = vm["variant"].as<std::string>();
+    if (variant == "reference") settings.variant = cz::lz4_variant::reference;
+    else if (variant == "fast") settings.variant = cz::lz4_variant::fast;
+    else if (variant != "automatic") throw po::error("--variant must be reference, fast or automatic, not \"" + variant + "\"");
+    settings.cpu = vm.count("cpu") > 0;
+
+    const std::filesystem::path in = vm["file"].as<std::string>();
+    std::ifstream f(in, std::ios::binary);
+    if (!f) throw std::runtime_error("cannot open " + in.string());
+    const std::vector<std::uint8_t> file(std::istreambuf_iterator<char>(f), {});
+    const std::uint32_t magic = first_magic(file);
+    const archive_format* format = nullptr;
+    for (const auto& candidate : archive_formats())
+        if (candidate.recognises(magic)) format = &candidate;
+    if (!format) {
+        std::cerr << "vyre decompress: " << in.string() << " is not a format vyre decodes (first magic number 0x" << std::hex
+                  << magic << std::dec << ")\n";
+        return 1;
+    }
+    if (!format->decode) {
+        std::cerr << "vyre decompress: " << in.string() << " is a " << format->name << " file; vyre does not decode "
+                  << format->name << " files yet\n";
+        return 1;
+    }
+    std::filesystem::path out;
+    if (vm.count("output")) {
+        out = vm["output"].as<std::string>();
+    } else if (in.extension() == format->suffix) {
+        out = in.parent_path() / in.stem();
+    } else {
+        throw po::error("cannot name the output: " + in.string() + " does not end in " + format->suffix + "; give -o OUT");
+    }
+    if (std::filesystem::exists(out) && !vm.count("force")) {
+        std::cerr << "vyre decompress: " << out.string() << " exists; give --force to overwrite it\n";
+        return 1;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const decoded d = format->decode(file, settings);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::ofstream o(out, std::ios::binary | std::ios::trunc);
+    o.write(reinterpret_cast<const char*>(d.bytes.data()), static_cast<std::streamsize>(d.bytes.size()));
+    if (!o) throw std::runtime_error("cannot write " + out.string());
+    std::cout << in.string() << " -> " << out.string() << ": " << format->name << ", " << d.summary << "\n"
+              << "  " << file.size() << " -> " << d.bytes.size() << " bytes in " << seconds * 1e3 << " ms ("
+              << (seconds > 0 ? double(d.bytes.size()) / seconds / 1e9 : 0.0) << " GB/s, device setup and kernel builds "
+              << "included) on " << d.where << "\n";
+    return 0;
+}
+
+} // namespace vyre::cli
