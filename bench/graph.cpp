@@ -130,6 +130,12 @@ void run_case(vyre::runtime::context& ctx, const settings& s, const std::string&
                     check.c_str());
         std::fflush(stdout);
     };
+    const auto emit_row = [&](const std::string& series, const char* metric, double value) {
+        vyre::bench::emit({"graph", ctx.device().label(), name, "sources", double(sources.size()), series, metric, value});
+    };
+    const std::string cpu_series = "CPU bit-parallel " + std::to_string(std::thread::hardware_concurrency()) + " threads";
+    emit_row(cpu_series, "seconds", cpu.seconds);
+    emit_row(cpu_series, "GTEPS", gteps(edges, cpu.seconds));
     if (expected.size() > std::numeric_limits<std::uint32_t>::max() / 4) {
         std::printf("%-22s %zu sources: %zu findings exceed one findings buffer; skipped\n", name.c_str(), sources.size(), expected.size());
         return;
@@ -153,6 +159,13 @@ void run_case(vyre::runtime::context& ctx, const settings& s, const std::string&
             if (r.queue_overflows) check += " (" + std::to_string(r.queue_overflows) + " queue overflows)";
             if (r.batches > 1) check += " [" + std::to_string(r.batches) + " batches]";
             row(og::bfs_variant_name(v), t, check);
+            if (r.findings == expected && r.total_found == expected.size()) {
+                const std::string series = std::string("vyre ") + og::bfs_variant_name(v);
+                emit_row(series, "kernel seconds", t.kernel_seconds);
+                emit_row(series, "e2e seconds", t.seconds);
+                emit_row(series, "kernel GTEPS", gteps(edges, t.kernel_seconds));
+                emit_row(series, "e2e GTEPS", gteps(edges, t.seconds));
+            }
         } catch (const vyre::resource_error& e) {
             std::printf("%-22s %zu sources, %s: skipped: %s\n", name.c_str(), sources.size(), og::bfs_variant_name(v), e.what());
         }

@@ -53,24 +53,8 @@ struct settings {
 bytes load_input(const settings& s) {
     const std::size_t limit = s.mib << 20;
     if (!s.synthetic.empty()) {
-        std::mt19937_64 rng(42);
-        bytes b(limit);
-        if (s.synthetic == "incompressible") {
-            for (auto& v : b) v = static_cast<std::uint8_t>(rng());
-        } else if (s.synthetic == "compressible") {
-            // Words and runs: LZ4 ratio around 6 to 8.
-            static const char* words[] = {"the ", "device ", "kernel ", "block ", "offset ", "match ", "literal ", "frame ",
-                                          "\n", "return ", "{ ", "} ", "const ", "uint32_t ", "0x184D2204 ", ");\n"};
-            std::size_t at = 0;
-            while (at < limit) {
-                const bool run = rng() % 8 == 0;
-                const std::string w = run ? std::string(1 + rng() % 200, static_cast<char>('a' + rng() % 3)) : words[rng() % 16];
-                for (char c : w) {
-                    if (at == limit) break;
-                    b[at++] = static_cast<std::uint8_t>(c);
-                }
-            }
-        } else {
+        bytes b = vyre::bench::synthetic_input(s.synthetic, limit);
+        if (b.empty()) {
             std::fprintf(stderr, "--synthetic takes compressible or incompressible\n");
             std::exit(2);
         }
@@ -90,17 +74,8 @@ struct block_set {
 block_set make_blocks(const bytes& input, std::size_t block, unsigned threads) {
     block_set s;
     s.block_size = block;
-    const std::size_t n = (input.size() + block - 1) / block;
-    std::vector<bytes> parts(n);
-    parallel_for(n, threads, [&](std::size_t i) {
-        const std::size_t at = i * block, len = std::min(block, input.size() - at);
-        bytes& out = parts[i];
-        out.resize(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(len))));
-        const int r = LZ4_compress_default(reinterpret_cast<const char*>(input.data() + at), reinterpret_cast<char*>(out.data()),
-                                           static_cast<int>(len), static_cast<int>(out.size()));
-        if (r <= 0) std::abort();
-        out.resize(static_cast<std::size_t>(r));
-    });
+    const std::vector<bytes> parts = vyre::bench::lz4_compress_blocks(input, block, threads);
+    const std::size_t n = parts.size();
     for (std::size_t i = 0; i < n; ++i) {
         const std::size_t at = i * block, len = std::min(block, input.size() - at);
         s.blocks.push_back({static_cast<std::uint32_t>(s.compressed.size()), static_cast<std::uint32_t>(parts[i].size()),
@@ -297,6 +272,7 @@ int main(int argc, char** argv) {
     vyre::bench::print_header(ctx, "bench_lz4: compression.lz4 against liblz4 on all host cores");
     const bytes input = load_input(s);
     const std::string source = s.synthetic.empty() ? s.path : "synthetic-" + s.synthetic;
+    const std::string source_label = vyre::bench::input_label(source);
     std::printf("# input: %s, %zu bytes; liblz4 %s on %u threads; %d runs, median\n", source.c_str(), input.size(),
                 LZ4_versionString(), s.threads, s.runs);
     if (input.empty()) return 2;
@@ -349,22 +325,26 @@ int main(int argc, char** argv) {
         const double bound_s = std::max(median(h2d), median(d2h));
         const double bound_gbs = double(input.size()) / bound_s / 1e9;
 
+        const auto emit_row = [&](std::size_t x, const std::string& series, const char* metric, double value) {
+            vyre::bench::emit({"lz4", ctx.device().label(), source_label, "block_bytes", double(x), series, metric, value});
+        };
+        emit_row(block, "liblz4 " + std::to_string(s.threads) + " threads", "GB/s", cpu_gbs);
+        emit_row(block, "pinned copy bound", "e2e GB/s", bound_gbs);
+        emit_row(block, "input", "compression ratio", ratio);
         for (auto& [name, kernel] : kernels) {
             const figures f = run_variant(ctx, *kernel, set, input, pin_in, pin_out, s.runs, s.kernel_only, name.c_str());
             const std::string e2e = std::to_string(f.e2e_gbs).substr(0, std::to_string(f.e2e_gbs).find('.') + 3) + " x" +
                                     std::to_string(f.e2e_depth);
             std::printf("%9zu %8zu %6.2f %-16s %11.2f %11s %11.2f %9.2f %9.2f\n", block, set.blocks.size(), ratio, name.c_str(),
                         f.kernel_gbs, e2e.c_str(), cpu_gbs, f.kernel_gbs / cpu_gbs, f.e2e_gbs / cpu_gbs);
-            std::printf("csv,lz4,%s,%zu,%zu,%.3f,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%zu\n", source.c_str(), block, set.blocks.size(),
-                        ratio, name.c_str(), f.kernel_gbs, f.e2e_gbs, cpu_gbs, f.kernel_gbs / cpu_gbs, f.e2e_gbs / cpu_gbs,
-                        f.e2e_gbs / bound_gbs, f.e2e_depth);
+            const std::string series = std::string("vyre ") + (name.rfind("fast", 0) == 0 ? "fast" : name);
+            emit_row(block, series, "kernel GB/s", f.kernel_gbs);
+            if (!s.kernel_only) emit_row(block, series, "e2e GB/s", f.e2e_gbs);
         }
         std::printf("%9s %8s %6s %-16s pinned copies: %.1f GB/s in (compressed), %.1f GB/s out; copy bound %.1f GB/s of output\n",
                     "", "", "", "", double(set.compressed.size()) / median(h2d) / 1e9, double(input.size()) / median(d2h) / 1e9,
                     bound_gbs);
         std::fflush(stdout);
     }
-    std::printf("# csv columns: csv,lz4,input,block_bytes,blocks,ratio,program,kernel_gbs,e2e_gbs,liblz4_gbs,kernel/liblz4,"
-                "e2e/liblz4,e2e/copy_bound,e2e_pieces\n");
     return 0;
 }

@@ -20,38 +20,58 @@ using vyre::bench::now_seconds;
 
 namespace {
 
+// Build and dispatch latency of every standard op of the registry: cold build (no vyre caches),
+// build from vyre's disk cache, and a warm one-workgroup dispatch, enqueue to completion. Every
+// storage buffer is bound empty (0 elements), so each kernel runs its bounds-checked path on no
+// data: what is timed is the launch, not the op's work.
 void build_latency(rt::context& ctx) {
     std::printf("\n## build and dispatch latency per op (ms)\n%-34s %10s %10s %12s\n", "op", "cold", "disk", "warm-dispatch");
     const auto dir = std::filesystem::temp_directory_path() / ("vyre-bench-cache-" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
-    const std::vector<std::uint32_t> in(4, 1);
     std::vector<double> colds, disks, warms;
-    for (const auto& op : prim::all()) {
-        const std::vector<std::uint32_t> input(op.arity(), 3);
+    const auto empty_args = [&](const rt::compiled_program& cp) {
+        std::vector<rt::buffer_arg> args;
+        for (const auto& decl : cp.source().arguments) {
+            if (args.size() <= decl.binding) args.resize(decl.binding + 1);
+            args[decl.binding] = {rt::allocate(ctx, 64), 0};
+        }
+        return args;
+    };
+    const auto launch = [&](const rt::compiled_program& cp, const std::vector<rt::buffer_arg>& args) {
+        rt::dispatch(ctx, cp, {1, 1, 1}, args);
+        ctx.finish();
+    };
+    for (const auto& op : vyre::ops::registry()) {
         ::setenv("VYRE_CACHE_DIR", "off", 1);
         double t0 = now_seconds();
-        { rt::compiled_program cold(op.program()); prim::run(ctx, cold, op.arity(), input); }
+        {
+            rt::compiled_program cold(op.program());
+            launch(cold, empty_args(cold));
+        }
         const double cold_ms = (now_seconds() - t0) * 1e3;
         ::setenv("VYRE_CACHE_DIR", dir.c_str(), 1);
-        { rt::compiled_program prime(op.program()); prim::run(ctx, prime, op.arity(), input); }
+        {
+            rt::compiled_program prime(op.program());
+            launch(prime, empty_args(prime));
+        }
         t0 = now_seconds();
         rt::compiled_program warm(op.program());
-        prim::run(ctx, warm, op.arity(), input);
+        const auto args = empty_args(warm);
+        launch(warm, args);
         const double disk_ms = (now_seconds() - t0) * 1e3;
-        // Warm dispatch: a one-workgroup launch of an already built kernel, enqueue to completion.
-        std::vector<rt::buffer_arg> args(3);
-        const std::uint32_t n = 1;
-        args[0] = {rt::upload(ctx, std::span<const std::uint32_t>(input)), op.arity()};
-        args[1] = {rt::allocate(ctx, 4), 1};
-        args[2] = {rt::upload(ctx, std::span<const std::uint32_t>(&n, 1)), 1};
         std::vector<double> lat;
         for (int i = 0; i < 200; ++i) {
             t0 = now_seconds();
-            rt::dispatch(ctx, warm, {1, 1, 1}, args);
-            ctx.finish();
+            launch(warm, args);
             lat.push_back((now_seconds() - t0) * 1e3);
         }
         std::printf("%-34s %10.2f %10.2f %12.4f\n", op.id.c_str(), cold_ms, disk_ms, median(lat));
+        const auto emit_row = [&](const char* metric, double value) {
+            vyre::bench::emit({"build", ctx.device().label(), "every registry op", "", 0, op.id, metric, value});
+        };
+        emit_row("cold build ms", cold_ms);
+        emit_row("disk-cache build ms", disk_ms);
+        emit_row("warm dispatch us", median(lat) * 1e3);
         colds.push_back(cold_ms);
         disks.push_back(disk_ms);
         warms.push_back(median(lat));
@@ -124,7 +144,13 @@ void streaming_xor(rt::context& ctx, std::size_t mib, int runs) {
     std::printf("%-44s %10.1f   (%u threads)\n", "CPU xor, all cores", cpu_gbs, std::thread::hardware_concurrency());
     std::printf("%-44s %10.2f\n", "ratio kernel / CPU", kernel_gbs / cpu_gbs);
     std::printf("%-44s %10.2f\n", "ratio end-to-end / CPU", e2e_gbs / cpu_gbs);
-    std::printf("csv,xor_stream,%zu,%.2f,%.2f,%.2f,%.2f\n", mib, copy_gbs, kernel_gbs, e2e_gbs, cpu_gbs);
+    const auto emit_row = [&](const std::string& series, const char* metric, double value) {
+        vyre::bench::emit({"primitives", ctx.device().label(), "xor of random u32 pairs", "MiB", double(mib), series, metric, value});
+    };
+    emit_row("device copy (clEnqueueCopyBuffer)", "kernel GB/s", copy_gbs);
+    emit_row("vyre primitive.bitwise.xor", "kernel GB/s", kernel_gbs);
+    emit_row("vyre primitive.bitwise.xor", "e2e GB/s", e2e_gbs);
+    emit_row("CPU xor " + std::to_string(std::thread::hardware_concurrency()) + " threads", "GB/s", cpu_gbs);
     if (!same) std::exit(1);
 }
 

@@ -84,32 +84,13 @@ bytes raw_rle_data(std::size_t n) {
 }
 
 bytes compress_frame(std::span<const std::uint8_t> in, int level, int workers) {
-    ZSTD_CCtx* c = ZSTD_createCCtx();
-    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
-    if (workers > 0) ZSTD_CCtx_setParameter(c, ZSTD_c_nbWorkers, workers);
-    bytes out(ZSTD_compressBound(in.size()));
-    const std::size_t n = ZSTD_compress2(c, out.data(), out.size(), in.data(), in.size());
-    ZSTD_freeCCtx(c);
-    if (ZSTD_isError(n)) {
-        std::fprintf(stderr, "ZSTD_compress2: %s\n", ZSTD_getErrorName(n));
-        std::exit(1);
-    }
-    out.resize(n);
-    return out;
+    return vyre::bench::zstd_compress_frame(in, level, workers);
 }
 
 // Independent frames of `chunk` bytes each, compressed in parallel, concatenated.
 bytes compress_frames(const bytes& in, std::size_t chunk, int level, unsigned threads) {
-    const std::size_t n = (in.size() + chunk - 1) / chunk;
-    std::vector<bytes> parts(n);
-    // No more threads than frames.
-    parallel_for(n, static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(n, 1))), [&](std::size_t i) {
-        const std::size_t at = i * chunk;
-        parts[i] = compress_frame(std::span(in).subspan(at, std::min(chunk, in.size() - at)), level, 0);
-    });
     bytes out;
-    for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+    for (const auto& p : vyre::bench::zstd_compress_chunks(in, chunk, level, threads)) out.insert(out.end(), p.begin(), p.end());
     return out;
 }
 
@@ -292,10 +273,17 @@ int main(int argc, char** argv) {
         else std::snprintf(kern_text, sizeof kern_text, "%10s", "-");
         std::printf("%-10s %7zu %6zu %6.2f %15s %10.2f %10.2f %s %10.2f %8.2f %8.2f\n", name.c_str(), file.frames.size(),
                     file.block_count, double(n) / double(zst.size()), split_text, host, dev, kern_text, lib, host / lib, dev / lib);
-        std::printf("csv,zstd,%s,%s,%zu,%zu,%zu,%.3f,%llu,%llu,%.3f,%.3f,%.3f,%.3f,%u\n", s.path.c_str(), name.c_str(), n,
-                    file.frames.size(), file.block_count, double(n) / double(zst.size()),
-                    static_cast<unsigned long long>(report.split.device_bytes),
-                    static_cast<unsigned long long>(report.split.cpu_bytes), host, dev, kern, lib, lib_threads);
+        // x: the case's frame size (0 for the single frame); the case name is the input.
+        const std::string input = vyre::bench::input_label(s.path) + " " + name;
+        const auto emit_row = [&](const std::string& series, const char* metric, double value) {
+            vyre::bench::emit({"zstd", ctx.device().label(), input, "", 0, series, metric, value});
+        };
+        emit_row("libzstd " + std::to_string(lib_threads) + " threads", "GB/s", lib);
+        emit_row("vyre hybrid -> host", "e2e GB/s", host);
+        emit_row("vyre hybrid -> device", "e2e GB/s", dev);
+        if (kern > 0) emit_row("vyre raw/RLE kernel", "kernel GB/s", kern);
+        emit_row("vyre hybrid", "device share of bytes", double(report.split.device_bytes) / double(n));
+        emit_row("input", "compression ratio", double(n) / double(zst.size()));
         for (const auto& [what, rp] : {std::pair{"->host", &report}, std::pair{"->device", &dreport}})
             std::printf("#   ours%-8s last run: device pass %.1f ms, host pass %.1f ms, host threads waited %.1f ms in all, "
                         "%zu transfers, %zu dispatches\n",
@@ -319,12 +307,12 @@ int main(int argc, char** argv) {
             }();
             const double t = kernel_seconds(ctx, file, zst, s.runs, &kernel);
             std::printf("shape %-18s %10.1f GB/s (%.3f ms)\n", shape.c_str(), double(plain) / t / 1e9, t * 1e3);
+            vyre::bench::emit({"zstd", ctx.device().label(), "rawrle kernel shapes", "", 0, "vyre " + shape, "kernel GB/s",
+                               double(plain) / t / 1e9});
             std::fflush(stdout);
         }
     }
     std::printf("# libzstd decodes one frame on one thread: for `single` its column is one core, and so is ours for the\n"
-                "# compressed blocks (frames are the unit of host parallelism on both sides)\n"
-                "# csv columns: csv,zstd,input,case,bytes,frames,blocks,ratio,gpu_bytes,cpu_bytes,host_gbs,device_gbs,kernel_gbs,"
-                "libzstd_gbs,libzstd_threads\n");
+                "# compressed blocks (frames are the unit of host parallelism on both sides)\n");
     return 0;
 }
