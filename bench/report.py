@@ -159,6 +159,59 @@ def table(results):
     return "\n".join(lines)
 
 
+# The issues' targets, checked against the figures of GPU devices (they were set for the H100).
+# Each returns rows (device, what was asked, what was measured, met?).
+def check_targets(results):
+    def find(bench, device, inp, x, series_prefix, metric):
+        for r in results:
+            if (r["bench"], r["device"], r["input"], r["metric"]) == (bench, device, inp, metric) and \
+                    r["series"].startswith(series_prefix) and (x is None or r["x"] == x):
+                return r["value"]
+        return None
+
+    rows = []
+    gpus = [d for d in OrderedDict((r["device"], 0) for r in results) if "NVIDIA" in d or "GPU" in d]
+    for dev in gpus:
+        def add(asked, value, bound, met_if_higher=True, unit=""):
+            if value is None or bound is None:
+                return
+            met = value >= bound if met_if_higher else value <= bound
+            rows.append((dev, asked, f"{fmt(value)}{unit} against {fmt(bound)}{unit}", "met" if met else "**not met**"))
+
+        xs = sorted({r["x"] for r in results if r["bench"] == "primitives" and r["device"] == dev})
+        if xs:
+            x = xs[-1]
+            copy = find("primitives", dev, "xor of random u32 pairs", x, "device copy", "kernel GB/s")
+            add("xor kernel ≥ 80% of the device copy (GB/s)",
+                find("primitives", dev, "xor of random u32 pairs", x, "vyre", "kernel GB/s"), copy and 0.8 * copy)
+        add("LZ4 kernel ≥ 250 GB/s, 64 KiB blocks of the mixed corpus",
+            find("lz4", dev, "corpus.tar", 65536, "vyre fast", "kernel GB/s"), 250.0)
+        bound = find("lz4", dev, "corpus.tar", 65536, "pinned copy bound", "e2e GB/s")
+        add("LZ4 end to end ≥ 80% of the pinned copy bound, 64 KiB blocks (GB/s)",
+            find("lz4", dev, "corpus.tar", 65536, "vyre fast", "e2e GB/s"), bound and 0.8 * bound)
+        for case in ("frames64k", "frames1m", "single"):
+            lib = next((r["value"] for r in results if r["bench"] == "zstd" and r["device"] == dev and
+                        r["input"] == "corpus.tar " + case and r["series"].startswith("libzstd")), None)
+            add(f"zstd hybrid ≥ 0.95× libzstd on all cores, compressed-heavy ({case}; GB/s)",
+                find("zstd", dev, "corpus.tar " + case, None, "vyre hybrid -> host", "e2e GB/s"), lib and 0.95 * lib)
+        for x in sorted({r["x"] for r in results if r["bench"] == "lz4_pages" and r["device"] == dev}):
+            if x >= 5000:
+                add(f"page compression kernel ≥ 30 GB/s ({int(x):,} pages)",
+                    find("lz4_pages", dev, "corpus.tar", x, "vyre", "kernel GB/s"), 30.0)
+                add(f"page compression end to end above liblz4 on all cores ({int(x):,} pages; GB/s)",
+                    find("lz4_pages", dev, "corpus.tar", x, "vyre", "e2e GB/s"),
+                    find("lz4_pages", dev, "corpus.tar", x, "liblz4", "GB/s"))
+            lib = find("lz4_pages", dev, "corpus.tar", x, "liblz4", "compression ratio")
+            add(f"page compression ratio within 5% of liblz4 ({int(x):,} pages)",
+                find("lz4_pages", dev, "corpus.tar", x, "vyre", "compression ratio"), lib and 0.95 * lib)
+        cpu = next((r["value"] for r in results if r["bench"] == "dataflow" and r["device"] == dev and r["input"] == "rmat-22"
+                    and r["x"] == 1024 and r["series"].startswith("cpu") and r["metric"] == "seconds"), None)
+        for kind in ("kernel", "e2e"):
+            add(f"dataflow ≥ 10× the CPU reference on all cores, RMAT 22, 1,024 sources ({kind} seconds)",
+                find("dataflow", dev, "rmat-22", 1024, "vyre dataflow", f"{kind} seconds"), cpu and cpu / 10, met_if_higher=False)
+    return rows
+
+
 def plot(results, title, path):
     try:
         import matplotlib
@@ -229,6 +282,12 @@ def main():
         for o in ours:
             head.append((r["bench"], r["input"], fmt_x(r["x_name"], r["x"]) if r["x_name"] else "", o["series"], r["metric"],
                          o["value"], r["value"]))
+    trows = check_targets(results)
+    if trows:
+        out += ["## Targets", "", "The issues' targets for the H100, checked against this run's figures.", "",
+                "| device | target | measured | |", "| --- | --- | --- | --- |"]
+        out += [f"| {d} | {a} | {m} | {ok} |" for d, a, m, ok in trows]
+        out.append("")
     if head:
         out += ["## Headline: vyre against nvCOMP", "",
                 "| op | input | size | ours | metric | ours | nvCOMP | ours / nvCOMP |", "| --- | --- | --- | --- | --- | ---: | ---: | ---: |"]

@@ -1,9 +1,12 @@
 // The vyre command line: one subcommand per job (`vyre devices`, ...). `vyre --help` lists them,
 // `vyre SUBCOMMAND --help` explains one. Each subcommand lives in example/cli/<name>.hpp.
 #include "cli/common.hpp"
+#include "cli/compress.hpp"
 #include "cli/decompress.hpp"
 #include "cli/devices.hpp"
 #include "cli/emit.hpp"
+#include "cli/taint.hpp"
+#include "cli/unpack.hpp"
 
 #include <exception>
 #include <iostream>
@@ -19,9 +22,12 @@ using vyre::cli::subcommand;
 // One line per subcommand.
 std::map<std::string, subcommand> subcommands() {
     std::map<std::string, subcommand> all;
+    all["compress"] = {"compress a file of 4 KiB pages into a page file (vyre compress --pages FILE [-o OUT])", vyre::cli::cmd_compress};
     all["decompress"] = {"decompress an .lz4 or .zst file on the device (vyre decompress FILE [-o OUT])", vyre::cli::cmd_decompress};
     all["devices"] = {"list OpenCL devices and the default choice", vyre::cli::cmd_devices};
     all["emit"] = {"print the OpenCL C of an op, or write every op's kernel", vyre::cli::cmd_emit};
+    all["taint"] = {"taint analysis of a program graph on the device (vyre taint --graph FILE --rules FILE.toml)", vyre::cli::cmd_taint};
+    all["unpack"] = {"extract or list nested archives (LZ4, zstd, gzip, tar, ZIP) on the device (vyre unpack ARCHIVE... -o DIR)", vyre::cli::cmd_unpack};
     return all;
 }
 

@@ -6,7 +6,9 @@
 #include <vyre/engine/zstd_decompress.hpp>
 #include <vyre/format/lz4_frame.hpp>
 #include <vyre/format/zstd_decompress.hpp>
+#include <vyre/format/page_file.hpp>
 #include <vyre/ops/compression/lz4.hpp>
+#include <vyre/ops/compression/lz4_pages.hpp>
 #include <vyre/ops/compression/zstd.hpp>
 #include <vyre/runtime/context.hpp>
 #include <chrono>
@@ -130,6 +132,36 @@ inline std::uint32_t first_magic(std::span<const std::uint8_t> file) {
     return 0;
 }
 
+// `vyre decompress --pages FILE`: a page file (vyre compress --pages) restored page by page, on the
+// device (compression.lz4) or with --cpu on the host (liblz4). Either way a file that decodes to more
+// than `max_output_bytes` is refused before the output is allocated (an 8-byte table entry stands
+// for a whole page, so a small hostile file can declare 2048 times its size).
+inline int decompress_pages(const std::filesystem::path& in, const std::filesystem::path& out, bool cpu,
+                            std::uint64_t max_output_bytes = vyre::format::page_file_default_max_output) {
+    std::ifstream f(in, std::ios::binary);
+    if (!f) throw std::runtime_error("cannot open " + in.string());
+    const std::vector<std::uint8_t> file(std::istreambuf_iterator<char>(f), {});
+    const auto t0 = std::chrono::steady_clock::now();
+    const vyre::format::page_file_view v = vyre::format::parse_page_file(file);
+    std::vector<std::uint8_t> pages;
+    std::string where = "CPU (liblz4)";
+    vyre::format::check_page_file_output(v, max_output_bytes); // before any allocation or device setup
+    if (cpu) {
+        pages = vyre::format::decode_page_file_cpu(v, max_output_bytes);
+    } else {
+        vyre::runtime::context ctx;
+        pages = vyre::ops::compression::decompress_page_file(ctx, v, max_output_bytes);
+        where = ctx.device().label();
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::ofstream o(out, std::ios::binary | std::ios::trunc);
+    o.write(reinterpret_cast<const char*>(pages.data()), static_cast<std::streamsize>(pages.size()));
+    if (!o) throw std::runtime_error("cannot write " + out.string());
+    std::cout << in.string() << " -> " << out.string() << ": page file, " << v.records.size() << " pages of " << v.page_size << " bytes\n"
+              << "  " << file.size() << " -> " << pages.size() << " bytes in " << seconds * 1e3 << " ms on " << where << "\n";
+    return 0;
+}
+
 inline int cmd_decompress(const std::vector<std::string>& args) {
     po::options_description options(
         "Decompresses an archive on the OpenCL device. LZ4 files (frames, legacy frames, skippable frames, concatenated):\n"
@@ -143,11 +175,14 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "compression.lz4 / compression.zstd program: reference (one block per invocation, the seed's design), fast, or "
         "automatic (fast on GPUs, reference on CPU devices)")(
         "cpu", "decode on the host instead (reference decoder, liblz4 for linked blocks)")(
-        "force,f", "overwrite the output file if it exists");
+        "force,f", "overwrite the output file if it exists")(
+        "pages", "FILE is a page file (vyre compress --pages); the output is the pages (default name: FILE without .vypg)")(
+        "max-output", po::value<std::uint64_t>()->default_value(vyre::format::page_file_default_max_output),
+        "with --pages: refuse a page file that decodes to more than BYTES (checked before allocating; default 16 GiB)");
     po::positional_options_description positional;
     positional.add("file", 1);
     po::variables_map vm;
-    if (!parse("decompress", "FILE [-o OUT] [--variant reference|fast|automatic] [--cpu] [--force]", options, args, vm,
+    if (!parse("decompress", "FILE [-o OUT] [--variant reference|fast|automatic] [--cpu] [--force] [--pages [--max-output BYTES]]", options, args, vm,
                &positional))
         return 0;
     if (!vm.count("file")) throw po::error("give the file to decompress");
@@ -160,6 +195,18 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
     settings.cpu = vm.count("cpu") > 0;
 
     const std::filesystem::path in = vm["file"].as<std::string>();
+    if (!vm["max-output"].defaulted() && !vm.count("pages")) throw po::error("--max-output applies to page files: give --pages");
+    if (vm.count("pages")) {
+        std::filesystem::path out;
+        if (vm.count("output")) out = vm["output"].as<std::string>();
+        else if (in.extension() == ".vypg") out = in.parent_path() / in.stem();
+        else throw po::error("cannot name the output: " + in.string() + " does not end in .vypg; give -o OUT");
+        if (std::filesystem::exists(out) && !vm.count("force")) {
+            std::cerr << "vyre decompress: " << out.string() << " exists; give --force to overwrite it\n";
+            return 1;
+        }
+        return decompress_pages(in, out, settings.cpu, vm["max-output"].as<std::uint64_t>());
+    }
     std::ifstream f(in, std::ios::binary);
     if (!f) throw std::runtime_error("cannot open " + in.string());
     const std::vector<std::uint8_t> file(std::istreambuf_iterator<char>(f), {});

@@ -19,6 +19,7 @@
 #include <vyre/reference/lz4.hpp>
 #include <vyre/reference/zstd.hpp>
 #include <vyre/reference/graph.hpp>
+#include <vyre/reference/dataflow.hpp>
 
 #include <vyre/format/detect.hpp>
 #include <vyre/format/lz4_frame.hpp>
@@ -44,3 +45,4 @@
 #include <vyre/ops/graph/reachability.hpp>
 
 #include <vyre/engine/zstd_decompress.hpp>
+#include <vyre/engine/dataflow.hpp>

@@ -88,6 +88,9 @@ struct zstd_report {
     double host_seconds = 0;
     double wait_seconds = 0;
     std::size_t transfers = 0; // host <-> device copies enqueued
+    // Decoded bytes of each frame, in file order (skippable frames excluded): where one frame's
+    // output ends in the packed result, for callers that decode many files as one (engine/unpack.hpp).
+    std::vector<std::uint64_t> frame_bytes;
 };
 
 struct zstd_result {
@@ -520,9 +523,11 @@ inline zstd_pass_result zstd_run_passes(runtime::context& ctx, std::span<const s
     r.report.input_bytes = data.size();
     r.report.staging_bytes = file.staging_size;
     r.report.split.skippable_frames = file.skippable_frames.size();
+    r.report.frame_bytes.reserve(r.frames.size());
     for (const auto& o : r.frames) {
         r.report.split += o.stats;
         r.report.output_bytes += o.size;
+        r.report.frame_bytes.push_back(o.size);
     }
     // The host pass read the preset {4, 0} for compressed blocks; a different device answer means
     // the device did not do what the op promises (the block was decoded on the host regardless).

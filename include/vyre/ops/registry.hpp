@@ -3,7 +3,9 @@
 #pragma once
 
 #include <vyre/ops/compression/lz4.hpp>
+#include <vyre/ops/compression/lz4_pages.hpp>
 #include <vyre/ops/compression/zstd.hpp>
+#include <vyre/ops/dataflow/level.hpp>
 #include <vyre/ops/graph/bfs.hpp>
 #include <vyre/ops/graph/reachability.hpp>
 #include <vyre/ops/op.hpp>
@@ -20,6 +22,7 @@ inline const std::vector<op_info>& registry() {
         for (const auto& p : primitive::all()) out.push_back(p.info());
         out.push_back(compression::lz4_info());
         out.push_back(compression::lz4_fast_info());
+        out.push_back(compression::lz4_pages_info());
         out.push_back(compression::zstd_info());
         out.push_back(compression::zstd_fast_info());
         out.push_back(graph::bfs_info());
@@ -27,6 +30,8 @@ inline const std::vector<op_info>& registry() {
         out.push_back(graph::bitset_pull_info());
         out.push_back(graph::bitset_push_info());
         out.push_back(graph::reachability_info());
+        out.push_back(dataflow::dataflow_init_info());
+        for (auto& info : dataflow::dataflow_level_infos()) out.push_back(std::move(info));
         return out;
     }();
     return ops;

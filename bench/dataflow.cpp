@@ -1,0 +1,377 @@
+// bench_dataflow: engine::dataflow (taint contract, transfer block_sanitizers) on the device
+// against its CPU peer (reference::dataflow_findings_bitparallel: bit-parallel, 64 sources per
+// word, every host core) and against graph.bfs (bitset variant, the same question asked of the
+// graph op), same graph, same sources, same run; every result is compared with the CPU's.
+//
+// Figures: seconds and GTEPS (1e9 traversed edges per second summed over sources: for each
+// source, the out-edges of every node it reaches and expands). Ours: kernel-only (device time of
+// every launch), end-to-end with the graph resident (the whole run() call: sources upload,
+// launches, readback, canonical sort), the one-off setup (the engine's constructor: validate,
+// reverse graph, upload) and, apart from it, the warm-up run (the first run(): kernel builds,
+// first-touch allocations and a full traversal; not a figure, only printed). graph.bfs:
+// kernel-only and its whole bfs() call (which uploads the graph every call). CPU: its whole call.
+//
+// Inputs: RMAT (Graph500 parameters, edge factor 16) at scales 20 and 22 with 64, 1,024 and
+// 16,384 sources; about one node in 1,024 a sink and one in 4,096 a sanitizer. The Debian package
+// dependency graph from apt's Packages lists (--apt-lists), else from dpkg's status file (the
+// installed packages); a few well-known libraries are sinks.
+//
+//   bench_dataflow [--scale 20,22] [--sources 64,1024,16384] [--edge-factor 16] [--runs 3]
+//                  [--cpu-max-sources N] [--no-bfs] [--no-rmat] [--no-debian]
+//                  [--apt-lists DIR] [--dpkg-status FILE] [--max-depth N] [--seed N]
+//
+// --cpu-max-sources N skips the CPU peer (and the comparison) on rows with more sources than N;
+// such rows say so, and nothing is extrapolated. Slow figures are timed once (a run over 20 s is
+// a sample of its own). VYRE_DEVICE picks the device.
+//
+// A row whose findings differ from the CPU's or graph.bfs's prints MISMATCH (and a line on
+// stderr) instead of its figures, emits nothing, and makes the program exit with status 1.
+#include "bench_util.hpp"
+
+#include <vyre/engine/dataflow.hpp>
+#include <vyre/format/lz4_frame.hpp>
+#include <vyre/graph/debian.hpp>
+#include <vyre/graph/generate.hpp>
+#include <vyre/ops/graph/bfs.hpp>
+#include <vyre/reference/dataflow.hpp>
+#include <vyre/reference/graph.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+namespace g = vyre::graph;
+namespace en = vyre::engine;
+namespace og = vyre::ops::graph;
+namespace ref = vyre::reference;
+using vyre::bench::now_seconds;
+
+int mismatched_rows = 0; // rows whose findings differed: the exit status says so
+
+struct settings {
+    std::vector<std::uint32_t> scales{20, 22};
+    std::vector<std::uint32_t> source_counts{64, 1024, 16384};
+    std::uint32_t edge_factor = 16;
+    int runs = 3;
+    std::uint64_t cpu_max_sources = std::numeric_limits<std::uint64_t>::max();
+    bool bfs = true, rmat = true, debian = true;
+    std::string apt_lists = "/var/lib/apt/lists";
+    std::string dpkg_status = "/var/lib/dpkg/status";
+    std::uint32_t max_depth = en::unlimited_depth;
+    std::uint64_t seed = 0x6a09e667f3bcc908ULL;
+};
+
+std::vector<std::uint32_t> parse_list(const char* text) {
+    std::vector<std::uint32_t> out;
+    std::stringstream ss(text);
+    for (std::string item; std::getline(ss, item, ',');) out.push_back(static_cast<std::uint32_t>(std::stoul(item)));
+    return out;
+}
+
+// Traversed edges summed over sources (as bench_graph counts them; block_sanitizers has
+// graph.bfs's semantics, so the count is the same). Not timed.
+std::uint64_t traversed_edges(const g::csr_graph& gr, std::span<const std::uint32_t> sources, std::uint32_t max_depth) {
+    constexpr std::size_t lanes = ref::detail::bit_walker<4>::lanes;
+    const std::size_t batches = (sources.size() + lanes - 1) / lanes;
+    std::atomic<std::size_t> next{0};
+    std::atomic<std::uint64_t> total{0};
+    ref::detail::on_threads(ref::detail::worker_count(0, batches), [&](unsigned) {
+        ref::detail::bit_walker<4> walker(gr);
+        std::uint64_t sum = 0;
+        for (std::size_t b; (b = next.fetch_add(1)) < batches;) {
+            const auto batch = sources.subspan(b * lanes, std::min(lanes, sources.size() - b * lanes));
+            walker.walk(batch, max_depth, [&](std::uint32_t node, std::uint32_t depth, const ref::detail::lane_set<4>& reached) {
+                if (depth >= max_depth || g::is_sanitizer(gr.node_data[node])) return;
+                std::uint64_t count = 0;
+                for (const auto w : reached.w) count += static_cast<std::uint64_t>(std::popcount(w));
+                sum += count * (gr.offsets[node + 1] - gr.offsets[node]);
+            });
+        }
+        total += sum;
+    });
+    return total;
+}
+
+struct timing {
+    double seconds = 0, kernel_seconds = 0; // medians
+};
+
+template <class F>
+timing measure(int runs, F run) {
+    std::vector<double> wall, kernel;
+    for (int r = 0; r < runs; ++r) {
+        const double t0 = now_seconds();
+        const double k = run();
+        wall.push_back(now_seconds() - t0);
+        kernel.push_back(k);
+        if (wall.back() > 20) break; // long enough: one sample is a figure
+    }
+    return {vyre::bench::median(wall), vyre::bench::median(kernel)};
+}
+
+double gteps(std::uint64_t edges, double seconds) { return seconds > 0 ? double(edges) / seconds * 1e-9 : 0; }
+
+void emit(const vyre::runtime::context& ctx, const std::string& input, std::size_t sources, const std::string& series,
+          const std::string& metric, double value) {
+    vyre::bench::emit({"dataflow", ctx.device().label(), input, "sources", double(sources), series, metric, value});
+}
+
+void print_table_header() {
+    std::printf("%-12s %9s %10s %7s %10s %14s | %8s %7s | %8s %8s %8s %8s %8s %7s %7s %7s | %8s %8s %8s %7s | %s\n", "graph",
+                "nodes", "edges", "sources", "findings", "trav.edges", "cpu s", "GTEPS", "setup s", "warm s", "kern s", "GTEPS",
+                "e2e s", "GTEPS", "k/cpu", "e2e/cpu", "bfs k s", "GTEPS", "bfs e2e", "GTEPS", "check");
+}
+
+void run_case(vyre::runtime::context& ctx, const settings& s, const std::string& name, const g::csr_graph& gr,
+              std::span<const std::uint32_t> sources) {
+    const std::uint32_t depth = s.max_depth;
+    const auto transfer = en::transfers::block_sanitizers_host{};
+    const std::uint64_t edges = traversed_edges(gr, sources, depth);
+
+    // The CPU peer, unless the row is above --cpu-max-sources.
+    std::optional<std::vector<g::finding>> expected;
+    timing cpu;
+    if (sources.size() <= s.cpu_max_sources) {
+        std::vector<g::finding> out;
+        cpu = measure(s.runs, [&] {
+            out = ref::dataflow_findings_bitparallel(gr, {}, sources, depth, transfer);
+            return 0.0;
+        });
+        expected = std::move(out);
+    }
+
+    // Ours: setup once (the constructor alone: validate, reverse graph, upload), a warm-up run
+    // (kernel builds, first-touch allocations; timed apart, not a figure), then runs with the
+    // graph resident.
+    en::dataflow_options o;
+    o.max_depth = depth;
+    o.max_findings = expected ? static_cast<std::uint32_t>(std::max<std::size_t>(expected->size(), 1)) : 1u << 26;
+    std::optional<en::dataflow> engine;
+    en::dataflow_result r;
+    double setup = 0, warm_up = 0;
+    try {
+        const double t0 = now_seconds();
+        engine.emplace(ctx, gr, std::vector<std::uint32_t>{}, en::transfers::block_sanitizers());
+        setup = now_seconds() - t0;
+        const double t1 = now_seconds();
+        r = engine->run(sources, o);
+        warm_up = now_seconds() - t1;
+    } catch (const vyre::resource_error& e) {
+        std::printf("%-12s %zu sources: engine::dataflow skipped: %s\n", name.c_str(), sources.size(), e.what());
+        return;
+    }
+    const timing ours = measure(s.runs, [&] {
+        r = engine->run(sources, o);
+        return r.kernel_seconds;
+    });
+    bool mismatch = expected && r.findings != *expected;
+    std::string check = expected ? (mismatch ? "DIFFERENT from cpu" : "same as cpu") : "cpu skipped (--cpu-max-sources)";
+    if (r.batches > 1) check += " [" + std::to_string(r.batches) + " batches]";
+    engine.reset(); // free the device memory before graph.bfs allocates its own
+
+    // graph.bfs on the same question.
+    timing bfs;
+    std::string bfs_count = "not run";
+    if (s.bfs) {
+        og::bfs_options bo;
+        bo.variant = og::bfs_variant::bitset;
+        bo.max_depth = depth;
+        bo.max_findings = o.max_findings;
+        og::bfs_result br;
+        try {
+            br = og::bfs(ctx, gr, sources, bo);
+            bfs = measure(s.runs, [&] {
+                br = og::bfs(ctx, gr, sources, bo);
+                return br.kernel_seconds;
+            });
+            bfs_count = std::to_string(br.findings.size());
+            if (br.findings == r.findings) check += ", same as graph.bfs";
+            else {
+                check += ", DIFFERENT from graph.bfs";
+                mismatch = true;
+            }
+        } catch (const vyre::resource_error& e) {
+            check += std::string(", graph.bfs skipped: ") + e.what();
+        }
+    }
+
+    if (mismatch) {
+        // No figures for a wrong answer: the row says MISMATCH, stderr says so too, nothing is
+        // emitted, and main() exits with status 1.
+        ++mismatched_rows;
+        std::printf("%-12s %9u %10llu %7zu %10zu %14llu | MISMATCH, no figures: %s\n", name.c_str(), gr.node_count(),
+                    static_cast<unsigned long long>(gr.edge_count()), sources.size(), r.findings.size(),
+                    static_cast<unsigned long long>(edges), check.c_str());
+        std::fflush(stdout);
+        std::fprintf(stderr, "bench_dataflow: MISMATCH on %s with %zu sources: %s (findings: ours %zu, cpu %s, graph.bfs %s)\n",
+                     name.c_str(), sources.size(), check.c_str(), r.findings.size(),
+                     expected ? std::to_string(expected->size()).c_str() : "not run",
+                     bfs_count.c_str());
+        return;
+    }
+    const double ratio_k = expected && ours.kernel_seconds > 0 ? cpu.seconds / ours.kernel_seconds : 0;
+    const double ratio_e = expected && ours.seconds > 0 ? cpu.seconds / ours.seconds : 0;
+    std::printf("%-12s %9u %10llu %7zu %10zu %14llu | %8.4f %7.2f | %8.3f %8.3f %8.4f %8.2f %8.4f %7.2f %7.2f %7.2f | %8.4f %8.2f %8.4f %7.2f | %s\n",
+                name.c_str(), gr.node_count(), static_cast<unsigned long long>(gr.edge_count()), sources.size(), r.findings.size(),
+                static_cast<unsigned long long>(edges), cpu.seconds, gteps(edges, cpu.seconds), setup, warm_up, ours.kernel_seconds,
+                gteps(edges, ours.kernel_seconds), ours.seconds, gteps(edges, ours.seconds), ratio_k, ratio_e, bfs.kernel_seconds,
+                gteps(edges, bfs.kernel_seconds), bfs.seconds, gteps(edges, bfs.seconds), check.c_str());
+    std::fflush(stdout);
+    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    if (expected) {
+        emit(ctx, name, sources.size(), "cpu bit-parallel " + std::to_string(threads) + " threads", "seconds", cpu.seconds);
+        emit(ctx, name, sources.size(), "cpu bit-parallel " + std::to_string(threads) + " threads", "GTEPS", gteps(edges, cpu.seconds));
+        emit(ctx, name, sources.size(), "vyre dataflow", "kernel speed-up vs cpu", ratio_k);
+        emit(ctx, name, sources.size(), "vyre dataflow", "e2e speed-up vs cpu", ratio_e);
+    }
+    emit(ctx, name, sources.size(), "vyre dataflow", "kernel seconds", ours.kernel_seconds);
+    emit(ctx, name, sources.size(), "vyre dataflow", "kernel GTEPS", gteps(edges, ours.kernel_seconds));
+    emit(ctx, name, sources.size(), "vyre dataflow", "e2e seconds", ours.seconds);
+    emit(ctx, name, sources.size(), "vyre dataflow", "e2e GTEPS", gteps(edges, ours.seconds));
+    emit(ctx, name, sources.size(), "vyre dataflow", "setup seconds", setup);
+    if (s.bfs && bfs.seconds > 0) {
+        emit(ctx, name, sources.size(), "graph.bfs bitset", "kernel GTEPS", gteps(edges, bfs.kernel_seconds));
+        emit(ctx, name, sources.size(), "graph.bfs bitset", "e2e GTEPS", gteps(edges, bfs.seconds));
+    }
+}
+
+// Sources as Graph500 picks them: random nodes with at least one out-edge.
+std::vector<std::uint32_t> pick_sources(const g::csr_graph& gr, std::size_t count, std::uint64_t seed) {
+    std::vector<std::uint32_t> candidates;
+    for (std::uint32_t v = 0; v < gr.node_count(); ++v)
+        if (gr.offsets[v + 1] > gr.offsets[v]) candidates.push_back(v);
+    std::vector<std::uint32_t> out;
+    if (candidates.empty()) return out;
+    g::splitmix64 rng(seed);
+    for (std::size_t i = 0; i < count; ++i) out.push_back(candidates[g::uniform_below(rng, candidates.size())]);
+    return out;
+}
+
+void bench_rmat(vyre::runtime::context& ctx, const settings& s) {
+    for (const std::uint32_t scale : s.scales) {
+        const double t0 = now_seconds();
+        g::csr_graph gr = g::rmat(scale, s.edge_factor, s.seed + scale);
+        g::splitmix64 rng(s.seed ^ scale);
+        for (auto& label : gr.node_data) {
+            const auto r = g::uniform_below(rng, 4096);
+            if (r < 4) label = g::make_label(g::role::sink);
+            else if (r == 4) label = g::make_label(g::role::sanitizer);
+        }
+        std::printf("# RMAT scale %u, edge factor %u: %u nodes, %llu edges (generated in %.1f s)\n", scale, s.edge_factor,
+                    gr.node_count(), static_cast<unsigned long long>(gr.edge_count()), now_seconds() - t0);
+        for (const std::uint32_t count : s.source_counts)
+            run_case(ctx, s, "rmat-" + std::to_string(scale), gr, pick_sources(gr, count, s.seed + count));
+    }
+}
+
+std::string read_file(const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void bench_debian(vyre::runtime::context& ctx, const settings& s) {
+    std::error_code ec;
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::directory_iterator(s.apt_lists, ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.ends_with("_Packages") || name.ends_with("_Packages.lz4")) files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    std::string label = "debian";
+    if (files.empty() && std::filesystem::exists(s.dpkg_status)) {
+        files.push_back(s.dpkg_status); // the installed packages: same stanza format
+        label = "debian-installed";
+    }
+    if (files.empty()) {
+        std::printf("# debian: no apt Packages lists in %s and no %s; skipped\n", s.apt_lists.c_str(), s.dpkg_status.c_str());
+        return;
+    }
+    g::package_graph_builder builder;
+    for (const auto& f : files) {
+        std::string text = read_file(f);
+        if (f.extension() == ".lz4") {
+            const auto bytes = vyre::format::lz4_decompress_frames_cpu(
+                std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+            text.assign(bytes.begin(), bytes.end());
+        }
+        builder.add_index(text);
+        std::printf("# debian: %s (%zu bytes of index)\n", f.c_str(), text.size());
+    }
+    g::package_graph pg = builder.build();
+    const char* watched[] = {"liblzma5", "libssl3", "zlib1g", "libsystemd0", "libxml2", "libcurl4", "libexpat1",
+                             "libgnutls30", "libpcre2-8-0", "libsqlite3-0", "libgcc-s1", "libc6"};
+    std::string sinks;
+    for (const char* n : watched) {
+        const std::uint32_t v = pg.find(n);
+        if (v == pg.graph.node_count()) continue;
+        pg.graph.node_data[v] = g::make_label(g::role::sink);
+        sinks += std::string(sinks.empty() ? "" : ", ") + n;
+    }
+    std::printf("# %s: %zu packages, %u nodes, %llu dependency edges; sinks: %s\n", label.c_str(), pg.packages,
+                pg.graph.node_count(), static_cast<unsigned long long>(pg.graph.edge_count()), sinks.c_str());
+    for (const std::uint32_t count : s.source_counts)
+        run_case(ctx, s, label, pg.graph, pick_sources(pg.graph, std::min<std::size_t>(count, pg.packages), s.seed + count));
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    settings s;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        const auto value = [&] {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "bench_dataflow: %s needs a value\n", a.c_str());
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "--scale") s.scales = parse_list(value());
+        else if (a == "--sources") s.source_counts = parse_list(value());
+        else if (a == "--edge-factor") s.edge_factor = static_cast<std::uint32_t>(std::stoul(value()));
+        else if (a == "--runs") s.runs = std::max(1, std::stoi(value()));
+        else if (a == "--cpu-max-sources") s.cpu_max_sources = std::stoull(value());
+        else if (a == "--apt-lists") s.apt_lists = value();
+        else if (a == "--dpkg-status") s.dpkg_status = value();
+        else if (a == "--max-depth") s.max_depth = static_cast<std::uint32_t>(std::stoul(value()));
+        else if (a == "--seed") s.seed = std::stoull(value(), nullptr, 0);
+        else if (a == "--no-bfs") s.bfs = false;
+        else if (a == "--no-rmat") s.rmat = false;
+        else if (a == "--no-debian") s.debian = false;
+        else {
+            std::fprintf(stderr,
+                         "usage: bench_dataflow [--scale 20,22] [--sources 64,1024,16384] [--edge-factor 16] [--runs 3]\n"
+                         "                      [--cpu-max-sources N] [--no-bfs] [--no-rmat] [--no-debian]\n"
+                         "                      [--apt-lists DIR] [--dpkg-status FILE] [--max-depth N] [--seed N]\n");
+            return a == "--help" ? 0 : 2;
+        }
+    }
+    vyre::runtime::context ctx(vyre::runtime::choose_device(), /*profiling=*/true);
+    vyre::bench::print_header(ctx, "engine::dataflow (block_sanitizers) vs CPU bit-parallel on all cores vs graph.bfs (bitset)");
+    std::printf("# host: %u hardware threads; GTEPS = 1e9 traversed edges per second, summed over sources; median of %d runs; "
+                "e2e = run() with the graph resident (setup s: one-off validate + reverse graph + upload, the constructor alone; "
+                "warm s: the first run(), with kernel builds, not a figure); k/cpu, e2e/cpu: CPU seconds over ours\n",
+                std::max(1u, std::thread::hardware_concurrency()), s.runs);
+    print_table_header();
+    if (s.rmat) bench_rmat(ctx, s);
+    if (s.debian) bench_debian(ctx, s);
+    if (mismatched_rows > 0) {
+        std::fprintf(stderr, "bench_dataflow: %d row%s MISMATCHED (findings differ); their figures were not emitted\n",
+                     mismatched_rows, mismatched_rows == 1 ? "" : "s");
+        return 1;
+    }
+    return 0;
+}

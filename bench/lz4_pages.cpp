@@ -1,0 +1,271 @@
+// compression.lz4_pages against liblz4 (LZ4_compress_default) on all host cores, same pages, same
+// run, for batches of 100 to 100,000 4 KiB pages: GB/s of uncompressed input, kernel only
+// (profiling events, one dispatch of the batch) and end to end, and compression ratios.
+// What each timed figure includes, exactly:
+//  - kernel: the one dispatch's device time (profiling events); no transfers, no host work.
+//  - e2e (vyre): engine::page_compressor::compress_device on pages already in pinned host memory:
+//    allocating the result's records, offsets and data (reserved, not zeroed), per chunk the
+//    upload, the kernel, the readback of records and whole slots into the engine's pinned buffers,
+//    the check of every record, and packing the blocks back to back into the result (on the host,
+//    one thread, overlapped with later chunks except for the last). Kernel build, device buffers
+//    and pinned buffers are made before timing.
+//  - liblz4: on --threads threads (all cores), each page: the same-fill test, LZ4_compress_default
+//    into a page-sized slot (stored when not smaller), into slots, records and a packed output
+//    buffer all allocated and first touched before timing; then packing: a serial prefix sum of
+//    the lengths and every block copied to its offset on the same threads. No serial zero fill,
+//    no allocation in the timed region. Both sides end with the same thing: packed blocks and
+//    records in host memory.
+//   bench_lz4_pages PATH [--batches 100,500,...] [--runs N] [--threads N] [--chunk PAGES] [--in-flight N]
+//   bench_lz4_pages --synthetic [...]
+// PATH is a file (its first bytes) or a folder (its files in sorted path order, as a tar holds
+// them); the input is cut into 4 KiB pages and repeated where it holds fewer pages than the largest
+// batch. --synthetic builds mixed pages instead (text, binary, zero, same-fill, random, sparse).
+// Every output is checked to decode to its pages (LZ4_decompress_safe) before figures are printed.
+#include "bench_util.hpp"
+#include "corpus.hpp"
+
+#include <vyre/engine/page_compressor.hpp>
+#include <vyre/ops/compression/lz4_pages.hpp>
+#include <vyre/runtime/buffer.hpp>
+
+#include <lz4.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace rt = vyre::runtime;
+namespace cz = vyre::ops::compression;
+namespace en = vyre::engine;
+using bytes = std::vector<std::uint8_t>;
+using vyre::bench::median;
+using vyre::bench::now_seconds;
+
+namespace {
+
+constexpr std::size_t page = 4096;
+
+struct settings {
+    std::string path;
+    bool synthetic = false;
+    std::vector<std::size_t> batches = {100, 500, 1000, 2000, 5000, 10000, 100000};
+    int runs = 5;
+    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    std::uint32_t chunk = 0; // 0: by batch size
+    unsigned in_flight = 3;
+};
+
+bytes synthetic_pages(std::size_t pages) {
+    std::mt19937_64 rng(42);
+    static const char* words[] = {"the ", "device ", "kernel ", "page ", "offset ", "match ", "literal ", "\n", "return ", "{ ", "} ", "0x0 "};
+    bytes b(pages * page);
+    for (std::size_t i = 0; i < pages; ++i) {
+        std::uint8_t* p = b.data() + i * page;
+        switch (rng() % 6) {
+        case 0: break; // zero
+        case 1: std::memset(p, static_cast<int>(rng() % 256), page); break;
+        case 2:
+            for (std::size_t j = 0; j < page; ++j) p[j] = static_cast<std::uint8_t>(rng());
+            break;
+        case 3:
+            for (int k = 0; k < 16; ++k) p[rng() % page] = static_cast<std::uint8_t>(rng());
+            break;
+        case 4:
+            for (std::size_t j = 0; j + 8 <= page; j += 8) {
+                const std::uint64_t v = (rng() % 4 == 0) ? rng() : 0x00007ffd00000000ull + rng() % 4096;
+                std::memcpy(p + j, &v, 8);
+            }
+            break;
+        default:
+            for (std::size_t j = 0; j < page;) {
+                const char* w = words[rng() % std::size(words)];
+                for (; *w && j < page; ++w) p[j++] = static_cast<std::uint8_t>(*w);
+            }
+        }
+    }
+    return b;
+}
+
+// Every page's block decodes to the page (liblz4), on all threads; false at the first that does not.
+bool round_trips(const en::packed_pages& r, std::span<const std::uint8_t> pages, unsigned threads) {
+    std::atomic<bool> ok{true};
+    vyre::bench::parallel_for(r.records.size(), threads, [&](std::size_t i) {
+        const std::uint8_t* want = pages.data() + i * page;
+        const auto& rec = r.records[i];
+        const auto b = r.block(i);
+        std::uint8_t got[page];
+        switch (rec.kind()) {
+        case cz::page_kind::same_fill: std::memset(got, rec.fill(), page); break;
+        case cz::page_kind::stored:
+            if (b.size() != page) ok = false;
+            else std::memcpy(got, b.data(), page);
+            break;
+        case cz::page_kind::compressed:
+            if (LZ4_decompress_safe(reinterpret_cast<const char*>(b.data()), reinterpret_cast<char*>(got), static_cast<int>(b.size()), page) !=
+                static_cast<int>(page))
+                ok = false;
+            break;
+        default: ok = false;
+        }
+        if (ok && std::memcmp(got, want, page) != 0) ok = false;
+    });
+    return ok;
+}
+
+std::vector<std::size_t> split(const std::string& s) {
+    std::vector<std::size_t> out;
+    std::stringstream ss(s);
+    for (std::string item; std::getline(ss, item, ',');) out.push_back(std::stoull(item));
+    return out;
+}
+
+[[noreturn]] void usage() {
+    std::fprintf(stderr, "usage: bench_lz4_pages PATH | --synthetic [--batches 100,500,1000,2000,5000,10000,100000] [--runs N (5)]\n"
+                         "       [--threads N (all cores)] [--chunk PAGES (by batch)] [--in-flight N (3)]\n");
+    std::exit(2);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    settings s;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        const auto value = [&] {
+            if (i + 1 >= argc) usage();
+            return std::string(argv[++i]);
+        };
+        if (a == "--synthetic") s.synthetic = true;
+        else if (a == "--batches") s.batches = split(value());
+        else if (a == "--runs") s.runs = std::max(1, std::stoi(value()));
+        else if (a == "--threads") s.threads = static_cast<unsigned>(std::max(1, std::stoi(value())));
+        else if (a == "--chunk") s.chunk = static_cast<std::uint32_t>(std::stoul(value()));
+        else if (a == "--in-flight") s.in_flight = static_cast<unsigned>(std::stoul(value()));
+        else if (a == "--help" || a == "-h") usage();
+        else if (!a.empty() && a[0] != '-' && s.path.empty()) s.path = a;
+        else usage();
+    }
+    if (s.path.empty() == !s.synthetic || s.batches.empty()) usage();
+    const std::size_t most = *std::max_element(s.batches.begin(), s.batches.end());
+
+    rt::context ctx(rt::choose_device(), /*profiling=*/true);
+    vyre::bench::print_header(ctx, "bench_lz4_pages: compression.lz4_pages against liblz4 on all host cores");
+    bytes input = s.synthetic ? synthetic_pages(most) : vyre::bench::read_input_path(s.path, most * page, "bench_lz4_pages");
+    input.resize(input.size() / page * page);
+    if (input.empty()) {
+        std::fprintf(stderr, "bench_lz4_pages: the input holds no whole 4 KiB page\n");
+        return 2;
+    }
+    const std::size_t distinct = input.size() / page;
+    if (distinct < most) {
+        input.resize(most * page);
+        for (std::size_t i = distinct; i < most; ++i) std::memcpy(input.data() + i * page, input.data() + (i % distinct) * page, page);
+    }
+    const std::string source = s.synthetic ? "synthetic mixed pages" : s.path;
+    std::printf("# input: %s, %zu distinct pages (repeated to %zu); liblz4 %s on %u threads; %d runs, median\n", source.c_str(), distinct, most,
+                LZ4_versionString(), s.threads, s.runs);
+    std::printf("# GB/s of uncompressed pages. kernel: one dispatch, profiling events. e2e: pinned pages -> packed records in host\n"
+                "# memory (chunks of --chunk pages, --in-flight on their own queues; result allocation and packing included).\n"
+                "# liblz4: LZ4_compress_default per page on all threads, same record rules (same-fill, stored), into pre-allocated\n"
+                "# slots, packed in parallel into a pre-allocated buffer (no allocation timed). ratio: input bytes / (sum of lengths)\n");
+    std::printf("\n%7s %11s %9s %11s %9s %9s %9s %9s %8s\n", "pages", "kernel GB/s", "e2e GB/s", "liblz4 GB/s", "kern/lib", "e2e/lib", "ratio",
+                "lib ratio", "chunk");
+
+    const cz::lz4_pages_kernel& kernel = cz::lz4_pages_kernel_for();
+    const std::string device = ctx.device().label();
+    rt::pinned_host_buffer pinned(ctx, most * page);
+    std::memcpy(pinned.span().data(), input.data(), most * page);
+    for (std::size_t n : s.batches) {
+        if (n == 0 || n > most) continue;
+        const std::span<const std::uint8_t> pages(pinned.span().data(), n * page);
+        const double gb = double(n * page) / 1e9;
+
+        // Kernel only.
+        cz::lz4_pages_device d = cz::allocate_lz4_pages(ctx, static_cast<std::uint32_t>(n), page);
+        rt::write(ctx, d.pages, pages.data(), pages.size());
+        std::vector<double> kt;
+        boost::compute::buffer params;
+        for (int r = 0; r < s.runs + 1; ++r) {
+            auto e = cz::enqueue_lz4_pages(ctx, kernel, d, static_cast<std::uint32_t>(n), params);
+            e.wait();
+            if (r > 0) kt.push_back(vyre::bench::event_seconds(e));
+        }
+
+        // End to end on the device (the engine's pipeline), and liblz4 on every core: the engine's
+        // per-page function (same record rules) into pre-allocated slots, packed in parallel.
+        en::page_compressor_options o;
+        o.chunk_pages = s.chunk ? s.chunk : static_cast<std::uint32_t>(std::clamp<std::size_t>(n / 4, 256, 8192));
+        o.in_flight = s.in_flight;
+        o.threads = s.threads;
+        en::page_compressor pc(ctx, o);
+        en::packed_pages dev = pc.compress_device(pages.first(page)); // builds, allocates
+        std::vector<double> et, ct;
+        en::packed_pages cpu;
+        cpu.records.resize(n);
+        cpu.offsets.resize(n);
+        bytes packed(n * page, 1);         // allocated and touched before timing
+        bytes slots(n * page, 1);
+        const auto liblz4_all_cores = [&] {
+            en::detail::parallel_pages(n, s.threads, [&](std::size_t i) {
+                cpu.records[i] = en::liblz4_compress_page(pages.subspan(i * page, page), slots.data() + i * page);
+            });
+            std::uint64_t at = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                cpu.offsets[i] = at;
+                at += cpu.records[i].length;
+            }
+            en::detail::parallel_pages(n, s.threads, [&](std::size_t i) {
+                if (cpu.records[i].length) std::memcpy(packed.data() + cpu.offsets[i], slots.data() + i * page, cpu.records[i].length);
+            });
+            return at;
+        };
+        std::uint64_t cpu_bytes = 0;
+        for (int r = 0; r < s.runs + 1; ++r) {
+            double t0 = now_seconds();
+            dev = pc.compress_device(pages);
+            if (r > 0) et.push_back(now_seconds() - t0);
+            t0 = now_seconds();
+            cpu_bytes = liblz4_all_cores();
+            if (r > 0) ct.push_back(now_seconds() - t0);
+        }
+        cpu.data.assign(packed.begin(), packed.begin() + static_cast<std::ptrdiff_t>(cpu_bytes)); // for the check, untimed
+        if (!round_trips(dev, pages, s.threads) || !round_trips(cpu, pages, s.threads)) {
+            std::fprintf(stderr, "bench_lz4_pages: %zu pages: an output does not decode to its pages: NOT printing figures\n", n);
+            return 1;
+        }
+        // The kernel-only run must give the pipeline's bytes (same program, same pages).
+        std::vector<cz::page_record> records(n);
+        rt::read(ctx, d.records, records.data(), n * sizeof(cz::page_record));
+        if (records != dev.records) {
+            std::fprintf(stderr, "bench_lz4_pages: %zu pages: kernel-only records differ from the pipeline's: NOT printing figures\n", n);
+            return 1;
+        }
+        const auto total = [](const en::packed_pages& r) {
+            std::uint64_t sum = 0;
+            for (const auto& rec : r.records) sum += rec.length;
+            return double(std::max<std::uint64_t>(sum, 1));
+        };
+        const double kernel_gbs = gb / median(kt), e2e_gbs = gb / median(et), cpu_gbs = gb / median(ct);
+        const double ratio = double(n * page) / total(dev), cpu_ratio = double(n * page) / total(cpu);
+        std::printf("%7zu %11.2f %9.2f %11.2f %9.2f %9.2f %9.3f %9.3f %8u\n", n, kernel_gbs, e2e_gbs, cpu_gbs, kernel_gbs / cpu_gbs, e2e_gbs / cpu_gbs,
+                    ratio, cpu_ratio, o.chunk_pages);
+        std::fflush(stdout);
+        const std::string lib = "liblz4 " + std::to_string(s.threads) + " threads";
+        const auto emit = [&](const std::string& series, const std::string& metric, double v) {
+            vyre::bench::emit({"lz4_pages", device, vyre::bench::input_label(source), "pages", double(n), series, metric, v});
+        };
+        emit("vyre", "kernel GB/s", kernel_gbs);
+        emit("vyre", "e2e GB/s", e2e_gbs);
+        emit(lib, "GB/s", cpu_gbs);
+        emit("vyre", "compression ratio", ratio);
+        emit(lib, "compression ratio", cpu_ratio);
+        emit("vyre", "compression ratio vs liblz4", ratio / cpu_ratio);
+    }
+    return 0;
+}

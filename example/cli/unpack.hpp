@@ -1,0 +1,271 @@
+// `vyre unpack ARCHIVE... [-o DIR] [--list] [--json]`: archives and compressed streams nested in each
+// other (LZ4, zstd, gzip, tar, ZIP; found by content), extracted safely or listed with SHA-256.
+#pragma once
+
+#include "common.hpp"
+
+#include <vyre/engine/unpack.hpp>
+#include <vyre/runtime/context.hpp>
+#include <vyre/util/json.hpp>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vyre::cli {
+
+// A file's bytes, mapped read-only (nothing copied; the kernel pages them in as they are read).
+class mapped_file {
+public:
+    explicit mapped_file(const std::string& path) {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+        struct stat st;
+        if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            ::close(fd);
+            throw std::runtime_error(path + " is not a regular file");
+        }
+        size_ = static_cast<std::size_t>(st.st_size);
+        if (size_ > 0) {
+            void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (p == MAP_FAILED) {
+                ::close(fd);
+                throw std::runtime_error("cannot map " + path + ": " + std::strerror(errno));
+            }
+            ::madvise(p, size_, MADV_SEQUENTIAL);
+            data_ = static_cast<const std::uint8_t*>(p);
+        }
+        ::close(fd);
+    }
+    mapped_file(const mapped_file&) = delete;
+    mapped_file& operator=(const mapped_file&) = delete;
+    ~mapped_file() {
+        if (data_) ::munmap(const_cast<std::uint8_t*>(data_), size_);
+    }
+    std::span<const std::uint8_t> bytes() const { return {data_, size_}; }
+
+private:
+    const std::uint8_t* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+// "64G", "1M", "4096": bytes, with binary K/M/G/T suffixes.
+inline std::uint64_t parse_size(const std::string& option, const std::string& text) {
+    std::size_t used = 0;
+    unsigned long long v = 0;
+    try {
+        v = std::stoull(text, &used);
+    } catch (const std::exception&) {
+        throw po::error("--" + option + " takes a size such as 4096, 512K, 64M or 8G, not \"" + text + "\"");
+    }
+    const std::string suffix = text.substr(used);
+    int shift = 0;
+    if (suffix == "K" || suffix == "k") shift = 10;
+    else if (suffix == "M") shift = 20;
+    else if (suffix == "G") shift = 30;
+    else if (suffix == "T") shift = 40;
+    else if (!suffix.empty()) throw po::error("--" + option + ": unknown size suffix \"" + suffix + "\" in \"" + text + "\" (K, M, G or T)");
+    if (shift && v > (~0ull >> shift)) throw po::error("--" + option + " " + text + " does not fit in 64 bits");
+    return std::uint64_t{v} << shift;
+}
+
+// Archive names are bytes (old ZIPs use code page 437): invalid UTF-8 becomes U+FFFD so that the
+// output is always valid JSON; --list prints the bytes themselves.
+using util::json_string;
+
+// Control characters in names would garble a terminal or a line-oriented reader.
+inline std::string printable(std::string_view s) {
+    std::string out;
+    for (const char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7F || c == '\\') {
+            char b[8];
+            std::snprintf(b, sizeof b, "\\x%02X", u);
+            out += b;
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+inline std::string human_bytes(std::uint64_t n) {
+    char b[32];
+    if (n >= (std::uint64_t{1} << 30)) std::snprintf(b, sizeof b, "%.2f GiB", double(n) / double(1 << 30));
+    else if (n >= (1u << 20)) std::snprintf(b, sizeof b, "%.1f MiB", double(n) / double(1 << 20));
+    else std::snprintf(b, sizeof b, "%llu bytes", static_cast<unsigned long long>(n));
+    return b;
+}
+
+// Redraws one line on stderr, at most ten times a second, from the first half second on.
+class progress_bar {
+public:
+    explicit progress_bar(bool enabled) : enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
+    void update(const vyre::engine::unpack_progress& p) {
+        if (!enabled_) return;
+        const auto now = std::chrono::steady_clock::now();
+        if (now - start_ < std::chrono::milliseconds(500) || now - last_ < std::chrono::milliseconds(100)) return;
+        last_ = now;
+        const bool bytes = std::string_view(p.phase) != "decode";
+        const double pct = p.total ? 100.0 * double(p.done) / double(p.total) : 0.0;
+        const int width = 30, filled = static_cast<int>(pct / 100.0 * width);
+        std::string bar(static_cast<std::size_t>(std::clamp(filled, 0, width)), '#');
+        bar.resize(width, '.');
+        std::fprintf(stderr, "\r\033[K[%s] %5.1f%%  layer %u %s  %s / %s  %llu entries", bar.c_str(), pct, p.layer, p.phase,
+                     bytes ? human_bytes(p.done).c_str() : std::to_string(p.done).c_str(),
+                     bytes ? human_bytes(p.total).c_str() : (std::to_string(p.total) + " streams").c_str(),
+                     static_cast<unsigned long long>(p.entries));
+        drawn_ = true;
+    }
+    void clear() {
+        if (drawn_) std::fprintf(stderr, "\r\033[K");
+        drawn_ = false;
+    }
+
+private:
+    bool enabled_;
+    bool drawn_ = false;
+    std::chrono::steady_clock::time_point start_, last_{};
+};
+
+inline void print_list(std::ostream& os, const vyre::engine::unpack_report& r) {
+    os << "TYPE      SIZE        COMPRESSED  METHOD   SHA256" << std::string(60, ' ') << "PATH\n";
+    for (const auto& e : r.entries) {
+        if (e.status != vyre::engine::unpack_status::ok) continue;
+        char head[96];
+        std::snprintf(head, sizeof head, "%-8s  %-10llu  %-10llu  %-7s  ", vyre::engine::unpack_entry_type_name(e.type),
+                      static_cast<unsigned long long>(e.size), static_cast<unsigned long long>(e.compressed_size), e.method.c_str());
+        os << head << (e.sha256 ? vyre::util::to_hex(*e.sha256) : std::string(64, '-')) << "  " << printable(e.path);
+        if (!e.link_target.empty()) os << " -> " << printable(e.link_target);
+        os << "\n";
+    }
+}
+
+inline void print_json(std::ostream& os, const vyre::engine::unpack_report& r, const std::string& summary_fields) {
+    os << "{\"entries\":[";
+    for (std::size_t i = 0; i < r.entries.size(); ++i) {
+        const auto& e = r.entries[i];
+        os << (i ? ",\n" : "\n") << "{\"path\":" << json_string(e.path) << ",\"output_path\":" << json_string(e.output_path)
+           << ",\"type\":\"" << vyre::engine::unpack_entry_type_name(e.type) << "\",\"size\":" << e.size
+           << ",\"compressed_size\":" << e.compressed_size << ",\"method\":" << json_string(e.method)
+           << ",\"sha256\":" << (e.sha256 ? "\"" + vyre::util::to_hex(*e.sha256) + "\"" : std::string("null"))
+           << ",\"link_target\":" << (e.link_target.empty() ? std::string("null") : json_string(e.link_target))
+           << ",\"mode\":" << e.mode << ",\"depth\":" << e.depth << ",\"status\":\"" << vyre::engine::unpack_status_name(e.status)
+           << "\",\"message\":" << (e.message.empty() ? std::string("null") : json_string(e.message)) << "}";
+    }
+    os << "\n],\"problems\":[";
+    for (std::size_t i = 0; i < r.problems.size(); ++i) {
+        const auto& p = r.problems[i];
+        os << (i ? ",\n" : "\n") << "{\"path\":" << json_string(p.path) << ",\"status\":\""
+           << vyre::engine::unpack_status_name(p.kind) << "\",\"message\":" << json_string(p.message) << "}";
+    }
+    os << "\n],\"summary\":{" << summary_fields << "}}\n";
+}
+
+inline int cmd_unpack(const std::vector<std::string>& args) {
+    namespace ve = vyre::engine;
+    po::options_description options(
+        "Opens archives and compressed streams found by their content (LZ4, zstd, gzip, tar, ZIP), nested to any depth\n"
+        "up to --max-depth, and extracts them below DIR or lists them. Every LZ4 and zstd block of one nesting layer\n"
+        "goes to the OpenCL device in one pass; deflate is inflated on all CPU cores. Unsafe names and links are\n"
+        "refused, corrupt entries reported; the exit status is 1 when anything was refused or corrupt");
+    options.add_options()("archive", po::value<std::vector<std::string>>(), "input files")(
+        "output,o", po::value<std::string>(), "extract below this folder (default: the current folder, unless --list or --json)")(
+        "list,l", "print every entry: type, size, compressed size, method, SHA-256, path")(
+        "json", "print every entry and problem as one JSON document (see doc/unpack.md)")(
+        "max-depth", po::value<unsigned>()->default_value(8), "containers opened one inside another at most (the inputs are depth 1)")(
+        "max-total", po::value<std::string>()->default_value("64G"), "bytes the decoders may produce in all")(
+        "max-ratio", po::value<std::uint64_t>()->default_value(1000), "decoded/compressed size of one stream or entry at most")(
+        "ratio-min-size", po::value<std::string>()->default_value("1M"), "outputs up to this size pass the ratio check")(
+        "no-recurse", "leave archives found inside entries closed (the inputs' own compression and archive still open)")(
+        "threads", po::value<unsigned>()->default_value(0), "host threads (0: every hardware thread)")(
+        "no-progress", "no progress bar (it is drawn on stderr only when stderr is a terminal)");
+    po::positional_options_description positional;
+    positional.add("archive", -1);
+    po::variables_map vm;
+    if (!parse("unpack", "ARCHIVE... [-o DIR] [--list] [--json] [--max-depth N] [--max-total SIZE] [--max-ratio R] [--no-recurse]",
+               options, args, vm, &positional))
+        return 0;
+    if (!vm.count("archive")) throw po::error("give at least one archive");
+    ve::unpack_options o;
+    o.limits.max_depth = vm["max-depth"].as<unsigned>();
+    if (o.limits.max_depth == 0) throw po::error("--max-depth must be at least 1 (the inputs themselves), not 0");
+    o.limits.max_total_bytes = parse_size("max-total", vm["max-total"].as<std::string>());
+    o.limits.max_ratio = vm["max-ratio"].as<std::uint64_t>();
+    if (o.limits.max_ratio == 0) throw po::error("--max-ratio must be at least 1, not 0");
+    o.limits.ratio_min_bytes = parse_size("ratio-min-size", vm["ratio-min-size"].as<std::string>());
+    o.recurse = !vm.count("no-recurse");
+    o.threads = vm["threads"].as<unsigned>();
+    const bool list = vm.count("list") > 0, json = vm.count("json") > 0;
+    o.hash = list || json;
+    if (vm.count("output")) o.output_dir = vm["output"].as<std::string>();
+    else if (!list && !json) o.output_dir = ".";
+    progress_bar bar(!vm.count("no-progress") && ::isatty(2));
+    o.progress = [&](const ve::unpack_progress& p) { bar.update(p); };
+
+    const auto names = vm["archive"].as<std::vector<std::string>>();
+    std::vector<std::unique_ptr<mapped_file>> files;
+    std::vector<ve::unpack_input> inputs;
+    for (const auto& n : names) {
+        files.push_back(std::make_unique<mapped_file>(n));
+        inputs.push_back({n, files.back()->bytes()});
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    vyre::runtime::context ctx;
+    const ve::unpack_report r = ve::unpack(ctx, inputs, o);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    bar.clear();
+
+    std::size_t files_n = 0, dirs = 0, links = 0;
+    std::uint64_t bytes = 0;
+    for (const auto& e : r.entries) {
+        if (e.status != ve::unpack_status::ok) continue;
+        if (e.type == ve::unpack_entry_type::file || e.type == ve::unpack_entry_type::hard_link) {
+            ++files_n;
+            bytes += e.size;
+        }
+        dirs += e.type == ve::unpack_entry_type::directory;
+        links += e.type == ve::unpack_entry_type::symlink;
+    }
+    const unsigned threads = ve::detail::thread_count(o.threads);
+    std::ostringstream fields;
+    fields << "\"entries\":" << r.entries.size() << ",\"files\":" << files_n << ",\"directories\":" << dirs
+           << ",\"symlinks\":" << links << ",\"bytes\":" << bytes << ",\"refused\":" << r.refused()
+           << ",\"corrupt\":" << r.corrupt() << ",\"containers\":" << r.containers << ",\"layers\":" << r.layers
+           << ",\"decoded_bytes\":" << r.decoded_bytes << ",\"written_bytes\":" << r.written_bytes
+           << ",\"lz4_device_blocks\":" << r.lz4_device_blocks << ",\"lz4_dispatches\":" << r.lz4_dispatches
+           << ",\"zstd_blocks\":" << r.zstd_blocks << ",\"zstd_dispatches\":" << r.zstd_dispatches
+           << ",\"deflate_streams\":" << r.deflate_streams << ",\"seconds\":" << seconds
+           << ",\"device\":" << json_string(ctx.device().label());
+    if (json) print_json(std::cout, r, fields.str());
+    else if (list) print_list(std::cout, r);
+    std::cout << std::flush;
+
+    for (const auto& p : r.problems)
+        std::cerr << "vyre unpack: " << ve::unpack_status_name(p.kind) << ": " << printable(p.path) << ": " << printable(p.message) << "\n";
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.3f", seconds);
+    std::cerr << "vyre unpack: " << r.entries.size() << " entries (" << files_n << " files, " << dirs << " folders, " << links
+              << " symlinks), " << human_bytes(bytes) << "; " << r.containers << " containers in " << r.layers << " layer(s); "
+              << r.refused() << " refused, " << r.corrupt() << " corrupt; " << secs << " s on " << ctx.device().label()
+              << " (LZ4: " << r.lz4_device_blocks << " blocks in " << r.lz4_dispatches << " dispatch(es)"
+              << (r.lz4_host_blocks ? ", " + std::to_string(r.lz4_host_blocks) + " linked on the host" : std::string())
+              << "; zstd: " << r.zstd_blocks << " blocks in " << r.zstd_dispatches << " dispatch(es); deflate: "
+              << r.deflate_streams << " streams on " << threads << " host threads)"
+              << (o.output_dir.empty() ? std::string() : "; wrote " + human_bytes(r.written_bytes) + " below " + o.output_dir.string())
+              << "\n";
+    return r.problems.empty() ? 0 : 1;
+}
+
+} // namespace vyre::cli

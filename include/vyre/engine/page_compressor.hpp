@@ -1,0 +1,352 @@
+// engine::page_compressor: batches of 4 KiB pages compressed on the CPU (liblz4 on every core) or
+// on the device (compression.lz4_pages), whichever a measurement on this machine says is faster for
+// the batch's size; the device path overlaps upload, compression and readback of successive chunks.
+#pragma once
+
+#include <vyre/error.hpp>
+#include <vyre/ops/compression/lz4_pages.hpp>
+#include <vyre/runtime/buffer.hpp>
+
+#include <lz4.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <span>
+#include <thread>
+#include <vector>
+
+namespace vyre::engine {
+
+namespace cz = vyre::ops::compression;
+
+enum class page_backend { automatic, cpu, device };
+
+inline const char* page_backend_name(page_backend b) noexcept {
+    switch (b) {
+    case page_backend::automatic: return "automatic";
+    case page_backend::cpu: return "cpu";
+    case page_backend::device: return "device";
+    }
+    return "?";
+}
+
+struct page_compressor_options {
+    page_backend backend = page_backend::automatic;
+    // Device pipeline: pages per dispatch, and how many chunks are in flight (each with its own
+    // queue and buffers), so that one chunk's upload, another's kernel and a third's readback overlap.
+    std::uint32_t chunk_pages = 8192;
+    unsigned in_flight = 3;
+    // CPU path: threads (0: every core).
+    unsigned threads = 0;
+};
+
+// What the first automatic batch measured: time(n) = fixed + n * per_page for each backend (fits
+// through two batch sizes, best of three runs each), and the batch size from which the device wins.
+struct page_calibration {
+    bool measured = false;
+    double cpu_fixed_s = 0, cpu_page_s = 0;
+    double device_fixed_s = 0, device_page_s = 0;
+    std::size_t crossover_pages = std::numeric_limits<std::size_t>::max(); // max: the device never wins
+};
+
+// The result of a batch compressed by the engine: blocks packed one after another (offsets[i]).
+struct packed_pages {
+    std::uint32_t page_size = cz::lz4_pages_default_page_size;
+    std::vector<cz::page_record> records;
+    std::vector<std::uint64_t> offsets;
+    std::vector<std::uint8_t> data;
+    page_backend backend = page_backend::automatic; // where it ran: cpu or device
+
+    std::span<const std::uint8_t> block(std::size_t i) const {
+        return std::span<const std::uint8_t>(data).subspan(static_cast<std::size_t>(offsets[i]), records[i].length);
+    }
+};
+
+namespace detail {
+
+template <class F>
+void parallel_pages(std::size_t n, unsigned threads, F&& f) {
+    threads = static_cast<unsigned>(std::min<std::size_t>(threads, n));
+    if (threads <= 1) {
+        for (std::size_t i = 0; i < n; ++i) f(i);
+        return;
+    }
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> pool;
+    const auto work = [&] {
+        // Pages in runs of 16: one atomic per run, not per page.
+        for (std::size_t i = next.fetch_add(16); i < n; i = next.fetch_add(16))
+            for (std::size_t j = i; j < std::min(n, i + 16); ++j) f(j);
+    };
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (auto& th : pool) th.join();
+}
+
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+} // namespace detail
+
+// One page with liblz4 (LZ4_compress_default), under the same record rules as the device op:
+// same_fill for one repeated byte, stored when the block would not be smaller. `slot` holds
+// page.size() bytes.
+inline cz::page_record liblz4_compress_page(std::span<const std::uint8_t> page, std::uint8_t* slot) {
+    const auto n = static_cast<std::uint32_t>(page.size());
+    if (std::all_of(page.begin(), page.end(), [&](std::uint8_t b) { return b == page[0]; }))
+        return reference::make_page_record(0, cz::page_kind::same_fill, page[0]);
+    // A destination one byte short of the page: liblz4 gives up (0) when the block would not be smaller.
+    const int r = LZ4_compress_default(reinterpret_cast<const char*>(page.data()), reinterpret_cast<char*>(slot), static_cast<int>(n),
+                                       static_cast<int>(n - 1));
+    if (r > 0) return reference::make_page_record(static_cast<std::uint32_t>(r), cz::page_kind::compressed);
+    std::memcpy(slot, page.data(), n);
+    return reference::make_page_record(n, cz::page_kind::stored);
+}
+
+class page_compressor {
+public:
+    explicit page_compressor(runtime::context& ctx, page_compressor_options options = {}) : ctx_(&ctx), options_(options) {
+        if (options_.threads == 0) options_.threads = std::max(1u, std::thread::hardware_concurrency());
+        if (options_.in_flight == 0 || options_.in_flight > 16)
+            throw resource_error("page_compressor: in_flight " + std::to_string(options_.in_flight) + " must be in 1..16");
+        if (options_.chunk_pages == 0 || options_.chunk_pages > cz::lz4_pages_max_batch(page_size_))
+            throw resource_error("page_compressor: chunk_pages " + std::to_string(options_.chunk_pages) + " must be in 1.." +
+                                 std::to_string(cz::lz4_pages_max_batch(page_size_)));
+    }
+
+    const page_calibration& calibration() const noexcept { return calibration_; }
+    const page_compressor_options& options() const noexcept { return options_; }
+
+    // The batch on the backend the options name; `automatic` measures both on the first batch
+    // (calibrate) and then picks by the batch's size, or takes the CPU without measuring on a
+    // device whose local memory cannot hold the program's workgroup buffers (36.5 KiB for 4 KiB
+    // pages). page_backend::device on such a device throws resource_error saying so.
+    packed_pages compress(std::span<const std::uint8_t> pages) {
+        check_input(pages);
+        page_backend b = options_.backend;
+        if (b == page_backend::automatic) {
+            if (ctx_->device().local_memory < cz::lz4_pages_workgroup_bytes(page_size_)) {
+                b = page_backend::cpu; // the device cannot run compression.lz4_pages (check_lz4_pages_device)
+            } else {
+                if (!calibration_.measured && !pages.empty()) calibrate(pages);
+                b = pages.size() / page_size_ >= calibration_.crossover_pages ? page_backend::device : page_backend::cpu;
+            }
+        }
+        return b == page_backend::cpu ? compress_cpu(pages) : compress_device(pages);
+    }
+
+    // Times both backends on pages of `sample` (repeated where it holds fewer than the larger size)
+    // at 64 and 2048 pages and fits time(n) = fixed + n * per_page to each. A device that needs
+    // over 30 ms for 64 pages (a CPU OpenCL device) is not timed further and never picked
+    // (crossover_pages stays at its maximum), whatever its per-page estimate (that time / 64).
+    const page_calibration& calibrate(std::span<const std::uint8_t> sample) {
+        check_input(sample);
+        if (sample.empty()) throw format_error("page_compressor: calibration needs at least one page");
+        const std::size_t small = 64, large = 2048;
+        std::vector<std::uint8_t> pages(large * page_size_);
+        for (std::size_t at = 0; at < pages.size(); at += sample.size())
+            std::memcpy(pages.data() + at, sample.data(), std::min(sample.size(), pages.size() - at));
+        const auto best_of_3 = [&](auto&& run, std::size_t n) {
+            const std::span<const std::uint8_t> part(pages.data(), n * page_size_);
+            double best = 1e30;
+            for (int r = 0; r < 3; ++r) {
+                const auto t0 = std::chrono::steady_clock::now();
+                run(part);
+                best = std::min(best, detail::seconds_since(t0));
+            }
+            return best;
+        };
+        const auto cpu = [&](std::span<const std::uint8_t> p) { compress_cpu(p); };
+        const auto dev = [&](std::span<const std::uint8_t> p) { compress_device(p); };
+        page_calibration c;
+        const double cs = best_of_3(cpu, small), cl = best_of_3(cpu, large);
+        c.cpu_page_s = std::max(0.0, (cl - cs) / double(large - small));
+        c.cpu_fixed_s = std::max(0.0, cs - c.cpu_page_s * small);
+        compress_device(std::span<const std::uint8_t>(pages.data(), page_size_)); // builds the kernel, allocates
+        const double ds = best_of_3(dev, small);
+        const bool slow_device = ds > 0.03;
+        if (slow_device) {
+            c.device_page_s = ds / small;
+            c.device_fixed_s = 0;
+        } else {
+            const double dl = best_of_3(dev, large);
+            c.device_page_s = std::max(0.0, (dl - ds) / double(large - small));
+            c.device_fixed_s = std::max(0.0, ds - c.device_page_s * small);
+        }
+        if (!slow_device && c.device_page_s < c.cpu_page_s) {
+            const double n = (c.device_fixed_s - c.cpu_fixed_s) / (c.cpu_page_s - c.device_page_s);
+            c.crossover_pages = n <= 1 ? 1 : static_cast<std::size_t>(n) + 1;
+        }
+        c.measured = true;
+        calibration_ = c;
+        return calibration_;
+    }
+
+    // liblz4 on `threads` threads, page by page, into page-sized slots of an uninitialised scratch
+    // buffer (first touched by the compressing threads: no serial zero fill of the input's size),
+    // then packed by the same threads: a serial prefix sum of the lengths, and each block copied
+    // to its offset in parallel. The only serial pass over bytes left is the zero fill of `data`
+    // at its packed size (std::vector::resize).
+    packed_pages compress_cpu(std::span<const std::uint8_t> pages) {
+        check_input(pages);
+        const std::size_t count = pages.size() / page_size_;
+        packed_pages r = start(count);
+        r.backend = page_backend::cpu;
+        if (count == 0) return r;
+        const std::unique_ptr<std::uint8_t[]> slots(new std::uint8_t[pages.size()]); // default-initialised: not zeroed
+        detail::parallel_pages(count, options_.threads, [&](std::size_t i) {
+            r.records[i] = liblz4_compress_page(pages.subspan(i * page_size_, page_size_), slots.get() + i * page_size_);
+        });
+        std::size_t at = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+            r.offsets[i] = at;
+            at += r.records[i].length;
+        }
+        r.data.resize(at);
+        detail::parallel_pages(count, options_.threads, [&](std::size_t i) {
+            if (r.records[i].length != 0)
+                std::memcpy(r.data.data() + r.offsets[i], slots.get() + i * page_size_, r.records[i].length);
+        });
+        return r;
+    }
+
+    // compression.lz4_pages in chunks of chunk_pages, in_flight chunks at once on their own queues:
+    // upload straight from `pages` as the caller holds them (no staging copy: pages in pinned host
+    // memory, as the benchmark's, upload at DMA speed; pageable memory, as the CLI's vector, goes
+    // through the driver's own staging and is slower), kernel, readback of records and slots into
+    // the engine's pinned buffers, and packing on the host of the oldest chunk while later ones run.
+    // On an exception (an invalid device record, a failed enqueue) every set's queue is finished
+    // before it leaves, so no transfer still reads `pages` or writes the pinned buffers afterwards.
+    packed_pages compress_device(std::span<const std::uint8_t> pages) {
+        check_input(pages);
+        const std::size_t count = pages.size() / page_size_;
+        packed_pages r = start(count);
+        r.backend = page_backend::device;
+        if (count == 0) return r;
+        const cz::lz4_pages_kernel& kernel = cz::lz4_pages_kernel_for(page_size_);
+        const auto chunk = static_cast<std::uint32_t>(std::min<std::size_t>(options_.chunk_pages, count));
+        ensure_sets(chunk);
+        r.data.reserve(pages.size());
+        const std::size_t chunks = (count + chunk - 1) / chunk;
+        struct pending {
+            std::size_t first = 0;
+            std::uint32_t pages = 0;
+            boost::compute::event done;
+            boost::compute::buffer params;
+        };
+        std::vector<pending> inflight(sets_.size());
+        std::vector<bool> busy(sets_.size(), false);
+        const auto drain = [&](std::size_t s) {
+            if (!busy[s]) return;
+            pending& p = inflight[s];
+            runtime::detail::cl_call("clWaitForEvents", [&] { p.done.wait(); });
+            set& st = *sets_[s];
+            const auto* rec = reinterpret_cast<const cz::page_record*>(st.records_host->span().data());
+            const std::uint8_t* slots = st.slots_host->span().data();
+            for (std::uint32_t i = 0; i < p.pages; ++i) {
+                const cz::page_record rc = rec[i];
+                // The device's records are checked before their lengths are trusted.
+                cz::check_lz4_pages_record(rc, page_size_, p.first + i);
+                r.records[p.first + i] = rc;
+                r.offsets[p.first + i] = r.data.size();
+                const std::uint8_t* src = slots + std::size_t{i} * page_size_;
+                r.data.insert(r.data.end(), src, src + rc.length);
+            }
+            busy[s] = false;
+        };
+        // Finishes every set's queue if an exception leaves this function with transfers in flight
+        // (they read the caller's `pages` and write the pinned buffers).
+        struct finish_all_on_throw {
+            std::vector<std::unique_ptr<set>>& sets;
+            bool armed = true;
+            ~finish_all_on_throw() {
+                if (!armed) return;
+                for (auto& st : sets) {
+                    try {
+                        st->queue.finish();
+                    } catch (...) {
+                        // Nothing more to do: the original exception is the one the caller needs.
+                    }
+                }
+            }
+        } guard{sets_};
+        for (std::size_t c = 0; c < chunks; ++c) {
+            const std::size_t s = c % sets_.size();
+            drain(s);
+            set& st = *sets_[s];
+            pending& p = inflight[s];
+            p.first = c * chunk;
+            p.pages = static_cast<std::uint32_t>(std::min<std::size_t>(chunk, count - p.first));
+            const std::size_t bytes = std::size_t{p.pages} * page_size_;
+            auto& q = st.queue.queue();
+            runtime::detail::cl_call("clEnqueueWriteBuffer", [&] {
+                q.enqueue_write_buffer_async(st.device.pages, 0, bytes, pages.data() + p.first * page_size_);
+            });
+            cz::enqueue_lz4_pages(st.queue, kernel, st.device, p.pages, p.params);
+            runtime::detail::cl_call("clEnqueueReadBuffer", [&] {
+                q.enqueue_read_buffer_async(st.device.records, 0, std::size_t{p.pages} * sizeof(cz::page_record), st.records_host->span().data());
+                p.done = q.enqueue_read_buffer_async(st.device.output, 0, bytes, st.slots_host->span().data());
+            });
+            q.flush();
+            busy[s] = true;
+        }
+        for (std::size_t c = chunks > sets_.size() ? chunks - sets_.size() : 0; c < chunks; ++c) drain(c % sets_.size());
+        guard.armed = false;
+        return r;
+    }
+
+    std::uint32_t page_size() const noexcept { return page_size_; }
+
+private:
+    // One pipeline stage's resources: a queue of its own and buffers for one chunk.
+    struct set {
+        runtime::context queue;
+        cz::lz4_pages_device device;
+        std::unique_ptr<runtime::pinned_host_buffer> records_host, slots_host;
+        std::uint32_t capacity = 0;
+    };
+
+    void check_input(std::span<const std::uint8_t> pages) const {
+        if (pages.size() % page_size_ != 0)
+            throw format_error("page_compressor: " + std::to_string(pages.size()) + " bytes is not a whole number of " +
+                               std::to_string(page_size_) + "-byte pages");
+    }
+
+    packed_pages start(std::size_t count) const {
+        packed_pages r;
+        r.page_size = page_size_;
+        r.records.resize(count);
+        r.offsets.resize(count);
+        return r;
+    }
+
+    void ensure_sets(std::uint32_t chunk) {
+        if (!sets_.empty() && sets_.front()->capacity >= chunk) return;
+        for (auto& s : sets_) s->queue.finish();
+        sets_.clear();
+        for (unsigned i = 0; i < options_.in_flight; ++i) {
+            auto s = std::make_unique<set>(set{runtime::context(runtime::detail::cl_call("clCreateCommandQueue", [&] {
+                                                   return boost::compute::command_queue(ctx_->cl_context(), ctx_->device().device);
+                                               })),
+                                               {}, nullptr, nullptr, chunk});
+            s->device = cz::allocate_lz4_pages(*ctx_, chunk, page_size_);
+            s->records_host = std::make_unique<runtime::pinned_host_buffer>(s->queue, std::size_t{chunk} * sizeof(cz::page_record));
+            s->slots_host = std::make_unique<runtime::pinned_host_buffer>(s->queue, std::size_t{chunk} * page_size_);
+            sets_.push_back(std::move(s));
+        }
+    }
+
+    runtime::context* ctx_;
+    page_compressor_options options_;
+    std::uint32_t page_size_ = cz::lz4_pages_default_page_size;
+    page_calibration calibration_;
+    std::vector<std::unique_ptr<set>> sets_;
+};
+
+} // namespace vyre::engine

@@ -1,0 +1,175 @@
+// CPU oracle of compression.lz4_pages: the same parse as the device program, byte for byte, in
+// plain C++ (one page at a time). The device output must equal what this writes.
+#pragma once
+
+#include <vyre/error.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace vyre::reference {
+
+// How a page was stored (permanent values: they are in the device's record words and in page files).
+enum class page_kind : std::uint32_t {
+    compressed = 0, // an LZ4 block of `length` bytes, smaller than the page
+    stored = 1,     // the page itself (length = page size): the block would not have been smaller
+    same_fill = 2,  // every byte equals the fill byte; no block (length 0)
+};
+
+inline const char* page_kind_name(page_kind k) noexcept {
+    switch (k) {
+    case page_kind::compressed: return "compressed";
+    case page_kind::stored: return "stored";
+    case page_kind::same_fill: return "same_fill";
+    }
+    return "unknown";
+}
+
+// Two words per page, the device's own layout: length in bytes, then kind | fill byte << 8.
+struct page_record {
+    std::uint32_t length = 0;
+    std::uint32_t flags = 0;
+    page_kind kind() const noexcept { return static_cast<page_kind>(flags & 0xFFu); }
+    std::uint8_t fill() const noexcept { return static_cast<std::uint8_t>(flags >> 8); }
+    friend bool operator==(const page_record&, const page_record&) = default;
+};
+static_assert(sizeof(page_record) == 8, "the record layout is permanent: 2 words");
+
+inline page_record make_page_record(std::uint32_t length, page_kind kind, std::uint8_t fill = 0) {
+    return {length, static_cast<std::uint32_t>(kind) | std::uint32_t{fill} << 8};
+}
+
+// LZ4's block rules, and the parse the device program makes (compression.lz4_pages):
+//  - hash of the 4 bytes at p (little-endian u32 `s`): (s * 2654435761) >> (32 - hash bits), with
+//    hash bits = 32 - log2(page size) (20 for 4 KiB: the device sorts (hash, position) pairs in one
+//    32-bit key, so the hash takes the bits the position leaves);
+//  - candidate of p: the latest q < p with the same hash (every position counts, also those inside
+//    matches: the device computes all candidates at once);
+//  - match length at p: the common prefix of the bytes at p and at its candidate, at most up to
+//    n - 5 (LZ4: the last 5 bytes are literals); a match needs 4 bytes and may start at p <= n - 12
+//    (LZ4: the last match starts at least 12 bytes before the end);
+//  - greedy: from the end of the last match (the anchor), the first position with a match is taken;
+//    the match is then extended backwards over literals while the bytes before both ends agree
+//    (as LZ4's "catch up" does), and the parse goes on at its end.
+// The block is the sequences in LZ4's format; when it is not smaller than the page the page is
+// stored as is, and a page of one repeated byte is same_fill.
+inline constexpr std::uint32_t lz4_min_match = 4;
+inline constexpr std::uint32_t lz4_last_literals = 5;
+inline constexpr std::uint32_t lz4_match_start_limit = 12; // a match starts at p <= n - 12
+
+inline std::uint32_t lz4_pages_hash_bits(std::uint32_t page_size) {
+    std::uint32_t bits = 0;
+    while ((1u << bits) < page_size) ++bits;
+    return 32 - bits;
+}
+
+// Bytes LZ4 spends on a length field beyond the token's nibble.
+inline std::uint32_t lz4_length_extra_bytes(std::uint32_t length) { return length >= 15 ? 1 + (length - 15) / 255 : 0; }
+
+// Compresses one page (page.size() bytes, a power of two from 1 KiB to 16 KiB) into `out`
+// (at least page.size() bytes). Writes the block (or the page, when stored) to out[0, length).
+inline page_record lz4_compress_page(std::span<const std::uint8_t> page, std::span<std::uint8_t> out) {
+    const std::uint32_t n = static_cast<std::uint32_t>(page.size());
+    if (n < 1024 || n > 16384 || (n & (n - 1)) != 0)
+        throw resource_error("lz4_compress_page: page size " + std::to_string(page.size()) + " is not a power of two in [1024, 16384]");
+    if (out.size() < n) throw resource_error("lz4_compress_page: output of " + std::to_string(out.size()) + " bytes for a page of " + std::to_string(n));
+    if (std::all_of(page.begin(), page.end(), [&](std::uint8_t b) { return b == page[0]; }))
+        return make_page_record(0, page_kind::same_fill, page[0]);
+
+    const std::uint32_t hash_shift = 32 - lz4_pages_hash_bits(n);
+    const auto read32 = [&](std::uint32_t p) {
+        return std::uint32_t{page[p]} | std::uint32_t{page[p + 1]} << 8 | std::uint32_t{page[p + 2]} << 16 | std::uint32_t{page[p + 3]} << 24;
+    };
+    // Candidates of the positions that may start a match (<= n - 12): the latest earlier same hash.
+    const std::uint32_t last_start = n - lz4_match_start_limit;
+    const std::uint32_t match_limit = n - lz4_last_literals;
+    std::vector<std::int32_t> candidate(last_start + 1, -1);
+    {
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> keys; // (hash, position), sorted: chains by hash
+        keys.reserve(last_start + 1);
+        for (std::uint32_t p = 0; p <= last_start; ++p) keys.push_back({(read32(p) * 2654435761u) >> hash_shift, p});
+        std::sort(keys.begin(), keys.end());
+        for (std::size_t i = 1; i < keys.size(); ++i)
+            if (keys[i].first == keys[i - 1].first) candidate[keys[i].second] = static_cast<std::int32_t>(keys[i - 1].second);
+    }
+    const auto match_length = [&](std::uint32_t p, std::uint32_t c) {
+        std::uint32_t len = 0;
+        while (p + len < match_limit && page[p + len] == page[c + len]) ++len;
+        return len;
+    };
+
+    struct sequence {
+        std::uint32_t literal_start, literal_length, offset, match_length;
+    };
+    std::vector<sequence> seqs;
+    std::uint32_t anchor = 0, p = 0, size = 0;
+    const auto encoded = [](std::uint32_t ll, std::uint32_t ml) {
+        return 1 + lz4_length_extra_bytes(ll) + ll + (ml ? 2 + lz4_length_extra_bytes(ml - lz4_min_match) : 0);
+    };
+    while (p <= last_start && size < n) {
+        if (candidate[p] < 0) {
+            ++p;
+            continue;
+        }
+        std::uint32_t c = static_cast<std::uint32_t>(candidate[p]);
+        std::uint32_t len = match_length(p, c);
+        if (len < lz4_min_match) {
+            ++p;
+            continue;
+        }
+        std::uint32_t q = p;
+        while (q > anchor && c > 0 && page[q - 1] == page[c - 1]) {
+            --q;
+            --c;
+            ++len;
+        }
+        seqs.push_back({anchor, q - anchor, q - c, len});
+        size += encoded(q - anchor, len);
+        anchor = p = q + len;
+    }
+    seqs.push_back({anchor, n - anchor, 0, 0});
+    size += encoded(n - anchor, 0);
+    if (size >= n) {
+        std::copy(page.begin(), page.end(), out.begin());
+        return make_page_record(n, page_kind::stored);
+    }
+    std::uint32_t o = 0;
+    const auto put_extra = [&](std::uint32_t length) {
+        if (length < 15) return;
+        length -= 15;
+        for (; length >= 255; length -= 255) out[o++] = 255;
+        out[o++] = static_cast<std::uint8_t>(length);
+    };
+    for (const sequence& s : seqs) {
+        const std::uint32_t ml = s.match_length ? s.match_length - lz4_min_match : 0;
+        out[o++] = static_cast<std::uint8_t>(std::min(s.literal_length, 15u) << 4 | std::min(ml, 15u));
+        put_extra(s.literal_length);
+        std::copy_n(page.begin() + s.literal_start, s.literal_length, out.begin() + o);
+        o += s.literal_length;
+        if (s.match_length) {
+            out[o++] = static_cast<std::uint8_t>(s.offset);
+            out[o++] = static_cast<std::uint8_t>(s.offset >> 8);
+            put_extra(ml);
+        }
+    }
+    return make_page_record(o, page_kind::compressed);
+}
+
+// Every page of `pages` (a whole number of pages of page_size bytes) into fixed slots of page_size
+// bytes each, as the device writes them (slot bytes past a record's length are left as they were).
+inline std::vector<page_record> lz4_compress_pages(std::span<const std::uint8_t> pages, std::uint32_t page_size,
+                                                   std::span<std::uint8_t> slots) {
+    if (page_size == 0 || pages.size() % page_size != 0 || slots.size() < pages.size())
+        throw resource_error("lz4_compress_pages: " + std::to_string(pages.size()) + " bytes is not a whole number of " +
+                             std::to_string(page_size) + "-byte pages, or the slots are too small");
+    const std::size_t count = pages.size() / page_size;
+    std::vector<page_record> records(count);
+    for (std::size_t i = 0; i < count; ++i)
+        records[i] = lz4_compress_page(pages.subspan(i * page_size, page_size), slots.subspan(i * page_size, page_size));
+    return records;
+}
+
+} // namespace vyre::reference

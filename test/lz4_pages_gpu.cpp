@@ -1,0 +1,503 @@
+// compression.lz4_pages on every device: the device's records and blocks equal the CPU oracle's
+// byte for byte; every block decodes with liblz4 (LZ4_decompress_safe) and with compression.lz4 on
+// the device; same-fill, stored and compressed pages; the stored/compressed edge; batch sizes around
+// the workgroup size; seeded random batches; determinism; the ratio against LZ4_compress_default;
+// the program on the reference interpreter; the page file format and the hybrid compressor.
+#include "harness.hpp"
+#include "lz4_blocks.hpp"
+#include "test_data.hpp"
+
+#include <vyre/engine/page_compressor.hpp>
+#include <vyre/format/page_file.hpp>
+#include <vyre/ir/validate.hpp>
+#include <vyre/ops/compression/lz4.hpp>
+#include <vyre/ops/compression/lz4_pages.hpp>
+#include <vyre/reference/interpreter.hpp>
+#include <vyre/reference/lz4_pages.hpp>
+
+#include <lz4.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace cz = vyre::ops::compression;
+namespace ref = vyre::reference;
+using bytes = std::vector<std::uint8_t>;
+constexpr std::size_t page_size = 4096;
+
+// One page of a kind picked by `kind` (0..8), from `rng`.
+bytes make_page(std::mt19937_64& rng, unsigned kind, const bytes& corpus) {
+    bytes p(page_size);
+    switch (kind % 9) {
+    case 0: p = vyre::test::random_bytes(rng, page_size); break;
+    case 1: break; // zero
+    case 2: std::fill(p.begin(), p.end(), static_cast<std::uint8_t>(1 + rng() % 255)); break;
+    case 3: p = vyre::test::text_bytes(rng, page_size); break;
+    case 4: // binary: little-endian structs of small integers and pointers
+        for (std::size_t i = 0; i + 16 <= page_size; i += 16) {
+            const std::uint32_t v[4] = {static_cast<std::uint32_t>(rng() % 300), 0x7ffd0000u + static_cast<std::uint32_t>(rng() % 64) * 16,
+                                        static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(rng() % 3)};
+            std::memcpy(p.data() + i, v, 16);
+        }
+        break;
+    case 5: { // real data: a slice of the system's headers
+        const std::size_t at = rng() % (corpus.size() - page_size);
+        p.assign(corpus.begin() + static_cast<std::ptrdiff_t>(at), corpus.begin() + static_cast<std::ptrdiff_t>(at + page_size));
+        break;
+    }
+    case 6: p = vyre::test::repetitive_bytes(rng, page_size); break;
+    case 7: // mostly zero, a few bytes set (sparse pages are common in swap)
+        for (int i = 0; i < 20; ++i) p[rng() % page_size] = static_cast<std::uint8_t>(rng());
+        break;
+    default: // almost same-fill: one byte differs, at either end or inside
+        std::fill(p.begin(), p.end(), static_cast<std::uint8_t>(rng()));
+        p[(rng() % 3 == 0) ? 0 : (rng() % 2 ? page_size - 1 : rng() % page_size)] ^= 0x40;
+        break;
+    }
+    return p;
+}
+
+const bytes& corpus() {
+    static const bytes c = vyre::test::system_corpus(4 << 20);
+    return c;
+}
+
+bytes make_batch(std::mt19937_64& rng, std::size_t pages) {
+    bytes b;
+    b.reserve(pages * page_size);
+    for (std::size_t i = 0; i < pages; ++i) {
+        const bytes p = make_page(rng, static_cast<unsigned>(rng() % 9), corpus());
+        b.insert(b.end(), p.begin(), p.end());
+    }
+    return b;
+}
+
+// Pages near the stored/compressed edge: random bytes with `copies` repeats of a 24-byte chunk.
+bytes edge_batch(std::mt19937_64& rng) {
+    bytes b;
+    for (unsigned copies = 0; copies < 24; ++copies) {
+        bytes p = vyre::test::random_bytes(rng, page_size);
+        for (unsigned c = 0; c < copies; ++c) std::memcpy(p.data() + 100 + c * 160, p.data() + 16, 24);
+        b.insert(b.end(), p.begin(), p.end());
+    }
+    return b;
+}
+
+// The oracle's records and slots for a batch.
+struct expected_pages {
+    std::vector<ref::page_record> records;
+    bytes slots;
+};
+expected_pages oracle(const bytes& batch) {
+    expected_pages e;
+    e.slots.assign(batch.size(), 0);
+    e.records = ref::lz4_compress_pages(batch, page_size, e.slots);
+    return e;
+}
+
+// Checks one page record against its page: liblz4 decodes the block to the page.
+void check_decodes(const bytes& batch, std::size_t i, const ref::page_record& r, std::span<const std::uint8_t> block) {
+    const bytes page(batch.begin() + static_cast<std::ptrdiff_t>(i * page_size), batch.begin() + static_cast<std::ptrdiff_t>((i + 1) * page_size));
+    switch (r.kind()) {
+    case ref::page_kind::same_fill:
+        BOOST_CHECK_EQUAL(r.length, 0u);
+        BOOST_CHECK(std::all_of(page.begin(), page.end(), [&](std::uint8_t v) { return v == r.fill(); }));
+        break;
+    case ref::page_kind::stored:
+        BOOST_CHECK_EQUAL(r.length, page_size);
+        BOOST_CHECK(std::equal(page.begin(), page.end(), block.begin(), block.end()));
+        break;
+    case ref::page_kind::compressed: {
+        BOOST_CHECK_LT(r.length, page_size);
+        const auto decoded = vyre::test::liblz4_decode(bytes(block.begin(), block.end()), page_size);
+        BOOST_REQUIRE_MESSAGE(decoded.has_value(), "page " << i << ": liblz4 rejects the block");
+        BOOST_CHECK_MESSAGE(*decoded == page, "page " << i << ": liblz4 decodes the block to other bytes");
+        break;
+    }
+    default: BOOST_ERROR("page " << i << ": unknown kind " << r.flags);
+    }
+}
+
+// The device result equals the oracle's, every block decodes with liblz4, and the compressed blocks
+// decode with compression.lz4 on the same device.
+void check_batch(vyre::runtime::context& ctx, const bytes& batch, const std::string& what) {
+    BOOST_TEST_CONTEXT(what << ", " << batch.size() / page_size << " pages") {
+        const expected_pages want = oracle(batch);
+        const cz::compressed_pages got = cz::compress_pages(ctx, batch);
+        BOOST_REQUIRE_EQUAL(got.records.size(), want.records.size());
+        std::size_t mismatches = 0;
+        for (std::size_t i = 0; i < got.records.size(); ++i) {
+            const auto& r = got.records[i];
+            const bool same = r == want.records[i] &&
+                              std::equal(got.block(i).begin(), got.block(i).end(), want.slots.begin() + static_cast<std::ptrdiff_t>(i * page_size));
+            if (!same && mismatches++ < 5)
+                BOOST_ERROR("page " << i << ": device record {" << r.length << ", " << r.flags << "}, oracle {" << want.records[i].length
+                                    << ", " << want.records[i].flags << "}" << (r == want.records[i] ? " (bytes differ)" : ""));
+            check_decodes(batch, i, r, got.block(i));
+        }
+        BOOST_CHECK_EQUAL(mismatches, 0u);
+
+        // compression.lz4 on the device decodes the compressed blocks (and copies the stored ones).
+        std::vector<cz::block_descriptor> blocks;
+        std::vector<std::size_t> which;
+        for (std::size_t i = 0; i < got.records.size(); ++i) {
+            const auto& r = got.records[i];
+            if (r.kind() == ref::page_kind::same_fill) continue;
+            const std::uint32_t flags = r.kind() == ref::page_kind::stored ? cz::block_flag_uncompressed : 0u;
+            blocks.push_back({static_cast<std::uint32_t>(i * page_size), r.length, static_cast<std::uint32_t>(blocks.size() * page_size),
+                              static_cast<std::uint32_t>(page_size), flags});
+            which.push_back(i);
+        }
+        if (blocks.empty()) return;
+        const auto result = cz::decompress_blocks(ctx, got.data, blocks, blocks.size() * page_size);
+        const bytes decoded = cz::read_output(ctx, result);
+        for (std::size_t k = 0; k < blocks.size(); ++k) {
+            const std::size_t i = which[k];
+            BOOST_CHECK_MESSAGE(result.statuses[k].code == cz::lz4_error::none && result.statuses[k].output_size == page_size,
+                                "page " << i << ": compression.lz4 status " << result.statuses[k].code << ", " << result.statuses[k].output_size);
+            BOOST_CHECK_MESSAGE(std::equal(decoded.begin() + static_cast<std::ptrdiff_t>(k * page_size),
+                                           decoded.begin() + static_cast<std::ptrdiff_t>((k + 1) * page_size),
+                                           batch.begin() + static_cast<std::ptrdiff_t>(i * page_size)),
+                                "page " << i << ": compression.lz4 decodes the block to other bytes");
+        }
+    }
+}
+
+} // namespace
+
+// ---- host: the oracle itself ------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(oracle_blocks_decode_with_liblz4) {
+    const std::uint64_t seed = vyre::test::test_seed();
+    BOOST_TEST_CONTEXT("seed " << seed) {
+        std::mt19937_64 rng(seed);
+        bytes batch = make_batch(rng, 300);
+        const bytes edge = edge_batch(rng);
+        batch.insert(batch.end(), edge.begin(), edge.end());
+        const expected_pages e = oracle(batch);
+        bool kinds[3] = {};
+        for (std::size_t i = 0; i < e.records.size(); ++i) {
+            kinds[static_cast<unsigned>(e.records[i].kind()) % 3] = true;
+            check_decodes(batch, i, e.records[i], std::span<const std::uint8_t>(e.slots).subspan(i * page_size, e.records[i].length));
+        }
+        BOOST_CHECK(kinds[0] && kinds[1] && kinds[2]);
+    }
+}
+
+// The edge batch has pages on both sides of "the block would not be smaller": some stored, and
+// some compressed to within a few bytes of the page size.
+BOOST_AUTO_TEST_CASE(oracle_covers_the_incompressible_edge) {
+    std::mt19937_64 rng(7);
+    const bytes batch = edge_batch(rng);
+    const expected_pages e = oracle(batch);
+    std::size_t stored = 0, tight = 0;
+    for (const auto& r : e.records) {
+        stored += r.kind() == ref::page_kind::stored;
+        tight += r.kind() == ref::page_kind::compressed && r.length >= page_size - 64;
+    }
+    BOOST_CHECK_GT(stored, 0u);
+    BOOST_CHECK_GT(tight, 0u);
+}
+
+// Ratio within 5% of LZ4_compress_default on real data (the system's headers, page by page) and on
+// the mixed generator.
+BOOST_AUTO_TEST_CASE(ratio_is_within_5_percent_of_liblz4) {
+    std::mt19937_64 rng(3);
+    for (const auto& [name, data] : {std::pair<std::string, bytes>{"system headers", bytes(corpus().begin(), corpus().begin() + (2 << 20))},
+                                     std::pair<std::string, bytes>{"mixed pages", make_batch(rng, 512)}}) {
+        const expected_pages e = oracle(data);
+        std::uint64_t ours = 0, theirs = 0;
+        bytes dst(static_cast<std::size_t>(LZ4_compressBound(page_size)));
+        for (std::size_t i = 0; i < e.records.size(); ++i) {
+            ours += e.records[i].length;
+            const char* src = reinterpret_cast<const char*>(data.data() + i * page_size);
+            // The same container rules for liblz4: same-fill pages cost nothing, a block that is not
+            // smaller is stored.
+            const bool fill = std::all_of(src, src + page_size, [&](char c) { return c == src[0]; });
+            const int r = LZ4_compress_default(src, reinterpret_cast<char*>(dst.data()), page_size, static_cast<int>(dst.size()));
+            theirs += fill ? 0 : std::min<std::uint64_t>(static_cast<std::uint64_t>(r), page_size);
+        }
+        const double ours_ratio = double(data.size()) / double(ours), theirs_ratio = double(data.size()) / double(theirs);
+        BOOST_TEST_MESSAGE(name << ": ratio " << ours_ratio << ", liblz4 " << theirs_ratio);
+        BOOST_CHECK_MESSAGE(ours_ratio >= 0.95 * theirs_ratio, name << ": ratio " << ours_ratio << " vs liblz4 " << theirs_ratio);
+    }
+}
+
+// The IR program means what the oracle says, on the IR's own interpreter (a few pages: it is slow).
+BOOST_AUTO_TEST_CASE(program_agrees_with_the_oracle_on_the_interpreter) {
+    const auto program = cz::lz4_pages_program();
+    BOOST_REQUIRE_NO_THROW(vyre::ir::validate(program));
+    std::mt19937_64 rng(5);
+    bytes batch;
+    for (unsigned kind : {3u, 0u, 2u, 7u}) {
+        const bytes p = make_page(rng, kind, corpus());
+        batch.insert(batch.end(), p.begin(), p.end());
+    }
+    const expected_pages want = oracle(batch);
+    const std::uint32_t count = static_cast<std::uint32_t>(batch.size() / page_size);
+    std::vector<ref::buffer_data> buffers(4);
+    buffers[0] = batch;
+    buffers[1].assign(batch.size(), 0);
+    buffers[2].assign(count * 8, 0xEE);
+    const std::uint32_t params[4] = {count, 0, 0, 0};
+    buffers[3].resize(sizeof params);
+    std::memcpy(buffers[3].data(), params, sizeof params);
+    ref::run(program, {count, 1, 1}, buffers);
+    for (std::uint32_t i = 0; i < count; ++i) {
+        ref::page_record r;
+        std::memcpy(&r, buffers[2].data() + i * 8, 8);
+        BOOST_CHECK_EQUAL(r.length, want.records[i].length);
+        BOOST_CHECK_EQUAL(r.flags, want.records[i].flags);
+        BOOST_CHECK(std::equal(buffers[1].begin() + i * page_size, buffers[1].begin() + i * page_size + r.length,
+                               want.slots.begin() + i * page_size));
+    }
+}
+
+// ---- device ------------------------------------------------------------------------------------
+
+VYRE_DEVICE_TEST(every_kind_of_page_round_trips) {
+    std::mt19937_64 rng(1);
+    bytes batch;
+    for (unsigned kind = 0; kind < 9; ++kind)
+        for (int copy = 0; copy < 3; ++copy) {
+            const bytes p = make_page(rng, kind, corpus());
+            batch.insert(batch.end(), p.begin(), p.end());
+        }
+    const bytes edge = edge_batch(rng);
+    batch.insert(batch.end(), edge.begin(), edge.end());
+    check_batch(dev.ctx(), batch, "every kind and the incompressible edge");
+}
+
+VYRE_DEVICE_TEST(batch_sizes_around_the_workgroup) {
+    const std::uint64_t seed = vyre::test::test_seed();
+    BOOST_TEST_CONTEXT("seed " << seed) {
+        std::mt19937_64 rng(seed);
+        for (std::size_t pages : {1u, 31u, 32u, 33u, 1000u}) check_batch(dev.ctx(), make_batch(rng, pages), "seeded mixed batch");
+    }
+}
+
+VYRE_DEVICE_TEST(real_data_pages_round_trip) {
+    const bytes data(corpus().begin(), corpus().begin() + (1 << 20));
+    check_batch(dev.ctx(), data, "system headers");
+}
+
+VYRE_DEVICE_TEST(same_batch_same_bytes) {
+    std::mt19937_64 rng(9);
+    const bytes batch = make_batch(rng, 200);
+    const cz::compressed_pages a = cz::compress_pages(dev.ctx(), batch);
+    for (int run = 0; run < 3; ++run) {
+        const cz::compressed_pages b = cz::compress_pages(dev.ctx(), batch);
+        BOOST_REQUIRE(a.records == b.records);
+        for (std::size_t i = 0; i < a.records.size(); ++i)
+            BOOST_REQUIRE(std::equal(a.block(i).begin(), a.block(i).end(), b.block(i).begin(), b.block(i).end()));
+    }
+}
+
+VYRE_DEVICE_TEST(input_that_is_not_whole_pages_is_an_error) {
+    const bytes odd(page_size + 1, 0);
+    BOOST_CHECK_THROW(cz::compress_pages(dev.ctx(), odd), vyre::format_error);
+    const cz::compressed_pages none = cz::compress_pages(dev.ctx(), bytes{});
+    BOOST_CHECK(none.records.empty());
+}
+
+// ---- the page file ----------------------------------------------------------------------------
+
+namespace {
+bytes page_file_of(const bytes& batch) {
+    const expected_pages e = oracle(batch);
+    return vyre::format::write_page_file(page_size, std::span<const ref::page_record>(e.records), [&](std::size_t i) {
+        return std::span<const std::uint8_t>(e.slots).subspan(i * page_size, e.records[i].length);
+    });
+}
+} // namespace
+
+BOOST_AUTO_TEST_CASE(page_file_round_trips_on_the_cpu) {
+    std::mt19937_64 rng(21);
+    const bytes batch = make_batch(rng, 60);
+    const bytes file = page_file_of(batch);
+    const auto v = vyre::format::parse_page_file(file);
+    BOOST_CHECK_EQUAL(v.records.size(), 60u);
+    bytes out(static_cast<std::size_t>(v.content_bytes()));
+    vyre::format::decode_page_file_cpu(v, out);
+    BOOST_CHECK(out == batch);
+    const auto empty = vyre::format::parse_page_file(page_file_of(bytes{}));
+    BOOST_CHECK(empty.records.empty());
+}
+
+// Every hostile variation is a format_error, never a crash or a large allocation.
+BOOST_AUTO_TEST_CASE(hostile_page_files_are_rejected) {
+    std::mt19937_64 rng(22);
+    const bytes good = page_file_of(make_batch(rng, 12));
+    const auto put = [](bytes f, std::size_t at, std::uint64_t v, int n) {
+        for (int i = 0; i < n; ++i) f[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
+        return f;
+    };
+    std::vector<std::pair<std::string, bytes>> bad = {
+        {"empty", bytes{}},
+        {"short header", bytes(good.begin(), good.begin() + 20)},
+        {"magic", put(good, 0, 0x12345678, 4)},
+        {"version", put(good, 4, 2, 2)},
+        {"header size", put(good, 6, 64, 2)},
+        {"page size 0", put(good, 8, 0, 4)},
+        {"page size 3000", put(good, 8, 3000, 4)},
+        {"page size 512", put(good, 8, 512, 4)},
+        {"page size 32768", put(good, 8, 32768, 4)},
+        {"page size 4097", put(good, 8, 4097, 4)},
+        {"flags", put(good, 12, 1, 4)},
+        {"count 2^62", put(good, 16, std::uint64_t{1} << 62, 8)},
+        {"count 2^64-1", put(good, 16, ~std::uint64_t{0}, 8)},
+        {"count + 1", put(good, 16, 13, 8)},
+        {"block bytes", put(good, 24, 5, 8)},
+        {"truncated", bytes(good.begin(), good.end() - 1)},
+        {"trailing byte", [&] { bytes f = good; f.push_back(0); return f; }()},
+        {"kind 3", put(good, 32 + 4, 3, 4)},
+        {"stored length", put(put(good, 32, 100, 4), 32 + 4, 1, 4)},
+        {"fill on a compressed page", put(good, 32 + 8 * 3 + 4, 0x100, 4)},
+        {"length 2^32-1", put(good, 32, 0xFFFFFFFFu, 4)},
+    };
+    for (const auto& [name, f] : bad)
+        BOOST_CHECK_MESSAGE([&] {
+            try {
+                vyre::format::parse_page_file(f);
+            } catch (const vyre::format_error&) {
+                return true;
+            }
+            return false;
+        }(), "not rejected: " << name);
+    // A block whose bytes are corrupt parses, but does not decode.
+    bytes corrupt = good;
+    const auto v = vyre::format::parse_page_file(good);
+    for (std::size_t i = 0; i < v.records.size(); ++i)
+        if (v.records[i].kind() == ref::page_kind::compressed) {
+            const std::size_t at = static_cast<std::size_t>(v.blocks.data() - good.data() + v.offsets[i]);
+            corrupt[at] = 0xFF;                    // token: 15 literals + extension
+            corrupt[at + 1] = 0xFF;                // a long literal run past the block
+            break;
+        }
+    bytes out(static_cast<std::size_t>(v.content_bytes()));
+    BOOST_CHECK_THROW(vyre::format::decode_page_file_cpu(vyre::format::parse_page_file(corrupt), out), vyre::format_error);
+}
+
+namespace {
+// A valid page file of `count` same_fill pages of `page_size` bytes: 32 + 8 * count bytes that
+// decode to count * page_size (2048 times the table for 16 KiB pages).
+bytes same_fill_page_file(std::uint32_t page_size, std::size_t count) {
+    const std::vector<ref::page_record> records(count, ref::make_page_record(0, ref::page_kind::same_fill, 0xAB));
+    return vyre::format::write_page_file(page_size, std::span<const ref::page_record>(records),
+                                         [](std::size_t) { return std::span<const std::uint8_t>(); });
+}
+} // namespace
+
+// A small file whose table declares more content than the caller's limit is refused before the
+// output is allocated, on the CPU path; at the limit it decodes.
+BOOST_AUTO_TEST_CASE(page_file_content_above_the_output_limit_is_refused) {
+    const std::size_t count = 4096; // 32 KiB of table -> 64 MiB of content
+    const bytes file = same_fill_page_file(16384, count);
+    BOOST_REQUIRE_EQUAL(file.size(), 32u + 8u * count);
+    const auto v = vyre::format::parse_page_file(file);
+    BOOST_REQUIRE_EQUAL(v.content_bytes(), std::uint64_t{count} * 16384);
+    const std::uint64_t limit = 1 << 20;
+    BOOST_CHECK_THROW(vyre::format::check_page_file_output(v, limit), vyre::resource_error);
+    try {
+        vyre::format::decode_page_file_cpu(v, limit);
+        BOOST_ERROR("a page file of " << v.content_bytes() << " bytes decoded under a limit of " << limit);
+    } catch (const vyre::resource_error& e) {
+        const std::string what = e.what();
+        BOOST_CHECK_MESSAGE(what.find(std::to_string(v.content_bytes())) != std::string::npos &&
+                                what.find(std::to_string(limit)) != std::string::npos,
+                            "the message names neither the content size nor the limit: " << what);
+    }
+    // Exactly at the limit: decodes.
+    const bytes small = same_fill_page_file(16384, 64);
+    const auto sv = vyre::format::parse_page_file(small);
+    const bytes out = vyre::format::decode_page_file_cpu(sv, sv.content_bytes());
+    BOOST_CHECK_EQUAL(out.size(), sv.content_bytes());
+    BOOST_CHECK(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xAB; }));
+    BOOST_CHECK_THROW(vyre::format::decode_page_file_cpu(sv, sv.content_bytes() - 1), vyre::resource_error);
+}
+
+// Shapes whose loops would not cover the page are refused (workgroup above a quarter of the page
+// size: the load loop would run zero times and record an empty page as same_fill).
+BOOST_AUTO_TEST_CASE(invalid_program_shapes_throw) {
+    BOOST_CHECK_THROW(cz::lz4_pages_program(1024, 512), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::lz4_pages_program(1024, 1024), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::lz4_pages_program(2048, 1024), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::lz4_pages_program(4096, 2048), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::lz4_pages_program(4096, 16), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::lz4_pages_program(4096, 96), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::lz4_pages_program(3000, 128), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::lz4_pages_program(32768, 128), vyre::resource_error);
+    BOOST_CHECK_NO_THROW(cz::lz4_pages_program(1024, 256));
+    BOOST_CHECK_NO_THROW(cz::lz4_pages_program(16384, 1024));
+    BOOST_CHECK_THROW(cz::lz4_pages_kernel_for(8192), vyre::resource_error);
+    BOOST_CHECK_EQUAL(cz::lz4_pages_workgroup_bytes(4096), 37392u);
+}
+
+// Device records are checked before their lengths index the slots.
+BOOST_AUTO_TEST_CASE(invalid_device_records_throw) {
+    constexpr std::uint32_t ps = page_size;
+    const auto rec = [](std::uint32_t length, std::uint32_t flags) { return ref::page_record{length, flags}; };
+    BOOST_CHECK_NO_THROW(cz::check_lz4_pages_record(rec(100, 0), ps, 0));
+    BOOST_CHECK_NO_THROW(cz::check_lz4_pages_record(rec(ps, 1), ps, 0));
+    BOOST_CHECK_NO_THROW(cz::check_lz4_pages_record(rec(0, 2 | 0x7F00), ps, 0));
+    for (const auto& bad : {rec(ps + 1, 0), rec(ps, 0), rec(0, 0), rec(100, 1), rec(0xFFFFFFFFu, 1), rec(5, 2), rec(0, 3), rec(100, 0x100),
+                            rec(0, 0x10002)})
+        BOOST_CHECK_THROW(cz::check_lz4_pages_record(bad, ps, 7), vyre::error);
+}
+
+VYRE_DEVICE_TEST(page_file_above_the_output_limit_is_refused_on_the_device) {
+    const bytes file = same_fill_page_file(16384, 4096);
+    const auto v = vyre::format::parse_page_file(file);
+    BOOST_CHECK_THROW(cz::decompress_page_file(dev.ctx(), v, 1 << 20), vyre::resource_error);
+    const bytes small = same_fill_page_file(16384, 4);
+    const auto sv = vyre::format::parse_page_file(small);
+    BOOST_CHECK_EQUAL(cz::decompress_page_file(dev.ctx(), sv, sv.content_bytes()).size(), sv.content_bytes());
+}
+
+VYRE_DEVICE_TEST(page_file_decodes_on_the_device) {
+    std::mt19937_64 rng(23);
+    const bytes batch = make_batch(rng, 70);
+    const bytes file = page_file_of(batch);
+    const auto v = vyre::format::parse_page_file(file);
+    BOOST_CHECK(cz::decompress_page_file(dev.ctx(), v) == batch);
+}
+
+// ---- the engine: both backends, the measured crossover ------------------------------------------
+
+VYRE_DEVICE_TEST(page_compressor_backends_round_trip) {
+    std::mt19937_64 rng(31);
+    const bytes batch = make_batch(rng, 300);
+    vyre::engine::page_compressor_options o;
+    o.chunk_pages = 64; // several chunks, more than in flight: the pipeline reuses its buffers
+    o.in_flight = 2;
+    vyre::engine::page_compressor pc(dev.ctx(), o);
+    const expected_pages want = oracle(batch);
+    for (const auto& r : {pc.compress_device(batch), pc.compress_cpu(batch)}) {
+        BOOST_TEST_CONTEXT("backend " << vyre::engine::page_backend_name(r.backend)) {
+            BOOST_REQUIRE_EQUAL(r.records.size(), 300u);
+            for (std::size_t i = 0; i < r.records.size(); ++i) check_decodes(batch, i, r.records[i], r.block(i));
+            if (r.backend == vyre::engine::page_backend::device)
+                for (std::size_t i = 0; i < r.records.size(); ++i) {
+                    BOOST_CHECK(r.records[i] == want.records[i]);
+                    BOOST_CHECK(std::equal(r.block(i).begin(), r.block(i).end(), want.slots.begin() + static_cast<std::ptrdiff_t>(i * page_size)));
+                }
+        }
+    }
+    // automatic: measures both on the first batch and picks by size.
+    vyre::engine::page_compressor automatic(dev.ctx());
+    const auto r = automatic.compress(bytes(batch.begin(), batch.begin() + 40 * page_size));
+    const auto& c = automatic.calibration();
+    BOOST_CHECK(c.measured);
+    BOOST_CHECK_GT(c.cpu_page_s, 0.0);
+    BOOST_CHECK_GT(c.device_page_s, 0.0);
+    BOOST_TEST_MESSAGE(dev.label() << ": cpu " << c.cpu_fixed_s * 1e6 << " us + " << c.cpu_page_s * 1e6 << " us/page; device "
+                                   << c.device_fixed_s * 1e6 << " us + " << c.device_page_s * 1e6 << " us/page; crossover " << c.crossover_pages);
+    BOOST_CHECK(r.backend == (40 >= c.crossover_pages ? vyre::engine::page_backend::device : vyre::engine::page_backend::cpu));
+    for (std::size_t i = 0; i < r.records.size(); ++i) check_decodes(batch, i, r.records[i], r.block(i));
+}
+
+VYRE_TEST_MAIN

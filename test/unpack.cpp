@@ -1,0 +1,705 @@
+// engine::unpack (the `vyre unpack` pipeline) and util::sha256. Archives are made by the system's
+// own tools (tar, gzip, zip, lz4, zstd, Python's zipfile and tarfile) from real files; the extracted
+// trees must equal the originals byte for byte. Hostile archives (zip-slip, absolute paths, escaping
+// links, bombs, deep nesting, truncation, lying sizes) must be refused or reported, with nothing
+// written outside the output folder.
+#include "harness.hpp"
+
+#include <vyre/engine/unpack.hpp>
+#include <vyre/util/sha256.hpp>
+
+#include <libdeflate.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <stdlib.h> // mkdtemp
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace ve = vyre::engine;
+using bytes = std::vector<std::uint8_t>;
+
+// ---------------------------------------------------------------- files and commands
+
+bytes read_file(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    BOOST_REQUIRE_MESSAGE(in, "cannot read " << p);
+    return bytes(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_file(const fs::path& p, std::span<const std::uint8_t> data) {
+    std::ofstream out(p, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
+    BOOST_REQUIRE_MESSAGE(out, "cannot write " << p);
+}
+
+void write_text(const fs::path& p, const std::string& s) {
+    write_file(p, std::span(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()));
+}
+
+std::string q(const fs::path& p) {
+    std::string out = "'";
+    for (const char c : p.string()) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+void run(const std::string& cmd) {
+    const int rc = std::system(cmd.c_str());
+    BOOST_REQUIRE_MESSAGE(rc == 0, "command failed (status " << rc << "): " << cmd);
+}
+
+struct temp_dir {
+    fs::path path;
+    temp_dir() {
+        std::string tmpl = (fs::temp_directory_path() / "vyre_unpack_XXXXXX").string();
+        BOOST_REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+        path = tmpl;
+    }
+    ~temp_dir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    temp_dir(const temp_dir&) = delete;
+    temp_dir& operator=(const temp_dir&) = delete;
+};
+
+bytes random_bytes(std::size_t n, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    bytes out(n);
+    for (auto& b : out) b = static_cast<std::uint8_t>(rng());
+    return out;
+}
+
+// ---------------------------------------------------------------- the source tree
+
+// Real files (headers of /usr/include/linux, a budget of about 1.5 MB) plus the shapes archivers
+// treat specially: a path and a name component over 100 bytes, relative symlinks, a hard link, an
+// empty file, an empty folder, incompressible bytes, an executable, a name with spaces.
+struct source_tree {
+    temp_dir tmp;
+    fs::path root;
+
+    source_tree() {
+        root = tmp.path / "src";
+        fs::create_directories(root / "linux");
+        std::vector<fs::path> headers;
+        for (const auto& e : fs::recursive_directory_iterator("/usr/include/linux"))
+            if (e.is_regular_file() && !e.is_symlink()) headers.push_back(e.path());
+        std::sort(headers.begin(), headers.end());
+        std::uintmax_t budget = 1500 * 1024;
+        for (const auto& h : headers) {
+            const auto size = fs::file_size(h);
+            if (size > budget) continue;
+            budget -= size;
+            const fs::path to = root / "linux" / h.lexically_relative("/usr/include/linux");
+            fs::create_directories(to.parent_path());
+            fs::copy_file(h, to);
+        }
+        BOOST_REQUIRE_MESSAGE(budget < 1000 * 1024, "too few headers in /usr/include/linux to archive");
+        write_file(root / "random.bin", random_bytes(300 * 1024, 7));
+        write_text(root / "empty.txt", "");
+        write_text(root / "name with spaces.txt", "spaces\n");
+        write_text(root / "run.sh", "#!/bin/sh\necho hi\n");
+        fs::permissions(root / "run.sh", fs::perms::owner_exec, fs::perm_options::add);
+        fs::create_directories(root / "empty_dir");
+        const fs::path deep = root / "deep" / std::string(60, 'd') / std::string(60, 'e');
+        fs::create_directories(deep);
+        write_text(deep / (std::string(110, 'n') + ".txt"), "a name component of 114 bytes\n");
+        fs::create_symlink("random.bin", root / "link_to_random");
+        fs::create_directories(root / "sub");
+        fs::create_symlink("../empty.txt", root / "sub" / "up_link");
+        fs::create_hard_link(root / "random.bin", root / "hard_copy.bin");
+    }
+};
+
+const source_tree& tree() {
+    static source_tree t;
+    return t;
+}
+
+// Compares `out` with `src`: same names, same kinds, same bytes, same link targets. With
+// follow_links, a symlink of src must be a regular file in out with the target's content (archivers
+// that store what a link points to); with !empty_dirs, folders without files may be missing.
+void check_same_tree(const fs::path& src, const fs::path& out, bool follow_links = false, bool empty_dirs = true) {
+    std::set<std::string> seen;
+    for (auto it = fs::recursive_directory_iterator(src); it != fs::recursive_directory_iterator(); ++it) {
+        const std::string rel = it->path().lexically_relative(src).generic_string();
+        const fs::path o = out / rel;
+        const auto st = fs::symlink_status(o);
+        if (it->is_symlink() && !follow_links) {
+            BOOST_CHECK_MESSAGE(fs::is_symlink(st), rel << " should be a symlink in " << out);
+            if (fs::is_symlink(st)) BOOST_CHECK_EQUAL(fs::read_symlink(o), fs::read_symlink(it->path()));
+        } else if (it->is_directory()) {
+            if (!empty_dirs && fs::is_empty(it->path())) continue;
+            BOOST_CHECK_MESSAGE(fs::is_directory(st), rel << " should be a folder in " << out);
+        } else {
+            BOOST_CHECK_MESSAGE(fs::is_regular_file(st), rel << " should be a regular file in " << out);
+            if (fs::is_regular_file(st)) BOOST_CHECK_MESSAGE(read_file(o) == read_file(it->path()), rel << " differs");
+        }
+        seen.insert(rel);
+    }
+    for (auto it = fs::recursive_directory_iterator(out); it != fs::recursive_directory_iterator(); ++it) {
+        const std::string rel = it->path().lexically_relative(out).generic_string();
+        BOOST_CHECK_MESSAGE(seen.count(rel), rel << " in " << out << " is not in the original");
+    }
+}
+
+// Every path below `root`, without following links: what must not change outside the output folder.
+std::set<std::string> listing(const fs::path& root) {
+    std::set<std::string> s;
+    for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it)
+        s.insert(it->path().lexically_relative(root).generic_string());
+    return s;
+}
+
+// No symlink below `out` may resolve outside it.
+void check_links_inside(const fs::path& out) {
+    const fs::path base = fs::canonical(out);
+    for (auto it = fs::recursive_directory_iterator(out); it != fs::recursive_directory_iterator(); ++it) {
+        if (!it->is_symlink()) continue;
+        const fs::path resolved = fs::weakly_canonical(it->path());
+        const auto rel = resolved.lexically_relative(base).generic_string();
+        BOOST_CHECK_MESSAGE(!rel.empty() && rel.rfind("..", 0) != 0, it->path() << " resolves outside: " << resolved);
+    }
+}
+
+ve::unpack_report unpack_files(vyre::runtime::context& ctx, const std::vector<fs::path>& files, const fs::path& out,
+                               ve::unpack_options o = {}) {
+    std::vector<bytes> data;
+    data.reserve(files.size());
+    std::vector<ve::unpack_input> inputs;
+    for (const auto& f : files) {
+        data.push_back(read_file(f));
+        inputs.push_back({f.filename().string(), data.back()});
+    }
+    o.output_dir = out;
+    o.hash = true;
+    return ve::unpack(ctx, inputs, o);
+}
+
+std::string problems_of(const ve::unpack_report& r) {
+    std::string s;
+    for (const auto& p : r.problems) s += "\n  " + std::string(ve::unpack_status_name(p.kind)) + " " + p.path + ": " + p.message;
+    return s;
+}
+
+const ve::unpack_problem* find_problem(const ve::unpack_report& r, const std::string& path_part, const std::string& message_part) {
+    for (const auto& p : r.problems)
+        if (p.path.find(path_part) != std::string::npos && p.message.find(message_part) != std::string::npos) return &p;
+    return nullptr;
+}
+
+// ---------------------------------------------------------------- a ZIP writer for what Python cannot write
+
+struct zip_item {
+    std::string name;
+    bytes data;
+    std::uint16_t method = 0; // 0 stored, 8 deflate, 93 zstd
+    std::uint32_t unix_mode = 0100644;
+    std::optional<std::uint32_t> declared_size; // a lie, when set
+};
+
+zip_item entry(std::string name, bytes data, std::uint16_t method = 0, std::uint32_t unix_mode = 0100644,
+                std::optional<std::uint32_t> declared_size = std::nullopt) {
+    return {std::move(name), std::move(data), method, unix_mode, declared_size};
+}
+
+void put16(bytes& b, std::uint32_t v) {
+    b.push_back(static_cast<std::uint8_t>(v));
+    b.push_back(static_cast<std::uint8_t>(v >> 8));
+}
+void put32(bytes& b, std::uint32_t v) {
+    put16(b, v & 0xFFFF);
+    put16(b, v >> 16);
+}
+
+bytes make_zip(const std::vector<zip_item>& items) {
+    bytes out, central;
+    for (const auto& it : items) {
+        bytes packed;
+        if (it.method == 0) {
+            packed = it.data;
+        } else if (it.method == 8) {
+            libdeflate_compressor* c = libdeflate_alloc_compressor(6);
+            packed.resize(libdeflate_deflate_compress_bound(c, it.data.size()));
+            packed.resize(libdeflate_deflate_compress(c, it.data.data(), it.data.size(), packed.data(), packed.size()));
+            libdeflate_free_compressor(c);
+        } else {
+            packed.resize(ZSTD_compressBound(it.data.size()));
+            const std::size_t n = ZSTD_compress(packed.data(), packed.size(), it.data.data(), it.data.size(), 3);
+            BOOST_REQUIRE(!ZSTD_isError(n));
+            packed.resize(n);
+        }
+        const std::uint32_t crc = libdeflate_crc32(0, it.data.data(), it.data.size());
+        const std::uint32_t usize = it.declared_size.value_or(static_cast<std::uint32_t>(it.data.size()));
+        const auto offset = static_cast<std::uint32_t>(out.size());
+        const auto header = [&](bytes& b, bool local) {
+            put32(b, local ? 0x04034B50 : 0x02014B50);
+            if (!local) put16(b, 0x031E); // made by Unix
+            put16(b, it.method == 93 ? 63 : 20);
+            put16(b, 0x0800);
+            put16(b, it.method);
+            put16(b, 0);
+            put16(b, 0x21);
+            put32(b, crc);
+            put32(b, static_cast<std::uint32_t>(packed.size()));
+            put32(b, usize);
+            put16(b, static_cast<std::uint32_t>(it.name.size()));
+            put16(b, 0);
+            if (!local) {
+                put16(b, 0);
+                put16(b, 0);
+                put16(b, 0);
+                put32(b, it.unix_mode << 16);
+                put32(b, offset);
+            }
+            b.insert(b.end(), it.name.begin(), it.name.end());
+        };
+        header(out, true);
+        out.insert(out.end(), packed.begin(), packed.end());
+        header(central, false);
+    }
+    const auto cd_offset = static_cast<std::uint32_t>(out.size());
+    out.insert(out.end(), central.begin(), central.end());
+    put32(out, 0x06054B50);
+    put16(out, 0);
+    put16(out, 0);
+    put16(out, static_cast<std::uint32_t>(items.size()));
+    put16(out, static_cast<std::uint32_t>(items.size()));
+    put32(out, static_cast<std::uint32_t>(central.size()));
+    put32(out, cd_offset);
+    put16(out, 0);
+    return out;
+}
+
+bytes text(const std::string& s) { return bytes(s.begin(), s.end()); }
+
+} // namespace
+
+// ---------------------------------------------------------------- SHA-256
+
+BOOST_AUTO_TEST_CASE(sha256_fips_180_4_vectors) {
+    namespace vu = vyre::util;
+    BOOST_CHECK_EQUAL(vu::to_hex(vu::sha256_of("abc")), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    BOOST_CHECK_EQUAL(vu::to_hex(vu::sha256_of("")), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    BOOST_CHECK_EQUAL(vu::to_hex(vu::sha256_of("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")),
+                      "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    BOOST_CHECK_EQUAL(vu::to_hex(vu::sha256_of("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu")),
+                      "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
+    // One million 'a', fed in uneven pieces to exercise the incremental buffer.
+    vu::sha256 h;
+    const std::string piece(997, 'a');
+    std::size_t left = 1000000;
+    while (left) {
+        const std::size_t n = std::min(left, piece.size());
+        h.update(std::string_view(piece).substr(0, n));
+        left -= n;
+    }
+    BOOST_CHECK_EQUAL(vu::to_hex(h.final()), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+BOOST_AUTO_TEST_CASE(sha256_accelerated_equals_portable) {
+    // Every length around the 55/56/64-byte padding edges, then larger random inputs.
+    const bytes data = random_bytes(1 << 20, 11);
+    for (std::size_t n = 0; n < 300; ++n) {
+        const std::span<const std::uint8_t> s(data.data(), n);
+        BOOST_REQUIRE_MESSAGE(vyre::util::sha256_of(s) == vyre::util::detail::sha256_portable_of(s), "length " << n);
+    }
+    for (std::size_t n : {4096u, 65535u, 65536u, 1u << 20}) {
+        const std::span<const std::uint8_t> s(data.data(), n);
+        BOOST_CHECK_MESSAGE(vyre::util::sha256_of(s) == vyre::util::detail::sha256_portable_of(s), "length " << n);
+    }
+}
+
+// ---------------------------------------------------------------- names and links
+
+BOOST_AUTO_TEST_CASE(entry_names_and_link_targets) {
+    using vyre::engine::detail::check_entry_name;
+    using vyre::engine::detail::check_link_target;
+    BOOST_CHECK_EQUAL(check_entry_name("./a//b/./c").path, "a/b/c");
+    BOOST_CHECK(check_entry_name("./").path.empty() && check_entry_name("./").refusal.empty());
+    BOOST_CHECK_EQUAL(check_entry_name("/etc/passwd").refusal, "absolute path");
+    BOOST_CHECK_EQUAL(check_entry_name("a/../../b").refusal, "'..' component");
+    BOOST_CHECK_EQUAL(check_entry_name("..").refusal, "'..' component");
+    BOOST_CHECK_EQUAL(check_entry_name("C:/x").refusal, "absolute path (drive letter)");
+    BOOST_CHECK_EQUAL(check_entry_name(std::string("a\0b", 3)).refusal, "name holds a NUL byte");
+    BOOST_CHECK_EQUAL(check_entry_name("a..b/..c").path, "a..b/..c"); // dots inside names are fine
+    BOOST_CHECK(check_link_target("a/b/link", "../c").empty());
+    BOOST_CHECK(check_link_target("a/b/link", "../../c").empty());
+    BOOST_CHECK_EQUAL(check_link_target("a/b/link", "../../../c"), "link target climbs out of the output folder");
+    BOOST_CHECK_EQUAL(check_link_target("link", "/etc/passwd"), "link target is absolute");
+    BOOST_CHECK_EQUAL(check_link_target("a/link", "x/../../.."), "link target has '..' after a named component");
+    BOOST_CHECK(check_link_target("link", ".").empty());
+}
+
+// ---------------------------------------------------------------- archives made by the system's tools
+
+VYRE_DEVICE_TEST(tar_family_round_trips_byte_for_byte) {
+    const auto& t = tree();
+    temp_dir work;
+    const fs::path a = work.path;
+    const std::string src = q(t.root);
+    // Plain tar (GNU format with long names), pax, and the compressed forms the issue names.
+    run("tar -cf " + q(a / "gnu.tar") + " -C " + src + " .");
+    run("tar --format=pax -cf " + q(a / "pax.tar") + " -C " + src + " .");
+    run("tar -czf " + q(a / "x.tar.gz") + " -C " + src + " .");
+    run("tar -cf - -C " + src + " . | lz4 -q > " + q(a / "x.tar.lz4"));
+    run("tar -cf - -C " + src + " . | lz4 -q -BD -B4 > " + q(a / "linked.tar.lz4")); // linked 64 KiB blocks
+    run("tar -cf - -C " + src + " . | lz4 -q -B4 --content-size > " + q(a / "small_blocks.tar.lz4"));
+    run("tar -cf - -C " + src + " . | zstd -q -T0 > " + q(a / "x.tar.zst"));
+    run("tar -cf - -C " + src + " . | zstd -q --ultra -22 > " + q(a / "ultra.tar.zst"));
+    const std::string py = "import sys, tarfile\n"
+                           "fmt = {'gnu': tarfile.GNU_FORMAT, 'pax': tarfile.PAX_FORMAT}[sys.argv[3]]\n"
+                           "with tarfile.open(sys.argv[1], 'w:gz' if sys.argv[1].endswith('.gz') else 'w', format=fmt) as t:\n"
+                           "    t.add(sys.argv[2], arcname='.')\n";
+    write_text(a / "mktar.py", py);
+    run("python3 " + q(a / "mktar.py") + " " + q(a / "py_gnu.tar") + " " + src + " gnu");
+    run("python3 " + q(a / "mktar.py") + " " + q(a / "py_pax.tar.gz") + " " + src + " pax");
+    for (const char* name : {"gnu.tar", "pax.tar", "x.tar.gz", "x.tar.lz4", "linked.tar.lz4", "small_blocks.tar.lz4", "x.tar.zst",
+                             "ultra.tar.zst", "py_gnu.tar", "py_pax.tar.gz"}) {
+        BOOST_TEST_CONTEXT(name) {
+            const fs::path out = a / (std::string("out_") + name);
+            const auto r = unpack_files(dev.ctx(), {a / name}, out);
+            BOOST_CHECK_MESSAGE(r.problems.empty(), problems_of(r));
+            check_same_tree(t.root, out);
+            // The listing's hashes are those of the original files.
+            std::size_t hashed = 0;
+            for (const auto& e : r.entries) {
+                if (e.type != ve::unpack_entry_type::file) continue;
+                BOOST_REQUIRE(e.sha256);
+                BOOST_CHECK_MESSAGE(*e.sha256 == vyre::util::sha256_of(read_file(t.root / e.output_path)), e.path);
+                BOOST_CHECK_EQUAL(e.path, std::string(name) + "!/" + e.output_path);
+                ++hashed;
+            }
+            BOOST_CHECK_GT(hashed, 100u);
+            BOOST_CHECK(fs::status(out / "run.sh").permissions() == (fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                                                     fs::perms::others_read | fs::perms::others_exec));
+        }
+    }
+    // One dispatch per codec per layer: two LZ4 inputs together still make one batch.
+    const auto both = unpack_files(dev.ctx(), {a / "x.tar.lz4", a / "small_blocks.tar.lz4"}, a / "both");
+    BOOST_CHECK(both.problems.empty());
+    BOOST_CHECK_EQUAL(both.lz4_dispatches, 1u);
+    BOOST_CHECK_GT(both.lz4_device_blocks, 2u);
+    // sha256sum agrees on one file, so the listing is not only self-consistent.
+    run("sha256sum " + q(t.root / "random.bin") + " > " + q(a / "sum.txt"));
+    const bytes sum = read_file(a / "sum.txt");
+    const auto listed = std::find_if(both.entries.begin(), both.entries.end(), [](const auto& e) { return e.output_path == "random.bin"; });
+    BOOST_REQUIRE(listed != both.entries.end());
+    BOOST_CHECK_EQUAL(std::string(sum.begin(), sum.begin() + 64), vyre::util::to_hex(*listed->sha256));
+}
+
+VYRE_DEVICE_TEST(zip_family_round_trips_byte_for_byte) {
+    const auto& t = tree();
+    temp_dir work;
+    const fs::path a = work.path;
+    const std::string src = q(t.root);
+    run("cd " + src + " && zip -q -r -y " + q(a / "deflate.zip") + " .");
+    run("cd " + src + " && zip -q -r -y -0 " + q(a / "stored.zip") + " .");
+    // Written to a pipe, zip cannot seek back: data descriptors after every entry.
+    run("cd " + src + " && zip -q -r -y - . > " + q(a / "descriptors.zip"));
+    // Python: deflate, and ZIP64 extra fields forced on every entry (links followed, as zipfile does).
+    const std::string py = "import os, sys, zipfile\n"
+                           "z64 = sys.argv[3] == 'zip64'\n"
+                           "with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n"
+                           "    for d, dirs, files in os.walk(sys.argv[2]):\n"
+                           "        for f in sorted(files):\n"
+                           "            p = os.path.join(d, f)\n"
+                           "            n = os.path.relpath(p, sys.argv[2])\n"
+                           "            with open(p, 'rb') as i, z.open(n, 'w', force_zip64=z64) as o: o.write(i.read())\n";
+    write_text(a / "mkzip.py", py);
+    run("python3 " + q(a / "mkzip.py") + " " + q(a / "py.zip") + " " + src + " plain");
+    run("python3 " + q(a / "mkzip.py") + " " + q(a / "py64.zip") + " " + src + " zip64");
+    for (const char* name : {"deflate.zip", "stored.zip", "descriptors.zip"}) {
+        BOOST_TEST_CONTEXT(name) {
+            const auto r = unpack_files(dev.ctx(), {a / name}, a / (std::string("out_") + name));
+            BOOST_CHECK_MESSAGE(r.problems.empty(), problems_of(r));
+            check_same_tree(t.root, a / (std::string("out_") + name));
+        }
+    }
+    for (const char* name : {"py.zip", "py64.zip"}) {
+        BOOST_TEST_CONTEXT(name) {
+            const auto r = unpack_files(dev.ctx(), {a / name}, a / (std::string("out_") + name));
+            BOOST_CHECK_MESSAGE(r.problems.empty(), problems_of(r));
+            check_same_tree(t.root, a / (std::string("out_") + name), true, false);
+        }
+    }
+    // ZIP method 93 (zstd): Debian's Python cannot write it, so the test does, with libzstd.
+    std::vector<zip_item> items;
+    for (auto it = fs::recursive_directory_iterator(t.root); it != fs::recursive_directory_iterator(); ++it) {
+        if (it->is_directory()) continue; // links are stored as what they point to
+        zip_item z;
+        z.name = it->path().lexically_relative(t.root).generic_string();
+        z.data = read_file(it->path());
+        z.method = items.size() % 3 == 2 ? 8 : 93;
+        items.push_back(std::move(z));
+    }
+    write_file(a / "zstd.zip", make_zip(items));
+    const auto r = unpack_files(dev.ctx(), {a / "zstd.zip"}, a / "out_zstd");
+    BOOST_CHECK_MESSAGE(r.problems.empty(), problems_of(r));
+    BOOST_CHECK_GT(r.zstd_blocks, items.size() / 2);
+    BOOST_CHECK_EQUAL(r.zstd_dispatches, 1u); // every zstd entry of the layer in one dispatch
+    check_same_tree(t.root, a / "out_zstd", true, false);
+    const auto zstd_entry = std::find_if(r.entries.begin(), r.entries.end(), [](const auto& e) { return e.method == "zstd"; });
+    BOOST_CHECK(zstd_entry != r.entries.end());
+}
+
+// ---------------------------------------------------------------- nesting
+
+VYRE_DEVICE_TEST(nested_archives_open_layer_by_layer) {
+    const auto& t = tree();
+    temp_dir work;
+    const fs::path a = work.path;
+    const std::string src = q(t.root);
+    fs::create_directories(a / "stage");
+    // zip in zip (Python), tar.zst in zip, tar.gz in tar.lz4.
+    run("cd " + src + " && zip -q -r -y " + q(a / "stage" / "inner.zip") + " linux");
+    run("tar -cf - -C " + src + " deep random.bin | zstd -q > " + q(a / "stage" / "data.tar.zst"));
+    const std::string py = "import sys, zipfile\n"
+                           "with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n"
+                           "    z.write(sys.argv[2], 'lib/inner.zip')\n"
+                           "    z.write(sys.argv[3], 'lib/data.tar.zst')\n";
+    write_text(a / "mk.py", py);
+    run("python3 " + q(a / "mk.py") + " " + q(a / "outer.zip") + " " + q(a / "stage" / "inner.zip") + " " +
+        q(a / "stage" / "data.tar.zst"));
+    run("tar -czf " + q(a / "stage" / "docs.tar.gz") + " -C " + src + " linux sub empty.txt");
+    run("tar -cf - -C " + q(a / "stage") + " docs.tar.gz | lz4 -q > " + q(a / "outer.tar.lz4"));
+
+    const auto r = unpack_files(dev.ctx(), {a / "outer.zip", a / "outer.tar.lz4"}, a / "out");
+    BOOST_CHECK_MESSAGE(r.problems.empty(), problems_of(r));
+    const fs::path out = a / "out";
+    // The nested archives themselves are written as they were, their contents beside them.
+    BOOST_CHECK(read_file(out / "lib" / "inner.zip") == read_file(a / "stage" / "inner.zip"));
+    BOOST_CHECK(read_file(out / "docs.tar.gz") == read_file(a / "stage" / "docs.tar.gz"));
+    for (auto it = fs::recursive_directory_iterator(t.root / "linux"); it != fs::recursive_directory_iterator(); ++it) {
+        if (!it->is_regular_file()) continue;
+        const std::string rel = it->path().lexically_relative(t.root).generic_string();
+        BOOST_CHECK_MESSAGE(read_file(out / "lib/inner.zip!" / rel) == read_file(it->path()), rel);
+        BOOST_CHECK_MESSAGE(read_file(out / "docs.tar.gz!" / rel) == read_file(it->path()), rel);
+    }
+    BOOST_CHECK(read_file(out / "lib/data.tar.zst!/random.bin") == read_file(t.root / "random.bin"));
+    BOOST_CHECK_EQUAL(fs::read_symlink(out / "docs.tar.gz!/sub/up_link"), "../empty.txt");
+    BOOST_CHECK(r.layers >= 4); // outer.tar.lz4: lz4, tar, gzip, tar
+    // Listing paths name the whole nesting.
+    std::set<std::string> paths;
+    for (const auto& e : r.entries) paths.insert(e.path);
+    std::string first_header;
+    for (const auto& d : fs::directory_iterator(t.root / "linux"))
+        if (d.is_regular_file() && (first_header.empty() || d.path().filename().string() < first_header)) first_header = d.path().filename().string();
+    BOOST_CHECK(paths.count("outer.zip!/lib/inner.zip!/linux/" + first_header));
+    BOOST_CHECK(paths.count("outer.zip!/lib/data.tar.zst!/random.bin"));
+    BOOST_CHECK(paths.count("outer.tar.lz4!/docs.tar.gz!/empty.txt"));
+    // Listing order: a container's entries follow it.
+    const auto pos = [&](const std::string& p) {
+        return std::find_if(r.entries.begin(), r.entries.end(), [&](const auto& e) { return e.path == p; }) - r.entries.begin();
+    };
+    BOOST_CHECK_LT(pos("outer.zip!/lib/data.tar.zst"), pos("outer.zip!/lib/data.tar.zst!/random.bin"));
+
+    // --no-recurse: the inputs' own layers only.
+    ve::unpack_options o;
+    o.recurse = false;
+    const auto shallow = unpack_files(dev.ctx(), {a / "outer.tar.lz4"}, a / "shallow", o);
+    BOOST_CHECK(shallow.problems.empty());
+    BOOST_CHECK(fs::exists(a / "shallow" / "docs.tar.gz"));
+    BOOST_CHECK(!fs::exists(a / "shallow" / "docs.tar.gz!"));
+}
+
+// ---------------------------------------------------------------- hostile archives
+
+VYRE_DEVICE_TEST(hostile_names_and_links_are_refused) {
+    temp_dir work;
+    const fs::path a = work.path;
+    fs::create_directories(a / "box");
+    // A tar of traversal names and escaping links, written by Python's tarfile as given.
+    const std::string py =
+        "import io, sys, tarfile\n"
+        "def f(t, name, data=b'x'):\n"
+        "    i = tarfile.TarInfo(name); i.size = len(data); t.addfile(i, io.BytesIO(data))\n"
+        "def l(t, name, target, kind=tarfile.SYMTYPE):\n"
+        "    i = tarfile.TarInfo(name); i.type = kind; i.linkname = target; t.addfile(i)\n"
+        "with tarfile.open(sys.argv[1], 'w', format=tarfile.PAX_FORMAT) as t:\n"
+        "    f(t, 'good.txt', b'good')\n"
+        "    f(t, '../evil1.txt')\n"
+        "    f(t, '/tmp/vyre_evil_abs.txt')\n"
+        "    f(t, 'a/../../evil2.txt')\n"
+        "    l(t, 'up', '../..')\n"
+        "    l(t, 'abs', '/etc')\n"
+        "    l(t, 'tricky', 'sub/../../x')\n"
+        "    f(t, 'up/evil3.txt')\n"
+        "    f(t, 'abs/evil4.txt')\n"
+        "    l(t, 'hard', '../../etc/passwd', tarfile.LNKTYPE)\n"
+        "    l(t, 'inside', 'good.txt')\n"
+        "    f(t, 'z/after.txt', b'after')\n";
+    write_text(a / "mk.py", py);
+    run("python3 " + q(a / "mk.py") + " " + q(a / "box" / "evil.tar"));
+    // The same traversal names in a ZIP (zip-slip), with an escaping symlink entry.
+    std::vector<zip_item> zi = {entry("../zip_evil.txt", text("x")), entry("ok/fine.txt", text("fine"), 8),
+                                entry("/zip_abs.txt", text("x")), entry("link", text("../../outside"), 0, 0120777)};
+    write_file(a / "box" / "slip.zip", make_zip(zi));
+    const auto before = listing(a);
+    const auto r = unpack_files(dev.ctx(), {a / "box" / "evil.tar", a / "box" / "slip.zip"}, a / "box" / "out");
+    BOOST_TEST_MESSAGE(problems_of(r));
+    for (const char* bad : {"../evil1.txt", "/tmp/vyre_evil_abs.txt", "a/../../evil2.txt", "!/up", "!/abs", "!/tricky", "!/hard",
+                            "../zip_evil.txt", "/zip_abs.txt", "slip.zip!/link"})
+        BOOST_CHECK_MESSAGE(find_problem(r, bad, ""), "no problem reported for " << bad << problems_of(r));
+    BOOST_CHECK_EQUAL(r.refused(), 10u);
+    BOOST_CHECK_EQUAL(r.corrupt(), 0u);
+    // Everything else was extracted, and nothing outside the output folder changed.
+    const fs::path out = a / "box" / "out";
+    BOOST_CHECK(read_file(out / "good.txt") == text("good"));
+    BOOST_CHECK(read_file(out / "z" / "after.txt") == text("after"));
+    BOOST_CHECK(read_file(out / "ok" / "fine.txt") == text("fine"));
+    BOOST_CHECK_EQUAL(fs::read_symlink(out / "inside"), "good.txt");
+    BOOST_CHECK(!fs::exists("/tmp/vyre_evil_abs.txt"));
+    auto after = listing(a);
+    for (auto it = after.begin(); it != after.end();) it = it->rfind("box/out", 0) == 0 ? after.erase(it) : std::next(it);
+    BOOST_CHECK(after == before);
+    check_links_inside(out);
+    // "up/evil3.txt": the link "up" was refused, so "up" is a plain folder inside the output.
+    BOOST_CHECK(fs::is_directory(fs::symlink_status(out / "up")));
+}
+
+VYRE_DEVICE_TEST(links_written_earlier_are_never_followed) {
+    temp_dir work;
+    const fs::path a = work.path;
+    // An allowed link "inner.zip!" -> "sub" written by the outer tar, then the nested ZIP's entries
+    // (which go below "inner.zip!/") must not land in "sub" through it.
+    std::vector<zip_item> zi = {entry("payload.txt", text("payload"))};
+    fs::create_directories(a / "stage" / "sub");
+    write_file(a / "stage" / "inner.zip", make_zip(zi));
+    fs::create_symlink("sub", a / "stage" / "inner.zip!");
+    run("tar -cf " + q(a / "outer.tar") + " -C " + q(a / "stage") + " sub inner.zip! inner.zip");
+    const auto r = unpack_files(dev.ctx(), {a / "outer.tar"}, a / "out");
+    BOOST_CHECK(fs::is_symlink(a / "out" / "inner.zip!"));
+    BOOST_CHECK(!fs::exists(a / "out" / "sub" / "payload.txt"));
+    BOOST_CHECK_MESSAGE(find_problem(r, "inner.zip!/payload.txt", "not followed"), problems_of(r));
+    BOOST_CHECK_EQUAL(r.refused(), 1u);
+}
+
+VYRE_DEVICE_TEST(bombs_and_depth_are_limited) {
+    temp_dir work;
+    const fs::path a = work.path;
+    write_file(a / "zeros", bytes(24u << 20, 0));
+    run("gzip -c < " + q(a / "zeros") + " > " + q(a / "zeros.gz"));
+    run("zstd -q -c < " + q(a / "zeros") + " > " + q(a / "zeros.zst"));
+    run("lz4 -q -c < " + q(a / "zeros") + " > " + q(a / "zeros.lz4"));
+    fs::remove(a / "zeros");
+    // A ratio bomb in each codec (zeros compress beyond 1000:1 except in LZ4, about 250:1).
+    ve::unpack_options o;
+    o.limits.max_ratio = 200;
+    const auto r = unpack_files(dev.ctx(), {a / "zeros.gz", a / "zeros.zst", a / "zeros.lz4"}, a / "out", o);
+    BOOST_CHECK_EQUAL(r.refused(), 3u);
+    for (const char* n : {"zeros.gz", "zeros.zst", "zeros.lz4"})
+        BOOST_CHECK_MESSAGE(find_problem(r, n, "ratio above the limit"), n << problems_of(r));
+    BOOST_CHECK(!fs::exists(a / "out" / "zeros"));
+    // The same with the default ratio but a total output limit of 8 MiB.
+    ve::unpack_options small;
+    small.limits.max_total_bytes = 8u << 20;
+    const auto t = unpack_files(dev.ctx(), {a / "zeros.lz4"}, a / "out2", small);
+    BOOST_CHECK_MESSAGE(find_problem(t, "zeros.lz4", "total output limit"), problems_of(t));
+    // Deep nesting: gzip inside gzip, 10 deep; the default depth limit of 8 stops it.
+    write_text(a / "g0", "the bottom\n");
+    for (int i = 1; i <= 10; ++i) run("gzip -c < " + q(a / ("g" + std::to_string(i - 1))) + " > " + q(a / ("g" + std::to_string(i))));
+    const auto d = unpack_files(dev.ctx(), {a / "g10"}, a / "out3");
+    BOOST_CHECK_MESSAGE(find_problem(d, "g10", "nesting deeper than 8"), problems_of(d));
+    BOOST_CHECK_EQUAL(d.problems.size(), 1u);
+    BOOST_CHECK_EQUAL(d.layers, 8u);
+    ve::unpack_options deep;
+    deep.limits.max_depth = 11;
+    const auto ok = unpack_files(dev.ctx(), {a / "g10"}, a / "out4", deep);
+    BOOST_CHECK_MESSAGE(ok.problems.empty(), problems_of(ok));
+    const auto bottom = std::find_if(ok.entries.begin(), ok.entries.end(), [](const auto& e) { return e.size == 11; });
+    BOOST_REQUIRE(bottom != ok.entries.end());
+    BOOST_CHECK_EQUAL(bottom->path, "g10!/g10!/g10!/g10!/g10!/g10!/g10!/g10!/g10!/g10!/g10");
+    BOOST_CHECK(read_file(a / "out4" / "g10!/g10!/g10!/g10!/g10!/g10!/g10!/g10!/g10!/g10") == text("the bottom\n"));
+}
+
+VYRE_DEVICE_TEST(corrupt_entries_are_reported_and_the_rest_extracted) {
+    temp_dir work;
+    const fs::path a = work.path;
+    const bytes big = random_bytes(100000, 3);
+    bytes compressible;
+    for (int i = 0; i < 5000; ++i) {
+        const std::string line = "line " + std::to_string(i) + " of a compressible file\n";
+        compressible.insert(compressible.end(), line.begin(), line.end());
+    }
+    // Entry 1's deflate data damaged; entries 0 and 2 intact.
+    std::vector<zip_item> zi = {entry("a.txt", compressible, 8), entry("b.txt", compressible, 8), entry("c.bin", big, 93)};
+    bytes zip = make_zip(zi);
+    const auto local_b = std::search(zip.begin() + 4, zip.end(), std::begin("PK\3\4") , std::begin("PK\3\4") + 4);
+    BOOST_REQUIRE(local_b != zip.end());
+    const std::size_t data_b = static_cast<std::size_t>(local_b - zip.begin()) + 30 + 5;
+    for (std::size_t i = 20; i < 60; ++i) zip[data_b + i] ^= 0x5A;
+    write_file(a / "damaged.zip", zip);
+    // Lying sizes: the declared size (local and central) says 10 bytes more than the content.
+    std::vector<zip_item> lie = {entry("lie.txt", compressible, 8, 0100644, static_cast<std::uint32_t>(compressible.size() + 10)),
+                                 entry("zlie.bin", big, 93, 0100644, static_cast<std::uint32_t>(big.size() - 1)),
+                                 entry("honest.txt", text("honest"))};
+    write_file(a / "lying.zip", make_zip(lie));
+    // A ZIP whose central directory is cut short, a truncated tar.gz, a tar header that lies.
+    run("cd /usr/include/linux && zip -q " + q(a / "full.zip") + " types.h stddef.h posix_types.h");
+    bytes full = read_file(a / "full.zip");
+    const auto cd = std::search(full.begin(), full.end(), std::begin("PK\1\2"), std::begin("PK\1\2") + 4);
+    BOOST_REQUIRE(cd != full.end());
+    write_file(a / "cut_directory.zip", bytes(full.begin(), cd + 60));
+    run("tar -czf " + q(a / "t.tar.gz") + " -C /usr/include/linux types.h stddef.h");
+    bytes tgz = read_file(a / "t.tar.gz");
+    tgz.resize(tgz.size() * 2 / 3);
+    write_file(a / "truncated.tar.gz", tgz);
+    run("tar -cf " + q(a / "t.tar") + " -C /usr/include/linux types.h stddef.h");
+    bytes tar = read_file(a / "t.tar");
+    // The second header's size lies: the first entry is still extracted.
+    const std::size_t h = 512 + (std::strtoul(std::string(tar.begin() + 124, tar.begin() + 135).c_str(), nullptr, 8) + 511) / 512 * 512;
+    BOOST_REQUIRE_LT(h + 512, tar.size());
+    tar[h + 124] = '7'; // the size field's first digit: gigabytes, more than the archive holds
+    unsigned sum = 0;   // a valid checksum, so that only the size lies
+    for (std::size_t i = 0; i < 512; ++i) sum += (i >= 148 && i < 156) ? ' ' : tar[h + i];
+    std::snprintf(reinterpret_cast<char*>(tar.data()) + h + 148, 8, "%06o", sum);
+    tar[h + 155] = ' ';
+    write_file(a / "lying.tar", tar);
+
+    const auto before = listing(a);
+    const auto r = unpack_files(dev.ctx(),
+                                {a / "damaged.zip", a / "lying.zip", a / "cut_directory.zip", a / "truncated.tar.gz", a / "lying.tar"},
+                                a / "out");
+    BOOST_TEST_MESSAGE(problems_of(r));
+    BOOST_CHECK_MESSAGE(find_problem(r, "damaged.zip!/b.txt", ""), problems_of(r));
+    BOOST_CHECK_MESSAGE(find_problem(r, "lying.zip!/lie.txt", ""), problems_of(r));
+    BOOST_CHECK_MESSAGE(find_problem(r, "lying.zip!/zlie.bin", "declares"), problems_of(r));
+    BOOST_CHECK_MESSAGE(find_problem(r, "cut_directory.zip", ""), problems_of(r));
+    BOOST_CHECK_MESSAGE(find_problem(r, "truncated.tar.gz", "gzip"), problems_of(r) );
+    BOOST_CHECK_MESSAGE(find_problem(r, "lying.tar", "declares"), problems_of(r));
+    BOOST_CHECK_EQUAL(r.corrupt(), r.problems.size());
+    BOOST_CHECK(read_file(a / "out" / "a.txt") == compressible);
+    BOOST_CHECK(read_file(a / "out" / "c.bin") == big);
+    BOOST_CHECK(read_file(a / "out" / "honest.txt") == text("honest"));
+    BOOST_CHECK(read_file(a / "out" / "types.h") == read_file("/usr/include/linux/types.h")); // before the lying header
+    BOOST_CHECK(!fs::exists(a / "out" / "stddef.h"));
+    BOOST_CHECK(!fs::exists(a / "out" / "b.txt"));
+    BOOST_CHECK(!fs::exists(a / "out" / "lie.txt"));
+    auto after = listing(a);
+    for (auto it = after.begin(); it != after.end();) it = it->rfind("out", 0) == 0 ? after.erase(it) : std::next(it);
+    BOOST_CHECK(after == before);
+    // Plain data is not an archive: reported, not guessed at.
+    write_text(a / "plain.txt", "just text\n");
+    const auto p = unpack_files(dev.ctx(), {a / "plain.txt"}, a / "out5");
+    BOOST_CHECK_MESSAGE(find_problem(p, "plain.txt", "not an archive"), problems_of(p));
+}
+
+VYRE_TEST_MAIN
