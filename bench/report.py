@@ -120,6 +120,7 @@ def table(results):
     a last column with ours' speed-up over each peer at the same x."""
     x_name = results[0]["x_name"]
     xs = sorted({r["x"] for r in results})
+    results = [r for r in results if "speed-up" not in r["metric"]]
     metrics, series = [], []
     for r in results:
         if r["metric"] not in metrics:
@@ -143,15 +144,18 @@ def table(results):
                 notes = []
                 if is_ours(s):
                     for p in peers:
-                        parts = []
+                        parts, kinds = [], set()
                         for m in metrics:
-                            if not re.search(r"(GB/s|GTEPS|seconds)$", m) or (s, m) not in at[x]:
+                            # Kernel and end-to-end figures only, one comparison per kind (a bench
+                            # may print the same figure as seconds and as a rate).
+                            kind_m = re.match(r"(kernel|e2e) (GB/s|GTEPS|seconds)$", m)
+                            if not kind_m or kind_m.group(1) in kinds or (s, m) not in at[x]:
                                 continue
                             a, b = at[x][(s, m)], peer_value(at[x], p, m)
                             if a and b:
                                 speedup = a / b if higher_is_better(m) else b / a
-                                kind = m.split()[0] if m.split()[0] in ("kernel", "e2e") else m
-                                parts.append(f"{kind} {speedup:.2f}×")
+                                kinds.add(kind_m.group(1))
+                                parts.append(f"{kind_m.group(1)} {speedup:.2f}×")
                         if parts:
                             notes.append(f"{', '.join(parts)} vs {p}")
                 cells.append("; ".join(notes))
@@ -261,9 +265,13 @@ def main():
            "with it, on the device named, in the run named; every program checks its output against the",
            "input or a CPU reference before it prints a figure. Speed-up columns are ours divided by the",
            "peer (for times: the peer's time divided by ours); above 1.00× ours is faster.", ""]
-    out += ["## Runs", "", "| run | date (UTC) | host CPU | cores | commit | devices |", "| --- | --- | --- | ---: | --- | --- |"]
+    out += ["## Runs", "", "| run | date (UTC) | host CPU | cores | programs built from | devices |", "| --- | --- | --- | ---: | --- | --- |"]
     for i, r in enumerate(runs):
         out.append(f"| {i + 1} | {r['date']} | {r['cpu']} | {r['cores']} | {r['commit']} | {r['devices']} |")
+    tests_dir = os.path.join(a.plots, "tests")
+    if os.path.isdir(tests_dir) and os.listdir(tests_dir):
+        out += ["", "Test-suite runs on the same machine (every test program, every case on every device): " +
+                ", ".join(f"`{rel_plots}/tests/{f}`" for f in sorted(os.listdir(tests_dir))) + "."]
     out += ["", "Commands (logs in `doc/benchmarks/logs/`):", "", "| run | log | device filter | exit | seconds | command |",
             "| ---: | --- | --- | ---: | ---: | --- |"]
     for c in commands:
