@@ -27,6 +27,7 @@
 // A row whose findings differ from the CPU's or graph.bfs's prints MISMATCH (and a line on
 // stderr) instead of its figures, emits nothing, and makes the program exit with status 1.
 #include "bench_util.hpp"
+#include "graph_common.hpp"
 
 #include <vyre/engine/dataflow.hpp>
 #include <vyre/format/lz4_frame.hpp>
@@ -57,7 +58,13 @@ namespace g = vyre::graph;
 namespace en = vyre::engine;
 namespace og = vyre::ops::graph;
 namespace ref = vyre::reference;
+using vyre::bench::gteps;
+using vyre::bench::measure;
 using vyre::bench::now_seconds;
+using vyre::bench::pick_sources;
+using vyre::bench::read_file;
+using vyre::bench::timing;
+using vyre::bench::traversed_edges;
 
 int mismatched_rows = 0; // rows whose findings differed: the exit status says so
 
@@ -74,55 +81,6 @@ struct settings {
     std::uint64_t seed = 0x6a09e667f3bcc908ULL;
 };
 
-std::vector<std::uint32_t> parse_list(const char* text) {
-    std::vector<std::uint32_t> out;
-    std::stringstream ss(text);
-    for (std::string item; std::getline(ss, item, ',');) out.push_back(static_cast<std::uint32_t>(std::stoul(item)));
-    return out;
-}
-
-// Traversed edges summed over sources (as bench_graph counts them; block_sanitizers has
-// graph.bfs's semantics, so the count is the same). Not timed.
-std::uint64_t traversed_edges(const g::csr_graph& gr, std::span<const std::uint32_t> sources, std::uint32_t max_depth) {
-    constexpr std::size_t lanes = ref::detail::bit_walker<4>::lanes;
-    const std::size_t batches = (sources.size() + lanes - 1) / lanes;
-    std::atomic<std::size_t> next{0};
-    std::atomic<std::uint64_t> total{0};
-    ref::detail::on_threads(ref::detail::worker_count(0, batches), [&](unsigned) {
-        ref::detail::bit_walker<4> walker(gr);
-        std::uint64_t sum = 0;
-        for (std::size_t b; (b = next.fetch_add(1)) < batches;) {
-            const auto batch = sources.subspan(b * lanes, std::min(lanes, sources.size() - b * lanes));
-            walker.walk(batch, max_depth, [&](std::uint32_t node, std::uint32_t depth, const ref::detail::lane_set<4>& reached) {
-                if (depth >= max_depth || g::is_sanitizer(gr.node_data[node])) return;
-                std::uint64_t count = 0;
-                for (const auto w : reached.w) count += static_cast<std::uint64_t>(std::popcount(w));
-                sum += count * (gr.offsets[node + 1] - gr.offsets[node]);
-            });
-        }
-        total += sum;
-    });
-    return total;
-}
-
-struct timing {
-    double seconds = 0, kernel_seconds = 0; // medians
-};
-
-template <class F>
-timing measure(int runs, F run) {
-    std::vector<double> wall, kernel;
-    for (int r = 0; r < runs; ++r) {
-        const double t0 = now_seconds();
-        const double k = run();
-        wall.push_back(now_seconds() - t0);
-        kernel.push_back(k);
-        if (wall.back() > 20) break; // long enough: one sample is a figure
-    }
-    return {vyre::bench::median(wall), vyre::bench::median(kernel)};
-}
-
-double gteps(std::uint64_t edges, double seconds) { return seconds > 0 ? double(edges) / seconds * 1e-9 : 0; }
 
 void emit(const vyre::runtime::context& ctx, const std::string& input, std::size_t sources, const std::string& series,
           const std::string& metric, double value) {
@@ -248,18 +206,6 @@ void run_case(vyre::runtime::context& ctx, const settings& s, const std::string&
     }
 }
 
-// Sources as Graph500 picks them: random nodes with at least one out-edge.
-std::vector<std::uint32_t> pick_sources(const g::csr_graph& gr, std::size_t count, std::uint64_t seed) {
-    std::vector<std::uint32_t> candidates;
-    for (std::uint32_t v = 0; v < gr.node_count(); ++v)
-        if (gr.offsets[v + 1] > gr.offsets[v]) candidates.push_back(v);
-    std::vector<std::uint32_t> out;
-    if (candidates.empty()) return out;
-    g::splitmix64 rng(seed);
-    for (std::size_t i = 0; i < count; ++i) out.push_back(candidates[g::uniform_below(rng, candidates.size())]);
-    return out;
-}
-
 void bench_rmat(vyre::runtime::context& ctx, const settings& s) {
     for (const std::uint32_t scale : s.scales) {
         const double t0 = now_seconds();
@@ -275,11 +221,6 @@ void bench_rmat(vyre::runtime::context& ctx, const settings& s) {
         for (const std::uint32_t count : s.source_counts)
             run_case(ctx, s, "rmat-" + std::to_string(scale), gr, pick_sources(gr, count, s.seed + count));
     }
-}
-
-std::string read_file(const std::filesystem::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 void bench_debian(vyre::runtime::context& ctx, const settings& s) {
@@ -339,8 +280,8 @@ int main(int argc, char** argv) {
             }
             return argv[++i];
         };
-        if (a == "--scale") s.scales = parse_list(value());
-        else if (a == "--sources") s.source_counts = parse_list(value());
+        if (a == "--scale") s.scales = vyre::bench::parse_u32_list(value());
+        else if (a == "--sources") s.source_counts = vyre::bench::parse_u32_list(value());
         else if (a == "--edge-factor") s.edge_factor = static_cast<std::uint32_t>(std::stoul(value()));
         else if (a == "--runs") s.runs = std::max(1, std::stoi(value()));
         else if (a == "--cpu-max-sources") s.cpu_max_sources = std::stoull(value());

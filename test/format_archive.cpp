@@ -3,6 +3,7 @@
 // and against hostile archives: every parsed entry must equal the original byte for byte, and every
 // damaged input must end in format_error, resource_error or a per-entry status, never a crash.
 #include "harness.hpp"
+#include "test_data.hpp"
 
 #include <vyre/format/detect.hpp>
 #include <vyre/format/gzip.hpp>
@@ -37,32 +38,11 @@ using bytes = std::vector<std::uint8_t>;
 
 // ---------------------------------------------------------------- files and commands
 
-bytes read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    BOOST_REQUIRE_MESSAGE(in, "cannot read " << p);
-    return bytes(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_file(const fs::path& p, std::span<const std::uint8_t> data) {
-    std::ofstream out(p, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-    BOOST_REQUIRE_MESSAGE(out, "cannot write " << p);
-}
-
-void write_text(const fs::path& p, const std::string& s) {
-    write_file(p, std::span(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()));
-}
-
-std::string q(const fs::path& p) {
-    std::string out = "'";
-    for (const char c : p.string()) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
-void run(const std::string& cmd) {
-    const int rc = std::system(cmd.c_str());
-    BOOST_REQUIRE_MESSAGE(rc == 0, "command failed (status " << rc << "): " << cmd);
-}
+using vyre::test::read_file;
+using vyre::test::write_file;
+using vyre::test::write_text;
+constexpr auto& q = vyre::test::shell_quote;
+constexpr auto& run = vyre::test::run_command;
 
 bool same(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
     return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());

@@ -71,15 +71,21 @@ inline bytes repetitive_bytes(std::mt19937_64& rng, std::size_t n) {
 
 // ---- files -----------------------------------------------------------------------------------------
 
+// A file's bytes; the test stops, naming the file, when it cannot be read.
 inline bytes read_file(const std::filesystem::path& p) {
     std::ifstream in(p, std::ios::binary);
+    BOOST_REQUIRE_MESSAGE(in, "cannot read " << p);
     return bytes(std::istreambuf_iterator<char>(in), {});
 }
 
 inline void write_file(const std::filesystem::path& p, std::span<const std::uint8_t> data) {
     std::ofstream out(p, std::ios::binary);
     out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-    BOOST_REQUIRE(out.good());
+    BOOST_REQUIRE_MESSAGE(out, "cannot write " << p);
+}
+
+inline void write_text(const std::filesystem::path& p, const std::string& s) {
+    write_file(p, std::span(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()));
 }
 
 // A folder temp_directory_path()/PREFIX<pid>, created on construction (emptied first where
@@ -160,6 +166,19 @@ inline bytes make_corpus(std::size_t text_bytes, std::uint64_t seed) {
 // Whether `command` exits 0 (its output discarded), e.g. "lz4 -V".
 inline bool command_succeeds(const std::string& command) {
     return std::system((command + " >/dev/null 2>&1").c_str()) == 0;
+}
+
+// `p` quoted for the shell: 'p', with every ' written as '\''.
+inline std::string shell_quote(const std::filesystem::path& p) {
+    std::string out = "'";
+    for (const char c : p.string()) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+// Runs a shell command; the test stops, naming it and its status, unless it exits 0.
+inline void run_command(const std::string& cmd) {
+    const int rc = std::system(cmd.c_str());
+    BOOST_REQUIRE_MESSAGE(rc == 0, "command failed (status " << rc << "): " << cmd);
 }
 
 // Whether the shell finds `tool` on PATH.

@@ -4,6 +4,7 @@
 // links, bombs, deep nesting, truncation, lying sizes) must be refused or reported, with nothing
 // written outside the output folder.
 #include "harness.hpp"
+#include "test_data.hpp"
 
 #include <vyre/engine/unpack.hpp>
 #include <vyre/util/sha256.hpp>
@@ -37,32 +38,11 @@ using bytes = std::vector<std::uint8_t>;
 
 // ---------------------------------------------------------------- files and commands
 
-bytes read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    BOOST_REQUIRE_MESSAGE(in, "cannot read " << p);
-    return bytes(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_file(const fs::path& p, std::span<const std::uint8_t> data) {
-    std::ofstream out(p, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-    BOOST_REQUIRE_MESSAGE(out, "cannot write " << p);
-}
-
-void write_text(const fs::path& p, const std::string& s) {
-    write_file(p, std::span(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()));
-}
-
-std::string q(const fs::path& p) {
-    std::string out = "'";
-    for (const char c : p.string()) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
-void run(const std::string& cmd) {
-    const int rc = std::system(cmd.c_str());
-    BOOST_REQUIRE_MESSAGE(rc == 0, "command failed (status " << rc << "): " << cmd);
-}
+using vyre::test::read_file;
+using vyre::test::write_file;
+using vyre::test::write_text;
+constexpr auto& q = vyre::test::shell_quote;
+constexpr auto& run = vyre::test::run_command;
 
 struct temp_dir {
     fs::path path;
