@@ -12,12 +12,16 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <thread>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace vyre::engine {
@@ -54,12 +58,40 @@ struct page_calibration {
     std::size_t crossover_pages = std::numeric_limits<std::size_t>::max(); // max: the device never wins
 };
 
+namespace detail {
+
+// std::allocator, except that resize() and the size constructor leave new elements uninitialised
+// (default-initialised) instead of zeroing them: the packed result is written in full by the
+// packing threads, and a serial zero fill of it first cost as much as the copy itself (hundreds of
+// MB, every page also first touched, that is faulted in, by one thread).
+template <class T>
+struct default_init_allocator : std::allocator<T> {
+    using std::allocator<T>::allocator;
+    template <class U>
+    struct rebind {
+        using other = default_init_allocator<U>;
+    };
+    template <class U>
+    void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <class U, class... A>
+    void construct(U* p, A&&... a) {
+        std::allocator_traits<std::allocator<T>>::construct(*this, p, std::forward<A>(a)...);
+    }
+};
+
+} // namespace detail
+
+// Bytes whose resize() does not zero (detail::default_init_allocator); otherwise a std::vector.
+using page_bytes = std::vector<std::uint8_t, detail::default_init_allocator<std::uint8_t>>;
+
 // The result of a batch compressed by the engine: blocks packed one after another (offsets[i]).
 struct packed_pages {
     std::uint32_t page_size = cz::lz4_pages_default_page_size;
     std::vector<cz::page_record> records;
     std::vector<std::uint64_t> offsets;
-    std::vector<std::uint8_t> data;
+    page_bytes data; // only the packed bytes: resize() leaves new bytes uninitialised
     page_backend backend = page_backend::automatic; // where it ran: cpu or device
 
     std::span<const std::uint8_t> block(std::size_t i) const {
@@ -87,6 +119,86 @@ void parallel_pages(std::size_t n, unsigned threads, F&& f) {
     work();
     for (auto& th : pool) th.join();
 }
+
+// A fixed set of threads that runs f(0..n) together with the caller, for work that repeats many
+// times per batch (packing each chunk of the device pipeline): starting threads for every chunk
+// cost about as much as packing it. f must not throw (it runs on the workers too).
+class worker_pool {
+public:
+    explicit worker_pool(unsigned threads) {
+        for (unsigned t = 1; t < threads; ++t) workers_.emplace_back([this] { work_loop(); });
+    }
+    ~worker_pool() {
+        {
+            const std::lock_guard<std::mutex> l(m_);
+            stop_ = true;
+        }
+        wake_.notify_all();
+        for (auto& w : workers_) w.join();
+    }
+    worker_pool(const worker_pool&) = delete;
+    worker_pool& operator=(const worker_pool&) = delete;
+
+    unsigned threads() const noexcept { return static_cast<unsigned>(workers_.size()) + 1; }
+
+    // f(i) for every i in [0, n), in runs of `grain` indices; returns when all have run.
+    template <class F>
+    void run(std::size_t n, std::size_t grain, F&& f) {
+        grain = std::max<std::size_t>(grain, 1);
+        if (workers_.empty() || n <= grain) {
+            for (std::size_t i = 0; i < n; ++i) f(i);
+            return;
+        }
+        using fn = std::remove_reference_t<F>;
+        {
+            const std::lock_guard<std::mutex> l(m_);
+            n_ = n;
+            grain_ = grain;
+            next_.store(0, std::memory_order_relaxed);
+            fn_ = const_cast<void*>(static_cast<const void*>(std::addressof(f)));
+            call_ = [](void* p, std::size_t i) { (*static_cast<fn*>(p))(i); };
+            pending_ = static_cast<unsigned>(workers_.size());
+            ++generation_;
+        }
+        wake_.notify_all();
+        take();
+        // Every worker takes part in every generation before the next can start, so none misses one.
+        std::unique_lock<std::mutex> l(m_);
+        done_.wait(l, [&] { return pending_ == 0; });
+    }
+
+private:
+    void take() {
+        for (std::size_t i = next_.fetch_add(grain_); i < n_; i = next_.fetch_add(grain_))
+            for (std::size_t j = i; j < std::min(n_, i + grain_); ++j) call_(fn_, j);
+    }
+    void work_loop() {
+        std::uint64_t seen = 0;
+        for (;;) {
+            {
+                std::unique_lock<std::mutex> l(m_);
+                wake_.wait(l, [&] { return stop_ || generation_ != seen; });
+                if (stop_) return;
+                seen = generation_;
+            }
+            take();
+            const std::lock_guard<std::mutex> l(m_);
+            if (--pending_ == 0) done_.notify_one();
+        }
+    }
+
+    std::mutex m_;
+    std::condition_variable wake_, done_;
+    std::vector<std::thread> workers_;
+    bool stop_ = false;
+    std::uint64_t generation_ = 0;
+    unsigned pending_ = 0;
+    // The current job (written under m_ before generation_ moves; read by the workers after).
+    std::size_t n_ = 0, grain_ = 1;
+    std::atomic<std::size_t> next_{0};
+    void* fn_ = nullptr;
+    void (*call_)(void*, std::size_t) = nullptr;
+};
 
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -191,8 +303,8 @@ public:
     // liblz4 on `threads` threads, page by page, into page-sized slots of an uninitialised scratch
     // buffer (first touched by the compressing threads: no serial zero fill of the input's size),
     // then packed by the same threads: a serial prefix sum of the lengths, and each block copied
-    // to its offset in parallel. The only serial pass over bytes left is the zero fill of `data`
-    // at its packed size (std::vector::resize).
+    // to its offset in parallel into `data`, which resize() does not zero (page_bytes): no serial
+    // pass over bytes is left.
     packed_pages compress_cpu(std::span<const std::uint8_t> pages) {
         check_input(pages);
         const std::size_t count = pages.size() / page_size_;
@@ -221,24 +333,45 @@ public:
     // memory, as the benchmark's, upload at DMA speed; pageable memory, as the CLI's vector, goes
     // through the driver's own staging and is slower), kernel, readback of records and slots into
     // the engine's pinned buffers, and packing on the host of the oldest chunk while later ones run.
+    // Chunk c's upload and kernel are enqueued before the host waits for and packs chunk c - in_flight
+    // on the same queue (in order: they only touch device buffers that chunk's kernel is done with),
+    // so the device always has in_flight chunks queued; only c's readback into the pinned buffers
+    // waits for the packing. Packing runs on `threads` host threads (a pool kept for the
+    // compressor's life): a serial check of the chunk's records and prefix sum of their lengths,
+    // then every block copied to its offset in parallel, into a result that is never zero-filled.
     // On an exception (an invalid device record, a failed enqueue) every set's queue is finished
     // before it leaves, so no transfer still reads `pages` or writes the pinned buffers afterwards.
     packed_pages compress_device(std::span<const std::uint8_t> pages) {
+        packed_pages r;
+        compress_device(pages, r);
+        return r;
+    }
+
+    // The same into `r`, replacing its contents but keeping its allocations: a caller that
+    // compresses batch after batch into one result skips the page faults of first touching fresh
+    // result memory, which cost more than the packing copy itself (measured at about 1.5 GB/s on a
+    // 2-core VM, with one thread or two). The bytes are the same as compress_device(pages)'s.
+    void compress_device(std::span<const std::uint8_t> pages, packed_pages& r) {
         check_input(pages);
         const std::size_t count = pages.size() / page_size_;
-        packed_pages r = start(count);
+        r.page_size = page_size_;
+        r.records.resize(count);
+        r.offsets.resize(count);
+        r.data.clear(); // keeps its capacity
         r.backend = page_backend::device;
-        if (count == 0) return r;
+        if (count == 0) return;
         const cz::lz4_pages_kernel& kernel = cz::lz4_pages_kernel_for(page_size_);
         const auto chunk = static_cast<std::uint32_t>(std::min<std::size_t>(options_.chunk_pages, count));
         ensure_sets(chunk);
+        if (!pool_) pool_ = std::make_unique<detail::worker_pool>(options_.threads);
+        // Address space for the worst case (every page stored); resize() within it neither moves
+        // nor zeroes, and fresh memory is only committed where the packing threads write.
         r.data.reserve(pages.size());
         const std::size_t chunks = (count + chunk - 1) / chunk;
         struct pending {
             std::size_t first = 0;
             std::uint32_t pages = 0;
             boost::compute::event done;
-            boost::compute::buffer params;
         };
         std::vector<pending> inflight(sets_.size());
         std::vector<bool> busy(sets_.size(), false);
@@ -249,15 +382,22 @@ public:
             set& st = *sets_[s];
             const auto* rec = reinterpret_cast<const cz::page_record*>(st.records_host->span().data());
             const std::uint8_t* slots = st.slots_host->span().data();
+            // Serial and cheap (8 bytes a page): the device's records are checked before their
+            // lengths are trusted as offsets.
+            std::size_t at = r.data.size();
             for (std::uint32_t i = 0; i < p.pages; ++i) {
                 const cz::page_record rc = rec[i];
-                // The device's records are checked before their lengths are trusted.
                 cz::check_lz4_pages_record(rc, page_size_, p.first + i);
                 r.records[p.first + i] = rc;
-                r.offsets[p.first + i] = r.data.size();
-                const std::uint8_t* src = slots + std::size_t{i} * page_size_;
-                r.data.insert(r.data.end(), src, src + rc.length);
+                r.offsets[p.first + i] = at;
+                at += rc.length;
             }
+            r.data.resize(at); // within the reserve: no move, no zeroing
+            std::uint8_t* out = r.data.data();
+            pool_->run(p.pages, 64, [&](std::size_t i) noexcept {
+                const std::size_t g = p.first + i;
+                if (r.records[g].length != 0) std::memcpy(out + r.offsets[g], slots + i * page_size_, r.records[g].length);
+            });
             busy[s] = false;
         };
         // Finishes every set's queue if an exception leaves this function with transfers in flight
@@ -278,19 +418,24 @@ public:
         } guard{sets_};
         for (std::size_t c = 0; c < chunks; ++c) {
             const std::size_t s = c % sets_.size();
-            drain(s);
             set& st = *sets_[s];
-            pending& p = inflight[s];
-            p.first = c * chunk;
-            p.pages = static_cast<std::uint32_t>(std::min<std::size_t>(chunk, count - p.first));
-            const std::size_t bytes = std::size_t{p.pages} * page_size_;
+            const std::size_t first = c * chunk;
+            const auto n = static_cast<std::uint32_t>(std::min<std::size_t>(chunk, count - first));
+            const std::size_t bytes = std::size_t{n} * page_size_;
             auto& q = st.queue.queue();
             runtime::detail::cl_call("clEnqueueWriteBuffer", [&] {
-                q.enqueue_write_buffer_async(st.device.pages, 0, bytes, pages.data() + p.first * page_size_);
+                q.enqueue_write_buffer_async(st.device.pages, 0, bytes, pages.data() + first * page_size_);
             });
-            cz::enqueue_lz4_pages(st.queue, kernel, st.device, p.pages, p.params);
+            // The parameter buffer is released at the next chunk on this set; OpenCL keeps it alive
+            // until the kernel that uses it has run.
+            cz::enqueue_lz4_pages(st.queue, kernel, st.device, n, st.params);
+            q.flush();
+            drain(s); // chunk c - in_flight: its readback precedes c's upload on this queue
+            pending& p = inflight[s];
+            p.first = first;
+            p.pages = n;
             runtime::detail::cl_call("clEnqueueReadBuffer", [&] {
-                q.enqueue_read_buffer_async(st.device.records, 0, std::size_t{p.pages} * sizeof(cz::page_record), st.records_host->span().data());
+                q.enqueue_read_buffer_async(st.device.records, 0, std::size_t{n} * sizeof(cz::page_record), st.records_host->span().data());
                 p.done = q.enqueue_read_buffer_async(st.device.output, 0, bytes, st.slots_host->span().data());
             });
             q.flush();
@@ -298,7 +443,6 @@ public:
         }
         for (std::size_t c = chunks > sets_.size() ? chunks - sets_.size() : 0; c < chunks; ++c) drain(c % sets_.size());
         guard.armed = false;
-        return r;
     }
 
     std::uint32_t page_size() const noexcept { return page_size_; }
@@ -310,6 +454,7 @@ private:
         cz::lz4_pages_device device;
         std::unique_ptr<runtime::pinned_host_buffer> records_host, slots_host;
         std::uint32_t capacity = 0;
+        boost::compute::buffer params; // the last launch's parameters
     };
 
     void check_input(std::span<const std::uint8_t> pages) const {
@@ -334,7 +479,7 @@ private:
             auto s = std::make_unique<set>(set{runtime::context(runtime::detail::cl_call("clCreateCommandQueue", [&] {
                                                    return boost::compute::command_queue(ctx_->cl_context(), ctx_->device().device);
                                                })),
-                                               {}, nullptr, nullptr, chunk});
+                                               {}, nullptr, nullptr, chunk, {}});
             s->device = cz::allocate_lz4_pages(*ctx_, chunk, page_size_);
             s->records_host = std::make_unique<runtime::pinned_host_buffer>(s->queue, std::size_t{chunk} * sizeof(cz::page_record));
             s->slots_host = std::make_unique<runtime::pinned_host_buffer>(s->queue, std::size_t{chunk} * page_size_);
@@ -347,6 +492,7 @@ private:
     std::uint32_t page_size_ = cz::lz4_pages_default_page_size;
     page_calibration calibration_;
     std::vector<std::unique_ptr<set>> sets_;
+    std::unique_ptr<detail::worker_pool> pool_; // the device path's packing threads (made at first use)
 };
 
 } // namespace vyre::engine
