@@ -270,6 +270,8 @@ bytes make_zip(const std::vector<zip_item>& items) {
 
 bytes text(const std::string& s) { return bytes(s.begin(), s.end()); }
 
+bool contains_text(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
 } // namespace
 
 // ---------------------------------------------------------------- SHA-256
@@ -680,6 +682,152 @@ VYRE_DEVICE_TEST(corrupt_entries_are_reported_and_the_rest_extracted) {
     write_text(a / "plain.txt", "just text\n");
     const auto p = unpack_files(dev.ctx(), {a / "plain.txt"}, a / "out5");
     BOOST_CHECK_MESSAGE(find_problem(p, "plain.txt", "not an archive"), problems_of(p));
+}
+
+// ---------------------------------------------------------------- review fixes: amplification and limits
+
+BOOST_AUTO_TEST_CASE(names_stems_and_messages) {
+    using vyre::engine::detail::check_entry_name;
+    using vyre::engine::detail::stream_stem;
+    std::string deep;
+    for (int i = 0; i < 40000; ++i) deep += "a/";
+    BOOST_CHECK(contains_text(check_entry_name(deep + "f").refusal, "longer than 4096"));
+    std::string many;
+    for (int i = 0; i < 1100; ++i) many += "a/";
+    BOOST_CHECK(contains_text(check_entry_name(many + "f").refusal, "more than 1024"));
+    BOOST_CHECK(check_entry_name(std::string(4096, 'n')).refusal.empty());
+    // The suffix comes off first, then '.' and '..' are refused.
+    BOOST_CHECK_EQUAL(stream_stem("...gz"), "...gz.out");
+    BOOST_CHECK_EQUAL(stream_stem("x.tar!/..zst"), "..zst.out");
+    BOOST_CHECK_EQUAL(stream_stem("..tgz"), "..tar");
+    BOOST_CHECK_EQUAL(stream_stem("a.txt.gz"), "a.txt");
+    BOOST_CHECK_EQUAL(stream_stem(".."), "content");
+    // Messages quote names already: printed as they are, control characters aside.
+    const std::string quoted = vyre::format::detail::archive_quote("a\nb\\c");
+    BOOST_CHECK_EQUAL(ve::unpack_printable(quoted, false), quoted);
+    BOOST_CHECK_EQUAL(ve::unpack_printable("x\ny", false), "x\\x0Ay");
+    BOOST_CHECK_EQUAL(ve::unpack_printable("a\\b"), "a\\x5Cb");
+    // The default total protects the machine: at most half of its memory, at most 64 GiB.
+    const std::uint64_t physical = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * ::sysconf(_SC_PAGE_SIZE);
+    BOOST_CHECK_LE(ve::unpack_limits{}.max_total_bytes, std::max<std::uint64_t>(physical / 2, 1u << 20));
+    BOOST_CHECK_LE(ve::unpack_limits{}.max_total_bytes, std::uint64_t{64} << 30);
+}
+
+BOOST_AUTO_TEST_CASE(gzip_many_members_reuse_their_room) {
+    // 3,000 empty members, then one of 4 MiB: the last ISIZE (4 MiB) used to size every member's
+    // buffer, zero-filled again each time (quadratic); now the room is made once and reused.
+    bytes file;
+    libdeflate_compressor* c = libdeflate_alloc_compressor(6);
+    bytes packed(libdeflate_gzip_compress_bound(c, 4u << 20));
+    const std::size_t empty = libdeflate_gzip_compress(c, packed.data(), 0, packed.data() + 64, packed.size() - 64);
+    BOOST_REQUIRE(empty > 0);
+    for (int i = 0; i < 3000; ++i) file.insert(file.end(), packed.begin() + 64, packed.begin() + 64 + static_cast<std::ptrdiff_t>(empty));
+    const bytes zeros(4u << 20, 0);
+    const std::size_t n = libdeflate_gzip_compress(c, zeros.data(), zeros.size(), packed.data(), packed.size());
+    libdeflate_free_compressor(c);
+    BOOST_REQUIRE(n > 0);
+    file.insert(file.end(), packed.begin(), packed.begin() + static_cast<std::ptrdiff_t>(n));
+    vyre::format::detail::inflate_stats() = {};
+    const auto g = vyre::format::gzip_decompress(file);
+    BOOST_CHECK(g.data == zeros);
+    BOOST_CHECK_EQUAL(g.members.size(), 3001u);
+    BOOST_CHECK_EQUAL(g.members.back().output_offset, 0u);
+    BOOST_CHECK_LE(vyre::format::detail::inflate_stats().zero_filled, std::uint64_t{8} << 20);
+    BOOST_CHECK_LE(vyre::format::detail::inflate_stats().passes, 3001u + 8u);
+}
+
+VYRE_DEVICE_TEST(hard_links_count_and_are_not_opened_again) {
+    temp_dir work;
+    const fs::path a = work.path;
+    // inner.tar: f (10,000 zeros) and 40 hard links to it; outer.tar: inner.tar and 40 hard links to it.
+    const std::string py = "import io, sys, tarfile\n"
+                           "def make(path, name, data):\n"
+                           "    with tarfile.open(path, 'w', format=tarfile.GNU_FORMAT) as t:\n"
+                           "        i = tarfile.TarInfo(name); i.size = len(data); t.addfile(i, io.BytesIO(data))\n"
+                           "        for k in range(40):\n"
+                           "            l = tarfile.TarInfo('link%d' % k); l.type = tarfile.LNKTYPE; l.linkname = name; t.addfile(l)\n"
+                           "make(sys.argv[1] + '/inner.tar', 'f', bytes(10000))\n"
+                           "make(sys.argv[1] + '/outer.tar', 'inner.tar', open(sys.argv[1] + '/inner.tar', 'rb').read())\n";
+    write_text(a / "mk.py", py);
+    run("python3 " + q(a / "mk.py") + " " + q(a));
+    run("gzip -9 " + q(a / "outer.tar"));
+    const std::uint64_t inner = fs::file_size(a / "inner.tar");
+    // Unlimited: inner.tar opens once (its links are copies, never archives again).
+    const auto r = unpack_files(dev.ctx(), {a / "outer.tar.gz"}, a / "out");
+    BOOST_CHECK_MESSAGE(r.problems.empty(), problems_of(r));
+    BOOST_CHECK_EQUAL(r.containers, 3u); // outer.tar.gz, outer.tar in place, inner.tar
+    BOOST_CHECK(read_file(a / "out" / "link7") == read_file(a / "inner.tar"));
+    BOOST_CHECK(read_file(a / "out" / "inner.tar!" / "link3") == bytes(10000, 0));
+    BOOST_CHECK(!fs::exists(a / "out" / "link7!"));
+    // The copies count against the total: 256 KiB lets a few through, then refuses.
+    ve::unpack_options o;
+    o.limits.max_total_bytes = 256u << 10;
+    const auto t = unpack_files(dev.ctx(), {a / "outer.tar.gz"}, a / "out2", o);
+    BOOST_CHECK_MESSAGE(find_problem(t, "outer.tar.gz!/link", "total output limit"), problems_of(t));
+    BOOST_CHECK_LE(t.written_bytes, std::uint64_t{256} << 10);
+    BOOST_CHECK_LE(t.decoded_bytes, std::uint64_t{256} << 10);
+    BOOST_CHECK_GT(t.written_bytes, 2 * inner);
+    // The entry count is capped: one clear refusal for the rest.
+    ve::unpack_options few;
+    few.limits.max_entries = 10;
+    const auto e = unpack_files(dev.ctx(), {a / "outer.tar.gz"}, a / "out3", few);
+    BOOST_CHECK_MESSAGE(find_problem(e, "outer.tar.gz!/link8", "entry limit reached"), problems_of(e));
+    BOOST_CHECK_MESSAGE(find_problem(e, "inner.tar!/f", "entry limit reached"), problems_of(e));
+    BOOST_CHECK_EQUAL(e.problems.size(), 2u);
+    BOOST_CHECK_EQUAL(e.entries.size(), 9u); // the stream's content opens in place; 9 tar entries
+    BOOST_CHECK(!fs::exists(a / "out3" / "link8"));
+}
+
+VYRE_DEVICE_TEST(zstd_bombs_are_refused_before_decoding) {
+    temp_dir work;
+    const fs::path a = work.path;
+    const bytes zeros(64u << 20, 0);
+    bytes packed(ZSTD_compressBound(zeros.size()));
+    const std::size_t n = ZSTD_compress(packed.data(), packed.size(), zeros.data(), zeros.size(), 3);
+    BOOST_REQUIRE(!ZSTD_isError(n));
+    packed.resize(n);
+    write_file(a / "z.zst", packed);
+    // A ZIP zstd entry whose declared size alone is above the ratio.
+    std::vector<zip_item> zi = {entry("z.bin", bytes(8u << 20, 0), 93), entry("ok.txt", text("fine"))};
+    write_file(a / "z.zip", make_zip(zi));
+    const auto r = unpack_files(dev.ctx(), {a / "z.zst", a / "z.zip"}, a / "out");
+    const auto* p = find_problem(r, "z.zst", "refused before decoding");
+    BOOST_CHECK_MESSAGE(p, problems_of(r));
+    if (p) BOOST_CHECK_MESSAGE(contains_text(p->message, std::to_string(n) + " compressed bytes"), p->message);
+    BOOST_CHECK_MESSAGE(find_problem(r, "z.zip!/z.bin", "declares"), problems_of(r));
+    BOOST_CHECK_EQUAL(r.refused(), 2u);
+    BOOST_CHECK_EQUAL(r.decoded_bytes, 4u); // only ok.txt (a stored view) was counted
+    BOOST_CHECK_EQUAL(r.zstd_blocks, 0u);
+    BOOST_CHECK(read_file(a / "out" / "ok.txt") == text("fine"));
+    // Under a tight total, the same refusal names the total.
+    ve::unpack_options o;
+    o.limits.max_ratio = 1u << 30;
+    o.limits.max_total_bytes = 1u << 20;
+    const auto t = unpack_files(dev.ctx(), {a / "z.zst"}, a / "out2", o);
+    BOOST_CHECK_MESSAGE(find_problem(t, "z.zst", "total output limit"), problems_of(t));
+    BOOST_CHECK_EQUAL(t.decoded_bytes, 0u);
+}
+
+VYRE_DEVICE_TEST(long_names_and_planted_hard_links) {
+    temp_dir work;
+    const fs::path a = work.path;
+    // A pax name of 2,001 components (4,001 bytes) is refused; the entry after it is extracted.
+    const std::string py = "import io, sys, tarfile\n"
+                           "with tarfile.open(sys.argv[1], 'w', format=tarfile.PAX_FORMAT) as t:\n"
+                           "    for name, data in (('a/' * 2000 + 'f', b'deep'), ('g', b'shallow')):\n"
+                           "        i = tarfile.TarInfo(name); i.size = len(data); t.addfile(i, io.BytesIO(data))\n";
+    write_text(a / "mk.py", py);
+    run("python3 " + q(a / "mk.py") + " " + q(a / "long.tar"));
+    // The output folder already holds a hard link "g" to a file outside it: never written through.
+    fs::create_directories(a / "out");
+    write_text(a / "victim", "untouched\n");
+    fs::create_hard_link(a / "victim", a / "out" / "g");
+    const auto r = unpack_files(dev.ctx(), {a / "long.tar"}, a / "out");
+    BOOST_CHECK_MESSAGE(find_problem(r, "long.tar!/a/a/a", "more than 1024"), problems_of(r));
+    BOOST_CHECK_EQUAL(r.problems.size(), 1u);
+    BOOST_CHECK(read_file(a / "out" / "g") == text("shallow"));
+    BOOST_CHECK(read_file(a / "victim") == text("untouched\n"));
+    BOOST_CHECK(!fs::exists(a / "out" / "a"));
 }
 
 VYRE_TEST_MAIN

@@ -85,20 +85,9 @@ inline std::uint64_t parse_size(const std::string& option, const std::string& te
 using util::json_string;
 
 // Control characters in names would garble a terminal or a line-oriented reader.
-inline std::string printable(std::string_view s) {
-    std::string out;
-    for (const char c : s) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u == 0x7F || c == '\\') {
-            char b[8];
-            std::snprintf(b, sizeof b, "\\x%02X", u);
-            out += b;
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
+inline std::string printable(std::string_view s) { return vyre::engine::unpack_printable(s); }
+// Messages quote names already escaped (archive_quote): only control characters are left to escape.
+inline std::string printable_message(std::string_view s) { return vyre::engine::unpack_printable(s, false); }
 
 inline std::string human_bytes(std::uint64_t n) {
     char b[32];
@@ -185,7 +174,10 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         "list,l", "print every entry: type, size, compressed size, method, SHA-256, path")(
         "json", "print every entry and problem as one JSON document (see doc/unpack.md)")(
         "max-depth", po::value<unsigned>()->default_value(8), "containers opened one inside another at most (the inputs are depth 1)")(
-        "max-total", po::value<std::string>()->default_value("64G"), "bytes the decoders may produce in all")(
+        "max-total", po::value<std::string>(),
+        ("bytes the decoders may produce in all, hard-link copies and ZIP stored entries included (default: 64G or half "
+         "the physical memory, whichever is less: " + human_bytes(ve::default_max_total_bytes()) + " here)").c_str())(
+        "max-entries", po::value<std::uint64_t>()->default_value(1000000), "entries of every container at every depth at most")(
         "max-ratio", po::value<std::uint64_t>()->default_value(1000), "decoded/compressed size of one stream or entry at most")(
         "ratio-min-size", po::value<std::string>()->default_value("1M"), "outputs up to this size pass the ratio check")(
         "no-recurse", "leave archives found inside entries closed (the inputs' own compression and archive still open)")(
@@ -194,14 +186,15 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     po::positional_options_description positional;
     positional.add("archive", -1);
     po::variables_map vm;
-    if (!parse("unpack", "ARCHIVE... [-o DIR] [--list] [--json] [--max-depth N] [--max-total SIZE] [--max-ratio R] [--no-recurse]",
+    if (!parse("unpack", "ARCHIVE... [-o DIR] [--list] [--json] [--max-depth N] [--max-total SIZE] [--max-entries N] [--max-ratio R] [--no-recurse]",
                options, args, vm, &positional))
         return 0;
     if (!vm.count("archive")) throw po::error("give at least one archive");
     ve::unpack_options o;
     o.limits.max_depth = vm["max-depth"].as<unsigned>();
     if (o.limits.max_depth == 0) throw po::error("--max-depth must be at least 1 (the inputs themselves), not 0");
-    o.limits.max_total_bytes = parse_size("max-total", vm["max-total"].as<std::string>());
+    if (vm.count("max-total")) o.limits.max_total_bytes = parse_size("max-total", vm["max-total"].as<std::string>());
+    o.limits.max_entries = vm["max-entries"].as<std::uint64_t>();
     o.limits.max_ratio = vm["max-ratio"].as<std::uint64_t>();
     if (o.limits.max_ratio == 0) throw po::error("--max-ratio must be at least 1, not 0");
     o.limits.ratio_min_bytes = parse_size("ratio-min-size", vm["ratio-min-size"].as<std::string>());
@@ -253,7 +246,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     std::cout << std::flush;
 
     for (const auto& p : r.problems)
-        std::cerr << "vyre unpack: " << ve::unpack_status_name(p.kind) << ": " << printable(p.path) << ": " << printable(p.message) << "\n";
+        std::cerr << "vyre unpack: " << ve::unpack_status_name(p.kind) << ": " << printable(p.path) << ": " << printable_message(p.message) << "\n";
     char secs[32];
     std::snprintf(secs, sizeof secs, "%.3f", seconds);
     std::cerr << "vyre unpack: " << r.entries.size() << " entries (" << files_n << " files, " << dirs << " folders, " << links

@@ -28,8 +28,11 @@
 //   - symbolic links whose target is absolute or climbs out of the output folder, and targets with
 //     ".." after a named component (a link written earlier could make "x/.." mean anything);
 //   - a decoded size above limits.max_ratio times the compressed size (unless it is below
-//     limits.ratio_min_bytes), output beyond limits.max_total_bytes in all, containers nested
-//     deeper than limits.max_depth (the deeper container is kept as a plain file).
+//     limits.ratio_min_bytes; zstd is checked on its declared or laid-out size before anything is
+//     allocated), output beyond limits.max_total_bytes in all (hard-link copies and ZIP stored
+//     entries count too), containers nested deeper than limits.max_depth (the deeper container is
+//     kept as a plain file), entries beyond limits.max_entries, names over 4,096 bytes or 1,024
+//     components. A hard link is written as a copy of its target and never opened as an archive.
 // Writing never follows a symbolic link: every folder on the way is opened with O_NOFOLLOW from
 // the output folder down, so a link written earlier cannot redirect a later entry.
 
@@ -78,9 +81,27 @@
 
 namespace vyre::engine {
 
+// The default of unpack_limits::max_total_bytes: 64 GiB, or half of the machine's physical memory
+// when that is less (a layer's decoded content is held in memory until it is written).
+inline std::uint64_t default_max_total_bytes() noexcept {
+    constexpr std::uint64_t ceiling = std::uint64_t{64} << 30;
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0) return ceiling;
+    const std::uint64_t physical = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+    return std::min(ceiling, std::max<std::uint64_t>(physical / 2, std::uint64_t{1} << 20));
+}
+
+// Entry names longer than this, or with more components, are refused.
+inline constexpr std::size_t unpack_max_name_bytes = 4096;
+inline constexpr std::size_t unpack_max_name_components = 1024;
+
 struct unpack_limits {
-    // Every byte the decoders produce, at every depth, counts (what a bomb makes us allocate).
-    std::uint64_t max_total_bytes = std::uint64_t{64} << 30;
+    // Every byte the decoders produce, at every depth, counts (what a bomb makes us allocate), and
+    // every byte held or written that is not a disjoint slice of a container already counted:
+    // hard-link copies and ZIP stored entries (whose data a crafted directory may share).
+    std::uint64_t max_total_bytes = default_max_total_bytes();
+    // Entries of every container at every depth, at most; the rest are not processed.
+    std::uint64_t max_entries = 1000000;
     // decoded / compressed size of one stream or entry; deflate's own ceiling is about 1032.
     std::uint64_t max_ratio = 1000;
     // Outputs up to this size pass whatever their ratio (a run of zeros is legitimately tiny).
@@ -161,7 +182,7 @@ struct unpack_report {
     std::vector<unpack_problem> problems; // in listing order
     std::size_t containers = 0;          // opened (inputs included)
     std::size_t layers = 0;
-    std::uint64_t decoded_bytes = 0;     // produced by the decoders, every layer
+    std::uint64_t decoded_bytes = 0;     // counted against limits.max_total_bytes: decoded, hard-link copies, ZIP stored entries
     std::uint64_t written_bytes = 0;
     // Device work: LZ4 blocks and zstd blocks sent to the device, and the dispatches they took.
     std::size_t lz4_device_blocks = 0, lz4_dispatches = 0, lz4_host_blocks = 0;
@@ -175,6 +196,27 @@ private:
         return static_cast<std::size_t>(std::count_if(problems.begin(), problems.end(), [&](const auto& p) { return p.kind == s; }));
     }
 };
+
+// Text safe for a terminal or a line-oriented reader: control characters become \xNN. Paths are
+// raw bytes, so their backslashes are escaped too (a name holding "\x0A" stays distinct from one
+// holding a newline); messages already quote the names they hold (archive_quote escapes them), so
+// they are printed with escape_backslash false, never escaped twice.
+inline std::string unpack_printable(std::string_view s, bool escape_backslash = true) {
+    std::string out;
+    out.reserve(s.size());
+    for (const char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u < 0x20 || u == 0x7F || (c == '\\' && escape_backslash)) {
+            static constexpr char hex[] = "0123456789ABCDEF";
+            out += "\\x";
+            out += hex[u >> 4];
+            out += hex[u & 15];
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
 
 struct unpack_input {
     std::string name; // how paths start ("outer.zip" in "outer.zip!/a")
@@ -197,6 +239,10 @@ struct checked_name {
 inline checked_name check_entry_name(std::string_view name) {
     checked_name r;
     if (name.empty()) return {"", "empty name"};
+    if (name.size() > unpack_max_name_bytes)
+        return {"", "name of " + std::to_string(name.size()) + " bytes, longer than " + std::to_string(unpack_max_name_bytes)};
+    if (const auto parts = static_cast<std::size_t>(std::count(name.begin(), name.end(), '/')) + 1; parts > unpack_max_name_components)
+        return {"", "name of " + std::to_string(parts) + " components, more than " + std::to_string(unpack_max_name_components)};
     if (name.find('\0') != std::string_view::npos) return {"", "name holds a NUL byte"};
     if (name.front() == '/') return {"", "absolute path"};
     if (name.size() >= 2 && name[1] == ':' && std::isalpha(static_cast<unsigned char>(name[0])))
@@ -261,11 +307,16 @@ inline std::string stream_stem(const std::string& path) {
     struct suffix { const char* from; const char* to; };
     static constexpr suffix suffixes[] = {{".tgz", ".tar"}, {".tzst", ".tar"}, {".tlz4", ".tar"}, {".gz", ""},
                                           {".lz4", ""},     {".zst", ""},       {".zstd", ""}};
+    if (base.empty() || base == "." || base == "..") return "content";
     for (const auto& s : suffixes) {
         const std::size_t n = std::strlen(s.from);
-        if (base.size() > n && base.compare(base.size() - n, n, s.from) == 0) return base.substr(0, base.size() - n) + s.to;
+        if (base.size() > n && base.compare(base.size() - n, n, s.from) == 0) {
+            // "...gz" would become "..": keep the whole name then.
+            const std::string stem = base.substr(0, base.size() - n) + s.to;
+            return stem == "." || stem == ".." ? base + ".out" : stem;
+        }
     }
-    return base.empty() || base == "." || base == ".." ? std::string("content") : base;
+    return base;
 }
 
 inline bool is_container(fmt::content_kind k) {
@@ -504,11 +555,14 @@ public:
         const int d = open_dir(dir, false, why, cache);
         if (d < 0) return why;
         const mode_t m = static_cast<mode_t>(mode & 0777);
-        int f = ::openat(d, name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, m);
-        if (f < 0 && errno == ELOOP) { // a symlink of an earlier entry: replace it, never write through it
-            ::unlinkat(d, name.c_str(), 0);
-            f = ::openat(d, name.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, m);
+        // Whatever stands there (an earlier entry, a symlink, a hard link to a file elsewhere) is
+        // removed, never opened: the file is always a new one.
+        if (::unlinkat(d, name.c_str(), 0) != 0 && errno != ENOENT) {
+            struct stat st;
+            if (::fstatat(d, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+                return "cannot replace folder " + std::string(path) + " with a file";
         }
+        const int f = ::openat(d, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, m);
         if (f < 0) return "cannot create " + std::string(path) + ": " + errno_text(errno);
         fd_guard file(f);
         std::size_t done = 0;
@@ -775,6 +829,25 @@ private:
 
     // ---- 2. decode -----------------------------------------------------------------------------
 
+    // Whether `size` bytes, known (or bounded) before decoding, pass the ratio and the total left;
+    // fails the job otherwise, with the compressed size and the limit. Reserves nothing.
+    bool fits(decode_job& j, std::uint64_t size, const char* verb) {
+        const std::uint64_t in = j.input.bytes.size();
+        if (size > ratio_cap(options_.limits, in)) {
+            j.fail(unpack_status::refused, "zstd: " + std::to_string(in) + " compressed bytes " + verb + " " +
+                                               std::to_string(size) + " bytes: " + ratio_message(options_.limits, size, in) +
+                                               "; refused before decoding");
+            return false;
+        }
+        if (size > budget_.left()) {
+            j.fail(unpack_status::refused, "zstd: " + std::to_string(in) + " compressed bytes " + verb + " " +
+                                               std::to_string(size) + " bytes: " + total_message(budget_, size) +
+                                               "; refused before decoding");
+            return false;
+        }
+        return true;
+    }
+
     // Budget and ratio checks of a size known before decoding.
     bool admit(decode_job& j, std::uint64_t size) {
         if (size > ratio_cap(options_.limits, j.input.bytes.size())) {
@@ -936,13 +1009,20 @@ private:
     void decode_zstd(std::vector<decode_job*>& all) {
         std::vector<std::uint64_t> staging(all.size());
         parallel_for(all.size(), threads_, [&](std::size_t k) {
+            decode_job& j = *all[k];
+            const std::uint64_t in = j.input.bytes.size();
+            // Every limit is checked against what parsing knows before anything is allocated: the
+            // ZIP entry's declared size, then the staging layout (exact for raw and RLE blocks and
+            // for frames that declare their content size, an upper bound otherwise).
+            if (j.declared_size && !fits(j, *j.declared_size, "declares")) return;
             try {
                 fmt::zstd_parse_options p;
-                p.max_output_size = std::max<std::uint64_t>(budget_.left(), 1);
-                const auto f = fmt::parse_zstd(all[k]->input.bytes, p);
+                p.max_output_size = std::numeric_limits<std::uint64_t>::max(); // block descriptors only
+                const auto f = fmt::parse_zstd(j.input.bytes, p);
+                if (!fits(j, f.staging_size, "may decode to")) return;
                 staging[k] = f.staging_size;
-            } catch (const resource_error&) {
-                all[k]->fail(unpack_status::refused, "zstd: " + total_message(budget_, budget_.left() + 1));
+            } catch (const resource_error& e) {
+                j.fail(unpack_status::refused, std::string("zstd: ") + e.what() + " (" + std::to_string(in) + " compressed bytes)");
             } catch (const std::exception& e) {
                 all[k]->fail(unpack_status::corrupt, std::string("zstd: ") + e.what());
             }
@@ -1052,6 +1132,18 @@ private:
             for (auto& pr : p.problems) report_.problems.push_back(std::move(pr));
         }
         parts.clear();
+        if (const std::uint64_t room = options_.limits.max_entries - std::min(options_.limits.max_entries, entries_seen_);
+            items.size() > room) {
+            // Entries past the limit are dropped before anything is decoded (links point backwards
+            // in their container, so the kept ones never need a dropped one).
+            const item& first = items[static_cast<std::size_t>(room)];
+            problem(first.stream ? first.parent->path : first.e.path, unpack_status::refused,
+                    "entry limit reached: this entry and the " + std::to_string(items.size() - room - 1) +
+                        " after it in layer " + std::to_string(depth) + " are not processed (at most " +
+                        std::to_string(options_.limits.max_entries) + " entries in all; --max-entries changes it)",
+                    first.e.order);
+            items.resize(static_cast<std::size_t>(room));
+        }
         entries_seen_ += items.size();
 
         // Refused entries are not decoded.
@@ -1102,10 +1194,22 @@ private:
                 if (target.e.status != unpack_status::ok) {
                     it.e.status = unpack_status::refused;
                     it.e.message = "hard link to an entry that was not kept: " + fmt::detail::archive_quote(it.e.link_target);
+                } else if (!budget_.take(target.content.bytes.size())) {
+                    // A copy is written: it counts like decoded bytes (links to one big file, or to
+                    // an archive, would otherwise multiply the output without limit).
+                    it.e.status = unpack_status::refused;
+                    it.e.message = "hard link to " + fmt::detail::archive_quote(it.e.link_target) + ": " +
+                                   total_message(budget_, target.content.bytes.size());
                 } else {
                     it.content = target.content;
                     it.e.size = target.e.size;
                 }
+            }
+            // ZIP stored entries are views whose data a crafted central directory may share: each counts.
+            if (it.e.status == unpack_status::ok && it.job < 0 && it.parent->kind == fmt::content_kind::zip &&
+                !it.content.bytes.empty() && !budget_.take(it.content.bytes.size())) {
+                it.e.status = unpack_status::refused;
+                it.e.message = "stored entry: " + total_message(budget_, it.content.bytes.size());
             }
             // ZIP symlinks keep their target as content.
             if (it.e.status == unpack_status::ok && it.e.type == unpack_entry_type::symlink && it.parent->kind == fmt::content_kind::zip) {
@@ -1121,7 +1225,9 @@ private:
                 if (!it.stream) report_.entries.push_back(std::move(it.e));
                 continue;
             }
-            const bool file = it.e.type == unpack_entry_type::file || it.e.type == unpack_entry_type::hard_link;
+            // A hard link is never opened: its target is, once (links to an archive would otherwise
+            // open it once per link, in every layer below).
+            const bool file = it.e.type == unpack_entry_type::file;
             const fmt::content_kind kind = file ? fmt::detect(it.content.bytes) : fmt::content_kind::unknown;
             const bool opens = is_container(kind) && (it.stream || options_.recurse);
             if (opens && depth + 1 > options_.limits.max_depth) {
@@ -1172,7 +1278,9 @@ private:
             for (const std::size_t i : sink) {
                 const auto& p = items[i].e.output_path;
                 if (items[i].e.type == unpack_entry_type::directory && written(i)) dirs.insert(p);
-                for (std::size_t s = p.find('/'); s != std::string::npos; s = p.find('/', s + 1)) dirs.insert(p.substr(0, s));
+                // Deepest parent first: once one is known, so are all of its own parents.
+                for (std::size_t s = p.rfind('/'); s != std::string::npos && s > 0; s = p.rfind('/', s - 1))
+                    if (!dirs.insert(p.substr(0, s)).second) break;
             }
             output_tree::dir_cache cache;
             for (const auto& d : dirs)

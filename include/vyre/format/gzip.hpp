@@ -141,25 +141,41 @@ inline std::uint64_t deflate_output_bound(std::uint64_t in_size) {
     return in_size > (max - slack) / deflate_max_ratio ? max : in_size * deflate_max_ratio + slack;
 }
 
-// Inflates the deflate stream at the start of `in`, appending its output to `out`; returns the
-// stream's compressed size. The output size is unknown up front (ISIZE is a hint, modulo 2^32, and may
-// lie): start from the hint, bounded by the deflate ratio and the limit, and double on a short buffer,
+// What inflate_append did on this thread (tests check that it stays linear in the output).
+struct inflate_counters {
+    std::uint64_t zero_filled = 0; // bytes the output vector was grown by (std::vector zero-fills them)
+    std::uint64_t passes = 0;      // inflate calls (a short buffer costs one more)
+};
+inline inflate_counters& inflate_stats() {
+    thread_local inflate_counters c;
+    return c;
+}
+
+// Inflates the deflate stream at the start of `in` into `out` from byte `used` on (the bytes of
+// `out` past `used` are room, kept between calls so that many members of one file reuse it instead
+// of zero-filling a fresh buffer each); advances `used` and returns the stream's compressed size.
+// The output size is unknown up front (ISIZE is a hint, modulo 2^32, and may lie): the room is
+// grown to the hint, bounded by the deflate ratio and the limit, and doubled on a short buffer,
 // never beyond `limit` bytes appended. Each retry inflates again; the doublings cost at most twice a
-// right first guess, and a right guess (the usual single member) costs one pass.
-inline std::uint64_t inflate_append(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out,
+// right first guess. The room only ever grows, so every byte of it is zero-filled at most once.
+inline std::uint64_t inflate_append(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out, std::size_t& used,
                                     std::uint64_t size_hint, std::uint64_t limit, std::uint64_t base_offset) {
-    const std::size_t start = out.size();
+    const std::uint64_t room = out.size() - used;
     std::uint64_t cap = std::min({std::max<std::uint64_t>(size_hint, 64 * 1024), deflate_output_bound(in.size()), limit});
+    cap = std::max(cap, std::min(room, limit)); // room already there costs nothing
     for (;;) {
-        if (cap > out.max_size() - start)
+        if (cap > out.max_size() - used)
             throw resource_error("deflate output of " + std::to_string(cap) + " bytes does not fit in memory");
-        out.resize(start + static_cast<std::size_t>(cap));
-        const inflate_outcome r = inflate_into(in, std::span<std::uint8_t>(out).subspan(start));
+        if (used + cap > out.size()) {
+            inflate_stats().zero_filled += used + cap - out.size();
+            out.resize(used + static_cast<std::size_t>(cap));
+        }
+        ++inflate_stats().passes;
+        const inflate_outcome r = inflate_into(in, std::span<std::uint8_t>(out).subspan(used, static_cast<std::size_t>(cap)));
         if (r.result == LIBDEFLATE_SUCCESS) {
-            out.resize(start + r.produced);
+            used += r.produced;
             return r.consumed;
         }
-        out.resize(start);
         if (r.result != LIBDEFLATE_INSUFFICIENT_SPACE) throw format_error("invalid deflate data", base_offset);
         if (cap >= limit)
             throw resource_error("deflate stream at byte offset " + std::to_string(base_offset) +
@@ -268,8 +284,10 @@ inline gzip_content gzip_decompress(std::span<const std::uint8_t> in,
     if (in.empty()) throw format_error("empty input is not a gzip file", 0);
     gzip_content out;
     std::uint64_t pos = 0;
-    // The last ISIZE of the file is the usual single member's exact size: a first guess only.
+    // The last ISIZE of the file is the usual single member's exact size: a first guess only. The
+    // room it makes is kept for the members after the first (inflate_append), never made again.
     const std::uint32_t hint = in.size() >= 4 ? detail::le32_at(in, in.size() - 4) : 0;
+    std::size_t used = 0; // bytes of out.data that are content; the rest is room
     while (pos < in.size()) {
         if (!out.members.empty()) {
             const auto rest = in.subspan(static_cast<std::size_t>(pos));
@@ -280,10 +298,10 @@ inline gzip_content gzip_decompress(std::span<const std::uint8_t> in,
                                    pos);
         }
         gzip_member m = parse_gzip_header(in, pos);
-        m.output_offset = out.data.size();
-        m.deflate_size = detail::inflate_append(in.subspan(static_cast<std::size_t>(m.deflate_offset)), out.data, hint,
-                                                limit - out.data.size(), m.deflate_offset);
-        m.output_size = out.data.size() - m.output_offset;
+        m.output_offset = used;
+        m.deflate_size = detail::inflate_append(in.subspan(static_cast<std::size_t>(m.deflate_offset)), out.data, used,
+                                                out.members.empty() ? hint : 0, limit - used, m.deflate_offset);
+        m.output_size = used - m.output_offset;
         m.trailer_offset = m.deflate_offset + m.deflate_size;
         if (in.size() - m.trailer_offset < gzip_trailer_size)
             throw format_error("truncated gzip member: the trailer (CRC-32, ISIZE) needs 8 bytes, " +
@@ -291,7 +309,8 @@ inline gzip_content gzip_decompress(std::span<const std::uint8_t> in,
                                m.trailer_offset);
         m.crc32 = detail::le32_at(in, m.trailer_offset);
         m.isize = detail::le32_at(in, m.trailer_offset + 4);
-        const auto content = std::span<const std::uint8_t>(out.data).subspan(static_cast<std::size_t>(m.output_offset));
+        const auto content = std::span<const std::uint8_t>(out.data).subspan(static_cast<std::size_t>(m.output_offset),
+                                                                              static_cast<std::size_t>(m.output_size));
         if (const std::uint32_t computed = detail::crc32_of(content); computed != m.crc32)
             throw format_error("gzip CRC-32 mismatch: stored " + detail::archive_hex(m.crc32, 8) + ", computed " +
                                    detail::archive_hex(computed, 8),
@@ -303,6 +322,7 @@ inline gzip_content gzip_decompress(std::span<const std::uint8_t> in,
         pos = m.end_offset();
         out.members.push_back(std::move(m));
     }
+    out.data.resize(used);
     return out;
 }
 
