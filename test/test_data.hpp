@@ -19,6 +19,7 @@
 #include <system_error>
 #include <vector>
 
+#include <stdlib.h> // mkdtemp
 #include <unistd.h>
 
 namespace vyre::test {
@@ -87,6 +88,23 @@ inline void write_file(const std::filesystem::path& p, std::span<const std::uint
 inline void write_text(const std::filesystem::path& p, const std::string& s) {
     write_file(p, std::span(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()));
 }
+
+// A new folder temp_directory_path()/PREFIXxxxxxx (mkdtemp: unique even between concurrent test
+// programs), removed with everything in it on destruction.
+struct scratch_dir {
+    std::filesystem::path path;
+    explicit scratch_dir(const std::string& prefix) {
+        std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "XXXXXX")).string();
+        BOOST_REQUIRE_MESSAGE(::mkdtemp(tmpl.data()) != nullptr, "cannot create a folder like " << tmpl);
+        path = tmpl;
+    }
+    scratch_dir(const scratch_dir&) = delete;
+    scratch_dir& operator=(const scratch_dir&) = delete;
+    ~scratch_dir() {
+        std::error_code ec;
+        std::filesystem::remove_all(path, ec);
+    }
+};
 
 // A folder temp_directory_path()/PREFIX<pid>, created on construction (emptied first where
 // clear_first) and removed with everything in it on destruction.

@@ -44,26 +44,13 @@ using vyre::test::write_text;
 constexpr auto& q = vyre::test::shell_quote;
 constexpr auto& run = vyre::test::run_command;
 
-struct temp_dir {
-    fs::path path;
-    temp_dir() {
-        std::string tmpl = (fs::temp_directory_path() / "vyre_unpack_XXXXXX").string();
-        BOOST_REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-        path = tmpl;
-    }
-    ~temp_dir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    temp_dir(const temp_dir&) = delete;
-    temp_dir& operator=(const temp_dir&) = delete;
+struct temp_dir : vyre::test::scratch_dir {
+    temp_dir() : scratch_dir("vyre_unpack_") {}
 };
 
 bytes random_bytes(std::size_t n, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
-    bytes out(n);
-    for (auto& b : out) b = static_cast<std::uint8_t>(rng());
-    return out;
+    return vyre::test::random_bytes(rng, n);
 }
 
 // ---------------------------------------------------------------- the source tree
