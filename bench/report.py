@@ -128,6 +128,8 @@ def table(results):
         if r["series"] not in series:
             series.append(r["series"])
     series.sort(key=lambda s: 0 if is_ours(s) else 2 if is_limit(s) else 1)
+    # kernel figures, then end to end, then the peers' single figure, then the rest
+    metrics.sort(key=lambda m: 0 if m.startswith("kernel") else 1 if m.startswith("e2e") else 2 if m in ("GB/s", "GTEPS", "seconds") else 3)
     at = {x: {} for x in xs}
     for r in results:
         at[r["x"]][(r["series"], r["metric"])] = r["value"]

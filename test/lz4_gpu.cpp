@@ -2,6 +2,7 @@
 // parity with the CPU oracle (bytes and statuses) and with liblz4, seeded mutations with guard
 // bytes around every output region, hostile descriptors, determinism, the IR programs on the
 // reference interpreter, and whole files written by the lz4 command line tool.
+#include "block_bindings.hpp"
 #include "harness.hpp"
 #include "lz4_blocks.hpp"
 #include "test_data.hpp"
@@ -568,24 +569,7 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
 }
 
 BOOST_AUTO_TEST_CASE(programs_have_the_permanent_bindings) {
-    for (const auto& p : {cz::lz4_program_reference(), cz::lz4_program_fast()}) {
-        BOOST_TEST_CONTEXT(p.name) {
-            namespace ir = vyre::ir;
-            const std::vector<std::tuple<std::string, std::uint32_t, ir::buffer_access, ir::data_type>> want = {
-                {"input", 0, ir::buffer_access::read_only, ir::data_type::bytes},
-                {"descriptors", 1, ir::buffer_access::read_only, ir::data_type::u32},
-                {"output", 2, ir::buffer_access::read_write, ir::data_type::bytes},
-                {"statuses", 3, ir::buffer_access::read_write, ir::data_type::u32},
-                {"params", 4, ir::buffer_access::uniform, ir::data_type::u32}};
-            for (const auto& [name, binding, access, type] : want) {
-                const auto* b = p.find_buffer(name);
-                BOOST_REQUIRE(b);
-                BOOST_TEST(b->binding == binding);
-                BOOST_TEST((b->access == access));
-                BOOST_TEST((b->element == type));
-            }
-        }
-    }
+    for (const auto& p : {cz::lz4_program_reference(), cz::lz4_program_fast()}) vyre::test::check_block_bindings(p);
     BOOST_TEST(cz::lz4_info().id == "compression.lz4");
     BOOST_TEST(cz::lz4_info().version == 1u);
     BOOST_TEST((cz::lz4_info().signature == vyre::ir::op_signature{{vyre::ir::data_type::bytes}, vyre::ir::data_type::bytes}));

@@ -4,6 +4,7 @@
 // reference interpreter; then whole files through the hybrid pipeline (engine/zstd_decompress.hpp)
 // into host and device memory: frames written by the zstd and pzstd tools, hand-built raw/RLE
 // frames, multi-frame files with skippable frames, and seeded mutations.
+#include "block_bindings.hpp"
 #include "harness.hpp"
 #include "test_data.hpp"
 #include "zstd_blocks.hpp"
@@ -422,24 +423,7 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
 }
 
 BOOST_AUTO_TEST_CASE(programs_have_the_permanent_bindings) {
-    for (const auto& p : {cz::zstd_program_reference(), cz::zstd_program_fast()}) {
-        BOOST_TEST_CONTEXT(p.name) {
-            namespace ir = vyre::ir;
-            const std::vector<std::tuple<std::string, std::uint32_t, ir::buffer_access, ir::data_type>> want = {
-                {"input", 0, ir::buffer_access::read_only, ir::data_type::bytes},
-                {"descriptors", 1, ir::buffer_access::read_only, ir::data_type::u32},
-                {"output", 2, ir::buffer_access::read_write, ir::data_type::bytes},
-                {"statuses", 3, ir::buffer_access::read_write, ir::data_type::u32},
-                {"params", 4, ir::buffer_access::uniform, ir::data_type::u32}};
-            for (const auto& [name, binding, access, type] : want) {
-                const auto* b = p.find_buffer(name);
-                BOOST_REQUIRE(b);
-                BOOST_TEST(b->binding == binding);
-                BOOST_TEST((b->access == access));
-                BOOST_TEST((b->element == type));
-            }
-        }
-    }
+    for (const auto& p : {cz::zstd_program_reference(), cz::zstd_program_fast()}) vyre::test::check_block_bindings(p);
     BOOST_TEST(cz::zstd_info().id == "compression.zstd");
     BOOST_TEST(cz::zstd_info().version == 1u);
     BOOST_TEST((cz::zstd_info().signature == vyre::ir::op_signature{{vyre::ir::data_type::bytes}, vyre::ir::data_type::bytes}));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <vyre/error.hpp>
+#include <vyre/format/names.hpp>
 
 #include <libdeflate.h>
 
@@ -87,22 +88,6 @@ inline std::string archive_hex(std::uint64_t v, int digits = 0) {
     return buf;
 }
 
-// Names from archives go into error messages that end up on terminals: control bytes are escaped
-// so that a hostile name cannot move the cursor or rewrite the line.
-inline std::string archive_quote(std::string_view s) {
-    std::string out = "'";
-    for (const char c : s) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u == 0x7F || c == '\'' || c == '\\') {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\x%02X", u);
-            out += buf;
-        } else {
-            out += c;
-        }
-    }
-    return out + "'";
-}
 
 inline std::uint32_t crc32_of(std::span<const std::uint8_t> bytes) {
     return static_cast<std::uint32_t>(libdeflate_crc32(0, bytes.data(), bytes.size()));

@@ -8,6 +8,7 @@
 // format_errors for the whole archive, naming the entry and the byte offset.
 
 #include <vyre/error.hpp>
+#include <vyre/format/names.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -77,21 +78,6 @@ struct tar_archive {
 };
 
 namespace detail {
-
-inline std::string tar_quote(std::string_view s) {
-    std::string out = "'";
-    for (const char c : s) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u < 0x20 || u == 0x7F || c == '\'' || c == '\\') {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\x%02X", u);
-            out += buf;
-        } else {
-            out += c;
-        }
-    }
-    return out + "'";
-}
 
 inline std::string tar_octal(std::int64_t v) {
     const auto magnitude = v < 0 ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
@@ -279,7 +265,7 @@ private:
                                std::size_t width, const char* what, const std::string& entry) {
         const auto v = tar_number(block.subspan(at, width));
         if (!v)
-            throw format_error("tar entry " + tar_quote(entry) + ": the " + what +
+            throw format_error("tar entry " + archive_quote(entry) + ": the " + what +
                                    " field is neither an octal nor a base-256 number",
                                header_at + at);
         return *v;
@@ -302,11 +288,11 @@ private:
         const std::string field_name = tar_string(block.first(100));
         const tar_checksum sum = tar_header_checksum(block);
         if (!sum.stored)
-            throw format_error("tar header (name field " + tar_quote(field_name) +
+            throw format_error("tar header (name field " + archive_quote(field_name) +
                                    "): the checksum field is not an octal number: not a tar header",
                                at + 148);
         if (!sum.ok())
-            throw format_error("tar header checksum mismatch (name field " + tar_quote(field_name) + "): stored " +
+            throw format_error("tar header checksum mismatch (name field " + archive_quote(field_name) + "): stored " +
                                    tar_octal(*sum.stored) + ", computed " + tar_octal(sum.unsigned_sum) +
                                    " (unsigned) or " + tar_octal(sum.signed_sum) + " (signed), in octal",
                                at + 148);
@@ -324,14 +310,14 @@ private:
         const std::string shown = long_name_ ? *long_name_ : name; // the name messages use
         const std::int64_t raw_size = number(block, at, 124, 12, "size", shown);
         if (raw_size < 0)
-            throw format_error("tar entry " + tar_quote(shown) + " has a negative size (" + std::to_string(raw_size) + ")",
+            throw format_error("tar entry " + archive_quote(shown) + " has a negative size (" + std::to_string(raw_size) + ")",
                                at + 124);
         std::uint64_t size = static_cast<std::uint64_t>(raw_size);
         const bool extension = typeflag == 'L' || typeflag == 'K' || typeflag == 'x' || typeflag == 'g';
         if (!extension) {
             if (const auto s = pax("size")) {
                 const auto v = tar_pax_integer(*s, false);
-                if (!v) throw format_error("tar entry " + tar_quote(shown) + ": pax size " + tar_quote(*s) + " is not a number", at);
+                if (!v) throw format_error("tar entry " + archive_quote(shown) + ": pax size " + archive_quote(*s) + " is not a number", at);
                 size = static_cast<std::uint64_t>(*v);
             }
             if (!tar_type_has_data(typeflag)) size = 0;
@@ -343,7 +329,7 @@ private:
             bool more = block[482] != 0;
             while (more) {
                 if (data_.size() - data_offset < tar_block_size)
-                    throw format_error("truncated GNU sparse extension header of tar entry " + tar_quote(shown), data_offset);
+                    throw format_error("truncated GNU sparse extension header of tar entry " + archive_quote(shown), data_offset);
                 more = data_[data_offset + 504] != 0;
                 data_offset += tar_block_size;
             }
@@ -355,7 +341,7 @@ private:
                 : typeflag == 'x'              ? "pax extended header"
                 : typeflag == 'g'              ? "pax global header"
                                                : nullptr;
-            throw format_error(std::string(what ? what : "tar entry") + (what ? " for " : " ") + tar_quote(shown) +
+            throw format_error(std::string(what ? what : "tar entry") + (what ? " for " : " ") + archive_quote(shown) +
                                    " (header at byte offset " + std::to_string(at) + ") declares " + std::to_string(size) +
                                    " bytes of data, only " + std::to_string(remaining) + " remain in the archive",
                                at + 124);
@@ -420,7 +406,7 @@ private:
             if (!v) return std::nullopt;
             const auto n = tar_pax_integer(*v, sign);
             if (!n)
-                throw format_error("tar entry " + tar_quote(e.name) + ": pax " + key + " " + tar_quote(*v) +
+                throw format_error("tar entry " + archive_quote(e.name) + ": pax " + key + " " + archive_quote(*v) +
                                        " is not a number",
                                    e.first_header_offset);
             return n;
@@ -449,7 +435,7 @@ inline tar_archive parse_tar(std::span<const std::uint8_t> data) {
 // The data of an entry: a view into the archive, nothing copied.
 inline std::span<const std::uint8_t> tar_entry_data(std::span<const std::uint8_t> data, const tar_entry& e) {
     if (e.data_offset > data.size() || e.size > data.size() - e.data_offset)
-        throw format_error("tar entry " + detail::tar_quote(e.name) + ": data lies outside the archive", e.data_offset);
+        throw format_error("tar entry " + detail::archive_quote(e.name) + ": data lies outside the archive", e.data_offset);
     return data.subspan(static_cast<std::size_t>(e.data_offset), static_cast<std::size_t>(e.size));
 }
 
