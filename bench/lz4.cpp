@@ -1,7 +1,8 @@
 // compression.lz4 against liblz4 on all host cores, same blocks, same run: GB/s of decompressed
 // output for both device programs, kernel only (profiling events) and end to end (compressed bytes
-// in pinned host memory -> decompressed bytes in pinned host memory, pipelined over two queues).
-//   bench_lz4 PATH [--mib N] [--block-sizes 4096,65536,...] [--runs N] [--variants reference,fast]
+// in pinned host memory -> decompressed bytes in pinned host memory, pipelined over three queues:
+// uploads, kernels, readbacks).
+//   bench_lz4 PATH [--mib N] [--block-sizes 4096,65536,...] [--runs N] [--variants reference,fast] [--lanes 32,...]
 //   bench_lz4 --synthetic compressible|incompressible [--mib N] ...
 // PATH is a file (its first N MiB) or a folder (its files in sorted path order, concatenated up
 // to N MiB, as a tar would hold them). Blocks are made with LZ4_compress_default.
@@ -46,8 +47,7 @@ struct settings {
     std::vector<cz::lz4_variant> variants = {cz::lz4_variant::reference, cz::lz4_variant::fast};
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     bool kernel_only = false;
-    std::uint32_t workgroup = cz::lz4_fast_workgroup, lanes = cz::lz4_fast_lanes, unroll = cz::lz4_fast_unroll,
-                  steps = cz::lz4_fast_steps, batch = cz::lz4_fast_batch;
+    std::vector<std::uint32_t> lanes = {cz::lz4_fast_lanes}; // widths of the fast program to measure
 };
 
 bytes load_input(const settings& s) {
@@ -167,14 +167,16 @@ figures run_variant(rt::context& ctx, const cz::lz4_kernel& kernel, const block_
     f.kernel_gbs = out_bytes / median(kt) / 1e9;
     if (kernel_only) return f;
 
-    // End to end: the blocks cut into `chunks` pieces that alternate between two queues, so that
-    // one piece's upload, another's kernel and a third's readback overlap. More pieces overlap
-    // more but give each kernel fewer blocks (less parallelism): every depth in 1, 2, 4, 8 is
-    // timed and the best is reported.
-    std::vector<rt::context> queues;
-    for (int q = 0; q < 2; ++q) queues.emplace_back(bcm::command_queue(ctx.cl_context(), ctx.device().device));
+    // End to end: the blocks cut into `chunks` pieces, each uploaded on one queue, decoded on a
+    // second and read back on a third (events order a piece's three steps), so that one piece's
+    // upload, another's kernel and a third's readback run at once: the two copy directions use
+    // separate DMA engines. More pieces overlap more but give each kernel fewer blocks; every depth
+    // in 1, 2, 4, 8, 16 is timed and the best is reported.
+    rt::context up(bcm::command_queue(ctx.cl_context(), ctx.device().device));
+    rt::context compute(bcm::command_queue(ctx.cl_context(), ctx.device().device));
+    rt::context down(bcm::command_queue(ctx.cl_context(), ctx.device().device));
     double best = 1e30;
-    for (std::size_t chunks = 1; chunks <= std::min<std::size_t>(8, s.blocks.size()); chunks *= 2) {
+    for (std::size_t chunks = 1; chunks <= std::min<std::size_t>(16, s.blocks.size()); chunks *= 2) {
         std::vector<std::size_t> cut = {0};
         for (std::size_t c = 1; c < chunks; ++c) cut.push_back(s.blocks.size() * c / chunks);
         cut.push_back(s.blocks.size());
@@ -186,16 +188,21 @@ figures run_variant(rt::context& ctx, const cz::lz4_kernel& kernel, const block_
             std::memset(pin_out.span().data(), 0, s.output_bytes);
             const double t0 = now_seconds();
             for (std::size_t c = 0; c < chunks; ++c) {
-                rt::context& q = queues[c % queues.size()];
                 device_set& d = sets[c];
                 const auto& first = s.blocks[cut[c]];
                 statuses[c].resize(d.count);
-                q.queue().enqueue_write_buffer_async(d.input, 0, d.input_bytes, pin_in.span().data() + first.input_offset);
-                cz::enqueue_lz4(q, kernel, d.args(), d.params);
-                q.queue().enqueue_read_buffer_async(d.output, 0, d.output_bytes, pin_out.span().data() + first.output_offset);
-                q.queue().enqueue_read_buffer_async(d.statuses, 0, d.count * sizeof(cz::block_status), statuses[c].data());
+                const bcm::event uploaded =
+                    up.queue().enqueue_write_buffer_async(d.input, 0, d.input_bytes, pin_in.span().data() + first.input_offset);
+                up.queue().flush();
+                compute.queue().enqueue_barrier(bcm::wait_list(uploaded));
+                const bcm::event decoded = cz::enqueue_lz4(compute, kernel, d.args(), d.params);
+                compute.queue().flush();
+                down.queue().enqueue_barrier(bcm::wait_list(decoded));
+                down.queue().enqueue_read_buffer_async(d.output, 0, d.output_bytes, pin_out.span().data() + first.output_offset);
+                down.queue().enqueue_read_buffer_async(d.statuses, 0, d.count * sizeof(cz::block_status), statuses[c].data());
+                down.queue().flush();
             }
-            for (auto& q : queues) q.finish();
+            for (rt::context* q : {&up, &compute, &down}) q->finish();
             if (r > 0) et.push_back(now_seconds() - t0);
         }
         for (std::size_t c = 0; c < chunks; ++c)
@@ -228,7 +235,7 @@ void usage() {
                  "usage: bench_lz4 PATH | --synthetic compressible|incompressible\n"
                  "       [--mib N (64)] [--block-sizes 4096,65536,262144,4194304] [--runs N (5)]\n"
                  "       [--variants reference,fast] [--threads N (all cores)]\n"
-                 "       [--workgroup W --lanes G --unroll U --steps S --batch B (fast program shape)] [--kernel-only]\n");
+                 "       [--lanes 32,16,... (invocations per block of the fast program; default 32)] [--kernel-only]\n");
     std::exit(2);
 }
 
@@ -246,12 +253,10 @@ int main(int argc, char** argv) {
         else if (a == "--mib") s.mib = std::stoull(value());
         else if (a == "--runs") s.runs = std::max(1, std::stoi(value()));
         else if (a == "--threads") s.threads = static_cast<unsigned>(std::max(1, std::stoi(value())));
-        else if (a == "--workgroup") s.workgroup = static_cast<std::uint32_t>(std::stoul(value()));
-        else if (a == "--lanes") s.lanes = static_cast<std::uint32_t>(std::stoul(value()));
-        else if (a == "--kernel-only") s.kernel_only = true;
-        else if (a == "--batch") s.batch = static_cast<std::uint32_t>(std::stoul(value()));
-        else if (a == "--steps") s.steps = static_cast<std::uint32_t>(std::stoul(value()));
-        else if (a == "--unroll") s.unroll = static_cast<std::uint32_t>(std::stoul(value()));
+        else if (a == "--lanes") {
+            s.lanes.clear();
+            for (const auto& l : split(value())) s.lanes.push_back(static_cast<std::uint32_t>(std::stoul(l)));
+        } else if (a == "--kernel-only") s.kernel_only = true;
         else if (a == "--block-sizes") {
             s.block_sizes.clear();
             for (const auto& b : split(value())) s.block_sizes.push_back(std::stoull(b));
@@ -277,18 +282,28 @@ int main(int argc, char** argv) {
                 LZ4_versionString(), s.threads, s.runs);
     if (input.empty()) return 2;
 
-    std::vector<std::pair<std::string, std::unique_ptr<cz::lz4_kernel>>> kernels;
+    // (name, series, kernel): the fast program at its default width is the series "vyre fast".
+    struct named_kernel {
+        std::string name, series;
+        std::unique_ptr<cz::lz4_kernel> kernel;
+    };
+    std::vector<named_kernel> kernels;
     for (auto v : s.variants) {
-        std::string name = cz::lz4_variant_name(v);
-        if (v == cz::lz4_variant::fast)
-            name += "(" + std::to_string(s.workgroup) + "x" + std::to_string(s.lanes) + "x" + std::to_string(s.unroll) + "x" +
-                    std::to_string(s.steps) + "x" + std::to_string(s.batch) + ")";
-        kernels.emplace_back(name, new cz::lz4_kernel(cz::make_lz4_kernel(v, s.workgroup, s.lanes, s.unroll, s.steps, s.batch)));
+        if (v != cz::lz4_variant::fast) {
+            kernels.push_back({cz::lz4_variant_name(v), std::string("vyre ") + cz::lz4_variant_name(v),
+                               std::unique_ptr<cz::lz4_kernel>(new cz::lz4_kernel(cz::make_lz4_kernel(v)))});
+            continue;
+        }
+        for (std::uint32_t lanes : s.lanes)
+            kernels.push_back({"fast(" + std::to_string(lanes) + ")",
+                               lanes == cz::lz4_fast_lanes ? std::string("vyre fast")
+                                                           : "vyre fast (" + std::to_string(lanes) + " lanes)",
+                               std::unique_ptr<cz::lz4_kernel>(new cz::lz4_kernel(cz::make_lz4_kernel(v, lanes)))});
     }
 
     // The PCIe reference points: one pinned copy each way of the whole compressed input / output.
     std::printf("# GB/s of decompressed output; e2e: pinned compressed bytes in, pinned decompressed bytes out, best of\n"
-                "# 1/2/4/8 pipelined pieces (shown as xN)\n");
+                "# 1/2/4/8/16 pieces pipelined over three queues (shown as xN)\n");
     std::printf("\n%9s %8s %6s %-16s %11s %11s %11s %9s %9s\n", "block", "blocks", "ratio", "program", "kernel GB/s",
                 "e2e GB/s", "liblz4 GB/s", "kern/lib", "e2e/lib");
     for (std::size_t block : s.block_sizes) {
@@ -331,13 +346,12 @@ int main(int argc, char** argv) {
         emit_row(block, "liblz4 " + std::to_string(s.threads) + " threads", "GB/s", cpu_gbs);
         emit_row(block, "pinned copy bound", "e2e GB/s", bound_gbs);
         emit_row(block, "input", "compression ratio", ratio);
-        for (auto& [name, kernel] : kernels) {
+        for (auto& [name, series, kernel] : kernels) {
             const figures f = run_variant(ctx, *kernel, set, input, pin_in, pin_out, s.runs, s.kernel_only, name.c_str());
             const std::string e2e = std::to_string(f.e2e_gbs).substr(0, std::to_string(f.e2e_gbs).find('.') + 3) + " x" +
                                     std::to_string(f.e2e_depth);
             std::printf("%9zu %8zu %6.2f %-16s %11.2f %11s %11.2f %9.2f %9.2f\n", block, set.blocks.size(), ratio, name.c_str(),
                         f.kernel_gbs, e2e.c_str(), cpu_gbs, f.kernel_gbs / cpu_gbs, f.e2e_gbs / cpu_gbs);
-            const std::string series = std::string("vyre ") + (name.rfind("fast", 0) == 0 ? "fast" : name);
             emit_row(block, series, "kernel GB/s", f.kernel_gbs);
             if (!s.kernel_only) emit_row(block, series, "e2e GB/s", f.e2e_gbs);
         }

@@ -43,13 +43,9 @@ inline constexpr const char* lz4_fast_op_id = "compression.lz4.fast";
 // program share nothing, so grouping 64 of them changes no result; it only lets a GPU fill its
 // SIMD lanes (a workgroup of 1 runs one lane of 32) and launch 64 times fewer workgroups.
 inline constexpr std::uint32_t lz4_reference_workgroup = 64;
-// The fast program's shape: `lanes` invocations per block, workgroup/lanes blocks per workgroup
-// (picked on the H100 with bench_lz4: 64 KiB blocks of a mixed corpus, see doc/benchmarks.md).
-inline constexpr std::uint32_t lz4_fast_workgroup = 32;
-inline constexpr std::uint32_t lz4_fast_lanes = 8;
-inline constexpr std::uint32_t lz4_fast_unroll = 4; // bytes per lane per copy step
-inline constexpr std::uint32_t lz4_fast_steps = 4;  // copy steps per iteration at most (0: no limit)
-inline constexpr std::uint32_t lz4_fast_batch = 2;  // sequences parsed per iteration
+// The fast program: one block per workgroup of this many invocations (one warp on NVIDIA GPUs;
+// bench_lz4 --lanes compares others).
+inline constexpr std::uint32_t lz4_fast_lanes = 32;
 
 enum class lz4_variant { reference, fast, automatic };
 
@@ -188,241 +184,143 @@ inline ir::program lz4_program_reference() {
 
 // ---- the fast program ------------------------------------------------------------------------
 //
-// `lanes` invocations (a power of two) decode one block together; a workgroup of `workgroup`
-// invocations holds workgroup/lanes blocks. Per iteration every lane of a block parses the same
-// next `batch` sequences (the same loads, so no lane waits for a broadcast; a warp parses
-// workgroup/lanes blocks at the cost of one) into a batch of records, then the lanes copy the
-// batch's output bytes in parallel: lane i takes bytes i, i+lanes, ..., `unroll` per step with
-// every load of a step before its stores, at most `steps` steps per iteration (0: no limit) so
-// that one block's long sequence does not hold up the others. One barrier per iteration makes
-// everything written before it visible to every lane of the workgroup.
+// One workgroup of `lanes` invocations (a power of two; 32 = one warp on NVIDIA GPUs) decodes one
+// block. Every lane parses the same sequence from the same input bytes, so the parse is a single
+// instruction stream for the workgroup (its loads read one address: one transaction) and all the
+// control flow around it is uniform. The lanes split only to copy: a sequence's literals, then its
+// match, `lanes` bytes at a time, lane i taking bytes i, i + lanes, ...
 //
-// Where a byte comes from: a literal byte from the input. Byte m of a match of offset o
-// starting at p is out[p - o + m] for m < o and out[p - o + (m mod o)] beyond (an overlapping
-// match repeats its first o bytes), always a position before p. A position before the batch was
-// written in an earlier iteration: it is read from the output. A position inside the batch is
-// not yet written (or written by another lane in this very step): it is resolved again through
-// the batch's records, to an earlier position each time, until it reaches a literal (input) or
-// a position before the batch. Errors and partial sizes are decided by the same checks, in the
-// same order, as the reference; a failing step copies nothing. The loop ends when no block of
-// the workgroup has bytes left (flags in workgroup memory, double buffered by iteration parity).
+// Why one block per workgroup: blocks sharing a workgroup parse different sequences, so their
+// lanes diverge at every length extension and error check, and a barrier they share ties each
+// block to the slowest. Alone, a block costs a few dozen instructions per sequence, and the device
+// schedules blocks independently.
+//
+// Ordering. Byte m of a match at offset o starting at p is out[p - o + (m mod o)], a position
+// before p that another lane may have written. Every position below `fenced` was written before
+// the last barrier, so every lane sees it; a match whose source reaches `fenced` first runs a
+// barrier (uniform: every lane takes the same branch) and moves `fenced` to p. Most matches reach
+// further back than the last sequence or two and need none. An overlapping match (o below its
+// length) reads only its first o bytes of pattern, all before p, so its own writes never feed its
+// reads and it needs no rounds.
+//
+// Errors and partial sizes come from the same checks in the same order as the reference program
+// (reference::lz4_decompress_block): a failing step writes nothing, earlier steps' bytes stay.
+// The three bytes after a sequence's literals (the offset, and the next token when the match
+// length has no extension) are loaded before the literal copy so that their latency overlaps it;
+// loads are bounded by the input buffer, and the values are used only once the checks have shown
+// that the bytes belong to the block.
 
-inline ir::program lz4_program_fast(std::uint32_t workgroup = lz4_fast_workgroup, std::uint32_t lanes = lz4_fast_lanes,
-                                    std::uint32_t unroll = lz4_fast_unroll, std::uint32_t steps = lz4_fast_steps,
-                                    std::uint32_t batch = lz4_fast_batch) {
+inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes) {
     namespace d = vyre::dsl;
     namespace codes = detail::lz4_code;
-    namespace states = detail::lz4_state;
-    if (!std::has_single_bit(workgroup) || !std::has_single_bit(lanes) || lanes > workgroup || workgroup > 1024 || unroll == 0 ||
-        unroll > 16 || steps > 1024 || batch == 0 || batch > 16)
-        throw resource_error("lz4_program_fast: workgroup (" + std::to_string(workgroup) + ") and lanes per block (" +
-                             std::to_string(lanes) + ") must be powers of two with lanes <= workgroup <= 1024, unroll (" +
-                             std::to_string(unroll) + ") in 1..16, steps (" + std::to_string(steps) + ") in 0..1024, batch (" +
-                             std::to_string(batch) + ") in 1..16");
-    const std::uint32_t groups = workgroup / lanes;
-    const std::uint32_t lane_bits = static_cast<std::uint32_t>(std::countr_zero(lanes));
-    d::kernel k(entry_name(lz4_fast_op_id), {workgroup, 1, 1});
+    if (!std::has_single_bit(lanes) || lanes > 1024)
+        throw resource_error("lz4_program_fast: lanes per block (" + std::to_string(lanes) +
+                             ") must be a power of two in 1..1024 (one block per workgroup of that many invocations)");
+    d::kernel k(entry_name(lz4_fast_op_id), {lanes, 1, 1});
     const detail::lz4_buffers bufs = detail::declare_lz4_buffers(k);
     const auto& in = bufs.input;
     const auto& desc = bufs.descriptors;
     const auto& out = bufs.output;
     const auto& st = bufs.statuses;
     const auto& params = bufs.params;
-    const auto has_work = k.workgroup<d::u32>("has_work", 2 * groups);
 
-    const auto lid = k.let("lid", d::local_id());
-    const auto lane = k.let("lane", lid & (lanes - 1));
-    const auto group = k.let("group", lid >> lane_bits);
-    const auto block = k.let("block_index", d::workgroup_id() * groups + group);
-    const auto count = k.let("block_count", params[0u]);
-    // The block's state, the same in every lane of its group.
-    const auto in_base = k.let("in_base", 0u);
-    const auto n = k.let("in_size", 0u);
-    const auto out_base = k.let("out_base", 0u);
-    const auto cap = k.let("capacity", 0u);
-    const auto code = k.let("code", 0u);
-    const auto ip = k.let("ip", 0u);
-    const auto op = k.let("op", 0u);
-    const auto state = k.let("state", states::stopped);
-    const auto token = k.let("token", 0u); // loaded one sequence ahead
-    k.if_(block < count, [&] {
-        in_base = desc[block * 5u];
-        n = desc[block * 5u + 1u];
-        out_base = desc[block * 5u + 2u];
-        cap = desc[block * 5u + 3u];
-        const auto flags = k.let("block_flags", desc[block * 5u + 4u]);
-        const auto in_bytes = k.let("input_bytes", params[1u]);
-        const auto out_bytes = k.let("output_bytes", params[2u]);
-        k.if_(in_base > in_bytes || n > in_bytes - in_base, [&] { code = codes::literal_overflow; }).else_([&] {
-            k.if_(out_base > out_bytes || cap > out_bytes - out_base, [&] { code = codes::output_overflow; }).else_([&] {
-                k.if_((flags & block_flag_uncompressed) != 0u, [&] {
-                    k.if_(n > cap, [&] { code = codes::output_overflow; }).else_([&] { state = states::stored; });
-                }).else_([&] {
-                    k.if_(n > 0u, [&] {
-                        state = states::decoding;
-                        token = in[in_base];
-                    });
+    const auto lane = k.let("lane", d::local_id());
+    const auto block = k.let("block_index", d::workgroup_id());
+    k.if_(block >= params[0u], [&] { k.return_(); });
+    const auto in_base = k.let("in_base", desc[block * 5u]);
+    const auto n = k.let("in_size", desc[block * 5u + 1u]);
+    const auto out_base = k.let("out_base", desc[block * 5u + 2u]);
+    const auto cap = k.let("capacity", desc[block * 5u + 3u]);
+    const auto flags = k.let("block_flags", desc[block * 5u + 4u]);
+    const auto in_bytes = k.let("input_bytes", params[1u]);
+    const auto out_bytes = k.let("output_bytes", params[2u]);
+    const auto code = k.let("code", codes::none);
+    const auto op = k.let("op", 0u); // invariant: op <= cap
+    // out[out_base + to + j] = source(j) for j < count, lane i taking j = i, i + lanes, ...
+    const auto copy = [&](const std::string& name, const auto& to, const auto& count, const auto& source) {
+        const auto j = k.let(name, lane);
+        k.while_(j < count, [&] {
+            k.store(out, out_base + to + j, source(j));
+            j = j + lanes;
+        });
+    };
+
+    k.if_(in_base > in_bytes || n > in_bytes - in_base, [&] { code = codes::literal_overflow; }).else_([&] {
+        k.if_(out_base > out_bytes || cap > out_bytes - out_base, [&] { code = codes::output_overflow; }).else_([&] {
+            k.if_((flags & block_flag_uncompressed) != 0u, [&] {
+                k.if_(n > cap, [&] { code = codes::output_overflow; }).else_([&] {
+                    copy("stored_j", 0u, n, [&](const auto& j) { return in[in_base + j]; });
+                    op = n;
                 });
-            });
-        });
-    });
+            }).else_([&] {
+                const auto ip = k.let("ip", 0u); // invariant: ip <= n
+                const auto fenced = k.let("fenced", 0u);
+                const auto token = k.let("token", in[in_base]);
+                // An extension chain: bytes added to `length` until one below 255; corrupt_token
+                // when the input ends first.
+                const auto extend = [&](const char* name, const auto& length) {
+                    const auto extra = k.let(name, 255u);
+                    k.while_(extra == 255u, [&] {
+                        k.if_(ip == n, [&] {
+                            code = codes::corrupt_token;
+                            k.break_();
+                        });
+                        extra = in[in_base + ip];
+                        ip = ip + 1u;
+                        length = detail::saturating_add(length, extra);
+                    });
+                };
+                k.while_(ip < n, [&] {
+                    ip = ip + 1u;
+                    const auto literal_length = k.let("literal_length", token >> 4u);
+                    const auto match_length = k.let("match_length", (token & 15u) + 4u);
+                    k.if_(literal_length == 15u, [&] { extend("literal_extra", literal_length); });
+                    k.if_(code == codes::none && literal_length > n - ip, [&] { code = codes::literal_overflow; });
+                    k.if_(code == codes::none && literal_length > cap - op, [&] { code = codes::output_overflow; });
+                    k.if_(code != codes::none, [&] { k.break_(); });
+                    const auto literal_at = k.let("literal_at", in_base + ip);
+                    const auto after = k.let("after_literals", literal_at + literal_length);
+                    const auto offset = k.let("offset", in[after] | (in[after + 1u] << 8u));
+                    token = in[after + 2u];
+                    copy("literal_j", op, literal_length, [&](const auto& j) { return in[literal_at + j]; });
+                    ip = ip + literal_length;
+                    op = op + literal_length;
+                    k.if_(ip == n, [&] { k.break_(); });
 
-    // The batch: output bytes [batch_base, batch_base + batch_total). Record r covers the batch's
-    // relative bytes [start, end): literals in[src, ...) up to mstart, then a match at offset off.
-    // Records not filled have end = 2^32-1, so that no position counts as past them.
-    const auto batch_base = k.let("batch_base", 0u);
-    const auto batch_total = k.let("batch_total", 0u);
-    const auto done = k.let("batch_done", 0u); // bytes of the batch copied in earlier iterations
-    std::vector<d::variable<d::u32>> r_start, r_mstart, r_end, r_src, r_off;
-    for (std::uint32_t r = 0; r < batch; ++r) {
-        const std::string s = std::to_string(r);
-        r_start.push_back(k.let("rec_start" + s, 0u));
-        r_mstart.push_back(k.let("rec_mstart" + s, 0u));
-        r_end.push_back(k.let("rec_end" + s, 0xFFFFFFFFu));
-        r_src.push_back(k.let("rec_src" + s, 0u));
-        r_off.push_back(k.let("rec_off" + s, 1u));
-    }
-    const auto parity = k.let("parity", 0u);
-    const auto any_work = k.let("any_work", 0u);
-    const auto j = k.let("j", 0u);
-
-    const auto extend = [&](const std::string& name, const auto& length, const auto& error) {
-        const auto extra = k.let(name, 255u);
-        k.while_(extra == 255u, [&] {
-            k.if_(ip == n, [&] {
-                error = codes::corrupt_token;
-                k.break_();
-            });
-            extra = in[in_base + ip];
-            ip = ip + 1u;
-            length = detail::saturating_add(length, extra);
-        });
-    };
-    const auto stop = [&](const auto& why) {
-        code = why;
-        state = states::stopped;
-    };
-    // Parses one sequence into record r (transcribed from reference::lz4_decompress_block).
-    const auto parse = [&](std::uint32_t r) {
-        const std::string s = std::to_string(r);
-        ip = ip + 1u;
-        const auto literal_length = k.let("literal_length" + s, token >> 4u);
-        const auto error = k.let("error" + s, 0u);
-        k.if_(literal_length == 15u, [&] { extend("literal_extra" + s, literal_length, error); });
-        k.if_(error == 0u && literal_length > n - ip, [&] { error = codes::literal_overflow; });
-        k.if_(error == 0u && literal_length > cap - op, [&] { error = codes::output_overflow; });
-        k.if_(error != 0u, [&] { stop(error); }).else_([&] {
-            r_start[r] = batch_total;
-            r_src[r] = in_base + ip;
-            batch_total = batch_total + literal_length;
-            r_mstart[r] = batch_total;
-            r_end[r] = batch_total;
-            ip = ip + literal_length;
-            op = op + literal_length;
-            k.if_(ip == n, [&] { state = states::stopped; }).else_([&] {
-                k.if_(n - ip < 2u, [&] { stop(codes::corrupt_token); }).else_([&] {
-                    const auto offset = k.let("offset" + s, in[in_base + ip] | (in[in_base + ip + 1u] << 8u));
+                    k.if_(n - ip < 2u, [&] {
+                        code = codes::corrupt_token;
+                        k.break_();
+                    });
                     ip = ip + 2u;
-                    const auto match_length = k.let("match_length" + s, (token & 15u) + 4u);
-                    k.if_(match_length == 19u, [&] { extend("match_extra" + s, match_length, error); });
-                    k.if_(error != 0u, [&] { stop(error); }).else_([&] {
-                        k.if_(offset == 0u || offset > op, [&] { stop(codes::offset_oob); }).else_([&] {
-                            k.if_(match_length > cap - op, [&] { stop(codes::match_overflow); }).else_([&] {
-                                r_off[r] = offset;
-                                batch_total = batch_total + match_length;
-                                r_end[r] = batch_total;
-                                op = op + match_length;
-                                k.if_(ip == n, [&] { state = states::stopped; }).else_([&] { token = in[in_base + ip]; });
-                            });
-                        });
+                    k.if_(match_length == 19u, [&] {
+                        extend("match_extra", match_length);
+                        token = in[in_base + ip];
                     });
+                    k.if_(code != codes::none, [&] { k.break_(); });
+                    k.if_(offset == 0u || offset > op, [&] {
+                        code = codes::offset_oob;
+                        k.break_();
+                    });
+                    k.if_(match_length > cap - op, [&] {
+                        code = codes::match_overflow;
+                        k.break_();
+                    });
+                    const auto from = k.let("match_from", op - offset);
+                    k.if_(from + d::min(offset, match_length) > fenced, [&] {
+                        k.barrier();
+                        fenced = op;
+                    });
+                    k.if_(offset >= match_length, [&] {
+                        copy("match_j", op, match_length, [&](const auto& j) { return out[out_base + from + j]; });
+                    }).else_([&] {
+                        copy("repeat_j", op, match_length, [&](const auto& j) { return out[out_base + from + j % offset]; });
+                    });
+                    op = op + match_length;
                 });
             });
         });
-    };
-
-    k.while_(true, [&] {
-        // The next batch, once this block's current one is fully copied.
-        k.if_(done >= batch_total, [&] {
-            done = 0u;
-            batch_total = 0u;
-            batch_base = out_base + op;
-            for (std::uint32_t r = 0; r < batch; ++r) r_end[r] = 0xFFFFFFFFu;
-            k.if_(state == states::stored, [&] {
-                r_start[0] = 0u;
-                r_src[0] = in_base;
-                r_mstart[0] = n;
-                r_end[0] = n;
-                batch_total = n;
-                op = n;
-                state = states::stopped;
-            });
-            for (std::uint32_t r = 0; r < batch; ++r) k.if_(state == states::decoding, [&] { parse(r); });
-        });
-        const auto has = k.let("has_bytes", d::select(done < batch_total, 1u, 0u));
-        k.if_(lane == 0u, [&] { k.store(has_work, parity * groups + group, has); });
-        // Publishes has_work and makes every earlier iteration's output visible to every lane.
-        k.barrier();
-        any_work = 0u;
-        k.for_("other", 0u, groups, [&](auto g) { any_work = any_work | has_work[parity * groups + g]; });
-        k.if_(any_work == 0u, [&] { k.break_(); });
-        parity = parity ^ 1u;
-
-        // This iteration copies batch bytes [done, limit).
-        const auto limit = k.let("limit", batch_total);
-        if (steps != 0) {
-            const std::uint32_t budget = steps * unroll * lanes;
-            limit = d::select(batch_total - done > budget, done + budget, batch_total);
-        }
-        j = done + lane;
-        k.while_(j < limit, [&] {
-            std::vector<d::variable<d::u32>> values;
-            for (std::uint32_t u = 0; u < unroll; ++u) {
-                const std::string s = std::to_string(u);
-                const auto value = k.let("value" + s, 0u);
-                const auto p = k.let("p" + s, j + u * lanes);
-                k.if_(p < limit, [&] {
-                    // The record holding p: how many records end at or before it.
-                    const auto rec = k.let("rec" + s, 0u);
-                    const auto find = [&] {
-                        rec = 0u;
-                        for (std::uint32_t r = 0; r + 1 < batch; ++r) rec = rec + d::select(p >= r_end[r], 1u, 0u);
-                    };
-                    const auto pick = [&](const std::string& name, const std::vector<d::variable<d::u32>>& field) {
-                        const auto v = k.let(name + s, field[batch - 1]);
-                        for (std::uint32_t r = batch - 1; r-- > 0;) v = d::select(rec == r, field[r], v);
-                        return v;
-                    };
-                    find();
-                    k.while_(true, [&] {
-                        const auto mstart = pick("mstart", r_mstart);
-                        k.if_(p < mstart, [&] {
-                            const auto start = pick("start", r_start);
-                            const auto src = pick("src", r_src);
-                            value = in[src + (p - start)];
-                            k.break_();
-                        });
-                        const auto off = pick("off", r_off);
-                        const auto m = k.let("m" + s, p - mstart);
-                        const auto back = k.let("back" + s, m);
-                        k.if_(m >= off, [&] { back = m % off; });
-                        k.if_(mstart + back < off, [&] {
-                            value = out[batch_base + mstart + back - off];
-                            k.break_();
-                        });
-                        p = mstart + back - off;
-                        find();
-                    });
-                });
-                values.push_back(value);
-            }
-            for (std::uint32_t u = 0; u < unroll; ++u)
-                k.if_(j + u * lanes < limit, [&] { k.store(out, batch_base + j + u * lanes, values[u]); });
-            j = j + unroll * lanes;
-        });
-        done = limit;
     });
-    k.if_(block < count && lane == 0u, [&] {
+    k.if_(lane == 0u, [&] {
         k.store(st, block * 2u, code);
         k.store(st, block * 2u + 1u, op);
     });
@@ -441,7 +339,8 @@ inline op_info lz4_info() {
 // that `vyre emit` shows it and the golden-kernel test guards its lowering.
 inline op_info lz4_fast_info() {
     return {lz4_fast_op_id, 1,
-            "compression.lz4 with " + std::to_string(lz4_fast_lanes) + " invocations per block (fast variant, same results)",
+            "compression.lz4 with one block per workgroup of " + std::to_string(lz4_fast_lanes) +
+                " invocations (fast variant, same results)",
             lz4_signature(), ir::convention::v1(), [] { return lz4_program_fast(); }};
 }
 
@@ -453,11 +352,9 @@ struct lz4_kernel {
     std::uint32_t blocks_per_workgroup;
 };
 
-inline lz4_kernel make_lz4_kernel(lz4_variant v, std::uint32_t workgroup = lz4_fast_workgroup, std::uint32_t lanes = lz4_fast_lanes,
-                                  std::uint32_t unroll = lz4_fast_unroll, std::uint32_t steps = lz4_fast_steps,
-                                  std::uint32_t batch = lz4_fast_batch) {
+inline lz4_kernel make_lz4_kernel(lz4_variant v, std::uint32_t lanes = lz4_fast_lanes) {
     if (v == lz4_variant::reference) return {runtime::compiled_program(lz4_program_reference()), lz4_reference_workgroup};
-    return {runtime::compiled_program(lz4_program_fast(workgroup, lanes, unroll, steps, batch)), workgroup / lanes};
+    return {runtime::compiled_program(lz4_program_fast(lanes)), 1};
 }
 
 // The process-wide kernels of the default configurations, built on first use. `v` is a resolved
