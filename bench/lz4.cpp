@@ -2,7 +2,7 @@
 // output for both device programs, kernel only (profiling events) and end to end (compressed bytes
 // in pinned host memory -> decompressed bytes in pinned host memory, pipelined over three queues:
 // uploads, kernels, readbacks).
-//   bench_lz4 PATH [--mib N] [--block-sizes 4096,65536,...] [--runs N] [--variants reference,fast] [--lanes 32,...] [--batch 32,...]
+//   bench_lz4 PATH [--mib N] [--block-sizes 4096,65536,...] [--runs N] [--variants reference,fast] [--lanes 32,...]
 //   bench_lz4 --synthetic compressible|incompressible [--mib N] ...
 // PATH is a file (its first N MiB) or a folder (its files in sorted path order, concatenated up
 // to N MiB, as a tar would hold them). Blocks are made with LZ4_compress_default.
@@ -47,8 +47,7 @@ struct settings {
     std::vector<cz::lz4_variant> variants = {cz::lz4_variant::reference, cz::lz4_variant::fast};
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     bool kernel_only = false;
-    // Shapes of the fast program to measure: invocations per block, sequences per round.
-    std::vector<std::uint32_t> lanes = {cz::lz4_fast_lanes}, batches = {cz::lz4_fast_batch};
+    std::vector<std::uint32_t> lanes = {cz::lz4_fast_lanes}; // widths of the fast program to measure
 };
 
 bytes load_input(const settings& s) {
@@ -236,8 +235,7 @@ void usage() {
                  "usage: bench_lz4 PATH | --synthetic compressible|incompressible\n"
                  "       [--mib N (64)] [--block-sizes 4096,65536,262144,4194304] [--runs N (5)]\n"
                  "       [--variants reference,fast] [--threads N (all cores)]\n"
-                 "       [--lanes 32,64,... (invocations per block of the fast program; default 32)]\n"
-                 "       [--batch 32,16,... (sequences per round of the fast program; default 32)] [--kernel-only]\n");
+                 "       [--lanes 32,16,... (invocations per block of the fast program; default 32)] [--kernel-only]\n");
     std::exit(2);
 }
 
@@ -258,9 +256,6 @@ int main(int argc, char** argv) {
         else if (a == "--lanes") {
             s.lanes.clear();
             for (const auto& l : split(value())) s.lanes.push_back(static_cast<std::uint32_t>(std::stoul(l)));
-        } else if (a == "--batch") {
-            s.batches.clear();
-            for (const auto& b : split(value())) s.batches.push_back(static_cast<std::uint32_t>(std::stoul(b)));
         } else if (a == "--kernel-only") s.kernel_only = true;
         else if (a == "--block-sizes") {
             s.block_sizes.clear();
@@ -300,12 +295,10 @@ int main(int argc, char** argv) {
             continue;
         }
         for (std::uint32_t lanes : s.lanes)
-            for (std::uint32_t batch : s.batches) {
-                const std::string shape = std::to_string(lanes) + "x" + std::to_string(batch);
-                const bool standard = lanes == cz::lz4_fast_lanes && batch == cz::lz4_fast_batch;
-                kernels.push_back({"fast(" + shape + ")", standard ? std::string("vyre fast") : "vyre fast (" + shape + ")",
-                                   std::unique_ptr<cz::lz4_kernel>(new cz::lz4_kernel(cz::make_lz4_kernel(v, lanes, batch)))});
-            }
+            kernels.push_back({"fast(" + std::to_string(lanes) + ")",
+                               lanes == cz::lz4_fast_lanes ? std::string("vyre fast")
+                                                           : "vyre fast (" + std::to_string(lanes) + " lanes)",
+                               std::unique_ptr<cz::lz4_kernel>(new cz::lz4_kernel(cz::make_lz4_kernel(v, lanes)))});
     }
 
     // The PCIe reference points: one pinned copy each way of the whole compressed input / output.

@@ -43,10 +43,9 @@ inline constexpr const char* lz4_fast_op_id = "compression.lz4.fast";
 // program share nothing, so grouping 64 of them changes no result; it only lets a GPU fill its
 // SIMD lanes (a workgroup of 1 runs one lane of 32) and launch 64 times fewer workgroups.
 inline constexpr std::uint32_t lz4_reference_workgroup = 64;
-// The fast program: one block per workgroup of this many invocations (one warp on NVIDIA GPUs),
-// parsed in rounds of up to lz4_fast_batch sequences (bench_lz4 --lanes, --batch compare others).
+// The fast program: one block per workgroup of this many invocations (one warp on NVIDIA GPUs;
+// bench_lz4 --lanes compares others).
 inline constexpr std::uint32_t lz4_fast_lanes = 32;
-inline constexpr std::uint32_t lz4_fast_batch = 32;
 
 enum class lz4_variant { reference, fast, automatic };
 
@@ -186,44 +185,37 @@ inline ir::program lz4_program_reference() {
 // ---- the fast program ------------------------------------------------------------------------
 //
 // One workgroup of `lanes` invocations (a power of two; 32 = one warp on NVIDIA GPUs) decodes one
-// block, in rounds of up to `batch` sequences:
-//
-//  1. Parse. Every lane parses the same next sequences from the same input bytes (one instruction
-//     stream for the workgroup; each load reads one address, one transaction) and the first lane
-//     writes one record per sequence to workgroup memory: where its literals start in the batch's
-//     output, where its match starts, where its literals are in the input, and its offset. The
-//     parse does no copying, so its chain per sequence is one round of loads (the offset bytes and
-//     the next token are loaded together, right after the literal length is known).
-//  2. One barrier: the records become visible, and so does everything earlier rounds wrote.
-//  3. Copy. Every output byte of the round is independent: lane i takes bytes i, i + lanes, ...
-//     Byte q of the round lies in some record's literals (read from the input) or match: byte m of
-//     a match at offset o starting at p is the byte at p - o + (m mod o), a position before p. If
-//     that position lies before the round, an earlier round wrote it (visible since step 2): read
-//     it from the output; if it lies inside the round, it is resolved again through the records,
-//     to an earlier record each time, until it reaches a literal or a position before the round.
-//     So no lane ever reads a byte written in the same round, overlapping matches need no rounds
-//     of their own, and one barrier serves `batch` sequences.
-//
-// Records are double buffered by round parity: lanes still copying round k read one buffer while
-// round k + 1's parse writes the other, and the barrier of round k + 1 (which every lane reaches
-// only after copying round k) comes before round k + 2 writes the first again.
+// block. Every lane parses the same sequence from the same input bytes, so the parse is a single
+// instruction stream for the workgroup (its loads read one address: one transaction) and all the
+// control flow around it is uniform. The lanes split only to copy: a sequence's literals, then its
+// match, `lanes` bytes at a time, lane i taking bytes i, i + lanes, ...
 //
 // Why one block per workgroup: blocks sharing a workgroup parse different sequences, so their
 // lanes diverge at every length extension and error check, and a barrier they share ties each
-// block to the slowest. Alone, a block costs a few dozen instructions per sequence to parse and
-// about one instruction per output byte to copy, and the device schedules blocks independently.
+// block to the slowest. Alone, a block costs a few dozen instructions per sequence, and the device
+// schedules blocks independently.
+//
+// Ordering. Byte m of a match at offset o starting at p is out[p - o + (m mod o)], a position
+// before p that another lane may have written. Every position below `fenced` was written before
+// the last barrier, so every lane sees it; a match whose source reaches `fenced` first runs a
+// barrier (uniform: every lane takes the same branch) and moves `fenced` to p. Most matches reach
+// further back than the last sequence or two and need none. An overlapping match (o below its
+// length) reads only its first o bytes of pattern, all before p, so its own writes never feed its
+// reads and it needs no rounds.
 //
 // Errors and partial sizes come from the same checks in the same order as the reference program
-// (reference::lz4_decompress_block): a sequence that fails in its match part keeps its literals
-// (its record has an empty match), one that fails before them has no record, and the block's
-// status is written once its last round is copied.
+// (reference::lz4_decompress_block): a failing step writes nothing, earlier steps' bytes stay.
+// The three bytes after a sequence's literals (the offset, and the next token when the match
+// length has no extension) are loaded before the literal copy so that their latency overlaps it;
+// loads are bounded by the input buffer, and the values are used only once the checks have shown
+// that the bytes belong to the block.
 
-inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::uint32_t batch = lz4_fast_batch) {
+inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes) {
     namespace d = vyre::dsl;
     namespace codes = detail::lz4_code;
-    if (!std::has_single_bit(lanes) || lanes > 1024 || !std::has_single_bit(batch) || batch > 1024)
-        throw resource_error("lz4_program_fast: lanes per block (" + std::to_string(lanes) + ") and sequences per round (" +
-                             std::to_string(batch) + ") must be powers of two in 1..1024");
+    if (!std::has_single_bit(lanes) || lanes > 1024)
+        throw resource_error("lz4_program_fast: lanes per block (" + std::to_string(lanes) +
+                             ") must be a power of two in 1..1024 (one block per workgroup of that many invocations)");
     d::kernel k(entry_name(lz4_fast_op_id), {lanes, 1, 1});
     const detail::lz4_buffers bufs = detail::declare_lz4_buffers(k);
     const auto& in = bufs.input;
@@ -231,10 +223,6 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
     const auto& out = bufs.output;
     const auto& st = bufs.statuses;
     const auto& params = bufs.params;
-    // Two buffers of batch + 1 records (the extra one holds the round's end as a start), 4 words
-    // each: literal start and match start (round-relative output), literal input position, offset.
-    const std::uint32_t rec_words = 4, buffer_words = (batch + 1) * rec_words;
-    const auto recs = k.workgroup<d::u32>("records", 2 * buffer_words);
 
     const auto lane = k.let("lane", d::local_id());
     const auto block = k.let("block_index", d::workgroup_id());
@@ -248,146 +236,89 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
     const auto out_bytes = k.let("output_bytes", params[2u]);
     const auto code = k.let("code", codes::none);
     const auto op = k.let("op", 0u); // invariant: op <= cap
-    const auto decoding = k.let("decoding", 0u);
+    // out[out_base + to + j] = source(j) for j < count, lane i taking j = i, i + lanes, ...
+    const auto copy = [&](const std::string& name, const auto& to, const auto& count, const auto& source) {
+        const auto j = k.let(name, lane);
+        k.while_(j < count, [&] {
+            k.store(out, out_base + to + j, source(j));
+            j = j + lanes;
+        });
+    };
 
     k.if_(in_base > in_bytes || n > in_bytes - in_base, [&] { code = codes::literal_overflow; }).else_([&] {
         k.if_(out_base > out_bytes || cap > out_bytes - out_base, [&] { code = codes::output_overflow; }).else_([&] {
             k.if_((flags & block_flag_uncompressed) != 0u, [&] {
                 k.if_(n > cap, [&] { code = codes::output_overflow; }).else_([&] {
-                    const auto j = k.let("stored_j", lane);
-                    k.while_(j < n, [&] {
-                        k.store(out, out_base + j, in[in_base + j]);
-                        j = j + lanes;
-                    });
+                    copy("stored_j", 0u, n, [&](const auto& j) { return in[in_base + j]; });
                     op = n;
                 });
-            }).else_([&] { decoding = d::select(n > 0u, 1u, 0u); });
-        });
-    });
+            }).else_([&] {
+                const auto ip = k.let("ip", 0u); // invariant: ip <= n
+                const auto fenced = k.let("fenced", 0u);
+                const auto token = k.let("token", in[in_base]);
+                // An extension chain: bytes added to `length` until one below 255; corrupt_token
+                // when the input ends first.
+                const auto extend = [&](const char* name, const auto& length) {
+                    const auto extra = k.let(name, 255u);
+                    k.while_(extra == 255u, [&] {
+                        k.if_(ip == n, [&] {
+                            code = codes::corrupt_token;
+                            k.break_();
+                        });
+                        extra = in[in_base + ip];
+                        ip = ip + 1u;
+                        length = detail::saturating_add(length, extra);
+                    });
+                };
+                k.while_(ip < n, [&] {
+                    ip = ip + 1u;
+                    const auto literal_length = k.let("literal_length", token >> 4u);
+                    const auto match_length = k.let("match_length", (token & 15u) + 4u);
+                    k.if_(literal_length == 15u, [&] { extend("literal_extra", literal_length); });
+                    k.if_(code == codes::none && literal_length > n - ip, [&] { code = codes::literal_overflow; });
+                    k.if_(code == codes::none && literal_length > cap - op, [&] { code = codes::output_overflow; });
+                    k.if_(code != codes::none, [&] { k.break_(); });
+                    const auto literal_at = k.let("literal_at", in_base + ip);
+                    const auto after = k.let("after_literals", literal_at + literal_length);
+                    const auto offset = k.let("offset", in[after] | (in[after + 1u] << 8u));
+                    token = in[after + 2u];
+                    copy("literal_j", op, literal_length, [&](const auto& j) { return in[literal_at + j]; });
+                    ip = ip + literal_length;
+                    op = op + literal_length;
+                    k.if_(ip == n, [&] { k.break_(); });
 
-    const auto ip = k.let("ip", 0u); // invariant: ip <= n
-    const auto token = k.let("token", in[in_base]);
-    const auto parity = k.let("parity", 0u);
-    // An extension chain: bytes added to `length` until one below 255; corrupt_token when the
-    // input ends first.
-    const auto extend = [&](const char* name, const auto& length) {
-        const auto extra = k.let(name, 255u);
-        k.while_(extra == 255u, [&] {
-            k.if_(ip == n, [&] {
-                code = codes::corrupt_token;
-                k.break_();
-            });
-            extra = in[in_base + ip];
-            ip = ip + 1u;
-            length = detail::saturating_add(length, extra);
-        });
-    };
-    k.while_(decoding != 0u, [&] {
-        // 1. parse up to `batch` sequences into records[base ...]
-        const auto base = k.let("base", parity * buffer_words);
-        const auto round_start = k.let("round_start", op);
-        const auto count = k.let("count", 0u);
-        const auto record = [&](const auto& start, const auto& mstart, const auto& src, const auto& offset) {
-            k.if_(lane == 0u, [&] {
-                const auto at = k.let("record_at", base + count * rec_words);
-                k.store(recs, at, start);
-                k.store(recs, at + 1u, mstart);
-                k.store(recs, at + 2u, src);
-                k.store(recs, at + 3u, offset);
-            });
-            count = count + 1u;
-        };
-        k.while_(count < batch, [&] {
-            ip = ip + 1u;
-            const auto literal_length = k.let("literal_length", token >> 4u);
-            const auto match_length = k.let("match_length", (token & 15u) + 4u);
-            k.if_(literal_length == 15u, [&] { extend("literal_extra", literal_length); });
-            k.if_(code == codes::none && literal_length > n - ip, [&] { code = codes::literal_overflow; });
-            k.if_(code == codes::none && literal_length > cap - op, [&] { code = codes::output_overflow; });
-            k.if_(code != codes::none, [&] {
-                decoding = 0u;
-                k.break_();
-            });
-            const auto literal_at = k.let("literal_at", in_base + ip);
-            const auto after = k.let("after_literals", literal_at + literal_length);
-            // Loaded together, before any check says they belong to the block (loads stay inside
-            // the input buffer; the values are used only if they do).
-            const auto offset = k.let("offset", in[after] | (in[after + 1u] << 8u));
-            token = in[after + 2u];
-            const auto start = k.let("literal_start", op - round_start);
-            ip = ip + literal_length;
-            op = op + literal_length;
-            // A sequence that ends here keeps its literals: a record with an empty match.
-            const auto literals_only = [&] {
-                record(start, op - round_start, literal_at, 1u);
-                decoding = 0u;
-                k.break_();
-            };
-            k.if_(ip == n, literals_only);
-            k.if_(n - ip < 2u, [&] {
-                code = codes::corrupt_token;
-                literals_only();
-            });
-            ip = ip + 2u;
-            k.if_(match_length == 19u, [&] {
-                extend("match_extra", match_length);
-                token = in[in_base + ip];
-            });
-            k.if_(code != codes::none, literals_only);
-            k.if_(offset == 0u || offset > op, [&] {
-                code = codes::offset_oob;
-                literals_only();
-            });
-            k.if_(match_length > cap - op, [&] {
-                code = codes::match_overflow;
-                literals_only();
-            });
-            record(start, op - round_start, literal_at, offset);
-            op = op + match_length;
-            k.if_(ip == n, [&] {
-                decoding = 0u;
-                k.break_();
-            });
-        });
-        const auto total = k.let("round_bytes", op - round_start);
-        k.if_(lane == 0u, [&] { k.store(recs, base + count * rec_words, total); });
-        // 2. records and every earlier round's bytes visible to every lane
-        k.barrier();
-        // 3. copy the round's bytes, each resolved through the records
-        const auto round_base = k.let("round_base", out_base + round_start);
-        const auto q0 = k.let("q0", lane);
-        const auto r0 = k.let("r0", 0u); // the record holding q0: only moves forward
-        k.while_(q0 < total, [&] {
-            k.while_(recs[base + (r0 + 1u) * rec_words] <= q0, [&] { r0 = r0 + 1u; });
-            const auto q = k.let("q", q0);
-            const auto r = k.let("r", r0);
-            const auto value = k.let("value", 0u);
-            k.while_(true, [&] {
-                const auto at = k.let("rec_at", base + r * rec_words);
-                const auto mstart = k.let("mstart", recs[at + 1u]);
-                k.if_(q < mstart, [&] {
-                    value = in[recs[at + 2u] + (q - recs[at])];
-                    k.break_();
+                    k.if_(n - ip < 2u, [&] {
+                        code = codes::corrupt_token;
+                        k.break_();
+                    });
+                    ip = ip + 2u;
+                    k.if_(match_length == 19u, [&] {
+                        extend("match_extra", match_length);
+                        token = in[in_base + ip];
+                    });
+                    k.if_(code != codes::none, [&] { k.break_(); });
+                    k.if_(offset == 0u || offset > op, [&] {
+                        code = codes::offset_oob;
+                        k.break_();
+                    });
+                    k.if_(match_length > cap - op, [&] {
+                        code = codes::match_overflow;
+                        k.break_();
+                    });
+                    const auto from = k.let("match_from", op - offset);
+                    k.if_(from + d::min(offset, match_length) > fenced, [&] {
+                        k.barrier();
+                        fenced = op;
+                    });
+                    k.if_(offset >= match_length, [&] {
+                        copy("match_j", op, match_length, [&](const auto& j) { return out[out_base + from + j]; });
+                    }).else_([&] {
+                        copy("repeat_j", op, match_length, [&](const auto& j) { return out[out_base + from + j % offset]; });
+                    });
+                    op = op + match_length;
                 });
-                const auto offset = k.let("rec_offset", recs[at + 3u]);
-                const auto m = k.let("m", q - mstart);
-                const auto back = k.let("back", m);
-                k.if_(m >= offset, [&] { back = m % offset; });
-                k.if_(mstart + back < offset, [&] {
-                    value = out[round_base + mstart + back - offset];
-                    k.break_();
-                });
-                q = mstart + back - offset;
-                // The last record at or before r whose literals start at or before q.
-                const auto lo = k.let("lo", 0u);
-                for (std::uint32_t step = std::bit_floor(batch); step != 0; step >>= 1)
-                    k.if_(lo + step <= r && recs[base + (lo + step) * rec_words] <= q, [&] { lo = lo + step; });
-                r = lo;
             });
-            k.store(out, round_base + q0, value);
-            q0 = q0 + lanes;
         });
-        parity = parity ^ 1u;
     });
     k.if_(lane == 0u, [&] {
         k.store(st, block * 2u, code);
@@ -421,9 +352,9 @@ struct lz4_kernel {
     std::uint32_t blocks_per_workgroup;
 };
 
-inline lz4_kernel make_lz4_kernel(lz4_variant v, std::uint32_t lanes = lz4_fast_lanes, std::uint32_t batch = lz4_fast_batch) {
+inline lz4_kernel make_lz4_kernel(lz4_variant v, std::uint32_t lanes = lz4_fast_lanes) {
     if (v == lz4_variant::reference) return {runtime::compiled_program(lz4_program_reference()), lz4_reference_workgroup};
-    return {runtime::compiled_program(lz4_program_fast(lanes, batch)), 1};
+    return {runtime::compiled_program(lz4_program_fast(lanes)), 1};
 }
 
 // The process-wide kernels of the default configurations, built on first use. `v` is a resolved
