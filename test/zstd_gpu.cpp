@@ -498,14 +498,16 @@ bytes plain_frame(std::mt19937_64& rng, bytes& content, std::size_t blocks, bool
 constexpr eng::zstd_route routes[] = {eng::zstd_route::automatic, eng::zstd_route::hybrid, eng::zstd_route::host};
 
 // The path each route gives a frame, restated from the parse: frames with a compressed block go
-// to the host (automatic) or are split (hybrid); frames of raw/RLE blocks only go to the device,
+// to the host (automatic; split when bound for device memory and zstd_split_pays, tested on its
+// own below) or to the block path (hybrid); frames of raw/RLE blocks only go to the device,
 // except that the hybrid route rebuilds them on the host when the result goes there.
 eng::zstd_frame_path expected_path(eng::zstd_route route, bool to_device, const fmt::zstd_frame& f) {
     const bool compressed = f.compressed_blocks() != 0;
     if (route == eng::zstd_route::host) return eng::zstd_frame_path::host;
     if (route == eng::zstd_route::hybrid)
         return compressed || !to_device ? eng::zstd_frame_path::hybrid : eng::zstd_frame_path::device;
-    return compressed ? eng::zstd_frame_path::host : eng::zstd_frame_path::device;
+    if (!compressed) return eng::zstd_frame_path::device;
+    return to_device && eng::detail::zstd_split_pays(f) ? eng::zstd_frame_path::split : eng::zstd_frame_path::host;
 }
 
 // What the report must say about where frames and blocks went: every frame's path, the counts,
@@ -526,11 +528,15 @@ void check_routing(const eng::zstd_report& r, std::span<const std::uint8_t> zst,
             if (f.size > eng::detail::zstd_merge_gap) large_host_frames += f.size;
             continue;
         }
-        ++(want == eng::zstd_frame_path::device ? counts.device : counts.hybrid);
-        dispatched += f.blocks.size();
+        ++(want == eng::zstd_frame_path::device ? counts.device
+           : want == eng::zstd_frame_path::split ? counts.split
+                                                 : counts.hybrid);
         for (const auto& b : f.blocks) {
+            const bool plain = b.type != fmt::zstd_block_type::compressed;
+            if (!plain && want == eng::zstd_frame_path::split) continue; // the host's alone
+            ++dispatched;
             dispatched_bytes += fmt::zstd_block_header_size + b.content_size;
-            if (b.type != fmt::zstd_block_type::compressed) {
+            if (plain) {
                 ++plain_blocks;
                 plain_bytes += b.block_size;
             }
@@ -539,6 +545,7 @@ void check_routing(const eng::zstd_report& r, std::span<const std::uint8_t> zst,
     BOOST_TEST(r.paths.device == counts.device);
     BOOST_TEST(r.paths.hybrid == counts.hybrid);
     BOOST_TEST(r.paths.host == counts.host);
+    BOOST_TEST(r.paths.split == counts.split);
     BOOST_TEST(r.split.frames == file.frames.size());
     BOOST_TEST(r.blocks == file.block_count);
     BOOST_TEST(r.dispatched_blocks == dispatched);
@@ -589,8 +596,12 @@ std::map<eng::zstd_route, eng::zstd_report> check_pipeline(rt::context& ctx, std
                 bytes back(expected.size());
                 rt::read(ctx, device.output, back.data(), back.size());
                 BOOST_TEST((back == expected));
-                BOOST_TEST(device.report.split.device_blocks == host.report.split.device_blocks);
-                BOOST_TEST(device.report.split.cpu_bytes == host.report.split.cpu_bytes);
+                // Into device memory, split frames move raw/RLE blocks from the host's share to the device's.
+                if (device.report.paths.split == 0) {
+                    BOOST_TEST(device.report.split.device_blocks == host.report.split.device_blocks);
+                    BOOST_TEST(device.report.split.cpu_bytes == host.report.split.cpu_bytes);
+                }
+                BOOST_TEST(device.report.split.device_bytes + device.report.split.cpu_bytes == expected.size());
                 BOOST_TEST(device.report.split.redone_blocks == 0u);
                 check_routing(device.report, zst, route, true);
                 if (run == 0) first[route] = host.report;
@@ -723,7 +734,9 @@ namespace {
 
 // A file with every kind of frame, skippable frames between them: raw/RLE-only frames (0, 2, 4),
 // a frame of compressed blocks only, larger than the merge gap (1: automatic uploads none of its
-// bytes), and a small frame mixing raw, RLE and compressed blocks (3).
+// bytes), a small frame mixing raw, RLE and compressed blocks (3), and a frame whose large RLE
+// blocks follow one small compressed block (5, as libzstd writes runs of one byte: split into
+// device memory).
 struct mixed_file {
     bytes zst, content;
 };
@@ -767,6 +780,20 @@ mixed_file make_mixed_file(std::uint64_t seed) {
     }
     skippable(m.zst, 15, 7);
     plain(2);
+    {
+        bytes body, c;
+        literal_block(body, c, random_bytes(rng, 10));
+        for (int k = 0; k < 3; ++k) {
+            block_header(body, 1, false, kib128);
+            body.push_back(static_cast<std::uint8_t>(k + 1));
+            c.insert(c.end(), kib128, static_cast<std::uint8_t>(k + 1));
+        }
+        const bytes raw = random_bytes(rng, 700);
+        block_header(body, 0, true, 700);
+        body.insert(body.end(), raw.begin(), raw.end());
+        c.insert(c.end(), raw.begin(), raw.end());
+        framed(body, c);
+    }
     return m;
 }
 
@@ -788,7 +815,7 @@ VYRE_DEVICE_TEST(pipeline_routes_every_kind_of_frame) {
     using path = eng::zstd_frame_path;
     const mixed_file m = make_mixed_file(vyre::test::test_seed() + 21);
     const auto file = fmt::parse_zstd(m.zst);
-    BOOST_TEST_REQUIRE(file.frames.size() == 5u);
+    BOOST_TEST_REQUIRE(file.frames.size() == 6u);
     BOOST_TEST_REQUIRE(file.frames[1].size > eng::detail::zstd_merge_gap);
     const auto reports = check_pipeline(dev.ctx(), m.zst, m.content);
     const auto blocks_of = [&](std::initializer_list<std::size_t> frames) {
@@ -800,23 +827,36 @@ VYRE_DEVICE_TEST(pipeline_routes_every_kind_of_frame) {
     const auto last_end = [&](std::size_t k) { return file.frames[k].blocks.back().end_offset(); };
 
     const auto& a = reports.at(eng::zstd_route::automatic);
-    BOOST_TEST((a.frame_path == std::vector<path>{path::device, path::host, path::device, path::host, path::device}));
+    BOOST_TEST((a.frame_path ==
+                std::vector<path>{path::device, path::host, path::device, path::host, path::device, path::host}));
     BOOST_TEST(a.paths.device == 3u);
     BOOST_TEST(a.paths.hybrid == 0u);
-    BOOST_TEST(a.paths.host == 2u);
+    BOOST_TEST(a.paths.host == 3u);
+    BOOST_TEST(a.paths.split == 0u);
     BOOST_TEST(a.dispatched_blocks == blocks_of({0, 2, 4}));
     // Two copies' worth of input: frame 0's blocks, then frames 2 to 4 (frame 3 is smaller than
     // the merge gap and rides along); none of frame 1.
     BOOST_TEST(a.device_input_bytes == (last_end(0) - first_header(0)) + (last_end(4) - first_header(2)));
-    BOOST_TEST(a.split.cpu_blocks == blocks_of({1, 3}));
+    BOOST_TEST(a.split.cpu_blocks == blocks_of({1, 3, 5}));
+
+    // Into device memory frame 5 is split: its three RLE blocks and its raw block are made by the
+    // device (their input rides along with frame 4's), and only its compressed block's bytes go up.
+    const auto d = eng::decompress_zstd_to_device(dev.ctx(), m.zst);
+    BOOST_TEST((d.report.frame_path ==
+                std::vector<path>{path::device, path::host, path::device, path::host, path::device, path::split}));
+    BOOST_TEST(d.report.paths.split == 1u);
+    BOOST_TEST(d.report.dispatched_blocks == blocks_of({0, 2, 4}) + 4);
+    BOOST_TEST(d.report.device_input_bytes == (last_end(0) - first_header(0)) + (last_end(5) - first_header(2)));
+    BOOST_TEST(d.report.split.device_blocks == a.split.device_blocks + 4);
+    BOOST_TEST(d.report.split.device_bytes == a.split.device_bytes + 3 * kib128 + 700);
 
     const auto& h = reports.at(eng::zstd_route::hybrid);
-    BOOST_TEST(h.paths.hybrid == 5u);
+    BOOST_TEST(h.paths.hybrid == 6u);
     BOOST_TEST(h.dispatched_blocks == file.block_count);
-    BOOST_TEST(h.device_input_bytes == last_end(4) - first_header(0)); // one run: the gaps are headers and skippable frames
+    BOOST_TEST(h.device_input_bytes == last_end(5) - first_header(0)); // one run: the gaps are headers and skippable frames
 
     const auto& o = reports.at(eng::zstd_route::host);
-    BOOST_TEST(o.paths.host == 5u);
+    BOOST_TEST(o.paths.host == 6u);
     BOOST_TEST(o.dispatched_blocks == 0u);
     BOOST_TEST(o.batches == 0u);
     BOOST_TEST(o.split.cpu_bytes == m.content.size());
@@ -827,7 +867,7 @@ VYRE_DEVICE_TEST(pipeline_routes_every_kind_of_frame) {
 VYRE_DEVICE_TEST(pipeline_errors_name_the_same_offset_in_every_route) {
     const mixed_file m = make_mixed_file(vyre::test::test_seed() + 22);
     const auto file = fmt::parse_zstd(m.zst);
-    BOOST_TEST_REQUIRE(file.frames.size() == 5u);
+    BOOST_TEST_REQUIRE(file.frames.size() == 6u);
     const auto& mixed = file.frames[3];
     const auto& literals = mixed.blocks[1];
     BOOST_TEST_REQUIRE((literals.type == fmt::zstd_block_type::compressed));
@@ -848,6 +888,9 @@ VYRE_DEVICE_TEST(pipeline_errors_name_the_same_offset_in_every_route) {
         {"raw bytes of a mixed frame", mixed.blocks[0].content_offset() + 500, mixed.checksum_offset, "checksum mismatch"},
         {"a literal byte of a compressed frame", file.frames[1].blocks[0].content_offset() + 1000, file.frames[1].checksum_offset,
          "checksum mismatch"},
+        {"an RLE byte of a split frame", file.frames[5].blocks[2].content_offset(), file.frames[5].checksum_offset,
+         "checksum mismatch"},
+        {"checksum of a split frame", file.frames[5].checksum_offset, file.frames[5].checksum_offset, "checksum mismatch"},
     };
     if (rle) cases.push_back({"an RLE byte of a raw/RLE frame", rle->content_offset(), 0, "checksum mismatch"});
     for (auto& c : cases) {
@@ -908,6 +951,71 @@ BOOST_AUTO_TEST_CASE(device_frame_check_redoes_failed_blocks) {
                       vyre::format_error);
 }
 
+// Which frames bound for device memory are split: large RLE blocks after few runs of compressed
+// blocks, in a frame whose slots are final.
+BOOST_AUTO_TEST_CASE(split_pays_for_large_rle_blocks_only) {
+    std::mt19937_64 rng(5);
+    const auto frame_of = [&](const std::vector<int>& kinds, bool declare) { // 0 raw, 1 RLE 128 KiB, 2 literals
+        bytes body, c;
+        for (std::size_t i = 0; i < kinds.size(); ++i) {
+            const bool last = i + 1 == kinds.size();
+            if (kinds[i] == 2) {
+                literal_block(body, c, random_bytes(rng, 100), last);
+            } else if (kinds[i] == 1) {
+                block_header(body, 1, last, kib128);
+                body.push_back(7);
+                c.insert(c.end(), kib128, 7);
+            } else {
+                const bytes raw = random_bytes(rng, kib128);
+                block_header(body, 0, last, kib128);
+                body.insert(body.end(), raw.begin(), raw.end());
+                c.insert(c.end(), raw.begin(), raw.end());
+            }
+        }
+        bytes z = frame_header({declare ? 3u : 0u, false, 0x58, false, c.size()});
+        z.insert(z.end(), body.begin(), body.end());
+        return fmt::parse_zstd(z).frames.at(0);
+    };
+    using eng::detail::zstd_split_pays;
+    BOOST_TEST(zstd_split_pays(frame_of({2, 1, 1, 0, 1}, true)));      // one run, 3 x 128 KiB of RLE
+    BOOST_TEST(!zstd_split_pays(frame_of({2, 1, 0, 0, 0}, true)));     // 128 KiB of RLE: under the saving
+    BOOST_TEST(!zstd_split_pays(frame_of({2, 0, 0, 0, 2}, true)));     // raw blocks save nothing
+    BOOST_TEST(!zstd_split_pays(frame_of({2, 1, 1, 1, 1}, false)));    // slots not final: no declared size
+    // Two compressed blocks: their sizes, and so the slots after the first, are known only once decoded.
+    BOOST_TEST(!zstd_split_pays(frame_of({2, 1, 1, 1, 1, 1, 2}, true)));
+    BOOST_TEST(!zstd_split_pays(frame_of({1, 1, 1, 0}, true)));        // no compressed block: a device frame
+}
+
+// A split frame's statuses: raw/RLE blocks whose device result is wrong become host-made (redone),
+// the compressed blocks' bytes are the host's.
+BOOST_AUTO_TEST_CASE(split_frame_check_counts_failed_blocks) {
+    std::mt19937_64 rng(9);
+    bytes body, c;
+    literal_block(body, c, random_bytes(rng, 100));
+    block_header(body, 1, false, 5000);
+    body.push_back(3);
+    c.insert(c.end(), 5000, 3);
+    const bytes raw = random_bytes(rng, 300);
+    block_header(body, 0, true, 300);
+    body.insert(body.end(), raw.begin(), raw.end());
+    c.insert(c.end(), raw.begin(), raw.end());
+    bytes z = frame_header({3u, false, 0x58, false, c.size()});
+    z.insert(z.end(), body.begin(), body.end());
+    const auto f = fmt::parse_zstd(z).frames.at(0);
+    std::vector<cz::block_status> st = {{ze::unsupported_compressed_block, 0}, {ze::none, 5000}, {ze::corrupt_block, 0}};
+    vyre::format::detail::zstd_frame_outcome o;
+    o.size = c.size();
+    o.stats.frames = 1;
+    int waits = 0;
+    eng::detail::zstd_check_split_frame(f, st, [&](std::size_t) { ++waits; }, o);
+    BOOST_TEST(waits == 2); // the raw/RLE blocks only
+    BOOST_TEST(o.stats.device_blocks == 1u);
+    BOOST_TEST(o.stats.device_bytes == 5000u);
+    BOOST_TEST(o.stats.cpu_blocks == 2u);
+    BOOST_TEST(o.stats.cpu_bytes == 400u);
+    BOOST_TEST(o.stats.redone_blocks == 1u);
+}
+
 // ---- mutations through the pipeline ----------------------------------------------------------------
 
 VYRE_DEVICE_TEST(pipeline_survives_mutations) {
@@ -919,6 +1027,24 @@ VYRE_DEVICE_TEST(pipeline_survives_mutations) {
         bases.push_back(plain_frame(rng, c, 3, true, true));
         c.clear();
         bases.push_back(plain_frame(rng, c, 2, false, true));
+        // Split into device memory by the automatic route: a small compressed block, large RLE blocks.
+        bytes body;
+        c.clear();
+        literal_block(body, c, random_bytes(rng, 40));
+        for (int k = 0; k < 3; ++k) {
+            block_header(body, 1, false, kib128);
+            body.push_back(static_cast<std::uint8_t>(9 * k));
+            c.insert(c.end(), kib128, static_cast<std::uint8_t>(9 * k));
+        }
+        const bytes raw = random_bytes(rng, 200);
+        block_header(body, 0, true, 200);
+        body.insert(body.end(), raw.begin(), raw.end());
+        c.insert(c.end(), raw.begin(), raw.end());
+        bytes split = frame_header({3u, false, 0x58, true, c.size()});
+        split.insert(split.end(), body.begin(), body.end());
+        put_le(split, static_cast<std::uint32_t>(XXH64(c.data(), c.size(), 0)), 4);
+        BOOST_TEST_REQUIRE(eng::detail::zstd_split_pays(fmt::parse_zstd(split).frames.at(0)));
+        bases.push_back(std::move(split));
     }
     if (have_tool("zstd")) {
         vyre::test::temp_dir dir("vyre_zstd_gpu_", false);

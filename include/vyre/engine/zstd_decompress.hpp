@@ -14,33 +14,43 @@
 //           checksum in a pass of its own (format/zstd_decompress.hpp). The seed's design.
 //   host    the whole frame with libzstd's frame API (ZSTD_decompressDCtx), which checks the
 //           content size and the checksum itself, hashing each block while it is in cache.
+//   split   (device target only) the host decodes the whole frame as a host frame, and the device
+//           makes its raw/RLE blocks too, so that only the compressed blocks' bytes (and any
+//           block the device got wrong) are uploaded.
 //
 // The routes (zstd_options::route) give them so:
 //
-//   route      frame with a compressed block   frame of raw/RLE blocks only
-//   automatic  host                            device
-//   hybrid     hybrid                          hybrid into host memory, device into device memory
-//   host       host                            host
+//   route      frame with a compressed block               frame of raw/RLE blocks only
+//   automatic  host; split into device memory when its     device
+//              RLE blocks save enough (zstd_split_pays)
+//   hybrid     hybrid                                      hybrid into host memory, device into device memory
+//   host       host                                        host
 //
 // Why automatic routes so. The device cannot decode a compressed block, so a frame that holds one
-// is decoded on the host whatever else it holds. Into host memory, sending its raw/RLE blocks to
-// the device would move their bytes over PCIe twice (input up, output back) and put the frame on
-// the block path's slower host code, all to save a memcpy/memset that a core does at many GB/s.
-// Into device memory the frame must cross PCIe once its bytes are known. Made whole on the host,
-// it crosses once (its output, going up). Split, its raw blocks cross twice (input up, and output
-// back: the block API needs every earlier byte of the frame beside the block it decodes) and only
-// the compressed blocks' output goes up once; the traffic is never lower except for RLE blocks,
-// which are rare inside compressible frames, and the host does more work per byte. So frames
-// with a compressed block go to the frame API for both targets. A frame without one needs the
-// host only for its checksum, read from the input at hashing speed: the device makes it.
+// is decoded on the host whatever else it holds, and the frame API is the fastest host code for
+// it (the block path adds ZSTD_insertBlock calls and a hashing pass of its own). Into host memory,
+// sending its raw/RLE blocks to the device as well would move their bytes over PCIe twice (input
+// up, output back) to save a memcpy/memset that a core does at many GB/s: the host decodes it
+// alone. Into device memory the frame's bytes must go up once known. The seed's split moves its
+// raw blocks twice (input up, output back as history for the block API) and gains only on RLE
+// blocks. Decoding it whole on the host and uploading the output moves every byte once. Cheaper
+// still, when the frame holds large RLE blocks: the host decodes it whole all the same (it needs
+// every earlier byte as history, and makes raw/RLE bytes at memory speed), while the device makes
+// the raw/RLE blocks from their input (a raw block's input is as large as its output; an RLE
+// block's is one byte), and only the compressed blocks' output goes up. That costs a copy per
+// run of compressed blocks instead of a share of one merged copy, so it is taken only where the
+// RLE bytes saved pay for those copies (zstd_split_saving per run). A frame without a compressed
+// block needs the host only for its checksum, read from the input at hashing speed: the device
+// makes it for either target.
 //
 // What runs where, in order:
 //
 //   1. host    format::parse_zstd lists every block of every frame and gives each a staging slot
 //              (format/zstd_frame.hpp); the plan gives every frame its path. Only the blocks of
-//              device and hybrid frames are dispatched, and only their bytes are uploaded: the
-//              file's runs that hold them (runs closer than zstd_merge_gap merged), packed back to
-//              back and cut into batches of options.batch_input_bytes. Nothing is decoded.
+//              device and hybrid frames, and the raw/RLE blocks of split frames, are dispatched,
+//              and only their bytes are uploaded: the file's runs that hold them (runs closer
+//              than zstd_merge_gap merged), packed back to back and cut into batches of
+//              options.batch_input_bytes. Nothing is decoded.
 //   2. device  One dispatch per batch, over command queues of their own, ordered by events:
 //              batch k+1 uploads while batch k runs and batch k-1 reads back. Three sets of batch
 //              buffers, allocated once at the largest batch, rotate; a set's next upload waits for
@@ -51,11 +61,12 @@
 //              thread enqueues everything, then sleeps, polling each batch's last readback;
 //              when it completes, the batch's statuses are published and its waiters released.
 //   3. host    Meanwhile every frame is finished on the host, frames in parallel on all cores,
-//              host frames first (they never wait): host frames by the frame API, hybrid frames
-//              by the block path (a frame waits for a raw/RLE block's batch only when it reaches
-//              that block), device frames by hashing the input, then reading the statuses. Any
-//              raw/RLE block whose device status is not {0, its size} is regenerated on the host
-//              (counted in redone_blocks). Every core belongs to this pass.
+//              host and split frames first (they wait last, if at all): host frames by the frame
+//              API; split frames by the frame API, then the statuses of their raw/RLE blocks are
+//              read; hybrid frames by the block path (a frame waits for a raw/RLE block's batch
+//              only when it reaches that block); device frames by hashing the input, then reading
+//              the statuses. Any raw/RLE block whose device status is not {0, its size} is
+//              regenerated on the host (counted in redone_blocks). Every core belongs to this pass.
 //   4. output  Host target: frames are packed to the front of the staging memory. Device
 //              target: as each frame is finished, the bytes the host made for it are uploaded
 //              into device staging on a queue of their own (overlapping the host pass); when
@@ -115,13 +126,14 @@ inline std::optional<zstd_route> zstd_route_from_name(std::string_view name) noe
 }
 
 // How one frame was decoded (see the list above).
-enum class zstd_frame_path : std::uint8_t { device, hybrid, host };
+enum class zstd_frame_path : std::uint8_t { device, hybrid, host, split };
 
 inline const char* zstd_frame_path_name(zstd_frame_path p) noexcept {
     switch (p) {
     case zstd_frame_path::device: return "device";
     case zstd_frame_path::hybrid: return "hybrid";
     case zstd_frame_path::host: return "host";
+    case zstd_frame_path::split: return "split";
     }
     return "?";
 }
@@ -131,6 +143,7 @@ struct zstd_path_counts {
     std::size_t device = 0;
     std::size_t hybrid = 0;
     std::size_t host = 0;
+    std::size_t split = 0;
 };
 
 struct zstd_options {
@@ -149,8 +162,8 @@ struct zstd_options {
 };
 
 // Who did what. split.device_*: raw/RLE blocks whose device result was kept; split.cpu_*: blocks
-// of host frames, compressed blocks of hybrid frames, and any block the host had to redo (also
-// counted in split.redone_blocks).
+// of host frames, compressed blocks of hybrid and split frames, and any block the host had to
+// redo (also counted in split.redone_blocks).
 struct zstd_report {
     format::zstd_decode_stats split;
     zstd_path_counts paths;                 // frames per path
@@ -196,6 +209,33 @@ enum class zstd_target { host, device };
 
 inline bool zstd_plain(const fmt::zstd_block& b) { return b.type != fmt::zstd_block_type::compressed; }
 
+// Two dispatched blocks whose file ranges are at most this far apart upload as one copy, gap
+// included: one enqueue costs the driver microseconds, in which PCIe (~55 GB/s pinned) moves
+// hundreds of KiB, so 64 KiB of extra bytes costs less than the copy it saves.
+inline constexpr std::uint64_t zstd_merge_gap = std::uint64_t{64} << 10;
+
+// Upload bytes a split frame must save per run of compressed blocks (each run is a copy of its
+// own, where a host frame shares one merged copy with its neighbours): a few microseconds of
+// driver time per copy, in which PCIe moves about this much.
+inline constexpr std::uint64_t zstd_split_saving = std::uint64_t{256} << 10;
+
+// Whether a frame with compressed blocks, bound for device memory, is cheaper split than uploaded
+// whole: its RLE blocks save (size - 1) upload bytes each (raw blocks save nothing: their input
+// is their output), and its slots must be known to be final (exact_layout), or the frame is
+// gathered from host memory after all.
+inline bool zstd_split_pays(const fmt::zstd_frame& f) {
+    if (!f.exact_layout) return false;
+    std::uint64_t saved = 0, runs = 0;
+    bool in_run = false;
+    for (const auto& b : f.blocks) {
+        const bool compressed = b.type == fmt::zstd_block_type::compressed;
+        runs += compressed && !in_run;
+        in_run = compressed;
+        if (b.type == fmt::zstd_block_type::rle && b.block_size > 1) saved += b.block_size - 1;
+    }
+    return runs != 0 && saved >= runs * zstd_split_saving;
+}
+
 inline zstd_frame_path zstd_path_of(zstd_route route, zstd_target target, const fmt::zstd_frame& f) {
     const bool compressed = f.compressed_blocks() != 0;
     switch (route) {
@@ -205,13 +245,9 @@ inline zstd_frame_path zstd_path_of(zstd_route route, zstd_target target, const 
         return compressed || target == zstd_target::host ? zstd_frame_path::hybrid : zstd_frame_path::device;
     case zstd_route::automatic: break;
     }
-    return compressed ? zstd_frame_path::host : zstd_frame_path::device;
+    if (!compressed) return zstd_frame_path::device;
+    return target == zstd_target::device && zstd_split_pays(f) ? zstd_frame_path::split : zstd_frame_path::host;
 }
-
-// Two dispatched blocks whose file ranges are at most this far apart upload as one copy, gap
-// included: one enqueue costs the driver microseconds, in which PCIe (~55 GB/s pinned) moves
-// hundreds of KiB, so 64 KiB of extra bytes costs less than the copy it saves.
-inline constexpr std::uint64_t zstd_merge_gap = std::uint64_t{64} << 10;
 
 // Batch buffer sets in rotation: one uploading, one running, one reading back.
 inline constexpr std::size_t zstd_buffer_sets = 3;
@@ -258,7 +294,7 @@ inline zstd_plan make_zstd_plan(runtime::context& ctx, const fmt::zstd_file& fil
         for (std::size_t j = 0; j < f.blocks.size(); ++j) {
             const fmt::zstd_block& b = f.blocks[j];
             plan.blocks.push_back(&b);
-            if (path == zstd_frame_path::host) continue;
+            if (path == zstd_frame_path::host || (path == zstd_frame_path::split && !zstd_plain(b))) continue;
             plan.dispatched.push_back(f.first_block + j);
             // Into device memory only hybrid frames need the device's bytes on the host (history
             // for their compressed blocks).
@@ -572,6 +608,35 @@ fmt::detail::zstd_frame_outcome zstd_check_device_frame(std::span<const std::uin
     return out;
 }
 
+// Step 3 for a split frame, after the host decoded it whole: which of its raw/RLE blocks the
+// device made as promised (their slots in device staging are final) and which the host's bytes
+// must replace (uploaded like the compressed blocks', counted as redone).
+template <class Wait>
+void zstd_check_split_frame(const fmt::zstd_frame& f, std::span<const cz::block_status> statuses, Wait&& wait,
+                            fmt::detail::zstd_frame_outcome& out) {
+    out.stats.cpu_blocks = 0;
+    out.stats.cpu_bytes = 0;
+    std::uint64_t plain_bytes = 0;
+    for (std::size_t i = 0; i < f.blocks.size(); ++i) {
+        const fmt::zstd_block& b = f.blocks[i];
+        if (b.type == fmt::zstd_block_type::compressed) {
+            ++out.stats.cpu_blocks;
+            continue;
+        }
+        wait(f.first_block + i);
+        plain_bytes += b.block_size;
+        if (fmt::detail::zstd_device_done(b, statuses[f.first_block + i])) {
+            ++out.stats.device_blocks;
+            out.stats.device_bytes += b.block_size;
+        } else {
+            ++out.stats.cpu_blocks;
+            out.stats.cpu_bytes += b.block_size;
+            ++out.stats.redone_blocks;
+        }
+    }
+    out.stats.cpu_bytes += out.size - plain_bytes; // the compressed blocks' bytes
+}
+
 struct zstd_pass_result {
     std::vector<fmt::detail::zstd_frame_outcome> frames;
     std::vector<cz::block_status> statuses; // the device's answers, every block ({4, 0} where not dispatched)
@@ -580,7 +645,8 @@ struct zstd_pass_result {
 
 // Blocks a frame's bytes come from the host for: compressed blocks, blocks of host frames (never
 // dispatched: their preset status is {4, 0}), and raw/RLE blocks the device did not regenerate
-// as promised.
+// as promised (for a split frame, the host's bytes of such a block sit at its slot: the frame
+// is exact).
 inline bool zstd_host_made(const zstd_plan& plan, std::span<const cz::block_status> statuses, std::size_t i) {
     return !zstd_plain(*plan.blocks[i]) || !fmt::detail::zstd_device_done(*plan.blocks[i], statuses[i]);
 }
@@ -654,13 +720,16 @@ inline zstd_pass_result zstd_run_passes(runtime::context& ctx, std::span<const s
     futures.reserve(ready.size());
     for (auto& p : ready) futures.push_back(p.get_future().share());
 
-    // Host frames go first: they never wait, and by the time the pool reaches the others, their
-    // batches are back.
+    // Host and split frames go first: they decode without waiting, and by the time the pool
+    // reaches the others, their batches are back.
     std::vector<std::size_t> order;
     order.reserve(frames);
+    const auto decodes_first = [&](std::size_t k) {
+        return plan.paths[k] == zstd_frame_path::host || plan.paths[k] == zstd_frame_path::split;
+    };
     for (int pass = 0; pass < 2; ++pass)
         for (std::size_t k = 0; k < frames; ++k)
-            if ((plan.paths[k] == zstd_frame_path::host) == (pass == 0)) order.push_back(k);
+            if (decodes_first(k) == (pass == 0)) order.push_back(k);
 
     // Frames finished by the pool, for the uploads of the device target.
     std::mutex done_lock;
@@ -691,6 +760,11 @@ inline zstd_pass_result zstd_run_passes(runtime::context& ctx, std::span<const s
                 case zstd_frame_path::host:
                     if (!dctx) dctx = fmt::detail::zstd_make_frame_dctx();
                     r.frames[k] = fmt::detail::zstd_decode_frame(dctx.get(), data, f, staging);
+                    break;
+                case zstd_frame_path::split:
+                    if (!dctx) dctx = fmt::detail::zstd_make_frame_dctx();
+                    r.frames[k] = fmt::detail::zstd_decode_frame(dctx.get(), data, f, staging);
+                    zstd_check_split_frame(f, statuses, wait, r.frames[k]);
                     break;
                 case zstd_frame_path::hybrid:
                     if (!dctx) dctx = fmt::detail::zstd_make_frame_dctx();
@@ -784,9 +858,14 @@ inline zstd_pass_result zstd_run_passes(runtime::context& ctx, std::span<const s
     r.report.staging_bytes = file.staging_size;
     r.report.split.skippable_frames = file.skippable_frames.size();
     r.report.frame_path = plan.paths;
-    for (zstd_frame_path p : plan.paths)
-        ++(p == zstd_frame_path::device ? r.report.paths.device : p == zstd_frame_path::hybrid ? r.report.paths.hybrid
-                                                                                                : r.report.paths.host);
+    for (zstd_frame_path p : plan.paths) {
+        switch (p) {
+        case zstd_frame_path::device: ++r.report.paths.device; break;
+        case zstd_frame_path::hybrid: ++r.report.paths.hybrid; break;
+        case zstd_frame_path::host: ++r.report.paths.host; break;
+        case zstd_frame_path::split: ++r.report.paths.split; break;
+        }
+    }
     r.report.frame_bytes.reserve(r.frames.size());
     for (const auto& o : r.frames) {
         r.report.split += o.stats;
