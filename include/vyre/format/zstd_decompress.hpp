@@ -1,5 +1,7 @@
-// Host half of the hybrid zstd pipeline: after compression.zstd has written the raw and RLE
-// blocks, decode the compressed blocks on the CPU (libzstd's block API) and pack the output.
+// Host half of the zstd pipeline (engine/zstd_decompress.hpp): the block path of the seed's hybrid
+// design (after compression.zstd has written the raw and RLE blocks, decode the compressed blocks
+// on the CPU with libzstd's block API and pack the output), and whole frames with libzstd's frame
+// API for the frames the pipeline routes to the host.
 #pragma once
 
 // How the CPU pass keeps libzstd byte-exact. Within a frame, blocks are visited in order with one
