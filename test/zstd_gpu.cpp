@@ -986,11 +986,16 @@ BOOST_AUTO_TEST_CASE(split_pays_for_large_rle_blocks_only) {
     BOOST_TEST(!zstd_split_pays(frame_of({1, 1, 1, 0}, true)));        // no compressed block: a device frame
 }
 
-// A split frame's statuses: raw/RLE blocks whose device result is wrong become host-made (redone),
-// the compressed blocks' bytes are the host's.
-BOOST_AUTO_TEST_CASE(split_frame_check_counts_failed_blocks) {
+// A split frame on the host: the prefix up to the last compressed block is decoded into host
+// staging, the raw/RLE blocks after it are only hashed from the input (their slots stay untouched)
+// unless the device got one wrong, which is then made on the host and counted as redone.
+BOOST_AUTO_TEST_CASE(split_frame_decodes_its_prefix_only) {
     std::mt19937_64 rng(9);
     bytes body, c;
+    const bytes raw0 = random_bytes(rng, 50);
+    block_header(body, 0, false, 50);
+    body.insert(body.end(), raw0.begin(), raw0.end());
+    c.insert(c.end(), raw0.begin(), raw0.end());
     literal_block(body, c, random_bytes(rng, 100));
     block_header(body, 1, false, 5000);
     body.push_back(3);
@@ -999,21 +1004,39 @@ BOOST_AUTO_TEST_CASE(split_frame_check_counts_failed_blocks) {
     block_header(body, 0, true, 300);
     body.insert(body.end(), raw.begin(), raw.end());
     c.insert(c.end(), raw.begin(), raw.end());
-    bytes z = frame_header({3u, false, 0x58, false, c.size()});
+    bytes z = frame_header({3u, false, 0x58, true, c.size()});
     z.insert(z.end(), body.begin(), body.end());
-    const auto f = fmt::parse_zstd(z).frames.at(0);
-    std::vector<cz::block_status> st = {{ze::unsupported_compressed_block, 0}, {ze::none, 5000}, {ze::corrupt_block, 0}};
-    vyre::format::detail::zstd_frame_outcome o;
-    o.size = c.size();
-    o.stats.frames = 1;
-    int waits = 0;
-    eng::detail::zstd_check_split_frame(f, st, [&](std::size_t) { ++waits; }, o);
-    BOOST_TEST(waits == 2); // the raw/RLE blocks only
-    BOOST_TEST(o.stats.device_blocks == 1u);
-    BOOST_TEST(o.stats.device_bytes == 5000u);
+    put_le(z, static_cast<std::uint32_t>(XXH64(c.data(), c.size(), 0)), 4);
+    const auto file = fmt::parse_zstd(z);
+    const auto& f = file.frames.at(0);
+    BOOST_TEST_REQUIRE(f.exact_layout);
+    const std::vector<cz::block_status> st = {
+        {ze::none, 50}, {ze::unsupported_compressed_block, 0}, {ze::none, 5000}, {ze::corrupt_block, 0}};
+    bytes staging(file.staging_size, canary);
+    const auto dctx = vyre::format::detail::zstd_make_frame_dctx();
+    std::vector<std::size_t> waited;
+    const auto o = eng::detail::zstd_decode_split_frame(dctx.get(), z, f, st, staging, [&](std::size_t i) { waited.push_back(i); });
+    BOOST_TEST((waited == std::vector<std::size_t>{0, 2, 3})); // the raw/RLE blocks only
+    BOOST_TEST(o.size == c.size());
+    BOOST_TEST(o.stats.device_blocks == 2u);
+    BOOST_TEST(o.stats.device_bytes == 5050u);
     BOOST_TEST(o.stats.cpu_blocks == 2u);
     BOOST_TEST(o.stats.cpu_bytes == 400u);
     BOOST_TEST(o.stats.redone_blocks == 1u);
+    BOOST_TEST(std::equal(c.begin(), c.begin() + 150, staging.begin())); // the prefix
+    const auto& rle = f.blocks[2];
+    BOOST_TEST(std::count(staging.begin() + rle.output_offset, staging.begin() + rle.output_offset + 5000, canary) == 5000);
+    const auto& last = f.blocks[3];
+    BOOST_TEST(std::equal(raw.begin(), raw.end(), staging.begin() + last.output_offset)); // redone
+    // The checksum covers the bytes never written on the host.
+    bytes bad = z;
+    bad[rle.content_offset()] ^= 1;
+    try {
+        eng::detail::zstd_decode_split_frame(dctx.get(), bad, fmt::parse_zstd(bad).frames.at(0), st, staging, [](std::size_t) {});
+        BOOST_ERROR("a changed RLE byte was not caught");
+    } catch (const vyre::format_error& e) {
+        BOOST_TEST(e.offset() == f.checksum_offset);
+    }
 }
 
 // ---- mutations through the pipeline ----------------------------------------------------------------

@@ -14,9 +14,10 @@
 //           checksum in a pass of its own (format/zstd_decompress.hpp). The seed's design.
 //   host    the whole frame with libzstd's frame API (ZSTD_decompressDCtx), which checks the
 //           content size and the checksum itself, hashing each block while it is in cache.
-//   split   (device target only) the host decodes the whole frame as a host frame, and the device
-//           makes its raw/RLE blocks too, so that only the compressed blocks' bytes (and any
-//           block the device got wrong) are uploaded.
+//   split   (device target only) the device makes every raw/RLE block; the host decodes the frame
+//           only up to its last compressed block (the block path, the raw/RLE blocks before it
+//           made from the input as history) and hashes the rest from the input, so that only
+//           the compressed blocks' bytes (and any block the device got wrong) are uploaded.
 //
 // The routes (zstd_options::route) give them so:
 //
@@ -31,17 +32,18 @@
 // it (the block path adds ZSTD_insertBlock calls and a hashing pass of its own). Into host memory,
 // sending its raw/RLE blocks to the device as well would move their bytes over PCIe twice (input
 // up, output back) to save a memcpy/memset that a core does at many GB/s: the host decodes it
-// alone. Into device memory the frame's bytes must go up once known. The seed's split moves its
+// alone. Into device memory the frame's bytes must go up once known. The hybrid path moves its
 // raw blocks twice (input up, output back as history for the block API) and gains only on RLE
 // blocks. Decoding it whole on the host and uploading the output moves every byte once. Cheaper
-// still, when the frame holds large RLE blocks: the host decodes it whole all the same (it needs
-// every earlier byte as history, and makes raw/RLE bytes at memory speed), while the device makes
-// the raw/RLE blocks from their input (a raw block's input is as large as its output; an RLE
-// block's is one byte), and only the compressed blocks' output goes up. That costs a copy per
-// run of compressed blocks instead of a share of one merged copy, so it is taken only where the
-// RLE bytes saved pay for those copies (zstd_split_saving per run). A frame without a compressed
-// block needs the host only for its checksum, read from the input at hashing speed: the device
-// makes it for either target.
+// still when the frame holds large RLE blocks (libzstd writes a run of one byte as a tiny
+// compressed block followed by RLE blocks): the device makes the raw/RLE blocks from their input
+// (a raw block's input is as large as its output; an RLE block's is one byte), the host decodes
+// only what the compressed blocks need as history (the frame up to its last compressed block)
+// and hashes the rest from the input without writing it, and only the compressed blocks' output
+// goes up. That costs a copy per run of compressed blocks instead of a share of one merged copy,
+// so it is taken only where the RLE bytes saved pay for those copies (zstd_split_saving per run).
+// A frame without a compressed block needs the host only for its checksum, read from the input at
+// hashing speed: the device makes it for either target.
 //
 // What runs where, in order:
 //
@@ -62,10 +64,11 @@
 //              when it completes, the batch's statuses are published and its waiters released.
 //   3. host    Meanwhile every frame is finished on the host, frames in parallel on all cores,
 //              host and split frames first (they wait last, if at all): host frames by the frame
-//              API; split frames by the frame API, then the statuses of their raw/RLE blocks are
-//              read; hybrid frames by the block path (a frame waits for a raw/RLE block's batch
-//              only when it reaches that block); device frames by hashing the input, then reading
-//              the statuses. Any raw/RLE block whose device status is not {0, its size} is
+//              API; split frames by the block path up to their last compressed block, the rest
+//              hashed from the input, then the statuses of their raw/RLE blocks are read; hybrid
+//              frames by the block path (a frame waits for a raw/RLE block's batch only when it
+//              reaches that block); device frames by hashing the input, then reading the
+//              statuses. Any raw/RLE block whose device status is not {0, its size} is
 //              regenerated on the host (counted in redone_blocks). Every core belongs to this pass.
 //   4. output  Host target: frames are packed to the front of the staging memory. Device
 //              target: as each frame is finished, the bytes the host made for it are uploaded
@@ -77,7 +80,10 @@
 // Output equals ZSTD_decompress's byte for byte on every input ZSTD_decompress accepts (up to the
 // dictionary and window limits of format::parse_zstd); anything malformed is a format_error that
 // names the byte offset, with the same message whatever the route (a host frame that libzstd
-// refuses is run through the block path to say where).
+// refuses is run through the block path to say where). One difference remains: libzstd 1.5's
+// frame API accepts a compressed block that regenerates more than its frame's block maximum,
+// which RFC 8878 forbids and the other paths refuse; a host frame decodes as ZSTD_decompress
+// decodes it.
 
 #include <vyre/error.hpp>
 #include <vyre/format/zstd_decompress.hpp>
@@ -547,94 +553,153 @@ struct zstd_device_pass {
     }
 };
 
-// Step 3 for a device frame: nothing of it needs to come back. The checksum is computed from the
-// input first (no waiting: the raw bytes and RLE runs are what the device copies), then the
-// statuses are checked; a failed block is redone into host staging (and uploaded later, device
-// target) and counted.
-template <class Wait>
-fmt::detail::zstd_frame_outcome zstd_check_device_frame(std::span<const std::uint8_t> data, const fmt::zstd_frame& f,
-                                                        std::span<const cz::block_status> statuses,
-                                                        std::span<std::uint8_t> staging, Wait&& wait) {
+inline void zstd_check_dictionary(const fmt::zstd_frame& f) {
     if (f.dictionary_id != 0)
         throw format_error("zstd: frame needs dictionary " + std::to_string(f.dictionary_id) +
                                "; decoding with dictionaries is not supported",
                            f.offset + 4);
+}
+
+// The content size and checksum checks of format::detail::zstd_check_frame, same words, for
+// frames whose bytes are hashed as they are made rather than from one finished buffer.
+inline void zstd_check_size(const fmt::zstd_frame& f, std::uint64_t size) {
+    if (f.content_size && *f.content_size != size)
+        throw format_error("zstd: frame declares " + std::to_string(*f.content_size) + " content bytes but decodes to " +
+                               std::to_string(size),
+                           f.offset);
+}
+
+inline void zstd_check_digest(const fmt::zstd_frame& f, XXH64_state_t& hash) {
+    if (!f.checksum) return;
+    const auto computed = static_cast<std::uint32_t>(XXH64_digest(&hash));
+    if (computed != *f.checksum)
+        throw format_error("zstd: content checksum mismatch: stored " + fmt::detail::zstd_hex(*f.checksum) + ", computed " +
+                               fmt::detail::zstd_hex(computed),
+                           f.checksum_offset);
+}
+
+// Hashes a raw or RLE block's content from the input: raw bytes as they are, an RLE run through
+// a small buffer that stays in cache (nothing is written where the output goes).
+struct zstd_plain_hasher {
+    std::array<std::uint8_t, 4096> run{};
+    void add(XXH64_state_t& hash, std::span<const std::uint8_t> data, const fmt::zstd_block& b) {
+        const std::uint32_t n = *b.regenerated_size;
+        if (b.type == fmt::zstd_block_type::raw) {
+            XXH64_update(&hash, data.data() + b.content_offset(), n);
+            return;
+        }
+        run.fill(data[b.content_offset()]);
+        for (std::uint32_t left = n; left != 0;) {
+            const std::uint32_t step = std::min<std::uint32_t>(left, run.size());
+            XXH64_update(&hash, run.data(), step);
+            left -= step;
+        }
+    }
+};
+
+// The statuses of a frame's raw/RLE blocks from `first` on, after the host pass has what it needs
+// of the frame: a block the device made as promised is final in device staging; any other is
+// regenerated into host staging at its slot (the frame is exact: device frames always, split
+// frames by choice) and counted as redone, to be uploaded with the host's bytes (device target)
+// or to stand in host staging (host target).
+template <class Wait>
+void zstd_take_device_blocks(std::span<const std::uint8_t> data, const fmt::zstd_frame& f, std::size_t first,
+                             std::span<const cz::block_status> statuses, std::span<std::uint8_t> staging, Wait&& wait,
+                             fmt::zstd_decode_stats& stats) {
+    for (std::size_t i = first; i < f.blocks.size(); ++i) {
+        const fmt::zstd_block& b = f.blocks[i];
+        if (b.type == fmt::zstd_block_type::compressed) continue;
+        wait(f.first_block + i);
+        const std::uint32_t n = *b.regenerated_size;
+        if (fmt::detail::zstd_device_done(b, statuses[f.first_block + i])) {
+            ++stats.device_blocks;
+            stats.device_bytes += n;
+        } else {
+            fmt::detail::zstd_redo_plain(data, b, staging.subspan(b.output_offset, b.output_capacity));
+            ++stats.cpu_blocks;
+            stats.cpu_bytes += n;
+            ++stats.redone_blocks;
+        }
+    }
+}
+
+// Step 3 for a device frame: nothing of it needs to come back. The checksum is computed from the
+// input first (no waiting: the raw bytes and RLE runs are what the device copies), then the
+// statuses are checked.
+template <class Wait>
+fmt::detail::zstd_frame_outcome zstd_check_device_frame(std::span<const std::uint8_t> data, const fmt::zstd_frame& f,
+                                                        std::span<const cz::block_status> statuses,
+                                                        std::span<std::uint8_t> staging, Wait&& wait) {
+    zstd_check_dictionary(f);
     fmt::detail::zstd_frame_outcome out;
     out.stats.frames = 1;
     for (const auto& b : f.blocks) out.size += *b.regenerated_size;
     // The parser already checked the declared size against the raw/RLE sizes; checked again here
     // so that this path and the host path reject the same frames.
-    if (f.content_size && *f.content_size != out.size)
-        throw format_error("zstd: frame declares " + std::to_string(*f.content_size) + " content bytes but decodes to " +
-                               std::to_string(out.size),
-                           f.offset);
+    zstd_check_size(f, out.size);
     if (f.checksum) {
         XXH64_state_t hash;
         XXH64_reset(&hash, 0);
-        std::array<std::uint8_t, 4096> run{};
-        for (const auto& b : f.blocks) {
-            const std::uint32_t n = *b.regenerated_size;
-            if (b.type == fmt::zstd_block_type::raw) {
-                XXH64_update(&hash, data.data() + b.content_offset(), n);
-            } else {
-                run.fill(data[b.content_offset()]);
-                for (std::uint32_t left = n; left != 0;) {
-                    const std::uint32_t step = std::min<std::uint32_t>(left, run.size());
-                    XXH64_update(&hash, run.data(), step);
-                    left -= step;
-                }
-            }
-        }
-        const auto computed = static_cast<std::uint32_t>(XXH64_digest(&hash));
-        if (computed != *f.checksum)
-            throw format_error("zstd: content checksum mismatch: stored " + fmt::detail::zstd_hex(*f.checksum) +
-                                   ", computed " + fmt::detail::zstd_hex(computed),
-                               f.checksum_offset);
+        zstd_plain_hasher hasher;
+        for (const auto& b : f.blocks) hasher.add(hash, data, b);
+        zstd_check_digest(f, hash);
     }
-    for (std::size_t i = 0; i < f.blocks.size(); ++i) {
-        const fmt::zstd_block& b = f.blocks[i];
-        wait(f.first_block + i);
-        const std::uint32_t n = *b.regenerated_size;
-        if (fmt::detail::zstd_device_done(b, statuses[f.first_block + i])) {
-            ++out.stats.device_blocks;
-            out.stats.device_bytes += n;
-        } else {
-            fmt::detail::zstd_redo_plain(data, b, staging.subspan(b.output_offset, b.output_capacity));
-            ++out.stats.cpu_blocks;
-            out.stats.cpu_bytes += n;
-            ++out.stats.redone_blocks;
-        }
-    }
+    zstd_take_device_blocks(data, f, 0, statuses, staging, wait, out.stats);
     return out;
 }
 
-// Step 3 for a split frame, after the host decoded it whole: which of its raw/RLE blocks the
-// device made as promised (their slots in device staging are final) and which the host's bytes
-// must replace (uploaded like the compressed blocks', counted as redone).
+// Step 3 for a split frame (device target, exact layout). The host needs the frame's bytes only
+// up to its last compressed block, as history for that block's matches: it decodes that prefix
+// with the block API, making the raw/RLE blocks in it from the input (memcpy/memset), hashing each
+// block while it is in cache. The raw/RLE blocks after it are hashed from the input like a device
+// frame's and never written on the host, whose memory bandwidth the prefix-free part would
+// otherwise cost. Then the statuses of every raw/RLE block are taken. The checks and their
+// messages are the block path's (format/zstd_decompress.hpp).
 template <class Wait>
-void zstd_check_split_frame(const fmt::zstd_frame& f, std::span<const cz::block_status> statuses, Wait&& wait,
-                            fmt::detail::zstd_frame_outcome& out) {
-    out.stats.cpu_blocks = 0;
-    out.stats.cpu_bytes = 0;
-    std::uint64_t plain_bytes = 0;
-    for (std::size_t i = 0; i < f.blocks.size(); ++i) {
+fmt::detail::zstd_frame_outcome zstd_decode_split_frame(ZSTD_DCtx* dctx, std::span<const std::uint8_t> data,
+                                                        const fmt::zstd_frame& f, std::span<const cz::block_status> statuses,
+                                                        std::span<std::uint8_t> staging, Wait&& wait) {
+    zstd_check_dictionary(f);
+    fmt::detail::zstd_frame_outcome out;
+    out.stats.frames = 1;
+    std::size_t tail = 0; // the first block after the last compressed one
+    for (std::size_t i = 0; i < f.blocks.size(); ++i)
+        if (f.blocks[i].type == fmt::zstd_block_type::compressed) tail = i + 1;
+    XXH64_state_t hash;
+    XXH64_reset(&hash, 0);
+    ZSTD_decompressBegin(dctx);
+    std::uint8_t* const base = staging.data();
+    std::uint64_t w = f.output_offset;
+    for (std::size_t i = 0; i < tail; ++i) {
         const fmt::zstd_block& b = f.blocks[i];
+        std::size_t n = 0;
         if (b.type == fmt::zstd_block_type::compressed) {
+            n = fmt::detail::zstd_decode_compressed(dctx, data, b, f.block_maximum_size, base + w,
+                                                    b.output_offset + b.output_capacity - w);
             ++out.stats.cpu_blocks;
-            continue;
-        }
-        wait(f.first_block + i);
-        plain_bytes += b.block_size;
-        if (fmt::detail::zstd_device_done(b, statuses[f.first_block + i])) {
-            ++out.stats.device_blocks;
-            out.stats.device_bytes += b.block_size;
+            out.stats.cpu_bytes += n;
         } else {
-            ++out.stats.cpu_blocks;
-            out.stats.cpu_bytes += b.block_size;
-            ++out.stats.redone_blocks;
+            // The parser checked the header against the content. A compressed block never
+            // writes past its slot, so w is at or before this block's slot (before it only when
+            // that block fell short, which the size check below reports).
+            n = *b.regenerated_size;
+            if (b.type == fmt::zstd_block_type::raw) std::memcpy(base + w, data.data() + b.content_offset(), n);
+            else std::memset(base + w, data[b.content_offset()], n);
+            if (n != 0) ZSTD_insertBlock(dctx, base + w, n);
         }
+        if (f.checksum) XXH64_update(&hash, base + w, n);
+        w += n;
     }
-    out.stats.cpu_bytes += out.size - plain_bytes; // the compressed blocks' bytes
+    out.size = w - f.output_offset;
+    zstd_plain_hasher hasher;
+    for (std::size_t i = tail; i < f.blocks.size(); ++i) {
+        out.size += *f.blocks[i].regenerated_size;
+        if (f.checksum) hasher.add(hash, data, f.blocks[i]);
+    }
+    zstd_check_size(f, out.size);
+    zstd_check_digest(f, hash);
+    zstd_take_device_blocks(data, f, 0, statuses, staging, wait, out.stats);
+    return out;
 }
 
 struct zstd_pass_result {
@@ -720,8 +785,8 @@ inline zstd_pass_result zstd_run_passes(runtime::context& ctx, std::span<const s
     futures.reserve(ready.size());
     for (auto& p : ready) futures.push_back(p.get_future().share());
 
-    // Host and split frames go first: they decode without waiting, and by the time the pool
-    // reaches the others, their batches are back.
+    // Host and split frames go first: they decode without waiting (a split frame waits only for
+    // its statuses, at its end), and by the time the pool reaches the others, their batches are back.
     std::vector<std::size_t> order;
     order.reserve(frames);
     const auto decodes_first = [&](std::size_t k) {
@@ -763,8 +828,7 @@ inline zstd_pass_result zstd_run_passes(runtime::context& ctx, std::span<const s
                     break;
                 case zstd_frame_path::split:
                     if (!dctx) dctx = fmt::detail::zstd_make_frame_dctx();
-                    r.frames[k] = fmt::detail::zstd_decode_frame(dctx.get(), data, f, staging);
-                    zstd_check_split_frame(f, statuses, wait, r.frames[k]);
+                    r.frames[k] = zstd_decode_split_frame(dctx.get(), data, f, statuses, staging, wait);
                     break;
                 case zstd_frame_path::hybrid:
                     if (!dctx) dctx = fmt::detail::zstd_make_frame_dctx();
