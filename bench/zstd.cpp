@@ -1,14 +1,20 @@
-// The hybrid zstd pipeline (engine/zstd_decompress.hpp: raw/RLE blocks on the device through
-// compression.zstd, compressed blocks on the host) against libzstd on all host cores, same files,
-// same run. GB/s of decompressed output:
-//   ours->host    .zst in pinned host memory -> decompressed bytes in pinned host memory
+// The zstd pipeline (engine/zstd_decompress.hpp: frames routed to the device through
+// compression.zstd, to the host's libzstd, or split between them) against libzstd on all host
+// cores, same files, same run, one row per route. GB/s of decompressed output:
+//   ours->host    .zst in pinned host memory -> decompressed bytes in pinned host memory (parse included)
 //   ours->device  .zst in pinned host memory -> decompressed bytes in one device buffer
 //   kernel        compression.zstd alone over every block, input already on the device:
 //                 raw/RLE bytes written per second of kernel time (profiling events)
 //   libzstd       ZSTD_decompressDCtx, frames in parallel on std::threads into the same pinned
 //                 output (one frame: one thread, as libzstd decodes a frame serially)
-// Every output is compared with the original before anything is printed.
+// Every output is compared with the original before anything is printed. The comment lines under
+// each row say which path the frames took (device / hybrid / host / split), how much was
+// dispatched and uploaded, and where the time went.
 //   bench_zstd [PATH] [--mib N] [--runs N] [--threads N] [--level L] [--cases frames64k,frames1m,single,rawrle]
+//              [--routes automatic,hybrid,host]
+// --routes: the routes measured on each case (default automatic,hybrid). The automatic route's
+// figures keep the series names "vyre hybrid -> host" / "-> device" (bench/report.py's targets);
+// the others are suffixed " (route NAME)".
 // PATH is a file (its first N MiB) or a folder (its files in sorted path order, concatenated up to
 // N MiB, as a tar would hold them); default /usr/share. The cases:
 //   frames64k  the data cut into 64 KiB chunks, each one frame (ZSTD_compress2, checksums on)
@@ -58,6 +64,7 @@ struct settings {
     int level = 3;
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     std::vector<std::string> cases = {"frames64k", "frames1m", "single", "rawrle"};
+    std::vector<eng::zstd_route> routes = {eng::zstd_route::automatic, eng::zstd_route::hybrid};
     // Kernel-only figures of other program shapes on the raw/RLE case: "reference" (the seed's
     // one block per invocation) or WORKGROUPxUNROLLxSLICE of the cooperative program.
     std::vector<std::string> shapes;
@@ -169,7 +176,7 @@ std::vector<std::string> split(const std::string& s) {
 
 void usage() {
     std::fprintf(stderr, "usage: bench_zstd [PATH (/usr/share)] [--mib N (256)] [--runs N (3)] [--threads N (all cores)]\n"
-                         "       [--level L (3)] [--cases frames64k,frames1m,single,rawrle]\n"
+                         "       [--level L (3)] [--cases frames64k,frames1m,single,rawrle] [--routes automatic,hybrid,host (automatic,hybrid)]\n"
                          "       [--shapes reference,256x8x16384,... (kernel-only figures of program shapes, raw/RLE case)]\n");
     std::exit(2);
 }
@@ -195,18 +202,31 @@ int main(int argc, char** argv) {
         else if (a == "--level") s.level = std::stoi(value());
         else if (a == "--cases") s.cases = split(value());
         else if (a == "--shapes") s.shapes = split(value());
+        else if (a == "--routes") {
+            s.routes.clear();
+            for (const auto& name : split(value())) {
+                const auto r = eng::zstd_route_from_name(name);
+                if (!r) usage();
+                if (std::find(s.routes.begin(), s.routes.end(), *r) == s.routes.end()) s.routes.push_back(*r);
+            }
+            if (s.routes.empty()) usage();
+            // automatic first: report.py takes the first figure whose series starts with "vyre hybrid -> host".
+            std::stable_partition(s.routes.begin(), s.routes.end(), [](eng::zstd_route r) { return r == eng::zstd_route::automatic; });
+        }
         else if (a == "--help" || a == "-h") usage();
         else if (!a.empty() && a[0] != '-') s.path = a;
         else usage();
     }
     rt::context ctx(rt::choose_device(), /*profiling=*/true);
-    vyre::bench::print_header(ctx, "bench_zstd: hybrid zstd decompression against libzstd on all host cores");
+    vyre::bench::print_header(ctx, "bench_zstd: zstd decompression (device, host and hybrid routes) against libzstd on all host cores");
     const bytes data = load_input(s);
     if (data.empty()) return 2;
-    std::printf("# input: %s, %zu bytes; libzstd %s on %u threads; level %d; %d runs, median; GB/s of decompressed bytes\n",
-                s.path.c_str(), data.size(), ZSTD_versionString(), s.threads, s.level, s.runs);
-    std::printf("\n%-10s %7s %6s %6s %15s %10s %10s %10s %10s %8s %8s\n", "case", "frames", "blocks", "ratio", "GPU/CPU bytes",
-                "host GB/s", "dev GB/s", "kern GB/s", "zstd GB/s", "host/zs", "dev/zs");
+    std::string route_list;
+    for (auto r : s.routes) route_list += std::string(route_list.empty() ? "" : ",") + eng::zstd_route_name(r);
+    std::printf("# input: %s, %zu bytes; libzstd %s on %u threads; level %d; %d runs, median; GB/s of decompressed bytes; routes %s\n",
+                s.path.c_str(), data.size(), ZSTD_versionString(), s.threads, s.level, s.runs, route_list.c_str());
+    std::printf("\n%-10s %-9s %7s %6s %6s %15s %10s %10s %10s %10s %8s %8s\n", "case", "route", "frames", "blocks", "ratio",
+                "GPU/CPU bytes", "host GB/s", "dev GB/s", "kern GB/s", "zstd GB/s", "host/zs", "dev/zs");
     const bytes raw_rle = raw_rle_data(data.size());
     for (const auto& name : s.cases) {
         const bytes* original = &data;
@@ -235,61 +255,92 @@ int main(int argc, char** argv) {
             if (got != n || std::memcmp(pin_out.span().data(), original->data(), n) != 0) fail("libzstd output", name);
             if (r > 0) lt.push_back(t);
         }
-        // ours, into host memory (parse included)
-        std::vector<double> ht;
-        eng::zstd_report report;
+        // The parse alone (inside every figure of ours: a fixed cost of the call).
+        std::vector<double> pt;
         for (int r = 0; r < s.runs + 1; ++r) {
-            std::memset(pin_out.span().data(), 0, n);
             const double t0 = now_seconds();
             const fmt::zstd_file parsed = fmt::parse_zstd(in, {std::uint64_t{1} << 40, 31});
-            report = eng::decompress_zstd_into(ctx, in, parsed, pin_out.span());
             const double t = now_seconds() - t0;
-            if (report.output_bytes != n || std::memcmp(pin_out.span().data(), original->data(), n) != 0) fail("ours->host output", name);
-            if (r > 0) ht.push_back(t);
+            if (parsed.block_count != file.block_count) fail("parse", name);
+            if (r > 0) pt.push_back(t);
         }
-        // ours, into device memory
-        std::vector<double> dt;
-        eng::zstd_report dreport;
-        for (int r = 0; r < s.runs + 1; ++r) {
-            const double t0 = now_seconds();
-            const auto d = eng::decompress_zstd_to_device(ctx, in, {}, pin_out.span());
-            dreport = d.report;
-            ctx.finish();
-            const double t = now_seconds() - t0;
-            std::memset(pin_out.span().data(), 0, n);
-            rt::read(ctx, d.output, pin_out.span().data(), d.output_bytes);
-            if (d.output_bytes != n || std::memcmp(pin_out.span().data(), original->data(), n) != 0) fail("ours->device output", name);
-            if (r > 0) dt.push_back(t);
-        }
+        std::uint64_t plain = 0; // what the kernel writes: every raw/RLE block of the file
+        for (const auto& f : file.frames)
+            for (const auto& b : f.blocks)
+                if (b.type != fmt::zstd_block_type::compressed) plain += b.block_size;
         const double ks = kernel_seconds(ctx, file, in, s.runs);
         const auto gbs = [&](double seconds, double b) { return seconds > 0 ? b / seconds / 1e9 : 0.0; };
-        const double lib = gbs(median(lt), double(n)), host = gbs(median(ht), double(n)), dev = gbs(median(dt), double(n));
-        const double kern = report.split.device_bytes ? gbs(ks, double(report.split.device_bytes)) : 0.0;
-        char split_text[32];
-        std::snprintf(split_text, sizeof split_text, "%.0f%%/%.0f%%", 100.0 * double(report.split.device_bytes) / double(n),
-                      100.0 * double(report.split.cpu_bytes) / double(n));
-        char kern_text[16];
-        if (kern > 0) std::snprintf(kern_text, sizeof kern_text, "%10.1f", kern);
-        else std::snprintf(kern_text, sizeof kern_text, "%10s", "-");
-        std::printf("%-10s %7zu %6zu %6.2f %15s %10.2f %10.2f %s %10.2f %8.2f %8.2f\n", name.c_str(), file.frames.size(),
-                    file.block_count, double(n) / double(zst.size()), split_text, host, dev, kern_text, lib, host / lib, dev / lib);
+        const double lib = gbs(median(lt), double(n));
+        const double kern = plain ? gbs(ks, double(plain)) : 0.0;
         // x: the case's frame size (0 for the single frame); the case name is the input.
         const std::string input = vyre::bench::input_label(s.path) + " " + name;
         const auto emit_row = [&](const std::string& series, const char* metric, double value) {
             vyre::bench::emit({"zstd", ctx.device().label(), input, "", 0, series, metric, value});
         };
         emit_row("libzstd " + std::to_string(lib_threads) + " threads", "GB/s", lib);
-        emit_row("vyre hybrid -> host", "e2e GB/s", host);
-        emit_row("vyre hybrid -> device", "e2e GB/s", dev);
         // Not comparable with a full decoder's kernel figure: only the raw/RLE share is timed.
         if (kern > 0) emit_row("vyre compression.zstd (raw/RLE blocks only)", "kernel GB/s of raw/RLE bytes", kern);
-        emit_row("vyre hybrid", "device share of bytes", double(report.split.device_bytes) / double(n));
         emit_row("input", "compression ratio", double(n) / double(zst.size()));
-        for (const auto& [what, rp] : {std::pair{"->host", &report}, std::pair{"->device", &dreport}})
-            std::printf("#   ours%-8s last run: device pass %.1f ms, host pass %.1f ms, host threads waited %.1f ms in all, "
-                        "%zu transfers, %zu dispatches\n",
-                        what, rp->device_seconds * 1e3, rp->host_seconds * 1e3, rp->wait_seconds * 1e3, rp->transfers, rp->batches);
-        std::fflush(stdout);
+        std::printf("#   %s: parse %.2f ms (%zu frames), kernel alone %.3f ms over all %zu blocks\n", name.c_str(),
+                    median(pt) * 1e3, file.frames.size(), ks * 1e3, file.block_count);
+
+        for (const eng::zstd_route route : s.routes) {
+            eng::zstd_options options;
+            options.route = route;
+            options.threads = s.threads; // as many host threads as libzstd's figure had
+            // ours, into host memory (parse included)
+            std::vector<double> ht;
+            eng::zstd_report report;
+            for (int r = 0; r < s.runs + 1; ++r) {
+                std::memset(pin_out.span().data(), 0, n);
+                const double t0 = now_seconds();
+                const fmt::zstd_file parsed = fmt::parse_zstd(in, {std::uint64_t{1} << 40, 31});
+                report = eng::decompress_zstd_into(ctx, in, parsed, pin_out.span(), options);
+                const double t = now_seconds() - t0;
+                if (report.output_bytes != n || std::memcmp(pin_out.span().data(), original->data(), n) != 0)
+                    fail("ours->host output", name);
+                if (r > 0) ht.push_back(t);
+            }
+            // ours, into device memory
+            std::vector<double> dt;
+            eng::zstd_report dreport;
+            for (int r = 0; r < s.runs + 1; ++r) {
+                const double t0 = now_seconds();
+                const auto d = eng::decompress_zstd_to_device(ctx, in, options, pin_out.span());
+                dreport = d.report;
+                ctx.finish();
+                const double t = now_seconds() - t0;
+                std::memset(pin_out.span().data(), 0, n);
+                rt::read(ctx, d.output, pin_out.span().data(), d.output_bytes);
+                if (d.output_bytes != n || std::memcmp(pin_out.span().data(), original->data(), n) != 0)
+                    fail("ours->device output", name);
+                if (r > 0) dt.push_back(t);
+            }
+            const double host = gbs(median(ht), double(n)), dev = gbs(median(dt), double(n));
+            char split_text[32];
+            std::snprintf(split_text, sizeof split_text, "%.0f%%/%.0f%%", 100.0 * double(report.split.device_bytes) / double(n),
+                          100.0 * double(report.split.cpu_bytes) / double(n));
+            char kern_text[16];
+            if (kern > 0) std::snprintf(kern_text, sizeof kern_text, "%10.1f", kern);
+            else std::snprintf(kern_text, sizeof kern_text, "%10s", "-");
+            std::printf("%-10s %-9s %7zu %6zu %6.2f %15s %10.2f %10.2f %s %10.2f %8.2f %8.2f\n", name.c_str(),
+                        eng::zstd_route_name(route), file.frames.size(), file.block_count, double(n) / double(zst.size()),
+                        split_text, host, dev, kern_text, lib, host / lib, dev / lib);
+            // The automatic route keeps the series names the report's targets look for.
+            const std::string suffix =
+                route == eng::zstd_route::automatic ? "" : std::string(" (route ") + eng::zstd_route_name(route) + ")";
+            emit_row("vyre hybrid -> host" + suffix, "e2e GB/s", host);
+            emit_row("vyre hybrid -> device" + suffix, "e2e GB/s", dev);
+            emit_row("vyre hybrid" + suffix, "device share of bytes", double(report.split.device_bytes) / double(n));
+            for (const auto& [what, rp] : {std::pair{"->host", &report}, std::pair{"->device", &dreport}})
+                std::printf("#   ours%-8s last run: frames device/hybrid/host/split %zu/%zu/%zu/%zu, %zu of %zu blocks dispatched, "
+                            "%.1f MiB uploaded for them; device pass %.1f ms, host pass %.1f ms, host threads waited %.1f ms "
+                            "in all, %zu transfers, %zu dispatches\n",
+                            what, rp->paths.device, rp->paths.hybrid, rp->paths.host, rp->paths.split, rp->dispatched_blocks, rp->blocks,
+                            double(rp->device_input_bytes) / double(1 << 20), rp->device_seconds * 1e3, rp->host_seconds * 1e3,
+                            rp->wait_seconds * 1e3, rp->transfers, rp->batches);
+            std::fflush(stdout);
+        }
     }
     if (!s.shapes.empty()) {
         const bytes zst = compress_frames(raw_rle, 1u << 20, s.level, s.threads);

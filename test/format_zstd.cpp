@@ -1,5 +1,7 @@
 // Host side of compression.zstd: the reference block decoder (the GPU op's oracle), the frame
-// parser, and the hybrid CPU pipeline, checked against libzstd and the zstd command line tool.
+// parser, the hybrid CPU pipeline and the host route's frame decoder (libzstd's frame API), checked
+// against libzstd and the zstd command line tool; both host paths name the same offset for the same
+// corruption.
 #include "harness.hpp"
 #include "test_data.hpp"
 #include "zstd_blocks.hpp"
@@ -11,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -31,6 +34,7 @@ using bytes = std::vector<std::uint8_t>;
 
 using vyre::test::block_header;
 using vyre::test::have_tool;
+using vyre::test::literal_block;
 using vyre::test::libzstd_decompress;
 using vyre::test::make_corpus;
 using vyre::test::put_le;
@@ -50,26 +54,6 @@ void rle_block(bytes& out, bytes& content, std::uint8_t value, std::uint32_t n, 
     block_header(out, 1, last, n);
     out.push_back(value);
     content.insert(content.end(), n, value);
-}
-
-// A compressed block that libzstd accepts without any entropy coding: raw literals, no sequences.
-void literal_block(bytes& out, bytes& content, const bytes& lits, bool last = false) {
-    bytes body;
-    const auto n = static_cast<std::uint32_t>(lits.size());
-    if (n < 32) {
-        body.push_back(static_cast<std::uint8_t>(n << 3));
-    } else if (n < 4096) {
-        body.push_back(static_cast<std::uint8_t>(0x4 | ((n & 0xF) << 4)));
-        body.push_back(static_cast<std::uint8_t>(n >> 4));
-    } else {
-        body.push_back(static_cast<std::uint8_t>(0xC | ((n & 0xF) << 4)));
-        put_le(body, n >> 4, 2);
-    }
-    body.insert(body.end(), lits.begin(), lits.end());
-    body.push_back(0);  // Number_of_Sequences
-    block_header(out, 2, last, static_cast<std::uint32_t>(body.size()));
-    out.insert(out.end(), body.begin(), body.end());
-    content.insert(content.end(), lits.begin(), lits.end());
 }
 
 struct header_spec {
@@ -129,7 +113,28 @@ std::size_t bound_of(std::span<const std::uint8_t> src) {
     return static_cast<std::size_t>(b);
 }
 
-// Decodes with the whole CPU pipeline and checks the result against `expected` and libzstd.
+// The host route's frame decoder over a whole file: every frame with libzstd's frame API into its
+// staging region, then the frames packed together.
+bytes decode_with_frame_api(std::span<const std::uint8_t> zst, const fmt::zstd_parse_options& options = {}) {
+    const auto file = fmt::parse_zstd(zst, options);
+    bytes staging(file.staging_size);
+    const auto dctx = fmt::detail::zstd_make_frame_dctx();
+    std::uint64_t at = 0;
+    for (const auto& f : file.frames) {
+        const auto o = fmt::detail::zstd_decode_frame(dctx.get(), zst, f, staging);
+        BOOST_TEST(o.stats.frames == 1u);
+        BOOST_TEST(o.stats.cpu_blocks == f.blocks.size());
+        BOOST_TEST(o.stats.cpu_bytes == o.size);
+        BOOST_TEST(o.stats.device_blocks == 0u);
+        std::memmove(staging.data() + at, staging.data() + f.output_offset, o.size);
+        at += o.size;
+    }
+    staging.resize(at);
+    return staging;
+}
+
+// Decodes with the whole CPU pipeline and with the frame API, and checks both against `expected`
+// and libzstd.
 fmt::zstd_cpu_result check_round_trip(std::span<const std::uint8_t> zst, const bytes& expected, unsigned threads = 0) {
     auto r = fmt::zstd_decompress_cpu_reference(zst, {}, threads);
     BOOST_TEST(r.output.size() == expected.size());
@@ -138,6 +143,7 @@ fmt::zstd_cpu_result check_round_trip(std::span<const std::uint8_t> zst, const b
     BOOST_REQUIRE(lib.has_value());
     BOOST_TEST((r.output == *lib));
     BOOST_TEST(r.stats.redone_blocks == 0u);
+    BOOST_TEST((decode_with_frame_api(zst) == expected));
     return r;
 }
 
@@ -151,6 +157,25 @@ std::uint64_t format_error_offset(F&& f) {
     }
     BOOST_ERROR("no format_error thrown");
     return 0;
+}
+
+template <class F>
+std::string format_error_message(F&& f) {
+    try {
+        f();
+    } catch (const vyre::format_error& e) {
+        return e.what();
+    }
+    return "(no format_error)";
+}
+
+// The CPU pipeline's format_error offset for a corrupt file, after checking that the frame API
+// path says the same thing at the same place.
+std::uint64_t error_offset(const bytes& z) {
+    const auto block_path = [&] { fmt::zstd_decompress_cpu_reference(z); };
+    const auto frame_api = [&] { decode_with_frame_api(z); };
+    BOOST_TEST(format_error_message(frame_api) == format_error_message(block_path));
+    return format_error_offset(block_path);
 }
 
 bytes block_bytes(unsigned type, std::uint32_t size, const bytes& content, bool last = true) {
@@ -447,59 +472,59 @@ BOOST_AUTO_TEST_CASE(hand_frames_corrupt) {
     checksum(good, content);
     check_round_trip(good, content);
 
-    auto decode = [](const bytes& z) { return [z] { fmt::zstd_decompress_cpu_reference(z); }; };
     auto with = [&](std::size_t at, std::uint8_t v) {
         bytes z = good;
         z[at] = v;
         return z;
     };
-    BOOST_TEST(format_error_offset(decode(with(0, 0x29))) == 0u);                           // bad magic
-    BOOST_TEST(format_error_offset(decode(with(4, good[4] | 0x08))) == 4u);                 // reserved bit
-    BOOST_TEST(format_error_offset(decode(with(5, 0xF8))) == 5u);                           // window log 41
-    BOOST_TEST(format_error_offset(decode(with(header, 0x20 | 0x06))) == header);           // reserved type
-    BOOST_TEST(format_error_offset(decode(with(sum_at + 1, good[sum_at + 1] ^ 1))) == sum_at);  // checksum
+    BOOST_TEST(error_offset(with(0, 0x29)) == 0u);                           // bad magic
+    BOOST_TEST(error_offset(with(4, good[4] | 0x08)) == 4u);                 // reserved bit
+    BOOST_TEST(error_offset(with(5, 0xF8)) == 5u);                           // window log 41
+    BOOST_TEST(error_offset(with(header, 0x20 | 0x06)) == header);           // reserved type
+    BOOST_TEST(error_offset(with(sum_at + 1, good[sum_at + 1] ^ 1)) == sum_at);  // checksum
     bytes cd, dict = frame_header({0, false, 0x50, 1, 7, true, 0});
     rle_block(dict, cd, 5, 10, true);
     checksum(dict, cd);
     BOOST_TEST(fmt::parse_zstd(dict).frames.at(0).dictionary_id == 7u);
-    BOOST_TEST(format_error_offset(decode(dict)) == 4u);  // needs a dictionary
+    BOOST_TEST(error_offset(dict) == 4u);  // needs a dictionary
 
     // RLE block above the block maximum (1 KiB window), and above the declared content size.
     bytes c, z = frame_header({0, false, 0x00, 0, 0, false, 0});
     rle_block(z, c, 1, 1025, true);
-    BOOST_TEST(format_error_offset(decode(z)) == 6u);
+    BOOST_TEST(error_offset(z) == 6u);
     c.clear();
     z = frame_header({1, false, 0x50, 0, 0, false, 300});
     rle_block(z, c, 1, 200);
     const std::size_t second = z.size();
     rle_block(z, c, 1, 200, true);
-    BOOST_TEST(format_error_offset(decode(z)) == second);
+    BOOST_TEST(error_offset(z) == second);
     // Declared size the blocks do not reach; a compressed block that does not decode.
     c.clear();
     z = frame_header({1, false, 0x50, 0, 0, false, 300});
     rle_block(z, c, 1, 200, true);
-    BOOST_TEST(format_error_offset(decode(z)) == 0u);
+    BOOST_TEST(error_offset(z) == 0u);
     c.clear();
     z = frame_header({0, false, 0x50, 0, 0, false, 0});
     const std::size_t bad = z.size();
     block_header(z, 2, true, 3);
     z.insert(z.end(), {0xFF, 0xFF, 0xFF});
-    BOOST_TEST(format_error_offset(decode(z)) == bad);
+    BOOST_TEST(error_offset(z) == bad);
 
     // Every strict prefix is truncated somewhere; so is trailing garbage and a cut skippable frame.
     for (std::size_t len = 1; len < good.size(); ++len)
         BOOST_TEST_CONTEXT("prefix " << len) {
             BOOST_CHECK_THROW(fmt::zstd_decompress_cpu_reference(std::span(good).first(len)), vyre::format_error);
+            BOOST_CHECK_THROW(decode_with_frame_api(std::span(good).first(len)), vyre::format_error);
         }
     for (std::size_t extra = 1; extra < 4; ++extra) {
         bytes g = good;
         g.insert(g.end(), extra, 0x28);
-        BOOST_TEST(format_error_offset(decode(g)) == good.size());
+        BOOST_TEST(error_offset(g) == good.size());
     }
     bytes s = good;
     skippable(s, 0, 10);
     s.pop_back();
-    BOOST_TEST(format_error_offset(decode(s)) == good.size() + 8);
+    BOOST_TEST(error_offset(s) == good.size() + 8);
     BOOST_TEST(fmt::zstd_decompress_cpu_reference(bytes{}).output.empty());
 }
 
@@ -601,16 +626,16 @@ BOOST_AUTO_TEST_CASE(cli_corrupt_headers_and_checksums) {
     BOOST_TEST_REQUIRE(f.checksum.has_value());
     bytes z = good;
     z[f.checksum_offset] ^= 0x10;
-    BOOST_TEST(format_error_offset([&] { fmt::zstd_decompress_cpu_reference(z); }) == f.checksum_offset);
+    BOOST_TEST(error_offset(z) == f.checksum_offset);
     z = good;
     z[4] |= 0x08;
-    BOOST_TEST(format_error_offset([&] { fmt::zstd_decompress_cpu_reference(z); }) == 4u);
+    BOOST_TEST(error_offset(z) == 4u);
     // A byte of compressed content changed: the block fails to decode or the checksum catches it.
     for (const auto& b : f.blocks) {
         if (b.type != fmt::zstd_block_type::compressed) continue;
         z = good;
         z[b.content_offset() + b.content_size / 2] ^= 0x5A;
-        const auto at = format_error_offset([&] { fmt::zstd_decompress_cpu_reference(z); });
+        const auto at = error_offset(z);
         BOOST_TEST((at == f.offset || at == f.checksum_offset ||
                     (at >= f.blocks.front().header_offset && at < f.checksum_offset)));
     }
@@ -643,7 +668,7 @@ BOOST_AUTO_TEST_CASE(mutated_frames_agree_with_libzstd) {
     fmt::zstd_parse_options options;
     options.max_output_size = limit;
     std::mt19937_64 rng(seed);
-    std::size_t accepted = 0, rejected = 0, stricter = 0;
+    std::size_t accepted = 0, rejected = 0, stricter = 0, frame_api_lenient = 0;
     for (int i = 0; i < 1200; ++i) {
         const bytes& base = bases[i % bases.size()];
         bytes z = base;
@@ -666,6 +691,26 @@ BOOST_AUTO_TEST_CASE(mutated_frames_agree_with_libzstd) {
                 why = e.what();
             }
             const auto lib = libzstd_decompress(z, limit);
+            // The frame API path: what libzstd says, frame by frame, after the same parse.
+            std::optional<bytes> frames;
+            std::string frames_why;
+            try {
+                frames = decode_with_frame_api(z, options);
+            } catch (const vyre::format_error& e) {
+                frames_why = e.what();
+            }
+            if (frames) {
+                BOOST_TEST_REQUIRE(lib.has_value());
+                BOOST_TEST((*frames == *lib));
+                if (!ours) {
+                    ++frame_api_lenient;
+                    BOOST_TEST_INFO("the frame API decodes what the block path refuses: " << why);
+                    BOOST_TEST(why.find("block maximum") != std::string::npos);
+                }
+            } else {
+                BOOST_TEST(!ours.has_value());
+                BOOST_TEST(frames_why == why); // the same message, the same offset
+            }
             if (ours) {
                 ++accepted;
                 BOOST_TEST_REQUIRE(lib.has_value());
@@ -681,7 +726,8 @@ BOOST_AUTO_TEST_CASE(mutated_frames_agree_with_libzstd) {
         }
     }
     BOOST_TEST_MESSAGE("mutations: " << accepted << " decoded as libzstd does, " << rejected << " rejected ("
-                                     << stricter << " of them accepted by libzstd)");
+                                     << stricter << " of them accepted by libzstd, " << frame_api_lenient
+                                     << " by the frame API path)");
     BOOST_TEST(accepted > 0u);
     BOOST_TEST(rejected > 0u);
 }

@@ -423,7 +423,9 @@ VYRE_DEVICE_TEST(zip_family_round_trips_byte_for_byte) {
     const auto r = unpack_files(dev.ctx(), {a / "zstd.zip"}, a / "out_zstd");
     BOOST_CHECK_MESSAGE(r.problems.empty(), problems_of(r));
     BOOST_CHECK_GT(r.zstd_blocks, items.size() / 2);
-    BOOST_CHECK_EQUAL(r.zstd_dispatches, 1u); // every zstd entry of the layer in one dispatch
+    // Every zstd entry of the layer in one engine call: at most one dispatch (frames with
+    // compressed blocks are decoded on the host).
+    BOOST_CHECK_LE(r.zstd_dispatches, 1u);
     check_same_tree(t.root, a / "out_zstd", true, false);
     const auto zstd_entry = std::find_if(r.entries.begin(), r.entries.end(), [](const auto& e) { return e.method == "zstd"; });
     BOOST_CHECK(zstd_entry != r.entries.end());

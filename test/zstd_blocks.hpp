@@ -24,6 +24,28 @@ inline void block_header(std::vector<std::uint8_t>& out, unsigned type, bool las
     put_le(out, (std::uint32_t{size} << 3) | (type << 1) | (last ? 1u : 0u), 3);
 }
 
+// Appends a compressed block that libzstd accepts without any entropy coding (raw literals, no
+// sequences) and its content to `content`.
+inline void literal_block(std::vector<std::uint8_t>& out, std::vector<std::uint8_t>& content,
+                          const std::vector<std::uint8_t>& lits, bool last = false) {
+    std::vector<std::uint8_t> body;
+    const auto n = static_cast<std::uint32_t>(lits.size());
+    if (n < 32) {
+        body.push_back(static_cast<std::uint8_t>(n << 3));
+    } else if (n < 4096) {
+        body.push_back(static_cast<std::uint8_t>(0x4 | ((n & 0xF) << 4)));
+        body.push_back(static_cast<std::uint8_t>(n >> 4));
+    } else {
+        body.push_back(static_cast<std::uint8_t>(0xC | ((n & 0xF) << 4)));
+        put_le(body, n >> 4, 2);
+    }
+    body.insert(body.end(), lits.begin(), lits.end());
+    body.push_back(0); // Number_of_Sequences
+    block_header(out, 2, last, static_cast<std::uint32_t>(body.size()));
+    out.insert(out.end(), body.begin(), body.end());
+    content.insert(content.end(), lits.begin(), lits.end());
+}
+
 // Appends a skippable frame (magic 0x184D2A5X) of `n` bytes i * 7.
 inline void skippable(std::vector<std::uint8_t>& out, std::uint32_t magic_low, std::uint32_t n) {
     put_le(out, 0x184D2A50u | magic_low, 4);

@@ -1,9 +1,11 @@
 // compression.zstd on every device, both programs (reference and cooperative): the seed's
 // conformance list, parity with the CPU oracle (bytes and statuses) on random and hostile blocks
 // and descriptors with guard bytes around every output window, determinism, the IR programs on the
-// reference interpreter; then whole files through the hybrid pipeline (engine/zstd_decompress.hpp)
-// into host and device memory: frames written by the zstd and pzstd tools, hand-built raw/RLE
-// frames, multi-frame files with skippable frames, and seeded mutations.
+// reference interpreter; then whole files through the pipeline (engine/zstd_decompress.hpp) into
+// host and device memory, every route (automatic, hybrid, host): frames written by the zstd and
+// pzstd tools, hand-built raw/RLE frames, files mixing frames of every kind with skippable frames,
+// which frames each route sends where, errors that name the same offset in every route, and
+// seeded mutations.
 #include "block_bindings.hpp"
 #include "harness.hpp"
 #include "test_data.hpp"
@@ -42,6 +44,11 @@ std::ostream& operator<<(std::ostream& os, const block_status& s) {
 std::ostream& operator<<(std::ostream& os, zstd_variant v) { return os << zstd_variant_name(v); }
 } // namespace vyre::ops::compression
 
+namespace vyre::engine {
+std::ostream& operator<<(std::ostream& os, zstd_route r) { return os << zstd_route_name(r); }
+std::ostream& operator<<(std::ostream& os, zstd_frame_path p) { return os << zstd_frame_path_name(p); }
+} // namespace vyre::engine
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -60,6 +67,7 @@ constexpr std::uint32_t kib128 = 128u << 10;
 using vyre::test::block_header;
 using vyre::test::have_tool;
 using vyre::test::libzstd_decompress;
+using vyre::test::literal_block;
 using vyre::test::make_corpus;
 using vyre::test::put_le;
 using vyre::test::random_bytes;
@@ -462,7 +470,8 @@ bytes frame_header(const header_spec& h) {
 }
 
 // A frame of raw and RLE blocks only (content appended to `content`).
-bytes plain_frame(std::mt19937_64& rng, bytes& content, std::size_t blocks, bool declare_size, bool with_checksum) {
+bytes plain_frame(std::mt19937_64& rng, bytes& content, std::size_t blocks, bool declare_size, bool with_checksum,
+                  std::uint8_t window = 0x58) {
     bytes body, c;
     for (std::size_t i = 0; i < blocks; ++i) {
         const std::uint32_t n = rng() % 3 == 0 ? kib128 : static_cast<std::uint32_t>(rng() % 70000);
@@ -479,48 +488,126 @@ bytes plain_frame(std::mt19937_64& rng, bytes& content, std::size_t blocks, bool
             c.insert(c.end(), n, v);
         }
     }
-    bytes out = frame_header({declare_size ? 3u : 0u, false, 0x58, with_checksum, c.size()});
+    bytes out = frame_header({declare_size ? 3u : 0u, false, window, with_checksum, c.size()});
     out.insert(out.end(), body.begin(), body.end());
     if (with_checksum) put_le(out, static_cast<std::uint32_t>(XXH64(c.data(), c.size(), 0)), 4);
     content.insert(content.end(), c.begin(), c.end());
     return out;
 }
 
-// Through the pipeline into host memory and into device memory, with the default batches and
-// with tiny ones (many dispatches, frames waiting on several batches), against `expected` and
-// libzstd. Returns the default run's report.
-eng::zstd_report check_pipeline(rt::context& ctx, std::span<const std::uint8_t> zst, const bytes& expected) {
+constexpr eng::zstd_route routes[] = {eng::zstd_route::automatic, eng::zstd_route::hybrid, eng::zstd_route::host};
+
+// The path each route gives a frame, restated from the parse: frames with a compressed block go
+// to the host (automatic; split when bound for device memory and zstd_split_pays, tested on its
+// own below) or to the block path (hybrid); frames of raw/RLE blocks only go to the device,
+// except that the hybrid route rebuilds them on the host when the result goes there.
+eng::zstd_frame_path expected_path(eng::zstd_route route, bool to_device, const fmt::zstd_frame& f) {
+    const bool compressed = f.compressed_blocks() != 0;
+    if (route == eng::zstd_route::host) return eng::zstd_frame_path::host;
+    if (route == eng::zstd_route::hybrid)
+        return compressed || !to_device ? eng::zstd_frame_path::hybrid : eng::zstd_frame_path::device;
+    if (!compressed) return eng::zstd_frame_path::device;
+    return to_device && eng::detail::zstd_split_pays(f) ? eng::zstd_frame_path::split : eng::zstd_frame_path::host;
+}
+
+// What the report must say about where frames and blocks went: every frame's path, the counts,
+// the blocks dispatched and the input bytes uploaded for them: at least their own bytes, and
+// none of a host frame larger than the merge gap (smaller ones may ride along in a merged copy).
+void check_routing(const eng::zstd_report& r, std::span<const std::uint8_t> zst, eng::zstd_route route, bool to_device) {
+    const auto file = fmt::parse_zstd(zst, {std::uint64_t{1} << 40, 31});
+    BOOST_TEST_REQUIRE(r.frame_path.size() == file.frames.size());
+    eng::zstd_path_counts counts;
+    std::size_t dispatched = 0, plain_blocks = 0;
+    std::uint64_t dispatched_bytes = 0, plain_bytes = 0, large_host_frames = 0;
+    for (std::size_t k = 0; k < file.frames.size(); ++k) {
+        const auto& f = file.frames[k];
+        const auto want = expected_path(route, to_device, f);
+        BOOST_TEST_CONTEXT("frame " << k) { BOOST_TEST(r.frame_path[k] == want); }
+        if (want == eng::zstd_frame_path::host) {
+            ++counts.host;
+            if (f.size > eng::detail::zstd_merge_gap) large_host_frames += f.size;
+            continue;
+        }
+        ++(want == eng::zstd_frame_path::device ? counts.device
+           : want == eng::zstd_frame_path::split ? counts.split
+                                                 : counts.hybrid);
+        for (const auto& b : f.blocks) {
+            const bool plain = b.type != fmt::zstd_block_type::compressed;
+            if (!plain && want == eng::zstd_frame_path::split) continue; // the host's alone
+            ++dispatched;
+            dispatched_bytes += fmt::zstd_block_header_size + b.content_size;
+            if (plain) {
+                ++plain_blocks;
+                plain_bytes += b.block_size;
+            }
+        }
+    }
+    BOOST_TEST(r.paths.device == counts.device);
+    BOOST_TEST(r.paths.hybrid == counts.hybrid);
+    BOOST_TEST(r.paths.host == counts.host);
+    BOOST_TEST(r.paths.split == counts.split);
+    BOOST_TEST(r.split.frames == file.frames.size());
+    BOOST_TEST(r.blocks == file.block_count);
+    BOOST_TEST(r.dispatched_blocks == dispatched);
+    BOOST_TEST(r.split.device_blocks == plain_blocks);
+    BOOST_TEST(r.split.device_bytes == plain_bytes);
+    BOOST_TEST(r.device_input_bytes >= dispatched_bytes);
+    BOOST_TEST(r.device_input_bytes + large_host_frames <= zst.size());
+    if (dispatched == 0) {
+        BOOST_TEST(r.batches == 0u);
+        BOOST_TEST(r.device_input_bytes == 0u);
+    } else {
+        BOOST_TEST(r.batches >= 1u);
+    }
+}
+
+// Through the pipeline into host memory and into device memory, every route, each with the
+// default batches, with tiny ones (many dispatches, frames waiting on several batches) and with
+// the seed's program, against `expected` and libzstd. Returns each route's default report (host
+// target).
+std::map<eng::zstd_route, eng::zstd_report> check_pipeline(rt::context& ctx, std::span<const std::uint8_t> zst,
+                                                           const bytes& expected) {
     const auto lib = libzstd_decompress(zst, expected.size());
     BOOST_TEST_REQUIRE(lib.has_value());
     BOOST_TEST_REQUIRE((*lib == expected));
-    eng::zstd_options small;
-    small.batch_input_bytes = 5000;
-    small.threads = 2;
-    eng::zstd_options reference_program;
-    reference_program.variant = cz::zstd_variant::reference;
-    eng::zstd_report first;
-    int run = 0;
-    for (const eng::zstd_options& options : {eng::zstd_options{}, small, reference_program}) {
-        BOOST_TEST_CONTEXT("options " << run) {
-            const auto host = eng::decompress_zstd(ctx, zst, options);
-            BOOST_TEST(host.bytes.size() == expected.size());
-            BOOST_TEST((host.bytes == expected));
-            BOOST_TEST(host.report.output_bytes == expected.size());
-            BOOST_TEST(host.report.split.redone_blocks == 0u);
-            BOOST_TEST(host.report.split.device_blocks + host.report.split.cpu_blocks == host.report.blocks);
-            BOOST_TEST(host.report.split.device_bytes + host.report.split.cpu_bytes == expected.size());
+    std::map<eng::zstd_route, eng::zstd_report> first;
+    for (const auto route : routes) {
+        eng::zstd_options base;
+        base.route = route;
+        eng::zstd_options small = base;
+        small.batch_input_bytes = 5000;
+        small.threads = 2;
+        eng::zstd_options reference_program = base;
+        reference_program.variant = cz::zstd_variant::reference;
+        int run = 0;
+        for (const eng::zstd_options& options : {base, small, reference_program}) {
+            BOOST_TEST_CONTEXT("route " << route << ", options " << run) {
+                const auto host = eng::decompress_zstd(ctx, zst, options);
+                BOOST_TEST(host.bytes.size() == expected.size());
+                BOOST_TEST((host.bytes == expected));
+                BOOST_TEST(host.report.output_bytes == expected.size());
+                BOOST_TEST(host.report.split.redone_blocks == 0u);
+                BOOST_TEST(host.report.split.device_blocks + host.report.split.cpu_blocks == host.report.blocks);
+                BOOST_TEST(host.report.split.device_bytes + host.report.split.cpu_bytes == expected.size());
+                check_routing(host.report, zst, route, false);
 
-            const auto device = eng::decompress_zstd_to_device(ctx, zst, options);
-            BOOST_TEST(device.output_bytes == expected.size());
-            bytes back(expected.size());
-            rt::read(ctx, device.output, back.data(), back.size());
-            BOOST_TEST((back == expected));
-            BOOST_TEST(device.report.split.device_blocks == host.report.split.device_blocks);
-            BOOST_TEST(device.report.split.cpu_bytes == host.report.split.cpu_bytes);
-            BOOST_TEST(device.report.split.redone_blocks == 0u);
-            if (run == 0) first = host.report;
+                const auto device = eng::decompress_zstd_to_device(ctx, zst, options);
+                BOOST_TEST(device.output_bytes == expected.size());
+                bytes back(expected.size());
+                rt::read(ctx, device.output, back.data(), back.size());
+                BOOST_TEST((back == expected));
+                // Into device memory, split frames move raw/RLE blocks from the host's share to the device's.
+                if (device.report.paths.split == 0) {
+                    BOOST_TEST(device.report.split.device_blocks == host.report.split.device_blocks);
+                    BOOST_TEST(device.report.split.cpu_bytes == host.report.split.cpu_bytes);
+                }
+                BOOST_TEST(device.report.split.device_bytes + device.report.split.cpu_bytes == expected.size());
+                BOOST_TEST(device.report.split.redone_blocks == 0u);
+                check_routing(device.report, zst, route, true);
+                if (run == 0) first[route] = host.report;
+            }
+            ++run;
         }
-        ++run;
     }
     return first;
 }
@@ -534,11 +621,26 @@ VYRE_DEVICE_TEST(pipeline_hand_built_raw_and_rle_frames) {
             BOOST_TEST_CONTEXT("declared size " << declare << ", checksum " << sum) {
                 bytes content;
                 const bytes zst = plain_frame(rng, content, 6, declare, sum);
-                const auto r = check_pipeline(dev.ctx(), zst, content);
-                BOOST_TEST(r.split.device_blocks == 6u);
-                BOOST_TEST(r.split.cpu_blocks == 0u);
-                BOOST_TEST(r.split.device_bytes == content.size());
+                const auto reports = check_pipeline(dev.ctx(), zst, content);
+                for (const auto route : {eng::zstd_route::automatic, eng::zstd_route::hybrid})
+                    BOOST_TEST_CONTEXT("route " << route) {
+                        const auto& r = reports.at(route);
+                        BOOST_TEST(r.split.device_blocks == 6u);
+                        BOOST_TEST(r.split.cpu_blocks == 0u);
+                        BOOST_TEST(r.split.device_bytes == content.size());
+                    }
+                const auto& host = reports.at(eng::zstd_route::host);
+                BOOST_TEST(host.split.cpu_blocks == 6u);
+                BOOST_TEST(host.split.cpu_bytes == content.size());
+                BOOST_TEST(host.paths.host == 1u);
             }
+    // A window of 2^31 (the parser's limit): the host route raises libzstd's default window limit.
+    {
+        bytes content;
+        const bytes zst = plain_frame(rng, content, 2, false, true, 0xA8);
+        BOOST_TEST_REQUIRE(fmt::parse_zstd(zst).frames.at(0).window_size == std::uint64_t{1} << 31);
+        check_pipeline(dev.ctx(), zst, content);
+    }
     // Many frames and skippable frames in between, empty frames, and a file of skippable frames only.
     bytes content, zst;
     skippable(zst, 0, 0);
@@ -551,10 +653,13 @@ VYRE_DEVICE_TEST(pipeline_hand_built_raw_and_rle_frames) {
     block_header(empty, 0, true, 0);
     put_le(empty, static_cast<std::uint32_t>(XXH64(nullptr, 0, 0)), 4);
     zst.insert(zst.end(), empty.begin(), empty.end());
-    const auto r = check_pipeline(dev.ctx(), zst, content);
-    BOOST_TEST(r.split.frames == 13u);
-    BOOST_TEST(r.split.skippable_frames == 4u);
-    BOOST_TEST(r.split.cpu_blocks == 0u);
+    const auto reports = check_pipeline(dev.ctx(), zst, content);
+    for (const auto& [route, r] : reports)
+        BOOST_TEST_CONTEXT("route " << route) {
+            BOOST_TEST(r.split.frames == 13u);
+            BOOST_TEST(r.split.skippable_frames == 4u);
+            BOOST_TEST(r.split.cpu_blocks == (route == eng::zstd_route::host ? r.blocks : 0u));
+        }
     bytes only;
     skippable(only, 5, 10);
     const auto none = eng::decompress_zstd(dev.ctx(), only);
@@ -579,15 +684,20 @@ VYRE_DEVICE_TEST(pipeline_frames_from_the_zstd_tool) {
                                     "--no-content-size -3", "-T2 -B1M -3"}) {
             BOOST_TEST_CONTEXT("zstd " << o) {
                 const bytes zst = run_tool("zstd", o, dir.path / "corpus", dir.path / "out.zst");
-                const auto r = check_pipeline(dev.ctx(), zst, corpus);
+                const auto reports = check_pipeline(dev.ctx(), zst, corpus);
+                const auto& r = reports.at(eng::zstd_route::hybrid);
                 BOOST_TEST(r.split.cpu_blocks > 0u);
                 device_blocks += r.split.device_blocks;
+                // Every frame of this corpus holds a compressed block: automatic decodes it whole on the host.
+                const auto& a = reports.at(eng::zstd_route::automatic);
+                BOOST_TEST(a.paths.host == a.split.frames);
+                BOOST_TEST(a.batches == 0u);
                 BOOST_TEST_MESSAGE("zstd " << o << ": " << r.blocks << " blocks in " << r.batches << " dispatch(es); device "
                                            << r.split.device_blocks << " blocks / " << r.split.device_bytes << " bytes, CPU "
                                            << r.split.cpu_blocks << " blocks / " << r.split.cpu_bytes << " bytes");
             }
         }
-        BOOST_TEST(device_blocks > 0u); // the corpus makes the tool emit raw and RLE blocks
+        BOOST_TEST(device_blocks > 0u); // the corpus makes the tool emit raw and RLE blocks (hybrid route)
         // Files of several frames, skippable frames between them.
         const bytes half(corpus.begin(), corpus.begin() + static_cast<std::ptrdiff_t>(corpus.size() / 2));
         write_file(dir.path / "half", half);
@@ -601,9 +711,11 @@ VYRE_DEVICE_TEST(pipeline_frames_from_the_zstd_tool) {
             const bytes& c = part == &zb ? half : corpus;
             expected.insert(expected.end(), c.begin(), c.end());
         }
-        const auto r = check_pipeline(dev.ctx(), zst, expected);
-        BOOST_TEST(r.split.frames == 3u);
-        BOOST_TEST(r.split.skippable_frames == 4u);
+        for (const auto& [route, r] : check_pipeline(dev.ctx(), zst, expected))
+            BOOST_TEST_CONTEXT("route " << route) {
+                BOOST_TEST(r.split.frames == 3u);
+                BOOST_TEST(r.split.skippable_frames == 4u);
+            }
 
         if (!have_tool("pzstd")) {
             BOOST_TEST_MESSAGE("pzstd not installed: skipping its files");
@@ -611,9 +723,202 @@ VYRE_DEVICE_TEST(pipeline_frames_from_the_zstd_tool) {
             const bytes big = make_corpus(1000000, seed);
             write_file(dir.path / "big", big);
             const bytes zp = run_tool("pzstd", "-p 2 -1", dir.path / "big", dir.path / "big.zst");
-            const auto rp = check_pipeline(dev.ctx(), zp, big);
+            const auto rp = check_pipeline(dev.ctx(), zp, big).at(eng::zstd_route::automatic);
             BOOST_TEST(rp.split.frames > 1u);
             BOOST_TEST_MESSAGE("pzstd: " << rp.split.frames << " frames, " << rp.split.skippable_frames << " skippable frames");
+        }
+    }
+}
+
+namespace {
+
+// A file with every kind of frame, skippable frames between them: raw/RLE-only frames (0, 2, 4),
+// a frame of compressed blocks only, larger than the merge gap (1: automatic uploads none of its
+// bytes), a small frame mixing raw, RLE and compressed blocks (3), and a frame whose large RLE
+// blocks follow one small compressed block (5, as libzstd writes runs of one byte: split into
+// device memory).
+struct mixed_file {
+    bytes zst, content;
+};
+
+mixed_file make_mixed_file(std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    mixed_file m;
+    const auto framed = [&](const bytes& body, const bytes& c) {
+        bytes out = frame_header({3u, false, 0x58, true, c.size()});
+        out.insert(out.end(), body.begin(), body.end());
+        put_le(out, static_cast<std::uint32_t>(XXH64(c.data(), c.size(), 0)), 4);
+        m.zst.insert(m.zst.end(), out.begin(), out.end());
+        m.content.insert(m.content.end(), c.begin(), c.end());
+    };
+    const auto plain = [&](std::size_t blocks) {
+        const bytes f = plain_frame(rng, m.content, blocks, true, true);
+        m.zst.insert(m.zst.end(), f.begin(), f.end());
+    };
+    skippable(m.zst, 0, 0);
+    plain(3);
+    skippable(m.zst, 3, 50);
+    {
+        bytes body, c;
+        literal_block(body, c, random_bytes(rng, 60000));
+        literal_block(body, c, random_bytes(rng, 50000), true);
+        framed(body, c);
+    }
+    plain(2);
+    {
+        bytes body, c;
+        const bytes raw = random_bytes(rng, 1000);
+        block_header(body, 0, false, 1000);
+        body.insert(body.end(), raw.begin(), raw.end());
+        c.insert(c.end(), raw.begin(), raw.end());
+        literal_block(body, c, random_bytes(rng, 300));
+        block_header(body, 1, false, 5000);
+        body.push_back('z');
+        c.insert(c.end(), 5000, 'z');
+        literal_block(body, c, random_bytes(rng, 20), true);
+        framed(body, c);
+    }
+    skippable(m.zst, 15, 7);
+    plain(2);
+    {
+        bytes body, c;
+        literal_block(body, c, random_bytes(rng, 10));
+        for (int k = 0; k < 3; ++k) {
+            block_header(body, 1, false, kib128);
+            body.push_back(static_cast<std::uint8_t>(k + 1));
+            c.insert(c.end(), kib128, static_cast<std::uint8_t>(k + 1));
+        }
+        const bytes raw = random_bytes(rng, 700);
+        block_header(body, 0, true, 700);
+        body.insert(body.end(), raw.begin(), raw.end());
+        c.insert(c.end(), raw.begin(), raw.end());
+        framed(body, c);
+    }
+    return m;
+}
+
+// The format_error a decode throws, or nothing.
+template <class F>
+std::optional<vyre::format_error> format_error_of(F&& f) {
+    try {
+        f();
+    } catch (const vyre::format_error& e) {
+        return e;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+// Which frame goes where, and what is uploaded for the device, in each route.
+VYRE_DEVICE_TEST(pipeline_routes_every_kind_of_frame) {
+    using path = eng::zstd_frame_path;
+    const mixed_file m = make_mixed_file(vyre::test::test_seed() + 21);
+    const auto file = fmt::parse_zstd(m.zst);
+    BOOST_TEST_REQUIRE(file.frames.size() == 6u);
+    BOOST_TEST_REQUIRE(file.frames[1].size > eng::detail::zstd_merge_gap);
+    const auto reports = check_pipeline(dev.ctx(), m.zst, m.content);
+    const auto blocks_of = [&](std::initializer_list<std::size_t> frames) {
+        std::size_t n = 0;
+        for (std::size_t k : frames) n += file.frames[k].blocks.size();
+        return n;
+    };
+    const auto first_header = [&](std::size_t k) { return file.frames[k].blocks.front().header_offset; };
+    const auto last_end = [&](std::size_t k) { return file.frames[k].blocks.back().end_offset(); };
+
+    const auto& a = reports.at(eng::zstd_route::automatic);
+    BOOST_TEST((a.frame_path ==
+                std::vector<path>{path::device, path::host, path::device, path::host, path::device, path::host}));
+    BOOST_TEST(a.paths.device == 3u);
+    BOOST_TEST(a.paths.hybrid == 0u);
+    BOOST_TEST(a.paths.host == 3u);
+    BOOST_TEST(a.paths.split == 0u);
+    BOOST_TEST(a.dispatched_blocks == blocks_of({0, 2, 4}));
+    // Two copies' worth of input: frame 0's blocks, then frames 2 to 4 (frame 3 is smaller than
+    // the merge gap and rides along); none of frame 1.
+    BOOST_TEST(a.device_input_bytes == (last_end(0) - first_header(0)) + (last_end(4) - first_header(2)));
+    BOOST_TEST(a.split.cpu_blocks == blocks_of({1, 3, 5}));
+
+    // Into device memory frame 5 is split: its three RLE blocks and its raw block are made by the
+    // device (their input rides along with frame 4's), and only its compressed block's bytes go up.
+    const auto d = eng::decompress_zstd_to_device(dev.ctx(), m.zst);
+    BOOST_TEST((d.report.frame_path ==
+                std::vector<path>{path::device, path::host, path::device, path::host, path::device, path::split}));
+    BOOST_TEST(d.report.paths.split == 1u);
+    BOOST_TEST(d.report.dispatched_blocks == blocks_of({0, 2, 4}) + 4);
+    BOOST_TEST(d.report.device_input_bytes == (last_end(0) - first_header(0)) + (last_end(5) - first_header(2)));
+    BOOST_TEST(d.report.split.device_blocks == a.split.device_blocks + 4);
+    BOOST_TEST(d.report.split.device_bytes == a.split.device_bytes + 3 * kib128 + 700);
+
+    const auto& h = reports.at(eng::zstd_route::hybrid);
+    BOOST_TEST(h.paths.hybrid == 6u);
+    BOOST_TEST(h.dispatched_blocks == file.block_count);
+    BOOST_TEST(h.device_input_bytes == last_end(5) - first_header(0)); // one run: the gaps are headers and skippable frames
+
+    const auto& o = reports.at(eng::zstd_route::host);
+    BOOST_TEST(o.paths.host == 6u);
+    BOOST_TEST(o.dispatched_blocks == 0u);
+    BOOST_TEST(o.batches == 0u);
+    BOOST_TEST(o.split.cpu_bytes == m.content.size());
+}
+
+// Corrupt frames of every kind: each route, into host and into device memory, throws the same
+// format_error as the CPU pipeline, naming the same offset.
+VYRE_DEVICE_TEST(pipeline_errors_name_the_same_offset_in_every_route) {
+    const mixed_file m = make_mixed_file(vyre::test::test_seed() + 22);
+    const auto file = fmt::parse_zstd(m.zst);
+    BOOST_TEST_REQUIRE(file.frames.size() == 6u);
+    const auto& mixed = file.frames[3];
+    const auto& literals = mixed.blocks[1];
+    BOOST_TEST_REQUIRE((literals.type == fmt::zstd_block_type::compressed));
+    const fmt::zstd_block* rle = nullptr;
+    for (std::size_t k : {0u, 2u, 4u})
+        for (const auto& b : file.frames[k].blocks)
+            if (b.type == fmt::zstd_block_type::rle && b.block_size > 0 && !rle) rle = &b;
+    struct corruption {
+        const char* what;
+        std::uint64_t at;
+        std::uint64_t offset; // where the error must point
+        const char* says;
+    };
+    std::vector<corruption> cases = {
+        {"checksum of a raw/RLE frame", file.frames[0].checksum_offset, file.frames[0].checksum_offset, "checksum mismatch"},
+        {"checksum of a compressed frame", file.frames[1].checksum_offset + 3, file.frames[1].checksum_offset, "checksum mismatch"},
+        {"literals of a mixed frame", literals.content_offset() + 1, literals.header_offset, "compressed block regenerates more than"},
+        {"raw bytes of a mixed frame", mixed.blocks[0].content_offset() + 500, mixed.checksum_offset, "checksum mismatch"},
+        {"a literal byte of a compressed frame", file.frames[1].blocks[0].content_offset() + 1000, file.frames[1].checksum_offset,
+         "checksum mismatch"},
+        {"an RLE byte of a split frame", file.frames[5].blocks[2].content_offset(), file.frames[5].checksum_offset,
+         "checksum mismatch"},
+        {"checksum of a split frame", file.frames[5].checksum_offset, file.frames[5].checksum_offset, "checksum mismatch"},
+    };
+    if (rle) cases.push_back({"an RLE byte of a raw/RLE frame", rle->content_offset(), 0, "checksum mismatch"});
+    for (auto& c : cases) {
+        if (c.offset == 0) { // the RLE block's frame
+            for (const auto& f : file.frames)
+                if (c.at > f.offset && c.at < f.offset + f.size) c.offset = f.checksum_offset;
+        }
+        BOOST_TEST_CONTEXT(c.what) {
+            bytes z = m.zst;
+            z[c.at] ^= 0xFF;
+            const auto want = format_error_of([&] { fmt::zstd_decompress_cpu_reference(z); });
+            BOOST_TEST_REQUIRE(want.has_value());
+            BOOST_TEST(want->offset() == c.offset);
+            BOOST_TEST_INFO(want->what());
+            BOOST_TEST(std::string(want->what()).find(c.says) != std::string::npos);
+            for (const auto route : routes)
+                for (bool to_device : {false, true})
+                    BOOST_TEST_CONTEXT("route " << route << (to_device ? ", into device memory" : ", into host memory")) {
+                        eng::zstd_options o;
+                        o.route = route;
+                        const auto got = format_error_of([&] {
+                            if (to_device) eng::decompress_zstd_to_device(dev.ctx(), z, o);
+                            else eng::decompress_zstd(dev.ctx(), z, o);
+                        });
+                        BOOST_TEST_REQUIRE(got.has_value());
+                        BOOST_TEST(got->offset() == c.offset);
+                        BOOST_TEST(std::string(got->what()) == std::string(want->what()));
+                    }
         }
     }
 }
@@ -646,6 +951,94 @@ BOOST_AUTO_TEST_CASE(device_frame_check_redoes_failed_blocks) {
                       vyre::format_error);
 }
 
+// Which frames bound for device memory are split: large RLE blocks after few runs of compressed
+// blocks, in a frame whose slots are final.
+BOOST_AUTO_TEST_CASE(split_pays_for_large_rle_blocks_only) {
+    std::mt19937_64 rng(5);
+    const auto frame_of = [&](const std::vector<int>& kinds, bool declare) { // 0 raw, 1 RLE 128 KiB, 2 literals
+        bytes body, c;
+        for (std::size_t i = 0; i < kinds.size(); ++i) {
+            const bool last = i + 1 == kinds.size();
+            if (kinds[i] == 2) {
+                literal_block(body, c, random_bytes(rng, 100), last);
+            } else if (kinds[i] == 1) {
+                block_header(body, 1, last, kib128);
+                body.push_back(7);
+                c.insert(c.end(), kib128, 7);
+            } else {
+                const bytes raw = random_bytes(rng, kib128);
+                block_header(body, 0, last, kib128);
+                body.insert(body.end(), raw.begin(), raw.end());
+                c.insert(c.end(), raw.begin(), raw.end());
+            }
+        }
+        bytes z = frame_header({declare ? 3u : 0u, false, 0x58, false, c.size()});
+        z.insert(z.end(), body.begin(), body.end());
+        return fmt::parse_zstd(z).frames.at(0);
+    };
+    using eng::detail::zstd_split_pays;
+    BOOST_TEST(zstd_split_pays(frame_of({2, 1, 1, 0, 1}, true)));      // one run, 3 x 128 KiB of RLE
+    BOOST_TEST(!zstd_split_pays(frame_of({2, 1, 0, 0, 0}, true)));     // 128 KiB of RLE: under the saving
+    BOOST_TEST(!zstd_split_pays(frame_of({2, 0, 0, 0, 2}, true)));     // raw blocks save nothing
+    BOOST_TEST(!zstd_split_pays(frame_of({2, 1, 1, 1, 1}, false)));    // slots not final: no declared size
+    // Two compressed blocks: their sizes, and so the slots after the first, are known only once decoded.
+    BOOST_TEST(!zstd_split_pays(frame_of({2, 1, 1, 1, 1, 1, 2}, true)));
+    BOOST_TEST(!zstd_split_pays(frame_of({1, 1, 1, 0}, true)));        // no compressed block: a device frame
+}
+
+// A split frame on the host: the prefix up to the last compressed block is decoded into host
+// staging, the raw/RLE blocks after it are only hashed from the input (their slots stay untouched)
+// unless the device got one wrong, which is then made on the host and counted as redone.
+BOOST_AUTO_TEST_CASE(split_frame_decodes_its_prefix_only) {
+    std::mt19937_64 rng(9);
+    bytes body, c;
+    const bytes raw0 = random_bytes(rng, 50);
+    block_header(body, 0, false, 50);
+    body.insert(body.end(), raw0.begin(), raw0.end());
+    c.insert(c.end(), raw0.begin(), raw0.end());
+    literal_block(body, c, random_bytes(rng, 100));
+    block_header(body, 1, false, 5000);
+    body.push_back(3);
+    c.insert(c.end(), 5000, 3);
+    const bytes raw = random_bytes(rng, 300);
+    block_header(body, 0, true, 300);
+    body.insert(body.end(), raw.begin(), raw.end());
+    c.insert(c.end(), raw.begin(), raw.end());
+    bytes z = frame_header({3u, false, 0x58, true, c.size()});
+    z.insert(z.end(), body.begin(), body.end());
+    put_le(z, static_cast<std::uint32_t>(XXH64(c.data(), c.size(), 0)), 4);
+    const auto file = fmt::parse_zstd(z);
+    const auto& f = file.frames.at(0);
+    BOOST_TEST_REQUIRE(f.exact_layout);
+    const std::vector<cz::block_status> st = {
+        {ze::none, 50}, {ze::unsupported_compressed_block, 0}, {ze::none, 5000}, {ze::corrupt_block, 0}};
+    bytes staging(file.staging_size, canary);
+    const auto dctx = vyre::format::detail::zstd_make_frame_dctx();
+    std::vector<std::size_t> waited;
+    const auto o = eng::detail::zstd_decode_split_frame(dctx.get(), z, f, st, staging, [&](std::size_t i) { waited.push_back(i); });
+    BOOST_TEST((waited == std::vector<std::size_t>{0, 2, 3})); // the raw/RLE blocks only
+    BOOST_TEST(o.size == c.size());
+    BOOST_TEST(o.stats.device_blocks == 2u);
+    BOOST_TEST(o.stats.device_bytes == 5050u);
+    BOOST_TEST(o.stats.cpu_blocks == 2u);
+    BOOST_TEST(o.stats.cpu_bytes == 400u);
+    BOOST_TEST(o.stats.redone_blocks == 1u);
+    BOOST_TEST(std::equal(c.begin(), c.begin() + 150, staging.begin())); // the prefix
+    const auto& rle = f.blocks[2];
+    BOOST_TEST(std::count(staging.begin() + rle.output_offset, staging.begin() + rle.output_offset + 5000, canary) == 5000);
+    const auto& last = f.blocks[3];
+    BOOST_TEST(std::equal(raw.begin(), raw.end(), staging.begin() + last.output_offset)); // redone
+    // The checksum covers the bytes never written on the host.
+    bytes bad = z;
+    bad[rle.content_offset()] ^= 1;
+    try {
+        eng::detail::zstd_decode_split_frame(dctx.get(), bad, fmt::parse_zstd(bad).frames.at(0), st, staging, [](std::size_t) {});
+        BOOST_ERROR("a changed RLE byte was not caught");
+    } catch (const vyre::format_error& e) {
+        BOOST_TEST(e.offset() == f.checksum_offset);
+    }
+}
+
 // ---- mutations through the pipeline ----------------------------------------------------------------
 
 VYRE_DEVICE_TEST(pipeline_survives_mutations) {
@@ -657,6 +1050,24 @@ VYRE_DEVICE_TEST(pipeline_survives_mutations) {
         bases.push_back(plain_frame(rng, c, 3, true, true));
         c.clear();
         bases.push_back(plain_frame(rng, c, 2, false, true));
+        // Split into device memory by the automatic route: a small compressed block, large RLE blocks.
+        bytes body;
+        c.clear();
+        literal_block(body, c, random_bytes(rng, 40));
+        for (int k = 0; k < 3; ++k) {
+            block_header(body, 1, false, kib128);
+            body.push_back(static_cast<std::uint8_t>(9 * k));
+            c.insert(c.end(), kib128, static_cast<std::uint8_t>(9 * k));
+        }
+        const bytes raw = random_bytes(rng, 200);
+        block_header(body, 0, true, 200);
+        body.insert(body.end(), raw.begin(), raw.end());
+        c.insert(c.end(), raw.begin(), raw.end());
+        bytes split = frame_header({3u, false, 0x58, true, c.size()});
+        split.insert(split.end(), body.begin(), body.end());
+        put_le(split, static_cast<std::uint32_t>(XXH64(c.data(), c.size(), 0)), 4);
+        BOOST_TEST_REQUIRE(eng::detail::zstd_split_pays(fmt::parse_zstd(split).frames.at(0)));
+        bases.push_back(std::move(split));
     }
     if (have_tool("zstd")) {
         vyre::test::temp_dir dir("vyre_zstd_gpu_", false);
@@ -673,7 +1084,7 @@ VYRE_DEVICE_TEST(pipeline_survives_mutations) {
     options.batch_input_bytes = 20000;
     fmt::zstd_parse_options parse;
     parse.max_output_size = limit;
-    std::size_t accepted = 0, rejected = 0;
+    std::size_t accepted = 0, rejected = 0, lenient = 0;
     for (int i = 0; i < 240; ++i) {
         bytes z = bases[i % bases.size()];
         const unsigned kind = rng() % 4;
@@ -689,12 +1100,19 @@ VYRE_DEVICE_TEST(pipeline_survives_mutations) {
         BOOST_TEST_CONTEXT("seed " << seed << ", mutation " << i << " (kind " << kind << ")") {
             // The CPU pipeline (the same parser and host pass, the oracle for every block) decides.
             std::optional<bytes> want;
+            std::optional<std::uint64_t> want_at;
+            std::string why;
             try {
                 want = fmt::zstd_decompress_cpu_reference(z, parse).output;
+            } catch (const vyre::format_error& e) {
+                want_at = e.offset();
+                why = e.what();
             } catch (const vyre::error&) {
             }
-            const bool to_device = i % 3 == 0;
+            const bool to_device = (i / 3) % 2 == 0;
+            options.route = routes[i % 3];
             std::optional<bytes> got;
+            std::optional<std::uint64_t> got_at;
             try {
                 if (to_device) {
                     const auto d = eng::decompress_zstd_to_device(dev.ctx(), z, options);
@@ -705,19 +1123,32 @@ VYRE_DEVICE_TEST(pipeline_survives_mutations) {
                 }
             } catch (const vyre::format_error& e) {
                 BOOST_TEST(!std::string(e.what()).empty());
+                got_at = e.offset();
             } catch (const vyre::resource_error& e) {
                 BOOST_TEST(!std::string(e.what()).empty());
             }
-            BOOST_TEST(got.has_value() == want.has_value());
-            if (got && want) {
-                BOOST_TEST((*got == *want));
+            BOOST_TEST_CONTEXT("route " << options.route << (to_device ? ", into device memory" : ", into host memory")) {
+                if (got && !want) {
+                    // Allowed only where RFC 8878 is stricter than libzstd 1.5's frame API, which
+                    // decodes host frames: a compressed block regenerating more than the block maximum.
+                    ++lenient;
+                    BOOST_TEST_INFO("the block path refuses: " << why);
+                    BOOST_TEST((options.route != eng::zstd_route::hybrid && why.find("block maximum") != std::string::npos));
+                } else {
+                    BOOST_TEST(got.has_value() == want.has_value());
+                    BOOST_TEST((got_at == want_at)); // the same error names the same offset in every route
+                }
+            }
+            if (got && want) BOOST_TEST((*got == *want));
+            if (got) {
                 const auto lib = libzstd_decompress(z, limit);
                 BOOST_TEST((lib && *lib == *got));
             }
             (got ? accepted : rejected)++;
         }
     }
-    BOOST_TEST_MESSAGE("mutations through the device pipeline: " << accepted << " decoded, " << rejected << " rejected");
+    BOOST_TEST_MESSAGE("mutations through the pipeline: " << accepted << " decoded, " << rejected << " rejected (" << lenient
+                                                          << " decoded by libzstd's frame API past the block maximum)");
     BOOST_TEST(accepted > 0u);
     BOOST_TEST(rejected > 0u);
 }

@@ -30,6 +30,7 @@ namespace vyre::cli {
 // number that is not a skippable frame's; add zstd by adding an entry to archive_formats().
 struct decompress_settings {
     vyre::ops::compression::lz4_variant variant = vyre::ops::compression::lz4_variant::automatic;
+    vyre::engine::zstd_route route = vyre::engine::zstd_route::automatic; // Zstandard only
     bool cpu = false;
 };
 struct decoded {
@@ -67,8 +68,8 @@ inline decoded decode_lz4(std::span<const std::uint8_t> file, const decompress_s
     return d;
 }
 
-// Zstandard: raw/RLE blocks on the device (compression.zstd), compressed blocks on the host
-// (libzstd's block API), frames in parallel; prints who did what.
+// Zstandard: frames routed to the device (compression.zstd), to the host (libzstd), or split
+// between them (engine/zstd_decompress.hpp), frames in parallel; prints who did what.
 inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_settings& s) {
     namespace cz = vyre::ops::compression;
     decoded d;
@@ -97,11 +98,16 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
     options.variant = s.variant == cz::lz4_variant::reference ? cz::zstd_variant::reference
                       : s.variant == cz::lz4_variant::fast    ? cz::zstd_variant::fast
                                                               : cz::zstd_variant::automatic;
+    options.route = s.route;
     auto r = vyre::engine::decompress_zstd(ctx, file, options);
     d.bytes = std::move(r.bytes);
-    d.summary = std::to_string(r.report.blocks) + " blocks in " + std::to_string(r.report.batches) + " dispatch(es) (" +
+    const auto& p = r.report.paths;
+    d.summary = "route " + std::string(vyre::engine::zstd_route_name(s.route)) + ": frames " + std::to_string(p.device) +
+                " device / " + std::to_string(p.hybrid) + " hybrid / " + std::to_string(p.host) + " host; " +
+                std::to_string(r.report.dispatched_blocks) + " of " + std::to_string(r.report.blocks) + " blocks in " +
+                std::to_string(r.report.batches) + " dispatch(es) (" +
                 cz::zstd_variant_name(cz::resolve(options.variant, ctx.device())) + " program): " +
-                split(r.report.split, "GPU", "CPU (compressed)");
+                split(r.report.split, "GPU", "CPU");
     d.where = ctx.device().label();
     return d;
 }
@@ -166,14 +172,19 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
     po::options_description options(
         "Decompresses an archive on the OpenCL device. LZ4 files (frames, legacy frames, skippable frames, concatenated):\n"
         "every block of frames with independent blocks goes to the device in one dispatch; frames with linked blocks\n"
-        "are decoded on the host. Zstandard files: every block goes to the device (compression.zstd), which writes raw\n"
-        "and RLE blocks; compressed blocks are decoded on the host (libzstd's block API), frames in parallel. Checksums\n"
-        "are verified");
+        "are decoded on the host. Zstandard files: each frame is routed (--route): frames of raw/RLE blocks only are\n"
+        "regenerated on the device (compression.zstd), frames with compressed blocks are decoded whole on the host\n"
+        "(libzstd), frames in parallel. Checksums are verified");
     options.add_options()("file", po::value<std::string>(), "input file; its format is detected by its magic number")(
         "output,o", po::value<std::string>(), "output file (default: FILE without its .lz4 or .zst suffix)")(
         "variant", po::value<std::string>()->default_value("automatic"),
         "compression.lz4 / compression.zstd program: reference (one block per invocation, the seed's design), fast, or "
         "automatic (fast on GPUs, reference on CPU devices)")(
+        "route", po::value<std::string>()->default_value("automatic"),
+        "Zstandard: which frames go where. automatic: frames with a compressed block decoded whole on the host "
+        "(libzstd's frame API), the others made on the device; hybrid: every block to the device, which writes the "
+        "raw/RLE blocks, compressed blocks on the host with libzstd's block API (the seed's design); host: every frame "
+        "on the host")(
         "cpu", "decode on the host instead (reference decoder, liblz4 for linked blocks)")(
         "force,f", "overwrite the output file if it exists")(
         "pages", "FILE is a page file (vyre compress --pages); the output is the pages (default name: FILE without .vypg)")(
@@ -182,7 +193,7 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
     po::positional_options_description positional;
     positional.add("file", 1);
     po::variables_map vm;
-    if (!parse("decompress", "FILE [-o OUT] [--variant reference|fast|automatic] [--cpu] [--force] [--pages [--max-output BYTES]]", options, args, vm,
+    if (!parse("decompress", "FILE [-o OUT] [--variant reference|fast|automatic] [--route automatic|hybrid|host] [--cpu] [--force] [--pages [--max-output BYTES]]", options, args, vm,
                &positional))
         return 0;
     if (!vm.count("file")) throw po::error("give the file to decompress");
@@ -193,6 +204,9 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
     else if (variant == "fast") settings.variant = cz::lz4_variant::fast;
     else if (variant != "automatic") throw po::error("--variant must be reference, fast or automatic, not \"" + variant + "\"");
     settings.cpu = vm.count("cpu") > 0;
+    const std::string route = vm["route"].as<std::string>();
+    if (const auto r = vyre::engine::zstd_route_from_name(route)) settings.route = *r;
+    else throw po::error("--route must be automatic, hybrid or host, not \"" + route + "\"");
 
     const std::filesystem::path in = vm["file"].as<std::string>();
     if (!vm["max-output"].defaulted() && !vm.count("pages")) throw po::error("--max-output applies to page files: give --pages");

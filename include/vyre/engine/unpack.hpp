@@ -14,8 +14,9 @@
 //   2. decode   every LZ4 job of the layer is parsed (in parallel) and ALL their independent
 //               blocks go to compression.lz4 as one set of descriptors (one dispatch per batch,
 //               make_block_batches); every zstd job is concatenated into one multi-frame stream
-//               for the hybrid zstd engine (raw/RLE blocks on the device, compressed blocks on
-//               all cores); deflate (gzip, ZIP method 8) is inflated by libdeflate on all cores.
+//               for the zstd engine (its automatic route: frames of raw/RLE blocks on the device,
+//               frames with compressed blocks decoded whole on all cores); deflate (gzip, ZIP
+//               method 8) is inflated by libdeflate on all cores.
 //   3. finish   sizes, CRCs and limits are checked; an entry whose content is itself a container
 //               (by magic number, never by name) becomes part of the next layer; the content of a
 //               compressed stream that is an archive opens in place (x.tar.zst lists x's entries
@@ -184,7 +185,8 @@ struct unpack_report {
     std::size_t layers = 0;
     std::uint64_t decoded_bytes = 0;     // counted against limits.max_total_bytes: decoded, hard-link copies, ZIP stored entries
     std::uint64_t written_bytes = 0;
-    // Device work: LZ4 blocks and zstd blocks sent to the device, and the dispatches they took.
+    // Device work: LZ4 blocks sent to the device, zstd blocks decoded by the zstd engine (only
+    // frames without compressed blocks reach the device), and the dispatches they took.
     std::size_t lz4_device_blocks = 0, lz4_dispatches = 0, lz4_host_blocks = 0;
     std::size_t zstd_blocks = 0, zstd_dispatches = 0;
     std::size_t deflate_streams = 0; // inflated on the host

@@ -1,5 +1,7 @@
-// Host half of the hybrid zstd pipeline: after compression.zstd has written the raw and RLE
-// blocks, decode the compressed blocks on the CPU (libzstd's block API) and pack the output.
+// Host half of the zstd pipeline (engine/zstd_decompress.hpp): the block path of the seed's hybrid
+// design (after compression.zstd has written the raw and RLE blocks, decode the compressed blocks
+// on the CPU with libzstd's block API and pack the output), and whole frames with libzstd's frame
+// API for the frames the pipeline routes to the host.
 #pragma once
 
 // How the CPU pass keeps libzstd byte-exact. Within a frame, blocks are visited in order with one
@@ -190,6 +192,44 @@ inline zstd_frame_outcome zstd_finish_frame(ZSTD_DCtx* dctx, std::span<const std
     }
     out.size = w - f.output_offset;
     zstd_check_frame(f, staging.subspan(f.output_offset, out.size));
+    return out;
+}
+
+// A DCtx for whole frames: the window limit raised to what the parser admits (libzstd's default
+// of 2^27 would refuse frames that the block path decodes).
+inline zstd_dctx_ptr zstd_make_frame_dctx() {
+    zstd_dctx_ptr d = zstd_make_dctx();
+    ZSTD_DCtx_setParameter(d.get(), ZSTD_d_windowLogMax, ZSTD_WINDOWLOG_MAX);
+    return d;
+}
+
+// One whole frame with libzstd's frame API, into the start of its staging region; returns its
+// decoded size. libzstd verifies the content size and checksum itself, hashing each block while
+// it is still in cache, which is why a frame the host decodes anyway goes through here rather
+// than through the block path above. When libzstd refuses the frame, the block path runs over it
+// to say what is wrong and where, in the same words as every other route (error path only); if
+// that path happens to accept the frame, libzstd's verdict stands, named at the frame's offset.
+inline zstd_frame_outcome zstd_decode_frame(ZSTD_DCtx* dctx, std::span<const std::uint8_t> data, const zstd_frame& f,
+                                            std::span<std::uint8_t> staging) {
+    if (f.dictionary_id != 0)
+        throw format_error("zstd: frame needs dictionary " + std::to_string(f.dictionary_id) +
+                               "; decoding with dictionaries is not supported",
+                           f.offset + 4);
+    const std::size_t n = ZSTD_decompressDCtx(dctx, staging.data() + f.output_offset, f.output_capacity,
+                                              data.data() + f.offset, f.size);
+    if (ZSTD_isError(n)) {
+        zstd_frame alone = f;
+        alone.first_block = 0;
+        const std::vector<ops::compression::block_status> none(
+            f.blocks.size(), {ops::compression::zstd_error::unsupported_compressed_block, 0});
+        zstd_finish_frame(dctx, data, alone, none, staging); // throws the block path's format_error
+        throw format_error(std::string("zstd: frame does not decode: ") + ZSTD_getErrorName(n), f.offset);
+    }
+    zstd_frame_outcome out;
+    out.size = n;
+    out.stats.frames = 1;
+    out.stats.cpu_blocks = f.blocks.size();
+    out.stats.cpu_bytes = n;
     return out;
 }
 
