@@ -398,7 +398,10 @@ struct zstd_device_pass {
     bcm::buffer& device_staging;              // device target: the result
     std::vector<cz::block_status>& statuses;  // what the host pass reads (raw/RLE blocks published)
     std::vector<cz::block_status>& answers;   // the device's answers, every block
-    std::vector<cz::block_status> dense;      // per dispatched block, as read back
+    // Per dispatched block, as read back. Pinned: a read into pageable memory is staged by the
+    // driver, which can hold the host thread until the queue reaches it.
+    std::optional<runtime::pinned_host_buffer> dense_memory;
+    std::span<cz::block_status> dense;
     const cz::zstd_kernel* kernel = nullptr;
     std::optional<runtime::context> run;      // a context over the kernel queue (enqueue_zstd takes one)
     bcm::command_queue up, down, result;
@@ -436,7 +439,8 @@ struct zstd_device_pass {
         up = make_queue();
         down = make_queue();
         run.emplace(make_queue());
-        dense.resize(plan.dispatched.size());
+        dense_memory.emplace(ctx, std::max<std::size_t>(plan.dispatched.size(), 1) * sizeof(cz::block_status));
+        dense = {reinterpret_cast<cz::block_status*>(dense_memory->span().data()), plan.dispatched.size()};
         params.resize(plan.batches.size());
         ran.resize(plan.batches.size());
         done.resize(plan.batches.size());
