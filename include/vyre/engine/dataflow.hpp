@@ -32,7 +32,10 @@
 //     dataflow.level.<transfer>.pull (one group per node, then one per pull task): ORs transfer(
 //       frontier word of u) over v's in-edges u -> v (a reverse CSR keeping each edge's kind),
 //       word by word, stopping a word once every lane it still needs is found, and writes the
-//       lanes gained to visited and next (it owns the row: plain stores). A node with more than
+//       lanes gained to visited and next (it owns the row: plain stores). The lanes a word still
+//       needs leave out those the frontier holds nowhere (dataflow.frontier_lanes ORs the listed
+//       rows first, one launch before each pull level): otherwise a node that one source of its
+//       word never reaches would walk all its in-edges at every pull level. A node with more than
 //       256 in-edges is left to its pull tasks (a table built with the reverse graph: one task per
 //       256 in-edges), which merge their finds with atomics and the stamp, as push does. Each
 //       workgroup lists its new nodes with one atomic per counter.
@@ -46,12 +49,13 @@
 //   Convergence: the host reads the counters after each level and stops when nothing was listed
 //   (the fixpoint) or at max_depth.
 //
-// Bindings of the three programs (params is Uniform, the rest ReadOnly or ReadWrite):
+// Bindings of the four programs (params is Uniform, the rest ReadOnly or ReadWrite):
 //   0 node_labels  1 edge_offsets  2 edge_targets  3 edge_kinds  4 source_nodes (all)  5 findings
 //   6 finding_count  7 params  8 visited  9 frontier  10 next  11 in_offsets  12 in_sources
 //   13 in_kinds  14 list  15 next_list (2 words per entry: node, first edge)  16 next_count (the
 //   counters: [0] entries, [1] entries beyond one per node, [32] out-edges of the listed nodes)
 //   17 stamps (one per node)  18 pull_tasks (2 words per task: node, first in-edge)
+//   19 frontier_lanes (W words: the lanes the frontier holds)
 //   params: {lanes, num_nodes, max_findings, depth, words (W), source_base, entries (n * W),
 //            list_count, list_capacity, p0, p1, p2, p3, group_shift (log2 G), edge_chunk, pull_tasks,
 //            lanes_workgroups (dataflow.frontier_lanes' grid)}
@@ -60,7 +64,7 @@
 // (source, sink, depth, source_idx), counted by one atomic add per reported word of lanes; the
 // counter keeps counting past max_findings.
 //
-// Memory. Per batch: 3 bitmaps of 4 * n * W bytes. Fixed: the graph and its reverse, the pull
+// Memory. Per batch: 3 bitmaps of 4 * n * W bytes (and W words of frontier lanes). Fixed: the graph and its reverse, the pull
 // tasks, two work lists (8 bytes per entry: at most n + e / 256 entries), the stamps, sources and
 // findings. Sources are batched in whole words so that everything fits the launch budget
 // (ops::graph::launch_memory_budget: 7/8 of device memory, at most 8 GiB per launch), each bitmap
