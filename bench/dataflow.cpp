@@ -19,6 +19,15 @@
 //   bench_dataflow [--scale 20,22] [--sources 64,1024,16384] [--edge-factor 16] [--runs 3]
 //                  [--cpu-max-sources N] [--no-bfs] [--no-rmat] [--no-debian]
 //                  [--apt-lists DIR] [--dpkg-status FILE] [--max-depth N] [--seed N]
+//                  [--direction auto,push,pull] [--trace]
+//
+// --direction runs the engine once per listed direction on every row (default: auto alone); a
+// forced direction's row is named GRAPH/push or GRAPH/pull and emits no @result line (only auto's
+// figures are the engine's). The frontier at each depth is the same whatever the direction, so the
+// traces of push and pull runs give every level's cost both ways. --trace prints, for every timed
+// run, one line per level: "@level" and then input, sources, direction, run, batch, depth, the
+// direction the level ran, work-list entries, frontier nodes, frontier out-edges, the level's
+// device milliseconds and those of clearing `next` before it.
 //
 // --cpu-max-sources N skips the CPU peer (and the comparison) on rows with more sources than N;
 // such rows say so, and nothing is extrapolated. Slow figures are timed once (a run over 20 s is
@@ -79,7 +88,46 @@ struct settings {
     std::string dpkg_status = "/var/lib/dpkg/status";
     std::uint32_t max_depth = en::unlimited_depth;
     std::uint64_t seed = 0x6a09e667f3bcc908ULL;
+    std::vector<en::dataflow_direction> directions{en::dataflow_direction::automatic};
+    bool trace = false;
 };
+
+std::vector<en::dataflow_direction> parse_directions(const std::string& text) {
+    std::vector<en::dataflow_direction> out;
+    std::stringstream ss(text);
+    for (std::string item; std::getline(ss, item, ',');) {
+        if (item == "auto" || item == "automatic") out.push_back(en::dataflow_direction::automatic);
+        else if (item == "push") out.push_back(en::dataflow_direction::push);
+        else if (item == "pull") out.push_back(en::dataflow_direction::pull);
+        else {
+            std::fprintf(stderr, "bench_dataflow: --direction takes auto, push and pull (comma-separated), not '%s'\n", item.c_str());
+            std::exit(2);
+        }
+    }
+    if (out.empty()) {
+        std::fprintf(stderr, "bench_dataflow: --direction needs at least one of auto, push, pull\n");
+        std::exit(2);
+    }
+    return out;
+}
+
+void print_trace(const std::string& name, std::size_t sources, en::dataflow_direction direction, int run,
+                 const en::dataflow_result& r) {
+    double sum = 0;
+    for (const auto& t : r.trace) {
+        std::printf("@level %s %zu %s run %d batch %u depth %u %s entries %llu nodes %llu frontier_edges %llu ms %.4f clear_ms %.4f\n",
+                    name.c_str(), sources, en::dataflow_direction_name(direction), run, t.batch, t.depth,
+                    en::dataflow_direction_name(t.direction), static_cast<unsigned long long>(t.entries),
+                    static_cast<unsigned long long>(t.nodes), static_cast<unsigned long long>(t.frontier_edges), t.seconds * 1e3,
+                    t.clear_seconds * 1e3);
+        sum += t.seconds + t.clear_seconds;
+    }
+    std::printf("@level %s %zu %s run %d total: %zu levels %.4f ms, kernel (with init and fills) %.4f ms, %zu findings, "
+                "host: readback %.4f ms, sort %.4f ms\n",
+                name.c_str(), sources, en::dataflow_direction_name(direction), run, r.trace.size(), sum * 1e3,
+                r.kernel_seconds * 1e3, r.findings.size(), r.readback_seconds * 1e3, r.sort_seconds * 1e3);
+    std::fflush(stdout);
+}
 
 
 void emit(const vyre::runtime::context& ctx, const std::string& input, std::size_t sources, const std::string& series,
@@ -111,98 +159,112 @@ void run_case(vyre::runtime::context& ctx, const settings& s, const std::string&
         expected = std::move(out);
     }
 
-    // Ours: setup once (the constructor alone: validate, reverse graph, upload), a warm-up run
-    // (kernel builds, first-touch allocations; timed apart, not a figure), then runs with the
-    // graph resident.
     en::dataflow_options o;
     o.max_depth = depth;
     o.max_findings = expected ? static_cast<std::uint32_t>(std::max<std::size_t>(expected->size(), 1)) : 1u << 26;
-    std::optional<en::dataflow> engine;
-    en::dataflow_result r;
-    double setup = 0, warm_up = 0;
-    try {
-        const double t0 = now_seconds();
-        engine.emplace(ctx, gr, std::vector<std::uint32_t>{}, en::transfers::block_sanitizers());
-        setup = now_seconds() - t0;
-        const double t1 = now_seconds();
-        r = engine->run(sources, o);
-        warm_up = now_seconds() - t1;
-    } catch (const vyre::resource_error& e) {
-        std::printf("%-12s %zu sources: engine::dataflow skipped: %s\n", name.c_str(), sources.size(), e.what());
-        return;
-    }
-    const timing ours = measure(s.runs, [&] {
-        r = engine->run(sources, o);
-        return r.kernel_seconds;
-    });
-    bool mismatch = expected && r.findings != *expected;
-    std::string check = expected ? (mismatch ? "DIFFERENT from cpu" : "same as cpu") : "cpu skipped (--cpu-max-sources)";
-    if (r.batches > 1) check += " [" + std::to_string(r.batches) + " batches]";
-    engine.reset(); // free the device memory before graph.bfs allocates its own
-
-    // graph.bfs on the same question.
-    timing bfs;
-    std::string bfs_count = "not run";
-    if (s.bfs) {
-        og::bfs_options bo;
-        bo.variant = og::bfs_variant::bitset;
-        bo.max_depth = depth;
-        bo.max_findings = o.max_findings;
-        og::bfs_result br;
+    o.trace = s.trace;
+    bool bfs_done = false;
+    for (const en::dataflow_direction direction : s.directions) {
+        const bool automatic = direction == en::dataflow_direction::automatic;
+        const std::string row = automatic ? name : name + "/" + en::dataflow_direction_name(direction);
+        o.direction = direction;
+        // Ours: setup once (the constructor alone: validate, reverse graph, upload), a warm-up run
+        // (kernel builds, first-touch allocations; timed apart, not a figure), then runs with the
+        // graph resident.
+        std::optional<en::dataflow> engine;
+        en::dataflow_result r;
+        double setup = 0, warm_up = 0;
         try {
-            br = og::bfs(ctx, gr, sources, bo);
-            bfs = measure(s.runs, [&] {
-                br = og::bfs(ctx, gr, sources, bo);
-                return br.kernel_seconds;
-            });
-            bfs_count = std::to_string(br.findings.size());
-            if (br.findings == r.findings) check += ", same as graph.bfs";
-            else {
-                check += ", DIFFERENT from graph.bfs";
-                mismatch = true;
-            }
+            const double t0 = now_seconds();
+            engine.emplace(ctx, gr, std::vector<std::uint32_t>{}, en::transfers::block_sanitizers());
+            setup = now_seconds() - t0;
+            const double t1 = now_seconds();
+            r = engine->run(sources, o);
+            warm_up = now_seconds() - t1;
         } catch (const vyre::resource_error& e) {
-            check += std::string(", graph.bfs skipped: ") + e.what();
+            std::printf("%-12s %zu sources: engine::dataflow skipped: %s\n", row.c_str(), sources.size(), e.what());
+            continue;
         }
-    }
+        std::vector<en::dataflow_result> runs; // traces are printed after the timing
+        const timing ours = measure(s.runs, [&] {
+            r = engine->run(sources, o);
+            if (s.trace) runs.push_back(r);
+            return r.kernel_seconds;
+        });
+        for (std::size_t i = 0; i < runs.size(); ++i) print_trace(name, sources.size(), direction, int(i + 1), runs[i]);
+        bool mismatch = expected && r.findings != *expected;
+        std::string check = expected ? (mismatch ? "DIFFERENT from cpu" : "same as cpu") : "cpu skipped (--cpu-max-sources)";
+        if (r.batches > 1) check += " [" + std::to_string(r.batches) + " batches]";
+        check += " [" + std::to_string(r.levels) + " levels: " + std::to_string(r.push_levels) + " push, " +
+                 std::to_string(r.pull_levels) + " pull]";
+        engine.reset(); // free the device memory before graph.bfs allocates its own
 
-    if (mismatch) {
-        // No figures for a wrong answer: the row says MISMATCH, stderr says so too, nothing is
-        // emitted, and main() exits with status 1.
-        ++mismatched_rows;
-        std::printf("%-12s %9u %10llu %7zu %10zu %14llu | MISMATCH, no figures: %s\n", name.c_str(), gr.node_count(),
-                    static_cast<unsigned long long>(gr.edge_count()), sources.size(), r.findings.size(),
-                    static_cast<unsigned long long>(edges), check.c_str());
+        // graph.bfs on the same question (once per row).
+        timing bfs;
+        std::string bfs_count = "not run";
+        if (s.bfs && !bfs_done) {
+            bfs_done = true;
+            og::bfs_options bo;
+            bo.variant = og::bfs_variant::bitset;
+            bo.max_depth = depth;
+            bo.max_findings = o.max_findings;
+            og::bfs_result br;
+            try {
+                br = og::bfs(ctx, gr, sources, bo);
+                bfs = measure(s.runs, [&] {
+                    br = og::bfs(ctx, gr, sources, bo);
+                    return br.kernel_seconds;
+                });
+                bfs_count = std::to_string(br.findings.size());
+                if (br.findings == r.findings) check += ", same as graph.bfs";
+                else {
+                    check += ", DIFFERENT from graph.bfs";
+                    mismatch = true;
+                }
+            } catch (const vyre::resource_error& e) {
+                check += std::string(", graph.bfs skipped: ") + e.what();
+            }
+        }
+
+        if (mismatch) {
+            // No figures for a wrong answer: the row says MISMATCH, stderr says so too, nothing is
+            // emitted, and main() exits with status 1.
+            ++mismatched_rows;
+            std::printf("%-12s %9u %10llu %7zu %10zu %14llu | MISMATCH, no figures: %s\n", row.c_str(), gr.node_count(),
+                        static_cast<unsigned long long>(gr.edge_count()), sources.size(), r.findings.size(),
+                        static_cast<unsigned long long>(edges), check.c_str());
+            std::fflush(stdout);
+            std::fprintf(stderr, "bench_dataflow: MISMATCH on %s with %zu sources: %s (findings: ours %zu, cpu %s, graph.bfs %s)\n",
+                         row.c_str(), sources.size(), check.c_str(), r.findings.size(),
+                         expected ? std::to_string(expected->size()).c_str() : "not run", bfs_count.c_str());
+            continue;
+        }
+        const double ratio_k = expected && ours.kernel_seconds > 0 ? cpu.seconds / ours.kernel_seconds : 0;
+        const double ratio_e = expected && ours.seconds > 0 ? cpu.seconds / ours.seconds : 0;
+        std::printf("%-12s %9u %10llu %7zu %10zu %14llu | %8.4f %7.2f | %8.3f %8.3f %8.4f %8.2f %8.4f %7.2f %7.2f %7.2f | %8.4f %8.2f %8.4f %7.2f | %s\n",
+                    row.c_str(), gr.node_count(), static_cast<unsigned long long>(gr.edge_count()), sources.size(),
+                    r.findings.size(), static_cast<unsigned long long>(edges), cpu.seconds, gteps(edges, cpu.seconds), setup,
+                    warm_up, ours.kernel_seconds, gteps(edges, ours.kernel_seconds), ours.seconds, gteps(edges, ours.seconds),
+                    ratio_k, ratio_e, bfs.kernel_seconds, gteps(edges, bfs.kernel_seconds), bfs.seconds, gteps(edges, bfs.seconds),
+                    check.c_str());
         std::fflush(stdout);
-        std::fprintf(stderr, "bench_dataflow: MISMATCH on %s with %zu sources: %s (findings: ours %zu, cpu %s, graph.bfs %s)\n",
-                     name.c_str(), sources.size(), check.c_str(), r.findings.size(),
-                     expected ? std::to_string(expected->size()).c_str() : "not run",
-                     bfs_count.c_str());
-        return;
-    }
-    const double ratio_k = expected && ours.kernel_seconds > 0 ? cpu.seconds / ours.kernel_seconds : 0;
-    const double ratio_e = expected && ours.seconds > 0 ? cpu.seconds / ours.seconds : 0;
-    std::printf("%-12s %9u %10llu %7zu %10zu %14llu | %8.4f %7.2f | %8.3f %8.3f %8.4f %8.2f %8.4f %7.2f %7.2f %7.2f | %8.4f %8.2f %8.4f %7.2f | %s\n",
-                name.c_str(), gr.node_count(), static_cast<unsigned long long>(gr.edge_count()), sources.size(), r.findings.size(),
-                static_cast<unsigned long long>(edges), cpu.seconds, gteps(edges, cpu.seconds), setup, warm_up, ours.kernel_seconds,
-                gteps(edges, ours.kernel_seconds), ours.seconds, gteps(edges, ours.seconds), ratio_k, ratio_e, bfs.kernel_seconds,
-                gteps(edges, bfs.kernel_seconds), bfs.seconds, gteps(edges, bfs.seconds), check.c_str());
-    std::fflush(stdout);
-    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    if (expected) {
-        emit(ctx, name, sources.size(), "cpu bit-parallel " + std::to_string(threads) + " threads", "seconds", cpu.seconds);
-        emit(ctx, name, sources.size(), "cpu bit-parallel " + std::to_string(threads) + " threads", "GTEPS", gteps(edges, cpu.seconds));
-        emit(ctx, name, sources.size(), "vyre dataflow", "kernel speed-up vs cpu", ratio_k);
-        emit(ctx, name, sources.size(), "vyre dataflow", "e2e speed-up vs cpu", ratio_e);
-    }
-    emit(ctx, name, sources.size(), "vyre dataflow", "kernel seconds", ours.kernel_seconds);
-    emit(ctx, name, sources.size(), "vyre dataflow", "kernel GTEPS", gteps(edges, ours.kernel_seconds));
-    emit(ctx, name, sources.size(), "vyre dataflow", "e2e seconds", ours.seconds);
-    emit(ctx, name, sources.size(), "vyre dataflow", "e2e GTEPS", gteps(edges, ours.seconds));
-    emit(ctx, name, sources.size(), "vyre dataflow", "setup seconds", setup);
-    if (s.bfs && bfs.seconds > 0) {
-        emit(ctx, name, sources.size(), "graph.bfs bitset", "kernel GTEPS", gteps(edges, bfs.kernel_seconds));
-        emit(ctx, name, sources.size(), "graph.bfs bitset", "e2e GTEPS", gteps(edges, bfs.seconds));
+        if (!automatic) continue; // a forced direction is a diagnostic, not the engine's figure
+        const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+        if (expected) {
+            emit(ctx, name, sources.size(), "cpu bit-parallel " + std::to_string(threads) + " threads", "seconds", cpu.seconds);
+            emit(ctx, name, sources.size(), "cpu bit-parallel " + std::to_string(threads) + " threads", "GTEPS", gteps(edges, cpu.seconds));
+            emit(ctx, name, sources.size(), "vyre dataflow", "kernel speed-up vs cpu", ratio_k);
+            emit(ctx, name, sources.size(), "vyre dataflow", "e2e speed-up vs cpu", ratio_e);
+        }
+        emit(ctx, name, sources.size(), "vyre dataflow", "kernel seconds", ours.kernel_seconds);
+        emit(ctx, name, sources.size(), "vyre dataflow", "kernel GTEPS", gteps(edges, ours.kernel_seconds));
+        emit(ctx, name, sources.size(), "vyre dataflow", "e2e seconds", ours.seconds);
+        emit(ctx, name, sources.size(), "vyre dataflow", "e2e GTEPS", gteps(edges, ours.seconds));
+        emit(ctx, name, sources.size(), "vyre dataflow", "setup seconds", setup);
+        if (s.bfs && bfs.seconds > 0) {
+            emit(ctx, name, sources.size(), "graph.bfs bitset", "kernel GTEPS", gteps(edges, bfs.kernel_seconds));
+            emit(ctx, name, sources.size(), "graph.bfs bitset", "e2e GTEPS", gteps(edges, bfs.seconds));
+        }
     }
 }
 
@@ -292,11 +354,14 @@ int main(int argc, char** argv) {
         else if (a == "--no-bfs") s.bfs = false;
         else if (a == "--no-rmat") s.rmat = false;
         else if (a == "--no-debian") s.debian = false;
+        else if (a == "--direction") s.directions = parse_directions(value());
+        else if (a == "--trace") s.trace = true;
         else {
             std::fprintf(stderr,
                          "usage: bench_dataflow [--scale 20,22] [--sources 64,1024,16384] [--edge-factor 16] [--runs 3]\n"
                          "                      [--cpu-max-sources N] [--no-bfs] [--no-rmat] [--no-debian]\n"
-                         "                      [--apt-lists DIR] [--dpkg-status FILE] [--max-depth N] [--seed N]\n");
+                         "                      [--apt-lists DIR] [--dpkg-status FILE] [--max-depth N] [--seed N]\n"
+                         "                      [--direction auto,push,pull] [--trace]\n");
             return a == "--help" ? 0 : 2;
         }
     }

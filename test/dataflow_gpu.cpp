@@ -1,8 +1,10 @@
 // engine::dataflow on every device: the seed's archetypes against the single-source CPU reference
 // and against graph.bfs / graph.reachability; sanitizers; max_depth cut-offs; transfer functions
 // (allow_all, block_sanitizers, edge_kind_mask, and a custom one that filters sources: a
-// transformed fact word); seeded random graphs with batches and both directions; determinism
-// over 100 runs; every validation error; the taint rules (TOML) and their errors; the example.
+// transformed fact word); seeded random graphs with batches and both directions; hubs split into
+// chunks both ways with 1 to 47 words of sources; the per-level trace against the reference's
+// frontiers; the automatic direction's rule; determinism over 100 runs; every validation error;
+// the taint rules (TOML) and their errors; the example.
 #include "harness.hpp"
 
 #include <vyre/engine/dataflow.hpp>
@@ -14,6 +16,7 @@
 #include <vyre/ops/graph/reachability.hpp>
 #include <vyre/reference/dataflow.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <ostream>
@@ -270,6 +273,164 @@ VYRE_DEVICE_TEST(batches_give_the_same_findings) {
     BOOST_TEST(engine.run(sources, o).findings == expected, boost::test_tools::per_element());
 }
 
+// ---- hubs, word counts, directions, the trace ------------------------------------------------------
+
+// A graph whose hubs need chunks both ways: node 0 pushes to 1..700 (3 chunks of out-edges), each
+// of them to node 701 (700 in-edges: 3 pull tasks), which pushes to 702..1500 (4 chunks); a ring
+// over 702..1500 gives those nodes in-edges from the frontier too. Sanitizers among 1..700 and
+// sinks everywhere.
+g::csr_graph double_star() {
+    std::vector<g::edge> edges;
+    for (std::uint32_t i = 1; i <= 700; ++i) edges.push_back({0, i}), edges.push_back({i, 701});
+    for (std::uint32_t j = 702; j <= 1500; ++j) edges.push_back({701, j}), edges.push_back({j, j == 1500 ? 702 : j + 1});
+    g::csr_graph gr = g::to_csr(1501, edges);
+    for (std::uint32_t v = 1; v <= 1500; ++v)
+        if (v % 97 == 5) set_role(gr, v, role::sanitizer);
+        else if (v % 7 == 3) set_role(gr, v, role::sink);
+        else if (v % 13 == 4) set_role(gr, v, role::source_and_sink);
+    return gr;
+}
+
+// The degrees every path of the programs depends on, so the tests below can fail for the right reason.
+std::uint32_t max_out_degree(const g::csr_graph& gr) {
+    std::uint32_t d = 0;
+    for (std::uint32_t u = 0; u < gr.node_count(); ++u) d = std::max(d, gr.offsets[u + 1] - gr.offsets[u]);
+    return d;
+}
+std::uint32_t max_in_degree(const g::csr_graph& gr) {
+    std::vector<std::uint32_t> in(gr.node_count(), 0);
+    for (const std::uint32_t v : gr.targets) ++in[v];
+    return gr.node_count() == 0 ? 0 : *std::max_element(in.begin(), in.end());
+}
+
+// W = 1, 2, 32, 33 and 47 words (groups of 1, 2 and 32 lanes; a group walking two words per lane),
+// on graphs whose hubs have more than dataflow_edge_chunk edges each way: every direction against
+// the single-source reference.
+VYRE_DEVICE_TEST(hubs_and_word_counts_match_reference) {
+    const std::uint64_t seed = vyre::test::test_seed();
+    BOOST_TEST_CONTEXT("seed " << seed) {
+        std::vector<std::pair<std::string, g::csr_graph>> graphs;
+        graphs.emplace_back("double_star", double_star());
+        graphs.emplace_back("rmat_10", random_graph(seed + 3, 10, 16));
+        for (const auto& [name, gr] : graphs)
+            BOOST_TEST_CONTEXT("graph " << name) {
+                BOOST_TEST_REQUIRE(max_out_degree(gr) > en::dataflow_edge_chunk);
+                BOOST_TEST_REQUIRE(max_in_degree(gr) > en::dataflow_edge_chunk);
+                for (const std::size_t count : {1u, 40u, 1000u, 1040u, 1500u})
+                    BOOST_TEST_CONTEXT(count << " sources") {
+                        sources_t sources = random_sources(gr, seed + count, count);
+                        sources[0] = 0; // the hub itself starts
+                        check(dev, gr, sources, unbounded);
+                        if (count == 1040) check(dev, gr, sources, 2);
+                    }
+            }
+        // Transfer functions on the hubs: kinds, a filter of source lanes.
+        const g::csr_graph gr = double_star();
+        const kinds_t kinds = random_kinds(gr, seed + 5, 3);
+        const sources_t sources = random_sources(gr, seed + 6, 100);
+        en::dataflow_options o;
+        o.params = {0b101, 1, 50, 0};
+        check(dev, gr, kinds, sources, en::transfers::edge_kind_mask(), o);
+        check(dev, gr, kinds, sources, odd_sources_filtered(), o);
+    }
+}
+
+// The frontier of every level, from the single-source reference: nodes some source first reaches
+// at depth d - 1 (so expanded at level d), and their out-edges and work-list entries.
+struct level_frontier {
+    std::uint64_t nodes = 0, edges = 0, entries = 0;
+};
+std::vector<level_frontier> expected_frontiers(const g::csr_graph& gr, const sources_t& sources) {
+    std::vector<std::vector<bool>> at_depth;
+    for (const std::uint32_t s : sources) {
+        std::vector<std::uint32_t> depth(gr.node_count(), unbounded);
+        std::vector<std::uint32_t> queue{s};
+        depth[s] = 0;
+        for (std::size_t i = 0; i < queue.size(); ++i) {
+            const std::uint32_t u = queue[i];
+            if (at_depth.size() <= depth[u]) at_depth.resize(depth[u] + 1, std::vector<bool>(gr.node_count(), false));
+            at_depth[depth[u]][u] = true;
+            if (g::is_sanitizer(gr.node_data[u])) continue; // block_sanitizers
+            for (const std::uint32_t v : gr.neighbors(u))
+                if (depth[v] == unbounded) depth[v] = depth[u] + 1, queue.push_back(v);
+        }
+    }
+    std::vector<level_frontier> out;
+    for (const auto& nodes : at_depth) {
+        level_frontier f;
+        for (std::uint32_t u = 0; u < gr.node_count(); ++u)
+            if (nodes[u]) {
+                const std::uint32_t d = gr.offsets[u + 1] - gr.offsets[u];
+                ++f.nodes;
+                f.edges += d;
+                f.entries += std::max<std::uint32_t>(1, (d + en::dataflow_edge_chunk - 1) / en::dataflow_edge_chunk);
+            }
+        out.push_back(f);
+    }
+    return out;
+}
+
+VYRE_DEVICE_TEST(trace_is_filled_and_consistent) {
+    const g::csr_graph gr = double_star();
+    const sources_t sources = random_sources(gr, 17, 70);
+    const auto frontiers = expected_frontiers(gr, sources);
+    en::dataflow engine(dev.ctx(), gr);
+    en::dataflow_options o;
+    BOOST_TEST(engine.run(sources, o).trace.empty()); // only when asked for
+    o.trace = true;
+    std::vector<en::dataflow_level_trace> push_trace;
+    for (const auto dir : {en::dataflow_direction::push, en::dataflow_direction::pull, en::dataflow_direction::automatic})
+        BOOST_TEST_CONTEXT("direction " << en::dataflow_direction_name(dir)) {
+            o.direction = dir;
+            const auto r = engine.run(sources, o);
+            BOOST_TEST_REQUIRE(r.trace.size() == r.levels); // one batch
+            BOOST_TEST(r.trace.size() == r.push_levels + r.pull_levels);
+            // The last level expands the deepest frontier and lists nothing.
+            BOOST_TEST_REQUIRE(r.trace.size() == frontiers.size());
+            for (std::size_t i = 0; i < r.trace.size(); ++i)
+                BOOST_TEST_CONTEXT("level " << i + 1) {
+                    const auto& t = r.trace[i];
+                    BOOST_TEST(t.batch == 0u);
+                    BOOST_TEST(t.depth == i + 1);
+                    if (dir != en::dataflow_direction::automatic) BOOST_TEST((t.direction == dir));
+                    else BOOST_TEST((t.direction != en::dataflow_direction::automatic));
+                    BOOST_TEST(t.nodes == frontiers[i].nodes);
+                    BOOST_TEST(t.frontier_edges == frontiers[i].edges);
+                    BOOST_TEST(t.entries == frontiers[i].entries);
+                    BOOST_TEST(t.seconds >= 0.0);
+                    BOOST_TEST(t.clear_seconds >= 0.0);
+                }
+            if (dev.ctx().profiling()) BOOST_TEST(r.kernel_seconds > 0.0);
+        }
+    // Batches: one record per level of every batch, batch by batch.
+    o.direction = en::dataflow_direction::automatic;
+    o.max_batch_sources = 32;
+    const auto r = engine.run(sources, o);
+    BOOST_TEST(r.batches == 3u);
+    BOOST_TEST_REQUIRE(!r.trace.empty());
+    BOOST_TEST(r.trace.front().batch == 0u);
+    BOOST_TEST(r.trace.back().batch == 2u);
+    for (std::size_t i = 1; i < r.trace.size(); ++i)
+        BOOST_TEST((r.trace[i].batch == r.trace[i - 1].batch ? r.trace[i].depth == r.trace[i - 1].depth + 1
+                                                              : r.trace[i].batch == r.trace[i - 1].batch + 1 && r.trace[i].depth == 1u));
+}
+
+// The automatic direction's rule (engine/dataflow.hpp gives the measurements behind it).
+BOOST_AUTO_TEST_CASE(automatic_direction_rule) {
+    using en::dataflow_direction;
+    const std::uint64_t n = 1000, e = 16000;
+    const auto pays = [&](std::uint64_t edges, std::uint64_t nodes, std::uint64_t previous, std::uint64_t words,
+                          dataflow_direction d = dataflow_direction::automatic) {
+        return en::dataflow_push_pays(edges, nodes, previous, n, e, words, d);
+    };
+    BOOST_TEST(pays(1000, 100, 10, 32));     // a small frontier is pushed
+    BOOST_TEST(pays(10000, 500, 100, 32));   // a large one still growing on wide rows too
+    BOOST_TEST(!pays(10000, 500, 500, 32));  // but pulled once it stops growing
+    BOOST_TEST(!pays(10000, 500, 100, 2));   // and pulled on narrow rows, growing or not
+    BOOST_TEST(!pays(1000, 100, 10, 32, dataflow_direction::pull));
+    BOOST_TEST(pays(10000, 500, 500, 2, dataflow_direction::push));
+}
+
 VYRE_DEVICE_TEST(deterministic_over_100_runs) {
     const g::csr_graph gr = random_graph(99, 7, 8);
     const sources_t sources = random_sources(gr, 4, 90);
@@ -283,6 +444,21 @@ VYRE_DEVICE_TEST(deterministic_over_100_runs) {
             break;
         }
     }
+    // Hubs walked in chunks by many groups at once, in both directions: the atomics and stamps
+    // decide who reports what, never what is reported.
+    const g::csr_graph hubs = double_star();
+    const sources_t many = random_sources(hubs, 8, 1100);
+    en::dataflow hub_engine(dev.ctx(), hubs);
+    const auto expected = ref::dataflow_findings(hubs, {}, many, unbounded, en::transfers::block_sanitizers_host{});
+    for (const auto dir : {en::dataflow_direction::push, en::dataflow_direction::pull})
+        for (int run = 0; run < 10; ++run) {
+            en::dataflow_options o;
+            o.direction = dir;
+            if (hub_engine.run(many, o).findings != expected) {
+                BOOST_ERROR("direction " << en::dataflow_direction_name(dir) << ", run " << run << " differs");
+                break;
+            }
+        }
 }
 
 // ---- validation --------------------------------------------------------------------------------------

@@ -7,37 +7,69 @@
 //
 // State. Sources are lanes, 32 per u32 word; a batch of L lanes uses W = ceil(L / 32) words per
 // node in three bitmaps, entry node * W + w: visited (lanes that reached the node), frontier
-// (lanes that reached it at the current depth) and next. Every batch runs:
-//   dataflow.init (ops/dataflow/level.hpp, one invocation per lane): the start node enters visited and the frontier,
-//     depth 0 is reported (source+sink starts), and the first work list of (node, word) entries
-//     is written;
-//   then one launch per depth, either direction, chosen per level by the size of the work list:
-//     dataflow.level.<transfer>.push (one invocation per work-list entry (u, w)): for each
-//       out-edge u -> v, lanes' = transfer(frontier word, ...) & frontier word; an atomic OR into
-//       visited decides which invocation gains each (v, lane), and only it reports the lane; an
-//       atomic OR into next whose old value was 0 appends (v, w) to the next work list;
-//     dataflow.level.<transfer>.pull (one invocation per (v, w)): ORs transfer(frontier word of
-//       u) over v's in-edges u -> v (a reverse CSR keeping each edge's kind), keeps the lanes not
-//       yet visited, reports them, and writes next (it owns the entry: no atomics but counters).
-//   Convergence: each launch counts the entries it adds to the next work list (next_count); the
-//   host reads that word after the level and stops at 0 (the fixpoint) or at max_depth.
+// (lanes that reached it at the current depth) and next. A node's W words are one row: with
+// 1,024 sources, one 128-byte line. Every program works on rows: a group of G lanes
+// (G = W rounded up to a power of two, at most 32; lane l takes words l, l + G, ...) handles one
+// node, so an edge costs one broadcast load of its endpoint and one coalesced row.
 //
-// Bindings of the three programs (params is Uniform, the rest ReadOnly or ReadWrite):
+// Work list. The frontier's NODES, as entries (node, first out-edge of the chunk): a node with
+// more than dataflow_edge_chunk (256) out-edges gets one entry per 256 of them, so RMAT hubs
+// (160,000 edges at scale 22) are walked by hundreds of groups at once rather than by one group
+// that holds up the whole level. A per-node stamp (the depth at which the node was last listed;
+// atomic exchange, no reset between levels) lists each node once per level whichever group
+// reaches it first. Every launch also counts, for the next level, the entries it lists, the
+// entries beyond one per node, and the out-edges of the nodes it lists (the frontier's edges).
+//
+// Every batch runs:
+//   dataflow.init (ops/dataflow/level.hpp, one invocation per lane): the start node enters visited
+//     and the frontier, depth 0 is reported (source+sink starts), and the start nodes are listed;
+//   then one launch per depth, either direction, chosen per level (below):
+//     dataflow.level.<transfer>.push (one group per list entry (u, chunk)): for each out-edge
+//       u -> v of the chunk, lanes' = transfer(frontier word, ...) & frontier word; an atomic OR
+//       into visited decides which group gains each (v, lane), and only it reports the lane and
+//       ORs it into next; the stamp lists v. A group that walks its node whole clears the node's
+//       frontier row, so the old frontier ends the level empty (it becomes `next`).
+//     dataflow.level.<transfer>.pull (one group per node, then one per pull task): ORs transfer(
+//       frontier word of u) over v's in-edges u -> v (a reverse CSR keeping each edge's kind),
+//       word by word, stopping a word once every lane it still needs is found, and writes the
+//       lanes gained to visited and next (it owns the row: plain stores). The lanes a word still
+//       needs leave out those the frontier holds nowhere (dataflow.frontier_lanes ORs the listed
+//       rows first, one launch before each pull level): otherwise a node that one source of its
+//       word never reaches would walk all its in-edges at every pull level. A node with more than
+//       256 in-edges is left to its pull tasks (a table built with the reverse graph: one task per
+//       256 in-edges), which merge their finds with atomics and the stamp, as push does. Each
+//       workgroup lists its new nodes with one atomic per counter.
+//   Invariant: `next` is all zero when a level starts. A push level leaves the old frontier empty
+//   except the rows of nodes walked in chunks; a pull level leaves it whole; then the host clears
+//   it (one fill) before the next level.
+//   Direction (automatic, dataflow_push_pays): push a small frontier, or a large one that is still
+//   growing on wide rows; pull the rest (the constants' comment gives the measurements). Either
+//   direction at any level gives the same findings, since both list the same nodes in the same
+//   format.
+//   Convergence: the host reads the counters after each level and stops when nothing was listed
+//   (the fixpoint) or at max_depth.
+//
+// Bindings of the four programs (params is Uniform, the rest ReadOnly or ReadWrite):
 //   0 node_labels  1 edge_offsets  2 edge_targets  3 edge_kinds  4 source_nodes (all)  5 findings
 //   6 finding_count  7 params  8 visited  9 frontier  10 next  11 in_offsets  12 in_sources
-//   13 in_kinds  14 list  15 next_list  16 next_count
+//   13 in_kinds  14 list  15 next_list (2 words per entry: node, first edge)  16 next_count (the
+//   counters: [0] entries, [1] entries beyond one per node, [32] out-edges of the listed nodes)
+//   17 stamps (one per node)  18 pull_tasks (2 words per task: node, first in-edge)
+//   19 frontier_lanes (W words: the lanes the frontier holds)
 //   params: {lanes, num_nodes, max_findings, depth, words (W), source_base, entries (n * W),
-//            list_count, list_capacity, p0, p1, p2, p3}
+//            list_count, list_capacity, p0, p1, p2, p3, group_shift (log2 G), edge_chunk, pull_tasks,
+//            lanes_workgroups (dataflow.frontier_lanes' grid)}
 // A graph without edge kinds binds edge_kinds and in_kinds with 0 elements: out-of-bounds loads
 // read 0, so every edge has kind 0 and no memory is spent on them. Findings are 4 words each,
 // (source, sink, depth, source_idx), counted by one atomic add per reported word of lanes; the
 // counter keeps counting past max_findings.
 //
-// Memory. Per batch: 3 bitmaps of 4 * n * W bytes and two work lists; sources are batched in
-// whole words so that the graph, its reverse, the findings buffer and one batch fit the launch
-// budget (ops::graph::launch_memory_budget: 7/8 of device memory, at most 8 GiB per launch), each
-// bitmap fits one buffer, and a batch cannot count more than 2^32-1 findings. 1M nodes x 10,000
-// sources needs 3 x 1.25 GB of bitmaps: one batch on an 80 GB device.
+// Memory. Per batch: 3 bitmaps of 4 * n * W bytes (and W words of frontier lanes). Fixed: the graph and its reverse, the pull
+// tasks, two work lists (8 bytes per entry: at most n + e / 256 entries), the stamps, sources and
+// findings. Sources are batched in whole words so that everything fits the launch budget
+// (ops::graph::launch_memory_budget: 7/8 of device memory, at most 8 GiB per launch), each bitmap
+// fits one buffer, and a batch cannot count more than 2^32-1 findings. 1M nodes x 10,000 sources
+// needs 3 x 1.25 GB of bitmaps: one batch on an 80 GB device.
 
 #include <vyre/error.hpp>
 #include <vyre/graph/csr.hpp>
@@ -51,13 +83,17 @@
 #include <vyre/runtime/dispatch.hpp>
 
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <cstdint>
+#include <future>
 #include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -65,6 +101,7 @@ namespace vyre::engine {
 
 // The ops the engine runs (ops/dataflow/), under the engine's names.
 using ops::dataflow::dataflow_batch_bytes;
+using ops::dataflow::dataflow_edge_chunk;
 using ops::dataflow::dataflow_init_op_id;
 using ops::dataflow::dataflow_init_program;
 using ops::dataflow::dataflow_level_infos;
@@ -81,6 +118,46 @@ namespace transfers = ops::dataflow::transfers;
 // How a level is computed; every choice gives the same findings.
 enum class dataflow_direction { automatic, push, pull };
 
+inline const char* dataflow_direction_name(dataflow_direction d) noexcept {
+    switch (d) {
+    case dataflow_direction::automatic: return "auto";
+    case dataflow_direction::push: return "push";
+    case dataflow_direction::pull: return "pull";
+    }
+    return "?";
+}
+
+// Automatic direction. Measured on the H100 (per-level traces of all-push and all-pull runs, RMAT
+// 20 and 22 with 64, 1,024 and 16,384 sources: bench_dataflow --trace --direction push,pull):
+// - A push level costs about its frontier's out-edges, one row each (plus atomics where lanes are
+//   gained). A frontier whose out-edges and nodes are under (n + e) / dataflow_push_edge_ratio is
+//   pushed: a pull level reads every node's visited row and more, whatever the frontier.
+// - A pull level costs every incomplete (node, word) row's in-edges until its needed lanes are found.
+//   While the frontier still grows (more than dataflow_pull_growth times the nodes of the level
+//   before), most rows miss lanes they only gain later, so a pull walks nearly all n + e rows:
+//   RMAT 22, 1,024 sources, depth 3: push 11.5 ms, pull 18.6 ms; with 16,384 sources, 44.5 against
+//   88.9 ms. Once it stops growing, most rows are complete for the lanes still moving and a pull
+//   stops early: depth 5, 3.2 ms against 7.3 (1,024 sources) and 9.4 against 29.2 (16,384).
+// - Rows of at most dataflow_pull_narrow_words words are pulled whenever the frontier is large,
+//   growing or not: a sweep over narrow rows costs less than the atomics a push spends per gained
+//   word (64 sources, depth 3: pull 3.3 ms, push 8.5 ms; 256 sources, depth 4: 3.3 against 7.1).
+//   From 16 words on, the growing levels are the push's again (512 sources, depth 3: push 9.8 ms,
+//   pull 12.8).
+// Per-level traces of all-push and all-pull runs (bench_dataflow --trace --direction push,pull)
+// give every level's cost both ways: the way to check these constants on another device.
+inline constexpr double dataflow_push_edge_ratio = 4.0;
+inline constexpr double dataflow_pull_growth = 1.01;
+inline constexpr std::uint64_t dataflow_pull_narrow_words = 8;
+
+// frontier_edges and frontier_nodes: the level's frontier; previous_nodes: the frontier before
+// it; words: W.
+inline bool dataflow_push_pays(std::uint64_t frontier_edges, std::uint64_t frontier_nodes, std::uint64_t previous_nodes,
+                               std::uint64_t n, std::uint64_t e, std::uint64_t words, dataflow_direction direction) {
+    if (direction != dataflow_direction::automatic) return direction == dataflow_direction::push;
+    if (double(frontier_edges + frontier_nodes) * dataflow_push_edge_ratio < double(n + e)) return true;
+    return words > dataflow_pull_narrow_words && double(frontier_nodes) > dataflow_pull_growth * double(previous_nodes);
+}
+
 struct dataflow_options {
     std::uint32_t max_depth = unlimited_depth; // inclusive; 0 reports only source+sink starts
     std::uint32_t max_findings = 1u << 20;     // records the findings buffer holds
@@ -93,6 +170,18 @@ struct dataflow_options {
     std::uint64_t memory_budget = 0;           // plan within this many bytes (0: the device's launch budget)
     dataflow_direction direction = dataflow_direction::automatic;
     std::uint32_t min_workgroups = 0;          // dispatch at least this many workgroups per launch
+    bool trace = false;                        // fill dataflow_result::trace (one record per level)
+};
+
+// One level of one batch, as run (dataflow_options::trace).
+struct dataflow_level_trace {
+    std::uint32_t batch = 0, depth = 0;       // depth >= 1: the level that finds the nodes at this depth
+    dataflow_direction direction = dataflow_direction::push; // push or pull, as run
+    std::uint64_t entries = 0;                // work-list entries it started from (node chunks)
+    std::uint64_t nodes = 0;                  // frontier nodes
+    std::uint64_t frontier_edges = 0;         // out-edges of the frontier nodes
+    double seconds = 0;                       // device time of the level's launches (profiling queues only)
+    double clear_seconds = 0;                 // device time of clearing `next` before it (0: not needed)
 };
 
 struct dataflow_result {
@@ -104,15 +193,18 @@ struct dataflow_result {
     // only if that level added nothing either).
     std::uint32_t levels = 0;
     bool converged = true;
-    double kernel_seconds = 0;            // device time of the launches (profiling queues only)
+    // Device time (profiling queues only) of the launches and of the buffer fills around them.
+    double kernel_seconds = 0;
+    double readback_seconds = 0, sort_seconds = 0; // host time reading the findings back, and sorting them
+    std::vector<dataflow_level_trace> trace; // with dataflow_options::trace: every level of every batch
 };
 
 // How one run uses memory: what the plan function decided and why.
 struct dataflow_plan {
-    std::uint64_t fixed_bytes = 0;   // graph, reverse graph, sources, findings, counters
+    std::uint64_t fixed_bytes = 0;   // graph, reverse graph, pull tasks, work lists, stamps, sources, findings, counters
     std::uint64_t batch_words = 0;   // words of 32 sources per batch
     std::uint64_t batches = 0;
-    std::uint64_t batch_bytes = 0;   // bitmaps and work lists of one full batch
+    std::uint64_t batch_bytes = 0;   // bitmaps of one full batch
     std::uint64_t budget = 0;        // the launch budget planned within
     std::uint64_t state_bits = 0;    // source_count x node_count: the visited bits of the whole run
 };
@@ -126,6 +218,10 @@ inline constexpr std::uint64_t u32_max = std::numeric_limits<std::uint32_t>::max
 inline std::string budget_text(const runtime::device_info& dev, std::uint64_t budget) {
     return std::to_string(budget) + " bytes (the launch budget, or dataflow_options::memory_budget, on " + dev.label() + ")";
 }
+
+// Pull tasks of a graph of edge_count edges at most: a node with d > edge_chunk in-edges has
+// ceil(d / edge_chunk) <= 2 * floor(d / edge_chunk) of them.
+inline std::uint64_t pull_task_bound(std::uint64_t edge_count) { return 2 * (edge_count / dataflow_edge_chunk); }
 
 } // namespace detail
 
@@ -163,18 +259,21 @@ inline dataflow_plan plan_dataflow(const runtime::device_info& dev, std::uint64_
                                            " edges need buffers of " + std::to_string(edge_count * 4) +
                                            " bytes, above the largest buffer of " + std::to_string(max_words * 4) +
                                            " bytes on " + dev.label());
-    // Graph and reverse graph (offsets, targets or sources, kinds), labels, sources, findings, counters.
-    p.fixed_bytes = 4 * (node_count + 2 * (node_count + 1) + 2 * edge_words + source_count + findings_words + 2 +
-                         ops::dataflow::dataflow_param_words);
+    // Graph and reverse graph (offsets, targets or sources, kinds), labels, pull tasks, two work
+    // lists, stamps, sources, findings, counters, params.
+    const std::uint64_t list_words = 2 * ops::dataflow::dataflow_list_capacity_bound(node_count, edge_count);
+    p.fixed_bytes = 4 * (node_count + 2 * (node_count + 1) + 2 * edge_words + 2 * detail::pull_task_bound(edge_count) +
+                         2 * list_words + node_count + source_count + findings_words + 1 +
+                         ops::dataflow::dataflow_counter::words + ops::dataflow::dataflow_param_words);
     if (p.fixed_bytes > p.budget)
         throw og::graph_resource_error("device memory", p.fixed_bytes, p.budget, "bytes",
-                                       "engine::dataflow: the graph, its reverse, sources and findings need " +
+                                       "engine::dataflow: the graph, its reverse, work lists, sources and findings need " +
                                            std::to_string(p.fixed_bytes) + " bytes, above " + detail::budget_text(dev, p.budget));
     if (source_count == 0) return p;
     const std::uint64_t one = p.fixed_bytes + dataflow_batch_bytes(node_count, 1);
     if (one > p.budget)
         throw og::graph_resource_error("device memory", one, p.budget, "bytes",
-                                       "engine::dataflow: the graph, its reverse, sources and findings (" +
+                                       "engine::dataflow: the graph, its reverse, work lists, sources and findings (" +
                                            std::to_string(p.fixed_bytes) + " bytes) and one word of 32 sources (" +
                                            std::to_string(dataflow_batch_bytes(node_count, 1)) + " bytes for " +
                                            std::to_string(node_count) + " nodes) need " + std::to_string(one) +
@@ -245,19 +344,35 @@ public:
 
 private:
     void upload_graph();
-    void run_batch(std::uint64_t base, std::uint64_t lanes,
-                   const dataflow_options& o, std::uint32_t& capacity, dataflow_result& r);
+    void run_batch(std::uint64_t base, std::uint64_t lanes, const dataflow_options& o, std::uint32_t& capacity,
+                   std::size_t& staged, dataflow_result& r);
+    boost::compute::event fill(boost::compute::buffer& b, std::uint32_t pattern, std::size_t bytes);
 
     runtime::context* ctx_;
     graph::csr_graph g_;
     std::vector<std::uint32_t> kinds_;
     transfer_function transfer_;
     std::uint64_t sinks_ = 0;
+    std::uint64_t list_capacity_ = 0; // entries of one work list
+    std::uint64_t pull_tasks_ = 0;
     const ops::dataflow::detail::level_kernels* kernels_ = nullptr;
     std::vector<runtime::buffer_arg> args_;
     ops::graph::detail::launch_log log_{nullptr, {}, 0};
-    boost::compute::buffer visited_, frontier_, next_, list_, next_list_;
+    boost::compute::buffer visited_, frontier_, next_, list_, next_list_, stamps_, findings_, frontier_lanes_;
+    // The run's records in device order, before sorting into the result. Kept across runs: a host
+    // buffer touched once costs no page faults the next time (on the H100's host, first touches
+    // cost about as much as the sort).
+    std::vector<graph::finding> staged_;
+    std::size_t result_hint_ = 0; // the last run's stored findings: the size the next result is prepared at
 };
+
+inline boost::compute::event dataflow::fill(boost::compute::buffer& b, std::uint32_t pattern, std::size_t bytes) {
+    const auto e = runtime::detail::cl_call("clEnqueueFillBuffer", [&] {
+        return ctx_->queue().enqueue_fill_buffer(b, &pattern, 4, 0, bytes);
+    });
+    if (ctx_->profiling() && e.get()) log_.events.push_back(e); // device time, but not a launch
+    return e;
+}
 
 inline void dataflow::upload_graph() {
     namespace b = ops::dataflow::dataflow_binding;
@@ -277,6 +392,16 @@ inline void dataflow::upload_graph() {
                 if (!kinds_.empty()) in_kinds[at] = kinds_[k];
             }
     }
+    // Pull tasks: the in-edges of every node with more than edge_chunk of them, edge_chunk a task.
+    std::vector<std::uint32_t> tasks;
+    for (std::uint32_t v = 0; v < n; ++v)
+        if (in_offsets[v + 1] - in_offsets[v] > dataflow_edge_chunk)
+            for (std::uint64_t first = in_offsets[v]; first < in_offsets[v + 1]; first += dataflow_edge_chunk) {
+                tasks.push_back(v);
+                tasks.push_back(static_cast<std::uint32_t>(first));
+            }
+    pull_tasks_ = tasks.size() / 2;
+    list_capacity_ = ops::dataflow::dataflow_list_capacity(g_.offsets);
     args_.assign(ops::dataflow::dataflow_binding_count, {});
     const auto up = [&](std::uint32_t at, std::span<const std::uint32_t> words) {
         args_[at] = {runtime::upload(*ctx_, words, CL_MEM_READ_ONLY), static_cast<std::uint32_t>(words.size())};
@@ -288,14 +413,25 @@ inline void dataflow::upload_graph() {
     up(b::in_offsets, in_offsets);
     up(b::in_sources, in_sources);
     up(b::in_kinds, in_kinds);
+    up(b::pull_tasks, tasks);
     args_[b::finding_count] = {runtime::allocate(*ctx_, 4), 1};
-    args_[b::next_count] = {runtime::allocate(*ctx_, 4), 1};
+    args_[b::next_count] = {runtime::allocate(*ctx_, 4 * ops::dataflow::dataflow_counter::words),
+                            ops::dataflow::dataflow_counter::words};
+    stamps_ = runtime::allocate(*ctx_, std::size_t{n} * 4);
+    list_ = runtime::allocate(*ctx_, list_capacity_ * 8);
+    next_list_ = runtime::allocate(*ctx_, list_capacity_ * 8);
 }
 
 inline dataflow_result dataflow::run(std::span<const std::uint32_t> sources, const dataflow_options& o) {
     namespace b = ops::dataflow::dataflow_binding;
     namespace ogd = vyre::ops::graph::detail;
-    reference::detail::check_inputs(g_, sources, "engine::dataflow");
+    // The graph was validated when it was uploaded and cannot change since: only the sources are
+    // checked here (validating 67M edges again would cost a run at RMAT 22 more than its kernels).
+    for (std::size_t i = 0; i < sources.size(); ++i)
+        if (sources[i] >= g_.node_count())
+            throw validation_error("engine::dataflow: sources[" + std::to_string(i) + "] = " + std::to_string(sources[i]) +
+                                   " is not a node: node_count is " + std::to_string(g_.node_count()) + ", valid range [0, " +
+                                   std::to_string(g_.node_count()) + ")");
     const dataflow_plan p = plan(sources.size(), o);
     dataflow_result r;
     if (sources.empty()) return r;
@@ -303,20 +439,35 @@ inline dataflow_result dataflow::run(std::span<const std::uint32_t> sources, con
     const std::uint64_t n = g_.node_count(), max_entries = n * p.batch_words;
     // Reallocated only when a larger batch needs more than the last run's buffers hold.
     if (!visited_.get() || visited_.size() < max_entries * 4) {
-        for (auto* buffer : {&visited_, &frontier_, &next_, &list_, &next_list_}) *buffer = {}; // free before allocating
+        for (auto* buffer : {&visited_, &frontier_, &next_}) *buffer = {}; // free before allocating
         visited_ = runtime::allocate(*ctx_, max_entries * 4);
         frontier_ = runtime::allocate(*ctx_, max_entries * 4);
         next_ = runtime::allocate(*ctx_, max_entries * 4);
-        list_ = runtime::allocate(*ctx_, ops::dataflow::dataflow_list_capacity(max_entries) * 4);
-        next_list_ = runtime::allocate(*ctx_, ops::dataflow::dataflow_list_capacity(max_entries) * 4);
+    }
+    if (!frontier_lanes_.get() || frontier_lanes_.size() < p.batch_words * 4)
+        frontier_lanes_ = runtime::allocate(*ctx_, p.batch_words * 4);
+    if (!findings_.get() || findings_.size() < std::size_t(o.max_findings) * 16) {
+        findings_ = {};
+        findings_ = runtime::allocate(*ctx_, std::size_t(o.max_findings) * 16);
     }
     args_[b::source_nodes] = {runtime::upload(*ctx_, sources, CL_MEM_READ_ONLY), static_cast<std::uint32_t>(sources.size())};
-    args_[b::findings] = {runtime::allocate(*ctx_, std::size_t(o.max_findings) * 16), o.max_findings * 4};
+    args_[b::findings] = {findings_, o.max_findings * 4};
+    // The result vector is fresh memory, and a first touch costs page faults (on the H100's host,
+    // filling 2M findings' 32 MB took longer than sorting them): a helper thread allocates and
+    // touches it at the last run's size while the device works. Without the thread, the sort does it.
+    std::future<std::vector<graph::finding>> prepared;
+    if (result_hint_ != 0) {
+        try {
+            prepared = std::async(std::launch::async, [size = result_hint_] { return std::vector<graph::finding>(size); });
+        } catch (const std::system_error&) {
+        }
+    }
     std::uint32_t capacity = o.max_findings; // records the remaining batches may still store
+    std::size_t staged = 0;                  // records read back into staged_
     for (std::uint64_t base = 0; base < sources.size(); base += 32 * p.batch_words)
-        run_batch(base, std::min<std::uint64_t>(32 * p.batch_words, sources.size() - base), o, capacity, r);
+        run_batch(base, std::min<std::uint64_t>(32 * p.batch_words, sources.size() - base), o, capacity, staged, r);
     ctx_->finish();
-    args_[b::source_nodes] = args_[b::findings] = {};
+    args_[b::source_nodes] = {};
     r.launches = log_.launches;
     r.kernel_seconds = log_.seconds();
     if (r.total_found > o.max_findings && !o.truncate)
@@ -324,68 +475,116 @@ inline dataflow_result dataflow::run(std::span<const std::uint32_t> sources, con
             "findings", r.total_found, o.max_findings, "findings",
             "engine::dataflow: " + std::to_string(r.total_found) + " findings exceed the output capacity max_findings = " +
                 std::to_string(o.max_findings) + " (raise max_findings, or set truncate to keep a subset)");
-    ogd::sort_records(r.findings, sources);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (prepared.valid()) r.findings = prepared.get();
+    ogd::sort_records_into(std::span<const graph::finding>(staged_.data(), staged), r.findings, sources);
+    result_hint_ = staged;
+    r.sort_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
 }
 
-inline void dataflow::run_batch(std::uint64_t base, std::uint64_t lanes,
-                                const dataflow_options& o, std::uint32_t& capacity, dataflow_result& r) {
+inline void dataflow::run_batch(std::uint64_t base, std::uint64_t lanes, const dataflow_options& o, std::uint32_t& capacity,
+                                std::size_t& staged, dataflow_result& r) {
     namespace b = ops::dataflow::dataflow_binding;
     namespace prm = ops::dataflow::dataflow_param;
+    namespace cnt = ops::dataflow::dataflow_counter;
     namespace ogd = vyre::ops::graph::detail;
+    constexpr std::uint32_t wg = ops::dataflow::dataflow_level_workgroup;
     const std::uint64_t n = g_.node_count(), e = g_.edge_count();
-    const std::uint64_t words = (lanes + 31) / 32, entries = n * words, list_cap = ops::dataflow::dataflow_list_capacity(entries);
-    ++r.batches;
-    for (auto* buffer : {&args_[b::finding_count].buffer, &args_[b::next_count].buffer, &visited_, &frontier_, &next_})
-        ogd::zero_fill(*ctx_, *buffer);
-    bool next_clean = true; // push levels OR into `next`; pull levels write all of it
-    std::uint32_t params[ops::dataflow::dataflow_param_words] = {static_cast<std::uint32_t>(lanes), static_cast<std::uint32_t>(n), capacity, 0,
-                                                  static_cast<std::uint32_t>(words), static_cast<std::uint32_t>(base),
-                                                  static_cast<std::uint32_t>(entries), 0, static_cast<std::uint32_t>(list_cap),
-                                                  o.params[0], o.params[1], o.params[2], o.params[3]};
+    const std::uint64_t words = (lanes + 31) / 32, entries = n * words;
+    const std::uint32_t shift = ops::dataflow::dataflow_group_shift(words);
+    // Invocations are u32: a pull launch has a group of 2^shift lanes per node and per task.
+    if (((n + pull_tasks_) << shift) > detail::u32_max)
+        throw ops::graph::graph_resource_error("invocations", (n + pull_tasks_) << shift, detail::u32_max, "invocations",
+                                               "engine::dataflow: a pull level over " + std::to_string(n) + " nodes and " +
+                                                   std::to_string(pull_tasks_) + " tasks needs more than 2^32-1 invocations");
+    const std::uint32_t batch = r.batches++;
+    for (auto* buffer : {&visited_, &frontier_, &next_}) fill(*buffer, 0, entries * 4);
+    fill(args_[b::finding_count].buffer, 0, 4);
+    fill(stamps_, 0xFFFFFFFFu, n * 4); // no depth: the first stamp of any depth lists a node
+    std::uint32_t params[ops::dataflow::dataflow_param_words] = {
+        static_cast<std::uint32_t>(lanes), static_cast<std::uint32_t>(n), capacity, 0, static_cast<std::uint32_t>(words),
+        static_cast<std::uint32_t>(base), static_cast<std::uint32_t>(entries), 0, static_cast<std::uint32_t>(list_capacity_),
+        o.params[0], o.params[1], o.params[2], o.params[3], shift, dataflow_edge_chunk, static_cast<std::uint32_t>(pull_tasks_), 0};
     const auto bind = [&] {
         args_[b::params] = {ogd::constants(*ctx_, params), ops::dataflow::dataflow_param_words};
         args_[b::visited] = {visited_, static_cast<std::uint32_t>(entries)};
         args_[b::frontier] = {frontier_, static_cast<std::uint32_t>(entries)};
         args_[b::next] = {next_, static_cast<std::uint32_t>(entries)};
-        args_[b::list] = {list_, static_cast<std::uint32_t>(list_cap)};
-        args_[b::next_list] = {next_list_, static_cast<std::uint32_t>(list_cap)};
+        args_[b::list] = {list_, static_cast<std::uint32_t>(2 * list_capacity_)};
+        args_[b::next_list] = {next_list_, static_cast<std::uint32_t>(2 * list_capacity_)};
+        args_[b::stamps] = {stamps_, static_cast<std::uint32_t>(n)};
+        args_[b::frontier_lanes] = {frontier_lanes_, static_cast<std::uint32_t>(words)};
     };
+    // What the last launch listed: entries, the entries beyond one per node, the nodes' out-edges.
+    std::array<std::uint32_t, cnt::words> counters{};
+    const auto read_counters = [&] { runtime::read(*ctx_, args_[b::next_count].buffer, counters.data(), sizeof counters); };
+    const auto event_seconds = [&](const boost::compute::event& ev) {
+        if (!ctx_->profiling() || !ev.get()) return 0.0;
+        return double(ev.get_profiling_info<cl_ulong>(CL_PROFILING_COMMAND_END) -
+                      ev.get_profiling_info<cl_ulong>(CL_PROFILING_COMMAND_START)) * 1e-9;
+    };
+    fill(args_[b::next_count].buffer, 0, 4 * cnt::words);
     bind();
     log_.add(runtime::dispatch(*ctx_, ops::dataflow::detail::init_kernel(),
                                {ogd::groups(lanes, ops::dataflow::dataflow_init_workgroup, o.min_workgroups), 1, 1}, args_));
-    std::uint32_t list_count = ogd::read_word(*ctx_, args_[b::next_count].buffer);
-    const auto direction = o.direction == dataflow_direction::push   ? ops::graph::bitset_direction::push
-                           : o.direction == dataflow_direction::pull ? ops::graph::bitset_direction::pull
-                                                                     : ops::graph::bitset_direction::automatic;
+    read_counters();
+    bool next_dirty = false; // whether the last level left rows of the old frontier (now `next`) set
+    std::uint64_t previous_nodes = 0; // nodes of the frontier before this level's (the start nodes: none)
     std::uint64_t depth = 1;
-    for (; depth <= o.max_depth && list_count != 0; ++depth) {
+    for (; depth <= o.max_depth && counters[cnt::entries] != 0; ++depth) {
         std::swap(list_, next_list_);
-        const bool push = ogd::push_pays(list_count, list_cap, n, e, words, direction);
-        if (push && !next_clean) ogd::zero_fill(*ctx_, next_);
+        const std::uint64_t list_count = counters[cnt::entries], nodes = list_count - counters[cnt::extra_entries];
+        const std::uint64_t frontier_edges = counters[cnt::edges];
+        const bool push = dataflow_push_pays(frontier_edges, nodes, previous_nodes, n, e, words, o.direction);
+        previous_nodes = nodes;
+        dataflow_level_trace t{batch, static_cast<std::uint32_t>(depth), push ? dataflow_direction::push : dataflow_direction::pull,
+                               list_count, nodes, frontier_edges, 0, 0};
+        boost::compute::event clear;
+        if (next_dirty) clear = fill(next_, 0, entries * 4);
+        // dataflow.frontier_lanes: one group per list entry, up to its workgroup cap.
+        const std::uint32_t lanes_groups = std::min(runtime::groups_for(list_count << shift, wg),
+                                                    ops::dataflow::dataflow_frontier_lanes_workgroups);
         params[prm::depth] = static_cast<std::uint32_t>(depth);
-        params[prm::list_count] = list_count;
+        params[prm::list_count] = static_cast<std::uint32_t>(list_count);
+        params[prm::lanes_workgroups] = lanes_groups;
         bind();
-        ogd::zero_fill(*ctx_, args_[b::next_count].buffer);
+        fill(args_[b::next_count].buffer, 0, 4 * cnt::words);
+        boost::compute::event level, lanes_event;
         if (push) {
-            log_.add(runtime::dispatch(*ctx_, kernels_->push,
-                                       {ogd::groups(list_count, ops::dataflow::dataflow_level_workgroup, o.min_workgroups), 1, 1}, args_));
+            level = runtime::dispatch(*ctx_, kernels_->push, {ogd::groups(list_count << shift, wg, o.min_workgroups), 1, 1}, args_);
             ++r.push_levels;
-            next_clean = true; // the push cleared every frontier entry it read: the old frontier is empty
+            // Nodes walked in chunks share their frontier row, which none of their groups may clear.
+            next_dirty = counters[cnt::extra_entries] != 0;
         } else {
-            log_.add(runtime::dispatch(*ctx_, kernels_->pull,
-                                       {ogd::groups(entries, ops::dataflow::dataflow_level_workgroup, o.min_workgroups), 1, 1}, args_));
+            // First the lanes the frontier holds: lanes it holds nowhere need no in-edge walks.
+            fill(frontier_lanes_, 0, words * 4);
+            lanes_event = runtime::dispatch(*ctx_, ops::dataflow::detail::frontier_lanes_kernel(), {lanes_groups, 1, 1}, args_);
+            log_.add(lanes_event);
+            level = runtime::dispatch(*ctx_, kernels_->pull, {ogd::groups((n + pull_tasks_) << shift, wg, o.min_workgroups), 1, 1}, args_);
             ++r.pull_levels;
-            next_clean = false;
+            next_dirty = true; // a pull reads the frontier without clearing it
         }
+        log_.add(level);
         std::swap(frontier_, next_);
-        list_count = ogd::read_word(*ctx_, args_[b::next_count].buffer);
+        read_counters();
+        if (o.trace) { // both events are complete: the read waited for them
+            t.seconds = event_seconds(level) + event_seconds(lanes_event);
+            t.clear_seconds = event_seconds(clear);
+            r.trace.push_back(t);
+        }
     }
     r.levels = std::max(r.levels, static_cast<std::uint32_t>(depth - 1));
-    if (list_count != 0) r.converged = false; // max_depth stopped a frontier that still had facts
+    if (counters[cnt::entries] != 0) r.converged = false; // max_depth stopped a frontier that still had facts
+    const auto t0 = std::chrono::steady_clock::now();
     const std::uint32_t count = ogd::read_word(*ctx_, args_[b::finding_count].buffer);
     r.total_found += count;
-    capacity -= static_cast<std::uint32_t>(ogd::read_findings(*ctx_, args_[b::findings].buffer, count, capacity, r.findings));
+    const std::uint32_t stored = std::min(count, capacity);
+    if (staged_.size() < staged + stored) staged_.resize(staged + stored);
+    runtime::read(*ctx_, args_[b::findings].buffer, staged_.data() + staged, std::size_t(stored) * sizeof(graph::finding));
+    staged += stored;
+    capacity -= stored;
+    r.readback_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // One-shot: uploads the graph, runs once.

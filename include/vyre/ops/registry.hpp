@@ -31,6 +31,7 @@ inline const std::vector<op_info>& registry() {
         out.push_back(graph::bitset_push_info());
         out.push_back(graph::reachability_info());
         out.push_back(dataflow::dataflow_init_info());
+        out.push_back(dataflow::dataflow_frontier_lanes_info());
         for (auto& info : dataflow::dataflow_level_infos()) out.push_back(std::move(info));
         return out;
     }();
