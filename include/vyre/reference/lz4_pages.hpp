@@ -42,12 +42,12 @@ inline page_record make_page_record(std::uint32_t length, page_kind kind, std::u
     return {length, static_cast<std::uint32_t>(kind) | std::uint32_t{fill} << 8};
 }
 
-// LZ4's block rules, and the parse the device program makes (compression.lz4_pages):
-//  - hash of the 4 bytes at p (little-endian u32 `s`): (s * 2654435761) >> (32 - hash bits), with
-//    hash bits = 32 - log2(page size) (20 for 4 KiB: the device sorts (hash, position) pairs in one
-//    32-bit key, so the hash takes the bits the position leaves);
-//  - candidate of p: the latest q < p with the same hash (every position counts, also those inside
-//    matches: the device computes all candidates at once);
+// LZ4's block rules, and the parse the device program makes (compression.lz4_pages, version 2):
+//  - hash of the 4 bytes at p (little-endian u32 `s`): (s * 2654435761) >> (32 - 12): 12 bits for
+//    every page size (lz4_pages_hash_bits), as LZ4 itself hashes small inputs;
+//  - candidate of p: the latest q < p with the same hash, every earlier position counting (also
+//    those inside matches), whether or not its bytes equal p's; positions from 0 to n - 12 are
+//    hashed and looked up (later ones cannot start a match);
 //  - match length at p: the common prefix of the bytes at p and at its candidate, at most up to
 //    n - 5 (LZ4: the last 5 bytes are literals); a match needs 4 bytes and may start at p <= n - 12
 //    (LZ4: the last match starts at least 12 bytes before the end);
@@ -60,11 +60,8 @@ inline constexpr std::uint32_t lz4_min_match = 4;
 inline constexpr std::uint32_t lz4_last_literals = 5;
 inline constexpr std::uint32_t lz4_match_start_limit = 12; // a match starts at p <= n - 12
 
-inline std::uint32_t lz4_pages_hash_bits(std::uint32_t page_size) {
-    std::uint32_t bits = 0;
-    while ((1u << bits) < page_size) ++bits;
-    return 32 - bits;
-}
+// Bits of the position hash (the same for every page size: a table of 4096 entries).
+inline constexpr std::uint32_t lz4_pages_hash_bits(std::uint32_t /*page_size*/ = 0) { return 12; }
 
 // Bytes LZ4 spends on a length field beyond the token's nibble.
 inline std::uint32_t lz4_length_extra_bytes(std::uint32_t length) { return length >= 15 ? 1 + (length - 15) / 255 : 0; }
@@ -83,17 +80,18 @@ inline page_record lz4_compress_page(std::span<const std::uint8_t> page, std::sp
     const auto read32 = [&](std::uint32_t p) {
         return std::uint32_t{page[p]} | std::uint32_t{page[p + 1]} << 8 | std::uint32_t{page[p + 2]} << 16 | std::uint32_t{page[p + 3]} << 24;
     };
-    // Candidates of the positions that may start a match (<= n - 12): the latest earlier same hash.
+    // Candidates of the positions that may start a match (<= n - 12): the latest earlier same hash,
+    // through a table of the latest position of each hash filled in position order.
     const std::uint32_t last_start = n - lz4_match_start_limit;
     const std::uint32_t match_limit = n - lz4_last_literals;
     std::vector<std::int32_t> candidate(last_start + 1, -1);
     {
-        std::vector<std::pair<std::uint32_t, std::uint32_t>> keys; // (hash, position), sorted: chains by hash
-        keys.reserve(last_start + 1);
-        for (std::uint32_t p = 0; p <= last_start; ++p) keys.push_back({(read32(p) * 2654435761u) >> hash_shift, p});
-        std::sort(keys.begin(), keys.end());
-        for (std::size_t i = 1; i < keys.size(); ++i)
-            if (keys[i].first == keys[i - 1].first) candidate[keys[i].second] = static_cast<std::int32_t>(keys[i - 1].second);
+        std::vector<std::int32_t> latest(std::size_t{1} << lz4_pages_hash_bits(n), -1);
+        for (std::uint32_t p = 0; p <= last_start; ++p) {
+            const std::uint32_t h = (read32(p) * 2654435761u) >> hash_shift;
+            candidate[p] = latest[h];
+            latest[h] = static_cast<std::int32_t>(p);
+        }
     }
     const auto match_length = [&](std::uint32_t p, std::uint32_t c) {
         std::uint32_t len = 0;
