@@ -19,7 +19,11 @@
 //    no allocation in the timed region. Both sides end with the same thing: packed blocks and
 //    records in host memory.
 //   bench_lz4_pages PATH [--batches 100,500,...] [--runs N] [--threads N] [--chunk PAGES] [--in-flight N]
+//                   [--workgroup 32,64,128]
 //   bench_lz4_pages --synthetic [...]
+// --workgroup lists program shapes (invocations per page; every shape writes the same bytes): the
+// first runs every column; each other one is timed kernel only, on the same pages, its records
+// checked against the first's, and printed on a line of its own under the row ("# workgroup W").
 // PATH is a file (its first bytes) or a folder (its files in sorted path order, as a tar holds
 // them); the input is cut into 4 KiB pages and repeated where it holds fewer pages than the largest
 // batch. --synthetic builds mixed pages instead (text, binary, zero, same-fill, random, sparse).
@@ -62,6 +66,7 @@ struct settings {
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     std::uint32_t chunk = 0; // 0: by batch size
     unsigned in_flight = 3;
+    std::vector<std::size_t> workgroups = {cz::lz4_pages_default_workgroup};
 };
 
 bytes synthetic_pages(std::size_t pages) {
@@ -130,7 +135,7 @@ std::vector<std::size_t> split(const std::string& s) {
 
 [[noreturn]] void usage() {
     std::fprintf(stderr, "usage: bench_lz4_pages PATH | --synthetic [--batches 100,500,1000,2000,5000,10000,100000] [--runs N (5)]\n"
-                         "       [--threads N (all cores)] [--chunk PAGES (by batch)] [--in-flight N (3)]\n");
+                         "       [--threads N (all cores)] [--chunk PAGES (by batch)] [--in-flight N (3)] [--workgroup 32[,64,128] (32)]\n");
     std::exit(2);
 }
 
@@ -150,11 +155,14 @@ int main(int argc, char** argv) {
         else if (a == "--threads") s.threads = static_cast<unsigned>(std::max(1, std::stoi(value())));
         else if (a == "--chunk") s.chunk = static_cast<std::uint32_t>(std::stoul(value()));
         else if (a == "--in-flight") s.in_flight = static_cast<unsigned>(std::stoul(value()));
+        else if (a == "--workgroup") s.workgroups = split(value());
         else if (a == "--help" || a == "-h") usage();
         else if (!a.empty() && a[0] != '-' && s.path.empty()) s.path = a;
         else usage();
     }
-    if (s.path.empty() == !s.synthetic || s.batches.empty()) usage();
+    if (s.path.empty() == !s.synthetic || s.batches.empty() || s.workgroups.empty()) usage();
+    for (std::size_t w : s.workgroups)
+        if (w != 32 && w != 64 && w != 128) usage();
     const std::size_t most = *std::max_element(s.batches.begin(), s.batches.end());
 
     rt::context ctx(rt::choose_device(), /*profiling=*/true);
@@ -178,10 +186,15 @@ int main(int argc, char** argv) {
                 "# e2e reuse: the same into an earlier run's result, its memory already touched (as liblz4's buffers are).\n"
                 "# liblz4: LZ4_compress_default per page on all threads, same record rules (same-fill, stored), into pre-allocated\n"
                 "# slots, packed in parallel into a pre-allocated buffer (no allocation timed). ratio: input bytes / (sum of lengths)\n");
+    const auto wg = [](std::size_t w) { return static_cast<std::uint32_t>(w); };
+    const cz::lz4_pages_kernel& kernel = cz::lz4_pages_kernel_for(cz::lz4_pages_default_page_size, wg(s.workgroups[0]));
+    for (std::size_t w : s.workgroups)
+        std::printf("# workgroup %zu: %llu bytes of workgroup memory per page%s\n", w,
+                    static_cast<unsigned long long>(cz::lz4_pages_workgroup_bytes(cz::lz4_pages_default_page_size, wg(w))),
+                    w == s.workgroups[0] ? " (the table's row)" : " (kernel only, lines under the row)");
     std::printf("\n%7s %11s %9s %10s %11s %9s %9s %9s %9s %8s\n", "pages", "kernel GB/s", "e2e GB/s", "e2e reuse", "liblz4 GB/s", "kern/lib", "e2e/lib", "ratio",
                 "lib ratio", "chunk");
 
-    const cz::lz4_pages_kernel& kernel = cz::lz4_pages_kernel_for();
     const std::string device = ctx.device().label();
     rt::pinned_host_buffer pinned(ctx, most * page);
     std::memcpy(pinned.span().data(), input.data(), most * page);
@@ -206,6 +219,7 @@ int main(int argc, char** argv) {
         en::page_compressor_options o;
         o.chunk_pages = s.chunk ? s.chunk : static_cast<std::uint32_t>(std::clamp<std::size_t>(n / 4, 256, 8192));
         o.in_flight = s.in_flight;
+        o.workgroup = kernel.workgroup;
         o.threads = s.threads;
         en::page_compressor pc(ctx, o);
         en::packed_pages dev = pc.compress_device(pages.first(page)); // builds, allocates
@@ -276,6 +290,27 @@ int main(int argc, char** argv) {
         emit("vyre", "compression ratio", ratio);
         emit(lib, "compression ratio", cpu_ratio);
         emit("vyre", "compression ratio vs liblz4", ratio / cpu_ratio);
+
+        // The other shapes, kernel only, on the same device buffers; their records must be the first's.
+        for (std::size_t i = 1; i < s.workgroups.size(); ++i) {
+            const cz::lz4_pages_kernel& other = cz::lz4_pages_kernel_for(cz::lz4_pages_default_page_size, wg(s.workgroups[i]));
+            std::vector<double> ot;
+            for (int r = 0; r < s.runs + 1; ++r) {
+                auto e = cz::enqueue_lz4_pages(ctx, other, d, static_cast<std::uint32_t>(n), params);
+                e.wait();
+                if (r > 0) ot.push_back(vyre::bench::event_seconds(e));
+            }
+            std::vector<cz::page_record> other_records(n);
+            rt::read(ctx, d.records, other_records.data(), n * sizeof(cz::page_record));
+            if (other_records != dev.records) {
+                std::fprintf(stderr, "bench_lz4_pages: %zu pages: workgroup %zu wrote other records: NOT printing figures\n", n, s.workgroups[i]);
+                return 1;
+            }
+            const double other_gbs = gb / median(ot);
+            std::printf("# workgroup %zu: kernel GB/s %.2f (kern/lib %.2f)\n", s.workgroups[i], other_gbs, other_gbs / cpu_gbs);
+            std::fflush(stdout);
+            emit("vyre workgroup " + std::to_string(s.workgroups[i]), "kernel GB/s", other_gbs);
+        }
     }
     return 0;
 }
