@@ -380,6 +380,42 @@ VYRE_DEVICE_TEST(every_shape_gives_the_oracles_bytes) {
     }
 }
 
+// The program's other hash widths write other blocks, the oracle's at the same width, each decoding.
+VYRE_DEVICE_TEST(other_hash_widths_give_the_oracles_bytes) {
+    std::mt19937_64 rng(47);
+    bytes batch = make_batch(rng, 60);
+    for (const bytes& more : {structured_batch(rng), bytes(corpus().begin(), corpus().begin() + 40 * page_size)})
+        batch.insert(batch.end(), more.begin(), more.end());
+    const auto count = static_cast<std::uint32_t>(batch.size() / page_size);
+    for (std::uint32_t bits : {10u, 11u, 13u}) {
+        BOOST_TEST_CONTEXT(bits << " hash bits") {
+            bytes want_slots(batch.size());
+            const auto want = ref::lz4_compress_pages(batch, page_size, want_slots, bits);
+            const cz::lz4_pages_kernel kernel{vyre::runtime::compiled_program(cz::lz4_pages_program(page_size, 32, bits)), page_size, 32, bits};
+            cz::lz4_pages_device d = cz::allocate_lz4_pages(dev.ctx(), count, page_size);
+            vyre::runtime::write(dev.ctx(), d.pages, batch.data(), batch.size());
+            boost::compute::buffer params;
+            cz::enqueue_lz4_pages(dev.ctx(), kernel, d, count, params).wait();
+            std::vector<ref::page_record> records(count);
+            bytes slots(batch.size());
+            vyre::runtime::read(dev.ctx(), d.records, records.data(), count * sizeof(ref::page_record));
+            vyre::runtime::read(dev.ctx(), d.output, slots.data(), slots.size());
+            std::size_t mismatches = 0;
+            for (std::size_t i = 0; i < count; ++i) {
+                const auto block = std::span<const std::uint8_t>(slots).subspan(i * page_size, records[i].length);
+                if (!(records[i] == want[i]) || !std::equal(block.begin(), block.end(), want_slots.begin() + static_cast<std::ptrdiff_t>(i * page_size)))
+                    ++mismatches;
+                check_decodes(batch, i, records[i], block);
+            }
+            BOOST_CHECK_EQUAL(mismatches, 0u);
+        }
+    }
+    BOOST_CHECK_THROW(cz::lz4_pages_program(page_size, 32, 9), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::lz4_pages_program(page_size, 32, 14), vyre::resource_error);
+    bytes out(page_size);
+    BOOST_CHECK_THROW(ref::lz4_compress_page(bytes(batch.begin(), batch.begin() + page_size), out, 14), vyre::resource_error);
+}
+
 VYRE_DEVICE_TEST(real_data_pages_round_trip) {
     const bytes data(corpus().begin(), corpus().begin() + (1 << 20));
     check_batch(dev.ctx(), data, "system headers");

@@ -44,7 +44,8 @@ inline page_record make_page_record(std::uint32_t length, page_kind kind, std::u
 
 // LZ4's block rules, and the parse the device program makes (compression.lz4_pages, version 2):
 //  - hash of the 4 bytes at p (little-endian u32 `s`): (s * 2654435761) >> (32 - 12): 12 bits for
-//    every page size (lz4_pages_hash_bits), as LZ4 itself hashes small inputs;
+//    every page size (lz4_pages_hash_bits), as LZ4 itself hashes small inputs (the functions below
+//    take other widths, 10 to 13 bits, for the program's other shapes; the op is 12);
 //  - candidate of p: the latest q < p with the same hash, every earlier position counting (also
 //    those inside matches), whether or not its bytes equal p's; positions from 0 to n - 12 are
 //    hashed and looked up (later ones cannot start a match);
@@ -62,21 +63,25 @@ inline constexpr std::uint32_t lz4_match_start_limit = 12; // a match starts at 
 
 // Bits of the position hash (the same for every page size: a table of 4096 entries).
 inline constexpr std::uint32_t lz4_pages_hash_bits(std::uint32_t /*page_size*/ = 0) { return 12; }
+inline constexpr std::uint32_t lz4_pages_min_hash_bits = 10, lz4_pages_max_hash_bits = 13;
 
 // Bytes LZ4 spends on a length field beyond the token's nibble.
 inline std::uint32_t lz4_length_extra_bytes(std::uint32_t length) { return length >= 15 ? 1 + (length - 15) / 255 : 0; }
 
 // Compresses one page (page.size() bytes, a power of two from 1 KiB to 16 KiB) into `out`
 // (at least page.size() bytes). Writes the block (or the page, when stored) to out[0, length).
-inline page_record lz4_compress_page(std::span<const std::uint8_t> page, std::span<std::uint8_t> out) {
+inline page_record lz4_compress_page(std::span<const std::uint8_t> page, std::span<std::uint8_t> out,
+                                     std::uint32_t hash_bits = lz4_pages_hash_bits()) {
     const std::uint32_t n = static_cast<std::uint32_t>(page.size());
     if (n < 1024 || n > 16384 || (n & (n - 1)) != 0)
         throw resource_error("lz4_compress_page: page size " + std::to_string(page.size()) + " is not a power of two in [1024, 16384]");
+    if (hash_bits < lz4_pages_min_hash_bits || hash_bits > lz4_pages_max_hash_bits)
+        throw resource_error("lz4_compress_page: " + std::to_string(hash_bits) + " hash bits; 10 to 13 are supported");
     if (out.size() < n) throw resource_error("lz4_compress_page: output of " + std::to_string(out.size()) + " bytes for a page of " + std::to_string(n));
     if (std::all_of(page.begin(), page.end(), [&](std::uint8_t b) { return b == page[0]; }))
         return make_page_record(0, page_kind::same_fill, page[0]);
 
-    const std::uint32_t hash_shift = 32 - lz4_pages_hash_bits(n);
+    const std::uint32_t hash_shift = 32 - hash_bits;
     const auto read32 = [&](std::uint32_t p) {
         return std::uint32_t{page[p]} | std::uint32_t{page[p + 1]} << 8 | std::uint32_t{page[p + 2]} << 16 | std::uint32_t{page[p + 3]} << 24;
     };
@@ -86,7 +91,7 @@ inline page_record lz4_compress_page(std::span<const std::uint8_t> page, std::sp
     const std::uint32_t match_limit = n - lz4_last_literals;
     std::vector<std::int32_t> candidate(last_start + 1, -1);
     {
-        std::vector<std::int32_t> latest(std::size_t{1} << lz4_pages_hash_bits(n), -1);
+        std::vector<std::int32_t> latest(std::size_t{1} << hash_bits, -1);
         for (std::uint32_t p = 0; p <= last_start; ++p) {
             const std::uint32_t h = (read32(p) * 2654435761u) >> hash_shift;
             candidate[p] = latest[h];
@@ -159,14 +164,14 @@ inline page_record lz4_compress_page(std::span<const std::uint8_t> page, std::sp
 // Every page of `pages` (a whole number of pages of page_size bytes) into fixed slots of page_size
 // bytes each, as the device writes them (slot bytes past a record's length are left as they were).
 inline std::vector<page_record> lz4_compress_pages(std::span<const std::uint8_t> pages, std::uint32_t page_size,
-                                                   std::span<std::uint8_t> slots) {
+                                                   std::span<std::uint8_t> slots, std::uint32_t hash_bits = lz4_pages_hash_bits()) {
     if (page_size == 0 || pages.size() % page_size != 0 || slots.size() < pages.size())
         throw resource_error("lz4_compress_pages: " + std::to_string(pages.size()) + " bytes is not a whole number of " +
                              std::to_string(page_size) + "-byte pages, or the slots are too small");
     const std::size_t count = pages.size() / page_size;
     std::vector<page_record> records(count);
     for (std::size_t i = 0; i < count; ++i)
-        records[i] = lz4_compress_page(pages.subspan(i * page_size, page_size), slots.subspan(i * page_size, page_size));
+        records[i] = lz4_compress_page(pages.subspan(i * page_size, page_size), slots.subspan(i * page_size, page_size), hash_bits);
     return records;
 }
 

@@ -56,12 +56,13 @@ inline constexpr std::uint32_t lz4_pages_length_cap = 16;
 inline std::uint64_t lz4_pages_max_batch(std::uint32_t page_size) { return (std::uint64_t{1} << 32) / page_size - 1; }
 
 // Page sizes are powers of two from 1 KiB to 16 KiB; the workgroup is 32, 64 or 128 invocations
-// (the in-chunk comparisons are unrolled per invocation, 32 per mask word).
-inline void check_lz4_pages_shape(std::uint32_t page_size, std::uint32_t workgroup) {
+// (the in-chunk comparisons are unrolled per invocation, 32 per mask word); hashes have 10 to 13
+// bits (12 for the op: other widths write other blocks, for comparing shapes).
+inline void check_lz4_pages_shape(std::uint32_t page_size, std::uint32_t workgroup, std::uint32_t hash_bits = reference::lz4_pages_hash_bits()) {
     if (page_size < 1024 || page_size > 16384 || !std::has_single_bit(page_size) || !std::has_single_bit(workgroup) ||
-        workgroup < 32 || workgroup > 128)
-        throw resource_error("compression.lz4_pages: page size " + std::to_string(page_size) + " must be a power of two in [1024, 16384] and workgroup " +
-                             std::to_string(workgroup) + " one of 32, 64 and 128");
+        workgroup < 32 || workgroup > 128 || hash_bits < reference::lz4_pages_min_hash_bits || hash_bits > reference::lz4_pages_max_hash_bits)
+        throw resource_error("compression.lz4_pages: page size " + std::to_string(page_size) + " must be a power of two in [1024, 16384], workgroup " +
+                             std::to_string(workgroup) + " one of 32, 64 and 128, and hash bits " + std::to_string(hash_bits) + " in [10, 13]");
 }
 
 // Workgroup memory the program declares per workgroup: the page (page_size/4 words), the hash table
@@ -69,15 +70,17 @@ inline void check_lz4_pages_shape(std::uint32_t page_size, std::uint32_t workgro
 // lengths, match-start bits and reduction scratch, and the list of sequences to write, 4 words for
 // each of W/2), one word per 8 invocations and a flag. 13,076 bytes for 4 KiB pages and 32
 // invocations: 16 pages fit an H100 SM's 228 KiB.
-inline constexpr std::uint64_t lz4_pages_workgroup_bytes(std::uint32_t page_size, std::uint32_t workgroup = lz4_pages_default_workgroup) {
-    return 4ull * (page_size / 4 + (std::uint64_t{1} << reference::lz4_pages_hash_bits()) / 2 + 6ull * workgroup + workgroup / 8 + 1);
+inline constexpr std::uint64_t lz4_pages_workgroup_bytes(std::uint32_t page_size, std::uint32_t workgroup = lz4_pages_default_workgroup,
+                                                         std::uint32_t hash_bits = reference::lz4_pages_hash_bits()) {
+    return 4ull * (page_size / 4 + (std::uint64_t{1} << hash_bits) / 2 + 6ull * workgroup + workgroup / 8 + 1);
 }
 
 // Throws resource_error, naming both sizes, when the device's local memory cannot hold the
 // program's workgroup buffers (instead of the validator's generic message at the first dispatch).
 inline void check_lz4_pages_device(const runtime::device_info& device, std::uint32_t page_size,
-                                   std::uint32_t workgroup = lz4_pages_default_workgroup) {
-    const std::uint64_t need = lz4_pages_workgroup_bytes(page_size, workgroup);
+                                   std::uint32_t workgroup = lz4_pages_default_workgroup,
+                                   std::uint32_t hash_bits = reference::lz4_pages_hash_bits()) {
+    const std::uint64_t need = lz4_pages_workgroup_bytes(page_size, workgroup, hash_bits);
     if (device.local_memory < need)
         throw resource_error("compression.lz4_pages: " + std::to_string(page_size) + "-byte pages need " + std::to_string(need) +
                              " bytes of workgroup (local) memory; " + device.label() + " has " + std::to_string(device.local_memory) +
@@ -130,14 +133,14 @@ inline void check_lz4_pages_record(const page_record& r, std::uint32_t page_size
 // Indices into workgroup memory are masked to the buffer's (power-of-two) size where the program
 // never needs them past it, which spares the generated code the bounds test of every load.
 inline ir::program lz4_pages_program(std::uint32_t page_size = lz4_pages_default_page_size,
-                                     std::uint32_t workgroup = lz4_pages_default_workgroup) {
+                                     std::uint32_t workgroup = lz4_pages_default_workgroup,
+                                     std::uint32_t hash_bits = reference::lz4_pages_hash_bits()) {
     namespace d = vyre::dsl;
-    check_lz4_pages_shape(page_size, workgroup);
+    check_lz4_pages_shape(page_size, workgroup, hash_bits);
     const std::uint32_t n = page_size;
     const std::uint32_t words = n / 4;
     const std::uint32_t w = workgroup;
     const std::uint32_t mask_words = w / 32;
-    const std::uint32_t hash_bits = reference::lz4_pages_hash_bits(n);
     const std::uint32_t table_words = (1u << hash_bits) / 2;
     const std::uint32_t last_start = n - reference::lz4_match_start_limit;
     const std::uint32_t match_limit = n - reference::lz4_last_literals;
@@ -484,19 +487,22 @@ inline op_info lz4_pages_info() {
 
 // ---- running the program ---------------------------------------------------------------------
 
+// A built program and its shape (lz4_pages_program's arguments).
 struct lz4_pages_kernel {
     runtime::compiled_program program;
     std::uint32_t page_size;
     std::uint32_t workgroup = lz4_pages_default_workgroup;
+    std::uint32_t hash_bits = reference::lz4_pages_hash_bits();
 };
 
-// The program for 4 KiB pages in one of its shapes (32, 64 or 128 invocations per page: the same
-// bytes), built once per shape.
+// The op's program (4 KiB pages, 12-bit hashes) in one of its shapes (32, 64 or 128 invocations
+// per page: the same bytes), built once per shape. Other page sizes and hash widths:
+// lz4_pages_kernel{runtime::compiled_program(lz4_pages_program(size, workgroup, bits)), size, workgroup, bits}.
 inline const lz4_pages_kernel& lz4_pages_kernel_for(std::uint32_t page_size = lz4_pages_default_page_size,
                                                     std::uint32_t workgroup = lz4_pages_default_workgroup) {
     check_lz4_pages_shape(page_size, workgroup);
     if (page_size != lz4_pages_default_page_size)
-        throw resource_error("compression.lz4_pages: v1 runs " + std::to_string(lz4_pages_default_page_size) + "-byte pages, not " +
+        throw resource_error("compression.lz4_pages: the op runs " + std::to_string(lz4_pages_default_page_size) + "-byte pages, not " +
                              std::to_string(page_size) + " (build other sizes as lz4_pages_kernel{runtime::compiled_program(lz4_pages_program(" +
                              std::to_string(page_size) + ")), " + std::to_string(page_size) + "})");
     const auto make = [](std::uint32_t wg) {
@@ -546,7 +552,7 @@ inline boost::compute::event enqueue_lz4_pages(runtime::context& ctx, const lz4_
     if (count > d.count)
         throw resource_error("compression.lz4_pages: " + std::to_string(count) + " pages for buffers of " + std::to_string(d.count));
     if (count == 0) return {};
-    check_lz4_pages_device(ctx.device(), kernel.page_size, kernel.workgroup);
+    check_lz4_pages_device(ctx.device(), kernel.page_size, kernel.workgroup, kernel.hash_bits);
     const std::uint32_t p[lz4_pages_param_words] = {count, 0, 0, 0};
     params = runtime::detail::cl_call("clCreateBuffer", [&] {
         return boost::compute::buffer(ctx.cl_context(), sizeof p, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, const_cast<std::uint32_t*>(p));
