@@ -19,7 +19,14 @@
 //    no allocation in the timed region. Both sides end with the same thing: packed blocks and
 //    records in host memory.
 //   bench_lz4_pages PATH [--batches 100,500,...] [--runs N] [--threads N] [--chunk PAGES] [--in-flight N]
+//                   [--workgroup 32,64,128] [--hash-bits 12,11]
 //   bench_lz4_pages --synthetic [...]
+// --workgroup and --hash-bits list program shapes: invocations per page (every workgroup writes the
+// same bytes) and hash widths (the op is 12 bits; others write other blocks: a smaller table, more
+// pages per SM, another ratio). The first of each runs every column; every other pair is timed
+// kernel only, on the same pages, and printed on a line of its own under the row ("# workgroup W,
+// hash bits B"): with the first's width its records must be the first's, with another width every
+// block must decode to its page (LZ4_decompress_safe), and the line gives that shape's ratio too.
 // PATH is a file (its first bytes) or a folder (its files in sorted path order, as a tar holds
 // them); the input is cut into 4 KiB pages and repeated where it holds fewer pages than the largest
 // batch. --synthetic builds mixed pages instead (text, binary, zero, same-fill, random, sparse).
@@ -62,6 +69,8 @@ struct settings {
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     std::uint32_t chunk = 0; // 0: by batch size
     unsigned in_flight = 3;
+    std::vector<std::size_t> workgroups = {cz::lz4_pages_default_workgroup};
+    std::vector<std::size_t> hash_bits = {vyre::reference::lz4_pages_hash_bits()};
 };
 
 bytes synthetic_pages(std::size_t pages) {
@@ -130,7 +139,8 @@ std::vector<std::size_t> split(const std::string& s) {
 
 [[noreturn]] void usage() {
     std::fprintf(stderr, "usage: bench_lz4_pages PATH | --synthetic [--batches 100,500,1000,2000,5000,10000,100000] [--runs N (5)]\n"
-                         "       [--threads N (all cores)] [--chunk PAGES (by batch)] [--in-flight N (3)]\n");
+                         "       [--threads N (all cores)] [--chunk PAGES (by batch)] [--in-flight N (3)] [--workgroup 32[,64,128] (32)]\n"
+                         "       [--hash-bits 12[,10,11,13] (12)]\n");
     std::exit(2);
 }
 
@@ -150,11 +160,22 @@ int main(int argc, char** argv) {
         else if (a == "--threads") s.threads = static_cast<unsigned>(std::max(1, std::stoi(value())));
         else if (a == "--chunk") s.chunk = static_cast<std::uint32_t>(std::stoul(value()));
         else if (a == "--in-flight") s.in_flight = static_cast<unsigned>(std::stoul(value()));
+        else if (a == "--workgroup") s.workgroups = split(value());
+        else if (a == "--hash-bits") s.hash_bits = split(value());
         else if (a == "--help" || a == "-h") usage();
         else if (!a.empty() && a[0] != '-' && s.path.empty()) s.path = a;
         else usage();
     }
-    if (s.path.empty() == !s.synthetic || s.batches.empty()) usage();
+    if (s.path.empty() == !s.synthetic || s.batches.empty() || s.workgroups.empty() || s.hash_bits.empty()) usage();
+    for (std::size_t w : s.workgroups)
+        if (w != 32 && w != 64 && w != 128) usage();
+    for (std::size_t b : s.hash_bits)
+        if (b < vyre::reference::lz4_pages_min_hash_bits || b > vyre::reference::lz4_pages_max_hash_bits) usage();
+    if (s.hash_bits[0] != vyre::reference::lz4_pages_hash_bits()) {
+        std::fprintf(stderr, "bench_lz4_pages: the first --hash-bits is the table's rows, end to end through the engine: it must be the op's %u\n",
+                     vyre::reference::lz4_pages_hash_bits());
+        return 2;
+    }
     const std::size_t most = *std::max_element(s.batches.begin(), s.batches.end());
 
     rt::context ctx(rt::choose_device(), /*profiling=*/true);
@@ -178,10 +199,30 @@ int main(int argc, char** argv) {
                 "# e2e reuse: the same into an earlier run's result, its memory already touched (as liblz4's buffers are).\n"
                 "# liblz4: LZ4_compress_default per page on all threads, same record rules (same-fill, stored), into pre-allocated\n"
                 "# slots, packed in parallel into a pre-allocated buffer (no allocation timed). ratio: input bytes / (sum of lengths)\n");
+    // The shapes: the first workgroup and width run the table's row; every other pair, a line under it.
+    const auto u32 = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
+    const std::uint32_t ps = cz::lz4_pages_default_page_size;
+    const auto make_kernel = [&](std::size_t w, std::size_t bits) {
+        return std::unique_ptr<cz::lz4_pages_kernel>(
+            new cz::lz4_pages_kernel{rt::compiled_program(cz::lz4_pages_program(ps, u32(w), u32(bits))), ps, u32(w), u32(bits)});
+    };
+    const std::unique_ptr<cz::lz4_pages_kernel> main_kernel = make_kernel(s.workgroups[0], s.hash_bits[0]);
+    const cz::lz4_pages_kernel& kernel = *main_kernel;
+    std::vector<std::unique_ptr<cz::lz4_pages_kernel>> others;
+    for (std::size_t b : s.hash_bits)
+        for (std::size_t w : s.workgroups)
+            if (w != s.workgroups[0] || b != s.hash_bits[0]) others.push_back(make_kernel(w, b));
+    for (const cz::lz4_pages_kernel* k : [&] {
+             std::vector<const cz::lz4_pages_kernel*> all{&kernel};
+             for (const auto& o : others) all.push_back(o.get());
+             return all;
+         }())
+        std::printf("# workgroup %u, hash bits %u: %llu bytes of workgroup memory per page%s\n", k->workgroup, k->hash_bits,
+                    static_cast<unsigned long long>(cz::lz4_pages_workgroup_bytes(ps, k->workgroup, k->hash_bits)),
+                    k == &kernel ? " (the table's rows)" : " (kernel only, lines under the rows)");
     std::printf("\n%7s %11s %9s %10s %11s %9s %9s %9s %9s %8s\n", "pages", "kernel GB/s", "e2e GB/s", "e2e reuse", "liblz4 GB/s", "kern/lib", "e2e/lib", "ratio",
                 "lib ratio", "chunk");
 
-    const cz::lz4_pages_kernel& kernel = cz::lz4_pages_kernel_for();
     const std::string device = ctx.device().label();
     rt::pinned_host_buffer pinned(ctx, most * page);
     std::memcpy(pinned.span().data(), input.data(), most * page);
@@ -206,6 +247,7 @@ int main(int argc, char** argv) {
         en::page_compressor_options o;
         o.chunk_pages = s.chunk ? s.chunk : static_cast<std::uint32_t>(std::clamp<std::size_t>(n / 4, 256, 8192));
         o.in_flight = s.in_flight;
+        o.workgroup = kernel.workgroup;
         o.threads = s.threads;
         en::page_compressor pc(ctx, o);
         en::packed_pages dev = pc.compress_device(pages.first(page)); // builds, allocates
@@ -276,6 +318,46 @@ int main(int argc, char** argv) {
         emit("vyre", "compression ratio", ratio);
         emit(lib, "compression ratio", cpu_ratio);
         emit("vyre", "compression ratio vs liblz4", ratio / cpu_ratio);
+
+        // The other shapes, kernel only, on the same device buffers: the same records as the row's
+        // at its width; at another width, blocks that decode to their pages.
+        for (const auto& other : others) {
+            std::vector<double> ot;
+            for (int r = 0; r < s.runs + 1; ++r) {
+                auto e = cz::enqueue_lz4_pages(ctx, *other, d, static_cast<std::uint32_t>(n), params);
+                e.wait();
+                if (r > 0) ot.push_back(vyre::bench::event_seconds(e));
+            }
+            en::packed_pages got;
+            got.records.resize(n);
+            got.offsets.resize(n);
+            rt::read(ctx, d.records, got.records.data(), n * sizeof(cz::page_record));
+            bool ok = true;
+            std::uint64_t bytes_out = 0;
+            for (std::size_t i = 0; i < n && ok; ++i) {
+                ok = got.records[i].length <= page && (got.records[i].flags >> 16) == 0;
+                got.offsets[i] = i * page; // blocks stay in their slots
+                bytes_out += got.records[i].length;
+            }
+            if (ok && other->hash_bits == kernel.hash_bits) ok = got.records == dev.records;
+            if (ok && other->hash_bits != kernel.hash_bits) {
+                got.data.resize(n * page);
+                rt::read(ctx, d.output, got.data.data(), n * page);
+                ok = round_trips(got, pages, s.threads);
+            }
+            if (!ok) {
+                std::fprintf(stderr, "bench_lz4_pages: %zu pages: workgroup %u, hash bits %u: wrong records or blocks: NOT printing figures\n", n,
+                             other->workgroup, other->hash_bits);
+                return 1;
+            }
+            const double other_gbs = gb / median(ot), other_ratio = double(n * page) / double(std::max<std::uint64_t>(bytes_out, 1));
+            std::printf("# workgroup %u, hash bits %u: kernel GB/s %.2f (kern/lib %.2f), ratio %.3f\n", other->workgroup, other->hash_bits, other_gbs,
+                        other_gbs / cpu_gbs, other_ratio);
+            std::fflush(stdout);
+            const std::string series = "vyre workgroup " + std::to_string(other->workgroup) + " hash bits " + std::to_string(other->hash_bits);
+            emit(series, "kernel GB/s", other_gbs);
+            emit(series, "compression ratio", other_ratio);
+        }
     }
     return 0;
 }

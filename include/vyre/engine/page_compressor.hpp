@@ -45,6 +45,8 @@ struct page_compressor_options {
     // queue and buffers), so that one chunk's upload, another's kernel and a third's readback overlap.
     std::uint32_t chunk_pages = 8192;
     unsigned in_flight = 3;
+    // Invocations per page of compression.lz4_pages (32, 64 or 128: the same bytes).
+    std::uint32_t workgroup = cz::lz4_pages_default_workgroup;
     // CPU path: threads (0: every core).
     unsigned threads = 0;
 };
@@ -230,6 +232,7 @@ public:
         if (options_.chunk_pages == 0 || options_.chunk_pages > cz::lz4_pages_max_batch(page_size_))
             throw resource_error("page_compressor: chunk_pages " + std::to_string(options_.chunk_pages) + " must be in 1.." +
                                  std::to_string(cz::lz4_pages_max_batch(page_size_)));
+        cz::check_lz4_pages_shape(page_size_, options_.workgroup);
     }
 
     const page_calibration& calibration() const noexcept { return calibration_; }
@@ -237,13 +240,13 @@ public:
 
     // The batch on the backend the options name; `automatic` measures both on the first batch
     // (calibrate) and then picks by the batch's size, or takes the CPU without measuring on a
-    // device whose local memory cannot hold the program's workgroup buffers (36.5 KiB for 4 KiB
+    // device whose local memory cannot hold the program's workgroup buffers (12.8 KiB for 4 KiB
     // pages). page_backend::device on such a device throws resource_error saying so.
     packed_pages compress(std::span<const std::uint8_t> pages) {
         check_input(pages);
         page_backend b = options_.backend;
         if (b == page_backend::automatic) {
-            if (ctx_->device().local_memory < cz::lz4_pages_workgroup_bytes(page_size_)) {
+            if (ctx_->device().local_memory < cz::lz4_pages_workgroup_bytes(page_size_, options_.workgroup)) {
                 b = page_backend::cpu; // the device cannot run compression.lz4_pages (check_lz4_pages_device)
             } else {
                 if (!calibration_.measured && !pages.empty()) calibrate(pages);
@@ -360,7 +363,7 @@ public:
         r.data.clear(); // keeps its capacity
         r.backend = page_backend::device;
         if (count == 0) return;
-        const cz::lz4_pages_kernel& kernel = cz::lz4_pages_kernel_for(page_size_);
+        const cz::lz4_pages_kernel& kernel = cz::lz4_pages_kernel_for(page_size_, options_.workgroup);
         const auto chunk = static_cast<std::uint32_t>(std::min<std::size_t>(options_.chunk_pages, count));
         ensure_sets(chunk);
         if (!pool_) pool_ = std::make_unique<detail::worker_pool>(options_.threads);
