@@ -126,9 +126,12 @@ inline void check_lz4_pages_record(const page_record& r, std::uint32_t page_size
 //     pending literals (LZ4's catch-up) where the published bit says it can, and records the
 //     sequence (literals, offset, length, output offset: the block's size is the running sum). A
 //     match may end in a later chunk: the parse resumes there. Once the block cannot end below the
-//     page size, the page is stored and the remaining chunks are skipped.
-//  5. the chunk's sequences are written to the block, one output byte per invocation and step (a
-//     3-step search finds each byte's sequence; token, length bytes, literals, offset).
+//     page size, the page is stored and the remaining chunks are skipped, as they are once the
+//     last match ends where no other may start.
+//  5. once more than W/4 sequences are listed (a chunk starts at most W/4 matches, and the list
+//     holds W/2), the next chunk writes them to the block after its first barrier, one output
+//     byte per invocation and step (a search of the list finds each byte's sequence; token, length
+//     bytes, literals, offset).
 //  6. the last literals, then the record; a stored page's slot gets the page itself.
 // Indices into workgroup memory are masked to the buffer's (power-of-two) size where the program
 // never needs them past it, which spares the generated code the bounds test of every load.
