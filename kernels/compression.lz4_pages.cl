@@ -178,10 +178,8 @@ void compression_lz4_pages(
     uint stored = 0u;
     uint count = 0u;
     uint written = 0u;
-    for (uint chunk = 0u, vyre_end0 = 128u; chunk < vyre_end0; ++chunk) {
-        if (((uint)(stored != 0u))) {
-            break;
-        }
+    uint chunk = 0u;
+    while (((uint)(((uint)(((uint)(chunk < 128u)) && ((uint)(stored == 0u)))) && ((uint)(pos <= 4084u))))) {
         uint c0 = (chunk * 32u);
         uint p = (c0 + lane);
         uint wp_at = p;
@@ -201,6 +199,46 @@ void compression_lz4_pages(
         uint thalf = ((h >> (11u & 31u)) << (4u & 31u));
         uint tval = ((vyre_load_local_uint(table, 2048u, tidx) >> (thalf & 31u)) & 65535u);
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        if (((uint)(count > 8u))) {
+            uint emit_k0 = written;
+            while (((uint)(emit_k0 < emitted))) {
+                uint emit_o = (emit_k0 + lid);
+                uint emit_at = 0u;
+                uint emit_in8 = (uint)(((uint)((emit_at + 8u) < count)));
+                uint emit_bf8 = (uint)(((uint)(vyre_load_local_uint(seqs, 64u, (((4u * (emit_at + 8u)) + 2u) & 63u)) <= emit_o)));
+                emit_at = (emit_at + (((uint)((emit_in8 & emit_bf8) != 0u)) ? 8u : 0u));
+                uint emit_in4 = (uint)(((uint)((emit_at + 4u) < count)));
+                uint emit_bf4 = (uint)(((uint)(vyre_load_local_uint(seqs, 64u, (((4u * (emit_at + 4u)) + 2u) & 63u)) <= emit_o)));
+                emit_at = (emit_at + (((uint)((emit_in4 & emit_bf4) != 0u)) ? 4u : 0u));
+                uint emit_in2 = (uint)(((uint)((emit_at + 2u) < count)));
+                uint emit_bf2 = (uint)(((uint)(vyre_load_local_uint(seqs, 64u, (((4u * (emit_at + 2u)) + 2u) & 63u)) <= emit_o)));
+                emit_at = (emit_at + (((uint)((emit_in2 & emit_bf2) != 0u)) ? 2u : 0u));
+                uint emit_in1 = (uint)(((uint)((emit_at + 1u) < count)));
+                uint emit_bf1 = (uint)(((uint)(vyre_load_local_uint(seqs, 64u, (((4u * (emit_at + 1u)) + 2u) & 63u)) <= emit_o)));
+                emit_at = (emit_at + (((uint)((emit_in1 & emit_bf1) != 0u)) ? 1u : 0u));
+                uint emit_e0 = vyre_load_local_uint(seqs, 64u, ((4u * emit_at) & 63u));
+                uint emit_e1 = vyre_load_local_uint(seqs, 64u, (((4u * emit_at) + 1u) & 63u));
+                uint emit_e3 = vyre_load_local_uint(seqs, 64u, (((4u * emit_at) + 3u) & 63u));
+                uint emit_kk = (emit_o - vyre_load_local_uint(seqs, 64u, (((4u * emit_at) + 2u) & 63u)));
+                uint emit_ll = (emit_e0 >> (16u & 31u));
+                uint emit_le = ((emit_e3 >> (8u & 31u)) & 255u);
+                uint emit_me = (emit_e3 >> (16u & 31u));
+                uint emit_li = ((emit_kk - 1u) - emit_le);
+                uint emit_ai = (emit_li - emit_ll);
+                uint emit_lit = ((vyre_load_local_uint(page, 1024u, ((((emit_e0 & 65535u) + emit_li) >> (2u & 31u)) & 1023u)) >> (((((emit_e0 & 65535u) + emit_li) & 3u) << (3u & 31u)) & 31u)) & 255u);
+                uint emit_v = (emit_e3 & 255u);
+                emit_v = (((uint)((emit_kk - 1u) < emit_le)) ? (((uint)(emit_kk < emit_le)) ? 255u : ((emit_ll - 15u) - (255u * (emit_le - 1u)))) : emit_v);
+                emit_v = (((uint)(emit_li < emit_ll)) ? emit_lit : emit_v);
+                emit_v = (((uint)(emit_ai < 2u)) ? ((emit_e1 >> ((emit_ai << (3u & 31u)) & 31u)) & 255u) : emit_v);
+                emit_v = (((uint)((emit_ai - 2u) < emit_me)) ? (((uint)((emit_ai - 1u) < emit_me)) ? 255u : (((emit_e1 >> (16u & 31u)) - 15u) - (255u * (emit_me - 1u)))) : emit_v);
+                if (((uint)(emit_o < emitted))) {
+                    vyre_store_global_uchar(output, output_len, (slot + emit_o), emit_v);
+                }
+                emit_k0 = (emit_k0 + 32u);
+            }
+            written = emitted;
+            count = 0u;
+        }
         uint eq0_0 = ((((uint)(vyre_load_local_uint(hashes, 32u, 0u) == h)) ? 1u : 0u) | (((uint)(vyre_load_local_uint(hashes, 32u, 1u) == h)) ? 2u : 0u));
         uint eq0_2 = ((((uint)(vyre_load_local_uint(hashes, 32u, 2u) == h)) ? 4u : 0u) | (((uint)(vyre_load_local_uint(hashes, 32u, 3u) == h)) ? 8u : 0u));
         uint eq0_4 = ((((uint)(vyre_load_local_uint(hashes, 32u, 4u) == h)) ? 16u : 0u) | (((uint)(vyre_load_local_uint(hashes, 32u, 5u) == h)) ? 32u : 0u));
@@ -280,81 +318,69 @@ void compression_lz4_pages(
         vyre_store_local_uint(found, 32u, lane, entry);
         vyre_store_local_uint(bits, 32u, lane, (((uint)(entry >= 262144u)) ? (1u << (lb & 31u)) : 0u));
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-        if (((uint)(pos < (c0 + 32u)))) {
-            uint starts0_grp = ((lid & 3u) * 8u);
-            uint starts0_acc = (((vyre_load_local_uint(bits, 32u, starts0_grp) | vyre_load_local_uint(bits, 32u, (starts0_grp + 1u))) | (vyre_load_local_uint(bits, 32u, (starts0_grp + 2u)) | vyre_load_local_uint(bits, 32u, (starts0_grp + 3u)))) | ((vyre_load_local_uint(bits, 32u, (starts0_grp + 4u)) | vyre_load_local_uint(bits, 32u, (starts0_grp + 5u))) | (vyre_load_local_uint(bits, 32u, (starts0_grp + 6u)) | vyre_load_local_uint(bits, 32u, (starts0_grp + 7u)))));
-            if (((uint)(lid < 4u))) {
-                vyre_store_local_uint(part, 4u, lane, starts0_acc);
+        uint starts0_grp = ((lid & 3u) * 8u);
+        uint starts0_acc = (((vyre_load_local_uint(bits, 32u, starts0_grp) | vyre_load_local_uint(bits, 32u, (starts0_grp + 1u))) | (vyre_load_local_uint(bits, 32u, (starts0_grp + 2u)) | vyre_load_local_uint(bits, 32u, (starts0_grp + 3u)))) | ((vyre_load_local_uint(bits, 32u, (starts0_grp + 4u)) | vyre_load_local_uint(bits, 32u, (starts0_grp + 5u))) | (vyre_load_local_uint(bits, 32u, (starts0_grp + 6u)) | vyre_load_local_uint(bits, 32u, (starts0_grp + 7u)))));
+        if (((uint)(lid < 4u))) {
+            vyre_store_local_uint(part, 4u, lane, starts0_acc);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+        uint starts0_m0 = (((vyre_load_local_uint(part, 4u, 0u) | vyre_load_local_uint(part, 4u, 1u)) | vyre_load_local_uint(part, 4u, 2u)) | vyre_load_local_uint(part, 4u, 3u));
+        uint ahead0 = (starts0_m0 & (4294967295u << (((pos - c0) & 31u) & 31u)));
+        while (((uint)(((uint)(((uint)(pos < (c0 + 32u))) && ((uint)(stored == 0u)))) && ((uint)(ahead0 != 0u))))) {
+            uint s_rel = 32u;
+            uint s_rel_b0 = (starts0_m0 & (4294967295u << ((pos - c0) & 31u)));
+            s_rel = (((uint)(s_rel_b0 != 0u)) ? (0u + vyre_ctz_uint(s_rel_b0)) : s_rel);
+            uint s = (c0 + s_rel);
+            uint e = vyre_load_local_uint(found, 32u, (s_rel & 31u));
+            uint mc = ((e & 32767u) - 1u);
+            uint mlen = (e >> (16u & 31u));
+            uint off = (s - mc);
+            uint ext_x = (((uint)(mlen == 16u)) ? (s + 16u) : 4091u);
+            while (((uint)(ext_x < 4091u))) {
+                barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+                uint ext_y = (ext_x + (4u * lane));
+                uint ext_a_at = ext_y;
+                uint ext_a_lo = vyre_load_local_uint(page, 1024u, ((ext_a_at >> (2u & 31u)) & 1023u));
+                uint ext_a_hi = vyre_load_local_uint(page, 1024u, (((ext_a_at >> (2u & 31u)) + 1u) & 1023u));
+                uint ext_a = (uint)(((((ulong)(ext_a_hi) << (32ul & 63ul)) | (ulong)(ext_a_lo)) >> ((ulong)(((ext_a_at & 3u) << (3u & 31u))) & 63ul)));
+                uint ext_b_at = (ext_y - off);
+                uint ext_b_lo = vyre_load_local_uint(page, 1024u, ((ext_b_at >> (2u & 31u)) & 1023u));
+                uint ext_b_hi = vyre_load_local_uint(page, 1024u, (((ext_b_at >> (2u & 31u)) + 1u) & 1023u));
+                uint ext_b = (uint)(((((ulong)(ext_b_hi) << (32ul & 63ul)) | (ulong)(ext_b_lo)) >> ((ulong)(((ext_b_at & 3u) << (3u & 31u))) & 63ul)));
+                uint ext_d = (ext_a ^ ext_b);
+                vyre_store_local_uint(bits, 32u, lane, (((uint)(ext_d != 0u)) ? (1u << (lb & 31u)) : 0u));
+                vyre_store_local_uint(red, 32u, lane, (vyre_ctz_uint(ext_d) >> (3u & 31u)));
+                barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+                uint miss1_grp = ((lid & 3u) * 8u);
+                uint miss1_acc = (((vyre_load_local_uint(bits, 32u, miss1_grp) | vyre_load_local_uint(bits, 32u, (miss1_grp + 1u))) | (vyre_load_local_uint(bits, 32u, (miss1_grp + 2u)) | vyre_load_local_uint(bits, 32u, (miss1_grp + 3u)))) | ((vyre_load_local_uint(bits, 32u, (miss1_grp + 4u)) | vyre_load_local_uint(bits, 32u, (miss1_grp + 5u))) | (vyre_load_local_uint(bits, 32u, (miss1_grp + 6u)) | vyre_load_local_uint(bits, 32u, (miss1_grp + 7u)))));
+                if (((uint)(lid < 4u))) {
+                    vyre_store_local_uint(part, 4u, lane, miss1_acc);
+                }
+                barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+                uint miss1_m0 = (((vyre_load_local_uint(part, 4u, 0u) | vyre_load_local_uint(part, 4u, 1u)) | vyre_load_local_uint(part, 4u, 2u)) | vyre_load_local_uint(part, 4u, 3u));
+                uint ext_f = 32u;
+                uint ext_f_b0 = (miss1_m0 & 4294967295u);
+                ext_f = (((uint)(ext_f_b0 != 0u)) ? (0u + vyre_ctz_uint(ext_f_b0)) : ext_f);
+                uint ext_end = min(((ext_x + (4u * ext_f)) + vyre_load_local_uint(red, 32u, (ext_f & 31u))), 4091u);
+                ext_x = (((uint)(ext_f < 32u)) ? 4091u : min((ext_x + 128u), 4091u));
+                mlen = ((((uint)(ext_f < 32u)) ? ext_end : 4091u) - s);
             }
-            barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-            uint starts0_m0 = (((vyre_load_local_uint(part, 4u, 0u) | vyre_load_local_uint(part, 4u, 1u)) | vyre_load_local_uint(part, 4u, 2u)) | vyre_load_local_uint(part, 4u, 3u));
-            while (((uint)(pos < (c0 + 32u)))) {
-                uint s_rel = 32u;
-                uint s_rel_b0 = starts0_m0;
-                s_rel_b0 = (s_rel_b0 & (4294967295u << ((pos - c0) & 31u)));
-                s_rel = (((uint)(s_rel_b0 != 0u)) ? (0u + vyre_ctz_uint(s_rel_b0)) : s_rel);
-                if (((uint)(s_rel >= 32u))) {
-                    pos = (c0 + 32u);
-                    break;
+            uint q = s;
+            if (((uint)((e & 32768u) != 0u))) {
+                while (((uint)(((uint)(((uint)(q > anchor)) && ((uint)(mc > 0u)))) && ((uint)(((vyre_load_local_uint(page, 1024u, (((q - 1u) >> (2u & 31u)) & 1023u)) >> ((((q - 1u) & 3u) << (3u & 31u)) & 31u)) & 255u) == ((vyre_load_local_uint(page, 1024u, (((mc - 1u) >> (2u & 31u)) & 1023u)) >> ((((mc - 1u) & 3u) << (3u & 31u)) & 31u)) & 255u)))))) {
+                    q = (q - 1u);
+                    mc = (mc - 1u);
+                    mlen = (mlen + 1u);
                 }
-                uint s = (c0 + s_rel);
-                uint e = vyre_load_local_uint(found, 32u, (s_rel & 31u));
-                uint mc = ((e & 32767u) - 1u);
-                uint mlen = (e >> (16u & 31u));
-                uint off = (s - mc);
-                if (((uint)(mlen == 16u))) {
-                    uint ext_x = (s + 16u);
-                    while (((uint)(ext_x < 4091u))) {
-                        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-                        uint ext_y = (ext_x + (4u * lane));
-                        uint ext_a_at = ext_y;
-                        uint ext_a_lo = vyre_load_local_uint(page, 1024u, ((ext_a_at >> (2u & 31u)) & 1023u));
-                        uint ext_a_hi = vyre_load_local_uint(page, 1024u, (((ext_a_at >> (2u & 31u)) + 1u) & 1023u));
-                        uint ext_a = (uint)(((((ulong)(ext_a_hi) << (32ul & 63ul)) | (ulong)(ext_a_lo)) >> ((ulong)(((ext_a_at & 3u) << (3u & 31u))) & 63ul)));
-                        uint ext_b_at = (ext_y - off);
-                        uint ext_b_lo = vyre_load_local_uint(page, 1024u, ((ext_b_at >> (2u & 31u)) & 1023u));
-                        uint ext_b_hi = vyre_load_local_uint(page, 1024u, (((ext_b_at >> (2u & 31u)) + 1u) & 1023u));
-                        uint ext_b = (uint)(((((ulong)(ext_b_hi) << (32ul & 63ul)) | (ulong)(ext_b_lo)) >> ((ulong)(((ext_b_at & 3u) << (3u & 31u))) & 63ul)));
-                        uint ext_d = (ext_a ^ ext_b);
-                        vyre_store_local_uint(bits, 32u, lane, (((uint)(ext_d != 0u)) ? (1u << (lb & 31u)) : 0u));
-                        vyre_store_local_uint(red, 32u, lane, (vyre_ctz_uint(ext_d) >> (3u & 31u)));
-                        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-                        uint miss1_grp = ((lid & 3u) * 8u);
-                        uint miss1_acc = (((vyre_load_local_uint(bits, 32u, miss1_grp) | vyre_load_local_uint(bits, 32u, (miss1_grp + 1u))) | (vyre_load_local_uint(bits, 32u, (miss1_grp + 2u)) | vyre_load_local_uint(bits, 32u, (miss1_grp + 3u)))) | ((vyre_load_local_uint(bits, 32u, (miss1_grp + 4u)) | vyre_load_local_uint(bits, 32u, (miss1_grp + 5u))) | (vyre_load_local_uint(bits, 32u, (miss1_grp + 6u)) | vyre_load_local_uint(bits, 32u, (miss1_grp + 7u)))));
-                        if (((uint)(lid < 4u))) {
-                            vyre_store_local_uint(part, 4u, lane, miss1_acc);
-                        }
-                        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-                        uint miss1_m0 = (((vyre_load_local_uint(part, 4u, 0u) | vyre_load_local_uint(part, 4u, 1u)) | vyre_load_local_uint(part, 4u, 2u)) | vyre_load_local_uint(part, 4u, 3u));
-                        uint ext_f = 32u;
-                        uint ext_f_b0 = miss1_m0;
-                        ext_f_b0 = (ext_f_b0 & 4294967295u);
-                        ext_f = (((uint)(ext_f_b0 != 0u)) ? (0u + vyre_ctz_uint(ext_f_b0)) : ext_f);
-                        if (((uint)(ext_f < 32u))) {
-                            ext_x = min(((ext_x + (4u * ext_f)) + vyre_load_local_uint(red, 32u, (ext_f & 31u))), 4091u);
-                            break;
-                        }
-                        ext_x = min((ext_x + 128u), 4091u);
-                    }
-                    mlen = (ext_x - s);
-                }
-                uint q = s;
-                if (((uint)((e & 32768u) != 0u))) {
-                    while (((uint)(((uint)(((uint)(q > anchor)) && ((uint)(mc > 0u)))) && ((uint)(((vyre_load_local_uint(page, 1024u, (((q - 1u) >> (2u & 31u)) & 1023u)) >> ((((q - 1u) & 3u) << (3u & 31u)) & 31u)) & 255u) == ((vyre_load_local_uint(page, 1024u, (((mc - 1u) >> (2u & 31u)) & 1023u)) >> ((((mc - 1u) & 3u) << (3u & 31u)) & 31u)) & 255u)))))) {
-                        q = (q - 1u);
-                        mc = (mc - 1u);
-                        mlen = (mlen + 1u);
-                    }
-                }
-                uint ll = (q - anchor);
-                uint mlx = (mlen - 4u);
-                uint le = vyre_div_uint((ll + 240u), 255u);
-                uint me = vyre_div_uint((mlx + 240u), 255u);
-                uint need = (((3u + le) + ll) + me);
-                if (((uint)(((emitted + need) + 1u) >= 4096u))) {
-                    stored = 1u;
-                    break;
-                }
+            }
+            uint ll = (q - anchor);
+            uint mlx = (mlen - 4u);
+            uint le = vyre_div_uint((ll + 240u), 255u);
+            uint me = vyre_div_uint((mlx + 240u), 255u);
+            uint need = (((3u + le) + ll) + me);
+            if (((uint)(((emitted + need) + 1u) >= 4096u))) {
+                stored = 1u;
+            } else {
                 if (((uint)(lid == 0u))) {
                     uint list_at = ((4u * count) & 63u);
                     vyre_store_local_uint(seqs, 64u, list_at, (anchor | (ll << (16u & 31u))));
@@ -367,48 +393,11 @@ void compression_lz4_pages(
                 anchor = (q + mlen);
                 pos = anchor;
             }
+            uint next0 = (starts0_m0 & (4294967295u << (((pos - c0) & 31u) & 31u)));
+            ahead0 = next0;
         }
-        if (((uint)(((uint)(count > 8u)) && ((uint)(stored == 0u))))) {
-            barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-            uint emit_k0 = written;
-            while (((uint)(emit_k0 < emitted))) {
-                uint emit_o = (emit_k0 + lid);
-                uint emit_at = 0u;
-                uint emit_in8 = (uint)(((uint)((emit_at + 8u) < count)));
-                uint emit_bf8 = (uint)(((uint)(vyre_load_local_uint(seqs, 64u, (((4u * (emit_at + 8u)) + 2u) & 63u)) <= emit_o)));
-                emit_at = (emit_at + (((uint)((emit_in8 & emit_bf8) != 0u)) ? 8u : 0u));
-                uint emit_in4 = (uint)(((uint)((emit_at + 4u) < count)));
-                uint emit_bf4 = (uint)(((uint)(vyre_load_local_uint(seqs, 64u, (((4u * (emit_at + 4u)) + 2u) & 63u)) <= emit_o)));
-                emit_at = (emit_at + (((uint)((emit_in4 & emit_bf4) != 0u)) ? 4u : 0u));
-                uint emit_in2 = (uint)(((uint)((emit_at + 2u) < count)));
-                uint emit_bf2 = (uint)(((uint)(vyre_load_local_uint(seqs, 64u, (((4u * (emit_at + 2u)) + 2u) & 63u)) <= emit_o)));
-                emit_at = (emit_at + (((uint)((emit_in2 & emit_bf2) != 0u)) ? 2u : 0u));
-                uint emit_in1 = (uint)(((uint)((emit_at + 1u) < count)));
-                uint emit_bf1 = (uint)(((uint)(vyre_load_local_uint(seqs, 64u, (((4u * (emit_at + 1u)) + 2u) & 63u)) <= emit_o)));
-                emit_at = (emit_at + (((uint)((emit_in1 & emit_bf1) != 0u)) ? 1u : 0u));
-                uint emit_e0 = vyre_load_local_uint(seqs, 64u, ((4u * emit_at) & 63u));
-                uint emit_e1 = vyre_load_local_uint(seqs, 64u, (((4u * emit_at) + 1u) & 63u));
-                uint emit_e3 = vyre_load_local_uint(seqs, 64u, (((4u * emit_at) + 3u) & 63u));
-                uint emit_kk = (emit_o - vyre_load_local_uint(seqs, 64u, (((4u * emit_at) + 2u) & 63u)));
-                uint emit_ll = (emit_e0 >> (16u & 31u));
-                uint emit_le = ((emit_e3 >> (8u & 31u)) & 255u);
-                uint emit_me = (emit_e3 >> (16u & 31u));
-                uint emit_li = ((emit_kk - 1u) - emit_le);
-                uint emit_ai = (emit_li - emit_ll);
-                uint emit_lit = ((vyre_load_local_uint(page, 1024u, ((((emit_e0 & 65535u) + emit_li) >> (2u & 31u)) & 1023u)) >> (((((emit_e0 & 65535u) + emit_li) & 3u) << (3u & 31u)) & 31u)) & 255u);
-                uint emit_v = (emit_e3 & 255u);
-                emit_v = (((uint)((emit_kk - 1u) < emit_le)) ? (((uint)(emit_kk < emit_le)) ? 255u : ((emit_ll - 15u) - (255u * (emit_le - 1u)))) : emit_v);
-                emit_v = (((uint)(emit_li < emit_ll)) ? emit_lit : emit_v);
-                emit_v = (((uint)(emit_ai < 2u)) ? ((emit_e1 >> ((emit_ai << (3u & 31u)) & 31u)) & 255u) : emit_v);
-                emit_v = (((uint)((emit_ai - 2u) < emit_me)) ? (((uint)((emit_ai - 1u) < emit_me)) ? 255u : (((emit_e1 >> (16u & 31u)) - 15u) - (255u * (emit_me - 1u)))) : emit_v);
-                if (((uint)(emit_o < emitted))) {
-                    vyre_store_global_uchar(output, output_len, (slot + emit_o), emit_v);
-                }
-                emit_k0 = (emit_k0 + 32u);
-            }
-            written = emitted;
-            count = 0u;
-        }
+        pos = max(pos, (c0 + 32u));
+        chunk = (chunk + 1u);
     }
     uint last_ll = (4096u - anchor);
     uint last_le = vyre_div_uint((last_ll + 240u), 255u);

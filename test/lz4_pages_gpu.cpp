@@ -416,6 +416,49 @@ VYRE_DEVICE_TEST(other_hash_widths_give_the_oracles_bytes) {
     BOOST_CHECK_THROW(ref::lz4_compress_page(bytes(batch.begin(), batch.begin() + page_size), out, 14), vyre::resource_error);
 }
 
+// The program's other page sizes (built by hand: the op registers 4 KiB), against the oracle.
+VYRE_DEVICE_TEST(other_page_sizes_give_the_oracles_bytes) {
+    std::mt19937_64 rng(53);
+    for (std::uint32_t ps : {1024u, 16384u}) {
+        BOOST_TEST_CONTEXT(ps << "-byte pages") {
+            bytes batch;
+            for (int i = 0; i < 6; ++i) { // real data, a long period-5 run, random, sparse
+                const std::size_t at = rng() % (corpus().size() - ps);
+                batch.insert(batch.end(), corpus().begin() + static_cast<std::ptrdiff_t>(at), corpus().begin() + static_cast<std::ptrdiff_t>(at + ps));
+            }
+            bytes run = vyre::test::random_bytes(rng, ps), noise = vyre::test::random_bytes(rng, ps), sparse(ps, 0);
+            for (std::size_t i = 7; i < ps; ++i) run[i] = static_cast<std::uint8_t>("vwxyz"[i % 5]);
+            for (int i = 0; i < 9; ++i) sparse[rng() % ps] = static_cast<std::uint8_t>(rng());
+            for (const bytes* p : {&run, &noise, &sparse}) batch.insert(batch.end(), p->begin(), p->end());
+            const auto count = static_cast<std::uint32_t>(batch.size() / ps);
+            bytes want_slots(batch.size());
+            const auto want = ref::lz4_compress_pages(batch, ps, want_slots);
+            const cz::lz4_pages_kernel kernel{vyre::runtime::compiled_program(cz::lz4_pages_program(ps, 32)), ps, 32};
+            cz::lz4_pages_device d = cz::allocate_lz4_pages(dev.ctx(), count, ps);
+            vyre::runtime::write(dev.ctx(), d.pages, batch.data(), batch.size());
+            boost::compute::buffer params;
+            cz::enqueue_lz4_pages(dev.ctx(), kernel, d, count, params).wait();
+            std::vector<ref::page_record> records(count);
+            bytes slots(batch.size());
+            vyre::runtime::read(dev.ctx(), d.records, records.data(), count * sizeof(ref::page_record));
+            vyre::runtime::read(dev.ctx(), d.output, slots.data(), slots.size());
+            for (std::size_t i = 0; i < count; ++i) {
+                BOOST_TEST_CONTEXT("page " << i) {
+                    BOOST_CHECK(records[i] == want[i]);
+                    BOOST_CHECK(std::equal(slots.begin() + static_cast<std::ptrdiff_t>(i * ps), slots.begin() + static_cast<std::ptrdiff_t>(i * ps + records[i].length),
+                                           want_slots.begin() + static_cast<std::ptrdiff_t>(i * ps)));
+                    if (records[i].kind() == ref::page_kind::compressed) {
+                        const auto decoded = vyre::test::liblz4_decode(bytes(slots.begin() + static_cast<std::ptrdiff_t>(i * ps),
+                                                                             slots.begin() + static_cast<std::ptrdiff_t>(i * ps + records[i].length)),
+                                                                       ps);
+                        BOOST_CHECK(decoded && std::equal(decoded->begin(), decoded->end(), batch.begin() + static_cast<std::ptrdiff_t>(i * ps)));
+                    }
+                }
+            }
+        }
+    }
+}
+
 VYRE_DEVICE_TEST(real_data_pages_round_trip) {
     const bytes data(corpus().begin(), corpus().begin() + (1 << 20));
     check_batch(dev.ctx(), data, "system headers");

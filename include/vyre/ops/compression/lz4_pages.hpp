@@ -126,9 +126,12 @@ inline void check_lz4_pages_record(const page_record& r, std::uint32_t page_size
 //     pending literals (LZ4's catch-up) where the published bit says it can, and records the
 //     sequence (literals, offset, length, output offset: the block's size is the running sum). A
 //     match may end in a later chunk: the parse resumes there. Once the block cannot end below the
-//     page size, the page is stored and the remaining chunks are skipped.
-//  5. the chunk's sequences are written to the block, one output byte per invocation and step (a
-//     3-step search finds each byte's sequence; token, length bytes, literals, offset).
+//     page size, the page is stored and the remaining chunks are skipped, as they are once the
+//     last match ends where no other may start.
+//  5. once more than W/4 sequences are listed (a chunk starts at most W/4 matches, and the list
+//     holds W/2), the next chunk writes them to the block after its first barrier, one output
+//     byte per invocation and step (a search of the list finds each byte's sequence; token, length
+//     bytes, literals, offset).
 //  6. the last literals, then the record; a stored page's slot gets the page itself.
 // Indices into workgroup memory are masked to the buffer's (power-of-two) size where the program
 // never needs them past it, which spares the generated code the bounds test of every load.
@@ -241,17 +244,24 @@ inline ir::program lz4_pages_program(std::uint32_t page_size = lz4_pages_default
             m.push_back(k.let(tag + "_m" + std::to_string(i), part[4u * i] | part[4u * i + 1u] | part[4u * i + 2u] | part[4u * i + 3u]));
         return m;
     };
+    // The bits at or above `from` (< W) of mask word i.
+    const auto from_bits = [&](const std::string& name, const std::vector<d::variable<d::u32>>& m, std::uint32_t i, const auto& from) {
+        const std::uint32_t lo = 32 * i;
+        if (mask_words == 1) return k.let(name, m[i] & (0xFFFFFFFFu << from));
+        return k.let(name, m[i] & d::select(from <= lo, 0xFFFFFFFFu, d::select(from >= lo + 32u, 0u, 0xFFFFFFFFu << (from - lo))));
+    };
+    // Whether any of W/32 mask words has a bit at or above `from` (< W).
+    const auto any_from = [&](const std::string& name, const std::vector<d::variable<d::u32>>& m, const auto& from) {
+        const auto r = from_bits(name + "0", m, 0, from);
+        for (std::uint32_t i = 1; i < mask_words; ++i) r = r | from_bits(name + std::to_string(i), m, i, from);
+        return r;
+    };
     // The lowest set bit at or above `from` (< W) of W/32 mask words, or W.
     const auto first_set = [&](const std::string& name, const std::vector<d::variable<d::u32>>& m, const auto& from) {
         const auto r = k.let(name, w);
         for (std::uint32_t i = mask_words; i-- > 0;) {
-            const std::uint32_t lo = 32 * i;
-            const auto mi = k.let(name + "_b" + std::to_string(i), m[i]);
-            if (mask_words == 1)
-                mi = mi & (0xFFFFFFFFu << from);
-            else
-                mi = mi & d::select(from <= lo, 0xFFFFFFFFu, d::select(from >= lo + 32u, 0u, 0xFFFFFFFFu << (from - lo)));
-            r = d::select(mi != 0u, lo + d::ctz(mi), r);
+            const auto mi = from_bits(name + "_b" + std::to_string(i), m, i, from);
+            r = d::select(mi != 0u, 32u * i + d::ctz(mi), r);
         }
         return r;
     };
@@ -309,8 +319,14 @@ inline ir::program lz4_pages_program(std::uint32_t page_size = lz4_pages_default
     const auto count = k.let("count", 0u);     // sequences listed, not yet written
     const auto written = k.let("written", 0u); // the block's bytes written so far
 
-    k.for_("chunk", 0u, chunks, [&](auto c) {
-        k.if_(stored != 0u, [&] { k.break_(); });
+    // Barriers sit only at the top level of loops whose conditions are the same for every
+    // invocation, never under an if, and those loops have no break: compilers that run a workgroup's
+    // invocations in loops between barriers (PoCL on CPUs) then need no copies of the code after a
+    // barrier for each way of reaching it.
+    const auto c = k.let("chunk", 0u);
+    // Done early: the block cannot be smaller, or the last match ends where no other may start (as
+    // after a page's zero-filled tail).
+    k.while_(c < chunks && stored == 0u && pos <= last_start, [&] {
         const auto c0 = k.let("c0", c * w);
         const auto p = k.let("p", c0 + lane);
 
@@ -323,6 +339,13 @@ inline ir::program lz4_pages_program(std::uint32_t page_size = lz4_pages_default
         const auto thalf = k.let("thalf", (h >> (hash_bits - 1u)) << 4u);
         const auto tval = k.let("tval", (table[tidx] >> thalf) & 0xFFFFu);
         k.barrier();
+        // 5. the listed sequences into the block, once the next chunk's could overflow the list (the
+        // barrier above follows the last listing)
+        k.if_(count > list_size - w / 4u, [&] {
+            emit("emit", written, emitted, count);
+            written = emitted;
+            count = 0u;
+        });
         // Same-hash invocations of the chunk, as W/32 masks (unrolled: one compare per invocation,
         // ORed as a balanced tree so that the compares do not wait on each other).
         std::vector<d::variable<d::u32>> same;
@@ -375,75 +398,62 @@ inline ir::program lz4_pages_program(std::uint32_t page_size = lz4_pages_default
         k.store(found, lane, entry);
         k.store(bits, lane, d::select(entry >= (min_match << 16u), 1u << lb, 0u));
         k.barrier();
+        const auto starts = or_reduce("starts");
 
-        // 4. the parse through this chunk, 5. its sequences into the block
-        k.if_(pos < c0 + w, [&] {
-            const auto starts = or_reduce("starts");
-            k.while_(pos < c0 + w, [&] {
-                const auto s_rel = first_set("s_rel", starts, pos - c0);
-                k.if_(s_rel >= w, [&] {
-                    pos = c0 + w;
-                    k.break_();
+        // 4. the parse through this chunk, one sequence a step, while a match starts in it at or
+        // after pos (the chunk's starts, as W/32 masks)
+        const auto ahead = any_from("ahead", starts, (pos - c0) & (w - 1u));
+        k.while_(pos < c0 + w && stored == 0u && ahead != 0u, [&] {
+            const auto s_rel = first_set("s_rel", starts, pos - c0);
+            const auto s = k.let("s", c0 + s_rel);
+            const auto e = k.let("e", found[s_rel & (w - 1u)]);
+            const auto mc = k.let("mc", (e & 0x7FFFu) - 1u);
+            const auto mlen = k.let("mlen", e >> 16u);
+            const auto off = k.let("off", s - mc);
+            // Past the cap: every invocation compares one word, W words a step (no step without a
+            // capped match).
+            const auto x = k.let("ext_x", d::select(mlen == cap, s + cap, match_limit));
+            k.while_(x < match_limit, [&] {
+                k.barrier(); // the previous readers of bits, red and part are done
+                const auto ya = k.let("ext_y", x + 4u * lane);
+                const auto a = word_at("ext_a", ya);
+                const auto b = word_at("ext_b", ya - off);
+                const auto diff = k.let("ext_d", a ^ b);
+                k.store(bits, lane, d::select(diff != 0u, 1u << lb, 0u));
+                k.store(red, lane, d::ctz(diff) >> 3u);
+                k.barrier();
+                const auto miss = or_reduce("miss");
+                const auto f = first_set("ext_f", miss, 0u);
+                // a differing byte ends the match (and the loop: x is then set to the limit)
+                const auto end = k.let("ext_end", d::min(x + 4u * f + red[f & (w - 1u)], match_limit));
+                x = d::select(f < w, match_limit, d::min(x + 4u * w, match_limit));
+                mlen = d::select(f < w, end, match_limit) - s;
+            });
+            const auto q = k.let("q", s);
+            k.if_((e & 0x8000u) != 0u, [&] {
+                k.while_(q > anchor && mc > 0u && byte_at(q - 1u) == byte_at(mc - 1u), [&] {
+                    q = q - 1u;
+                    mc = mc - 1u;
+                    mlen = mlen + 1u;
                 });
-                const auto s = k.let("s", c0 + s_rel);
-                const auto e = k.let("e", found[s_rel & (w - 1u)]);
-                const auto mc = k.let("mc", (e & 0x7FFFu) - 1u);
-                const auto mlen = k.let("mlen", e >> 16u);
-                const auto off = k.let("off", s - mc);
-                // Past the cap: every invocation compares one word, W words a step.
-                k.if_(mlen == cap, [&] {
-                    const auto x = k.let("ext_x", s + cap);
-                    k.while_(x < match_limit, [&] {
-                        k.barrier(); // the previous readers of bits, red and part are done
-                        const auto ya = k.let("ext_y", x + 4u * lane);
-                        const auto a = word_at("ext_a", ya);
-                        const auto b = word_at("ext_b", ya - off);
-                        const auto diff = k.let("ext_d", a ^ b);
-                        k.store(bits, lane, d::select(diff != 0u, 1u << lb, 0u));
-                        k.store(red, lane, d::ctz(diff) >> 3u);
-                        k.barrier();
-                        const auto miss = or_reduce("miss");
-                        const auto f = first_set("ext_f", miss, 0u);
-                        k.if_(f < w, [&] {
-                            x = d::min(x + 4u * f + red[f & (w - 1u)], match_limit);
-                            k.break_();
-                        });
-                        x = d::min(x + 4u * w, match_limit);
-                    });
-                    mlen = x - s;
-                });
-                const auto q = k.let("q", s);
-                k.if_((e & 0x8000u) != 0u, [&] {
-                    k.while_(q > anchor && mc > 0u && byte_at(q - 1u) == byte_at(mc - 1u), [&] {
-                        q = q - 1u;
-                        mc = mc - 1u;
-                        mlen = mlen + 1u;
-                    });
-                });
-                const auto ll = k.let("ll", q - anchor);
-                const auto mlx = k.let("mlx", mlen - min_match);
-                const auto le = k.let("le", extra(ll));
-                const auto me = k.let("me", extra(mlx));
-                const auto need = k.let("need", 3u + le + ll + me);
-                // The last sequence adds at least its token: the block would not be smaller.
-                k.if_(emitted + need + 1u >= n, [&] {
-                    stored = 1u;
-                    k.break_();
-                });
+            });
+            const auto ll = k.let("ll", q - anchor);
+            const auto mlx = k.let("mlx", mlen - min_match);
+            const auto le = k.let("le", extra(ll));
+            const auto me = k.let("me", extra(mlx));
+            const auto need = k.let("need", 3u + le + ll + me);
+            // The last sequence adds at least its token: the block would not be smaller.
+            k.if_(emitted + need + 1u >= n, [&] { stored = 1u; }).else_([&] {
                 list(count, anchor, ll, off, mlx, emitted, le, me);
                 count = count + 1u;
                 emitted = emitted + need;
                 anchor = q + mlen;
                 pos = anchor;
             });
+            ahead = any_from("next", starts, (pos - c0) & (w - 1u));
         });
-        // 5. the listed sequences into the block, once the next chunk's could overflow the list
-        k.if_(count > list_size - w / 4u && stored == 0u, [&] {
-            k.barrier();
-            emit("emit", written, emitted, count);
-            written = emitted;
-            count = 0u;
-        });
+        pos = d::max(pos, c0 + w); // no match starts in the rest of the chunk
+        c = c + 1u;
     });
 
     // 6. the last literals and the record, or the page (barriers at the top level only: simpler
