@@ -103,6 +103,20 @@ inline lz4_buffers declare_lz4_buffers(dsl::kernel& k) {
             k.uniform<dsl::u32>("params", lz4_binding::params)};
 }
 
+// A block's descriptor words and the dispatch's byte counts, as variables with the same names in
+// both programs.
+struct lz4_block_fields {
+    dsl::variable<dsl::u32> in_base, in_size, out_base, capacity, flags, input_bytes, output_bytes;
+};
+
+template <class Block>
+lz4_block_fields let_block_fields(dsl::kernel& k, const lz4_buffers& b, const Block& block) {
+    return {k.let("in_base", b.descriptors[block * 5u]),       k.let("in_size", b.descriptors[block * 5u + 1u]),
+            k.let("out_base", b.descriptors[block * 5u + 2u]), k.let("capacity", b.descriptors[block * 5u + 3u]),
+            k.let("block_flags", b.descriptors[block * 5u + 4u]), k.let("input_bytes", b.params[1u]),
+            k.let("output_bytes", b.params[2u])};
+}
+
 } // namespace detail
 
 // ---- the reference program: the seed's design, transcribed from reference::lz4_decompress_block
@@ -113,7 +127,6 @@ inline ir::program lz4_program_reference() {
     d::kernel k(entry_name(lz4_op_id), {lz4_reference_workgroup, 1, 1});
     const detail::lz4_buffers bufs = detail::declare_lz4_buffers(k);
     const auto& in = bufs.input;
-    const auto& desc = bufs.descriptors;
     const auto& out = bufs.output;
     const auto& st = bufs.statuses;
     const auto& params = bufs.params;
@@ -126,13 +139,7 @@ inline ir::program lz4_program_reference() {
         k.store(st, block * 2u + 1u, size);
         k.return_();
     };
-    const auto in_base = k.let("in_base", desc[block * 5u]);
-    const auto n = k.let("in_size", desc[block * 5u + 1u]);
-    const auto out_base = k.let("out_base", desc[block * 5u + 2u]);
-    const auto cap = k.let("capacity", desc[block * 5u + 3u]);
-    const auto flags = k.let("block_flags", desc[block * 5u + 4u]);
-    const auto in_bytes = k.let("input_bytes", params[1u]);
-    const auto out_bytes = k.let("output_bytes", params[2u]);
+    const auto [in_base, n, out_base, cap, flags, in_bytes, out_bytes] = detail::let_block_fields(k, bufs, block);
     k.if_(in_base > in_bytes || n > in_bytes - in_base, [&] { finish(codes::literal_overflow, 0u); });
     k.if_(out_base > out_bytes || cap > out_bytes - out_base, [&] { finish(codes::output_overflow, 0u); });
 
@@ -219,7 +226,6 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes) {
     d::kernel k(entry_name(lz4_fast_op_id), {lanes, 1, 1});
     const detail::lz4_buffers bufs = detail::declare_lz4_buffers(k);
     const auto& in = bufs.input;
-    const auto& desc = bufs.descriptors;
     const auto& out = bufs.output;
     const auto& st = bufs.statuses;
     const auto& params = bufs.params;
@@ -227,13 +233,7 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes) {
     const auto lane = k.let("lane", d::local_id());
     const auto block = k.let("block_index", d::workgroup_id());
     k.if_(block >= params[0u], [&] { k.return_(); });
-    const auto in_base = k.let("in_base", desc[block * 5u]);
-    const auto n = k.let("in_size", desc[block * 5u + 1u]);
-    const auto out_base = k.let("out_base", desc[block * 5u + 2u]);
-    const auto cap = k.let("capacity", desc[block * 5u + 3u]);
-    const auto flags = k.let("block_flags", desc[block * 5u + 4u]);
-    const auto in_bytes = k.let("input_bytes", params[1u]);
-    const auto out_bytes = k.let("output_bytes", params[2u]);
+    const auto [in_base, n, out_base, cap, flags, in_bytes, out_bytes] = detail::let_block_fields(k, bufs, block);
     const auto code = k.let("code", codes::none);
     const auto op = k.let("op", 0u); // invariant: op <= cap
     // out[out_base + to + j] = source(j) for j < count, lane i taking j = i, i + lanes, ...
