@@ -3,6 +3,7 @@
 // in pinned host memory -> decompressed bytes in pinned host memory, pipelined over three queues:
 // uploads, kernels, readbacks).
 //   bench_lz4 PATH [--mib N] [--block-sizes 4096,65536,...] [--runs N] [--variants reference,fast] [--lanes 32,...]
+//             [--windows 4096,0,...]
 //   bench_lz4 --synthetic compressible|incompressible [--mib N] ...
 // PATH is a file (its first N MiB) or a folder (its files in sorted path order, concatenated up
 // to N MiB, as a tar would hold them). Blocks are made with LZ4_compress_default.
@@ -48,6 +49,7 @@ struct settings {
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     bool kernel_only = false;
     std::vector<std::uint32_t> lanes = {cz::lz4_fast_lanes}; // widths of the fast program to measure
+    std::vector<std::uint32_t> windows = {cz::lz4_fast_window}; // its windows of recent output (0: none)
 };
 
 bytes load_input(const settings& s) {
@@ -141,6 +143,7 @@ bool statuses_ok(const std::vector<cz::block_status>& st, const block_set& s, st
 struct figures {
     double kernel_gbs = 0, e2e_gbs = 0;
     std::size_t e2e_depth = 1; // pieces the best end-to-end run was cut into
+    bool e2e_streams = false;  // whether it was the `streams` ordering (else `stages`)
 };
 
 figures run_variant(rt::context& ctx, const cz::lz4_kernel& kernel, const block_set& s, const bytes& input,
@@ -167,14 +170,18 @@ figures run_variant(rt::context& ctx, const cz::lz4_kernel& kernel, const block_
     f.kernel_gbs = out_bytes / median(kt) / 1e9;
     if (kernel_only) return f;
 
-    // End to end: the blocks cut into `chunks` pieces, each uploaded on one queue, decoded on a
-    // second and read back on a third (events order a piece's three steps), so that one piece's
-    // upload, another's kernel and a third's readback run at once: the two copy directions use
-    // separate DMA engines. More pieces overlap more but give each kernel fewer blocks; every depth
-    // in 1, 2, 4, 8, 16 is timed and the best is reported.
-    rt::context up(bcm::command_queue(ctx.cl_context(), ctx.device().device));
-    rt::context compute(bcm::command_queue(ctx.cl_context(), ctx.device().device));
-    rt::context down(bcm::command_queue(ctx.cl_context(), ctx.device().device));
+    // End to end: the blocks cut into `chunks` pieces, each uploaded, decoded and read back, so that
+    // one piece's upload, another's kernel and a third's readback can run at once (the two copy
+    // directions use separate DMA engines). Two ways of ordering the pieces' steps are timed:
+    //   stages   three queues, one per step (uploads, kernels, readbacks), events ordering a piece's
+    //            three steps across them;
+    //   streams  four queues, each taking whole pieces in turn (piece c on queue c % 4), its three
+    //            steps in order on that queue: the pattern CUDA streams use.
+    // More pieces overlap more but give each kernel fewer blocks; every depth in 1, 2, 4, 8, 16 is
+    // timed with both orderings and the best is reported.
+    std::vector<rt::context> queues;
+    for (int q = 0; q < 4; ++q) queues.emplace_back(bcm::command_queue(ctx.cl_context(), ctx.device().device));
+    rt::context &up = queues[0], &compute = queues[1], &down = queues[2];
     double best = 1e30;
     for (std::size_t chunks = 1; chunks <= std::min<std::size_t>(16, s.blocks.size()); chunks *= 2) {
         std::vector<std::size_t> cut = {0};
@@ -189,40 +196,50 @@ figures run_variant(rt::context& ctx, const cz::lz4_kernel& kernel, const block_
             const auto* first = reinterpret_cast<const cz::block_status*>(pin_statuses.span().data()) + cut[c];
             return std::vector<cz::block_status>(first, first + (cut[c + 1] - cut[c]));
         };
-        std::vector<double> et;
-        for (int r = 0; r < runs + 1; ++r) {
-            std::memset(pin_out.span().data(), 0, s.output_bytes);
-            const double t0 = now_seconds();
-            for (std::size_t c = 0; c < chunks; ++c) {
-                device_set& d = sets[c];
-                const auto& first = s.blocks[cut[c]];
-                const bcm::event uploaded =
-                    up.queue().enqueue_write_buffer_async(d.input, 0, d.input_bytes, pin_in.span().data() + first.input_offset);
-                up.queue().flush();
-                compute.queue().enqueue_barrier(bcm::wait_list(uploaded));
-                const bcm::event decoded = cz::enqueue_lz4(compute, kernel, d.args(), d.params);
-                compute.queue().flush();
-                down.queue().enqueue_barrier(bcm::wait_list(decoded));
-                down.queue().enqueue_read_buffer_async(d.output, 0, d.output_bytes, pin_out.span().data() + first.output_offset);
-                down.queue().enqueue_read_buffer_async(d.statuses, 0, d.count * sizeof(cz::block_status),
-                                                       pin_statuses.span().data() + cut[c] * sizeof(cz::block_status));
-                down.queue().flush();
+        for (const bool streams : {false, true}) {
+            std::vector<double> et;
+            for (int r = 0; r < runs + 1; ++r) {
+                std::memset(pin_out.span().data(), 0, s.output_bytes);
+                const double t0 = now_seconds();
+                for (std::size_t c = 0; c < chunks; ++c) {
+                    device_set& d = sets[c];
+                    const auto& first = s.blocks[cut[c]];
+                    rt::context& qu = streams ? queues[c % 4] : up;
+                    rt::context& qk = streams ? queues[c % 4] : compute;
+                    rt::context& qd = streams ? queues[c % 4] : down;
+                    const bcm::event uploaded =
+                        qu.queue().enqueue_write_buffer_async(d.input, 0, d.input_bytes, pin_in.span().data() + first.input_offset);
+                    if (!streams) {
+                        qu.queue().flush();
+                        qk.queue().enqueue_barrier(bcm::wait_list(uploaded));
+                    }
+                    const bcm::event decoded = cz::enqueue_lz4(qk, kernel, d.args(), d.params);
+                    if (!streams) {
+                        qk.queue().flush();
+                        qd.queue().enqueue_barrier(bcm::wait_list(decoded));
+                    }
+                    qd.queue().enqueue_read_buffer_async(d.output, 0, d.output_bytes, pin_out.span().data() + first.output_offset);
+                    qd.queue().enqueue_read_buffer_async(d.statuses, 0, d.count * sizeof(cz::block_status),
+                                                         pin_statuses.span().data() + cut[c] * sizeof(cz::block_status));
+                    qd.queue().flush();
+                }
+                for (rt::context& q : queues) q.finish();
+                if (r > 0) et.push_back(now_seconds() - t0);
             }
-            for (rt::context* q : {&up, &compute, &down}) q->finish();
-            if (r > 0) et.push_back(now_seconds() - t0);
-        }
-        for (std::size_t c = 0; c < chunks; ++c)
-            if (!statuses_ok(statuses_of(c), s, cut[c])) {
-                std::fprintf(stderr, "%s: end-to-end statuses wrong: NOT printing figures\n", name);
+            for (std::size_t c = 0; c < chunks; ++c)
+                if (!statuses_ok(statuses_of(c), s, cut[c])) {
+                    std::fprintf(stderr, "%s: end-to-end statuses wrong: NOT printing figures\n", name);
+                    std::exit(1);
+                }
+            if (std::memcmp(pin_out.span().data(), input.data(), input.size()) != 0) {
+                std::fprintf(stderr, "%s: end-to-end output differs from the input: NOT printing figures\n", name);
                 std::exit(1);
             }
-        if (std::memcmp(pin_out.span().data(), input.data(), input.size()) != 0) {
-            std::fprintf(stderr, "%s: end-to-end output differs from the input: NOT printing figures\n", name);
-            std::exit(1);
-        }
-        if (median(et) < best) {
-            best = median(et);
-            f.e2e_depth = chunks;
+            if (median(et) < best) {
+                best = median(et);
+                f.e2e_depth = chunks;
+                f.e2e_streams = streams;
+            }
         }
     }
     f.e2e_gbs = out_bytes / best / 1e9;
@@ -241,7 +258,9 @@ void usage() {
                  "usage: bench_lz4 PATH | --synthetic compressible|incompressible\n"
                  "       [--mib N (64)] [--block-sizes 4096,65536,262144,4194304] [--runs N (5)]\n"
                  "       [--variants reference,fast] [--threads N (all cores)]\n"
-                 "       [--lanes 32,16,... (invocations per block of the fast program; default 32)] [--kernel-only]\n");
+                 "       [--lanes 32,16,... (invocations per block of the fast program; default 32)]\n"
+                 "       [--windows 4096,0,... (bytes of recent output it keeps in workgroup memory; 0 none; default 4096)]\n"
+                 "       [--kernel-only]\n");
     std::exit(2);
 }
 
@@ -262,6 +281,9 @@ int main(int argc, char** argv) {
         else if (a == "--lanes") {
             s.lanes.clear();
             for (const auto& l : split(value())) s.lanes.push_back(static_cast<std::uint32_t>(std::stoul(l)));
+        } else if (a == "--windows") {
+            s.windows.clear();
+            for (const auto& w : split(value())) s.windows.push_back(static_cast<std::uint32_t>(std::stoul(w)));
         } else if (a == "--kernel-only") s.kernel_only = true;
         else if (a == "--block-sizes") {
             s.block_sizes.clear();
@@ -301,15 +323,19 @@ int main(int argc, char** argv) {
             continue;
         }
         for (std::uint32_t lanes : s.lanes)
-            kernels.push_back({"fast(" + std::to_string(lanes) + ")",
-                               lanes == cz::lz4_fast_lanes ? std::string("vyre fast")
-                                                           : "vyre fast (" + std::to_string(lanes) + " lanes)",
-                               std::unique_ptr<cz::lz4_kernel>(new cz::lz4_kernel(cz::make_lz4_kernel(v, lanes)))});
+            for (std::uint32_t window : s.windows) {
+                const bool standard = lanes == cz::lz4_fast_lanes && window == cz::lz4_fast_window;
+                kernels.push_back({"fast(" + std::to_string(lanes) + ",w" + std::to_string(window) + ")",
+                                   standard ? std::string("vyre fast")
+                                            : "vyre fast (" + std::to_string(lanes) + " lanes, window " + std::to_string(window) + ")",
+                                   std::unique_ptr<cz::lz4_kernel>(new cz::lz4_kernel(cz::make_lz4_kernel(v, lanes, window)))});
+            }
     }
 
     // The PCIe reference points: one pinned copy each way of the whole compressed input / output.
     std::printf("# GB/s of decompressed output; e2e: pinned compressed bytes in, pinned decompressed bytes out, best of\n"
-                "# 1/2/4/8/16 pieces pipelined over three queues (shown as xN)\n");
+                "# 1/2/4/8/16 pieces pipelined over three queues, one per step (shown as xN), or over four queues taking\n"
+                "# whole pieces in turn (sN)\n");
     std::printf("\n%9s %8s %6s %-16s %11s %11s %11s %9s %9s\n", "block", "blocks", "ratio", "program", "kernel GB/s",
                 "e2e GB/s", "liblz4 GB/s", "kern/lib", "e2e/lib");
     for (std::size_t block : s.block_sizes) {
@@ -345,6 +371,22 @@ int main(int argc, char** argv) {
         // Both directions overlapped (PCIe is full duplex): the time the bytes alone need.
         const double bound_s = std::max(median(h2d), median(d2h));
         const double bound_gbs = double(input.size()) / bound_s / 1e9;
+        // Whether the driver does overlap them: both copies enqueued at once on two queues, wall time.
+        std::vector<double> both;
+        {
+            rt::context q1(bcm::command_queue(ctx.cl_context(), ctx.device().device));
+            rt::context q2(bcm::command_queue(ctx.cl_context(), ctx.device().device));
+            for (int r = 0; r < 4; ++r) {
+                const double t0 = now_seconds();
+                q1.queue().enqueue_write_buffer_async(d_in, 0, set.compressed.size(), pin_in.span().data());
+                q2.queue().enqueue_read_buffer_async(d_out, 0, input.size(), pin_out.span().data());
+                q1.queue().flush();
+                q2.queue().flush();
+                q1.finish();
+                q2.finish();
+                if (r > 0) both.push_back(now_seconds() - t0);
+            }
+        }
 
         const auto emit_row = [&](std::size_t x, const std::string& series, const char* metric, double value) {
             vyre::bench::emit({"lz4", ctx.device().label(), source_label, "block_bytes", double(x), series, metric, value});
@@ -354,7 +396,7 @@ int main(int argc, char** argv) {
         emit_row(block, "input", "compression ratio", ratio);
         for (auto& [name, series, kernel] : kernels) {
             const figures f = run_variant(ctx, *kernel, set, input, pin_in, pin_out, s.runs, s.kernel_only, name.c_str());
-            const std::string e2e = std::to_string(f.e2e_gbs).substr(0, std::to_string(f.e2e_gbs).find('.') + 3) + " x" +
+            const std::string e2e = std::to_string(f.e2e_gbs).substr(0, std::to_string(f.e2e_gbs).find('.') + 3) + (f.e2e_streams ? " s" : " x") +
                                     std::to_string(f.e2e_depth);
             std::printf("%9zu %8zu %6.2f %-16s %11.2f %11s %11.2f %9.2f %9.2f\n", block, set.blocks.size(), ratio, name.c_str(),
                         f.kernel_gbs, e2e.c_str(), cpu_gbs, f.kernel_gbs / cpu_gbs, f.e2e_gbs / cpu_gbs);
@@ -364,6 +406,9 @@ int main(int argc, char** argv) {
         std::printf("%9s %8s %6s %-16s pinned copies: %.1f GB/s in (compressed), %.1f GB/s out; copy bound %.1f GB/s of output\n",
                     "", "", "", "", double(set.compressed.size()) / median(h2d) / 1e9, double(input.size()) / median(d2h) / 1e9,
                     bound_gbs);
+        std::printf("%9s %8s %6s %-16s both copies at once on two queues: %.2f ms (each alone %.2f + %.2f ms) = %.1f GB/s of output\n",
+                    "", "", "", "", median(both) * 1e3, median(h2d) * 1e3, median(d2h) * 1e3, double(input.size()) / median(both) / 1e9);
+        emit_row(block, "pinned copies at once", "e2e GB/s", double(input.size()) / median(both) / 1e9);
         std::fflush(stdout);
     }
     return 0;

@@ -198,8 +198,13 @@ def check_targets(results):
         for case in ("frames64k", "frames1m", "single"):
             lib = next((r["value"] for r in results if r["bench"] == "zstd" and r["device"] == dev and
                         r["input"] == "corpus.tar " + case and r["series"].startswith("libzstd")), None)
-            add(f"zstd hybrid ≥ 0.95× libzstd on all cores, compressed-heavy ({case}; GB/s)",
-                find("zstd", dev, "corpus.tar " + case, None, "vyre hybrid -> host", "e2e GB/s"), lib and 0.95 * lib)
+            paired = find("zstd", dev, "corpus.tar " + case, None, "vyre hybrid -> host", "paired ratio to libzstd")
+            if paired is not None:  # the median of per-round ratios: drift of the host between rounds cancels
+                add(f"zstd hybrid ≥ 0.95× libzstd on all cores, compressed-heavy ({case}; median of per-round ratios)",
+                    paired, 0.95, unit="×")
+            else:
+                add(f"zstd hybrid ≥ 0.95× libzstd on all cores, compressed-heavy ({case}; GB/s)",
+                    find("zstd", dev, "corpus.tar " + case, None, "vyre hybrid -> host", "e2e GB/s"), lib and 0.95 * lib)
         for x in sorted({r["x"] for r in results if r["bench"] == "lz4_pages" and r["device"] == dev}):
             if x >= 5000:
                 add(f"page compression kernel ≥ 30 GB/s ({int(x):,} pages)",

@@ -60,7 +60,7 @@ namespace {
 struct settings {
     std::string path = "/usr/share";
     std::size_t mib = 256;
-    int runs = 3;
+    int runs = 7;
     int level = 3;
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     std::vector<std::string> cases = {"frames64k", "frames1m", "single", "rawrle"};
@@ -175,7 +175,7 @@ std::vector<std::string> split(const std::string& s) {
 }
 
 void usage() {
-    std::fprintf(stderr, "usage: bench_zstd [PATH (/usr/share)] [--mib N (256)] [--runs N (3)] [--threads N (all cores)]\n"
+    std::fprintf(stderr, "usage: bench_zstd [PATH (/usr/share)] [--mib N (256)] [--runs N (rounds, 7)] [--threads N (all cores)]\n"
                          "       [--level L (3)] [--cases frames64k,frames1m,single,rawrle] [--routes automatic,hybrid,host (automatic,hybrid)]\n"
                          "       [--shapes reference,256x8x16384,... (kernel-only figures of program shapes, raw/RLE case)]\n");
     std::exit(2);
@@ -223,7 +223,8 @@ int main(int argc, char** argv) {
     if (data.empty()) return 2;
     std::string route_list;
     for (auto r : s.routes) route_list += std::string(route_list.empty() ? "" : ",") + eng::zstd_route_name(r);
-    std::printf("# input: %s, %zu bytes; libzstd %s on %u threads; level %d; %d runs, median; GB/s of decompressed bytes; routes %s\n",
+    std::printf("# input: %s, %zu bytes; libzstd %s on %u threads; level %d; %d rounds, median; GB/s of decompressed bytes; routes %s\n"
+                "# host/zs, dev/zs: median over the rounds of libzstd's time / ours in the same round\n",
                 s.path.c_str(), data.size(), ZSTD_versionString(), s.threads, s.level, s.runs, route_list.c_str());
     std::printf("\n%-10s %-9s %7s %6s %6s %15s %10s %10s %10s %10s %8s %8s\n", "case", "route", "frames", "blocks", "ratio",
                 "GPU/CPU bytes", "host GB/s", "dev GB/s", "kern GB/s", "zstd GB/s", "host/zs", "dev/zs");
@@ -245,16 +246,6 @@ int main(int argc, char** argv) {
         const std::span<const std::uint8_t> in = pin_in.span();
         const unsigned lib_threads = static_cast<unsigned>(std::min<std::size_t>(s.threads, file.frames.size()));
 
-        // libzstd
-        std::vector<double> lt;
-        for (int r = 0; r < s.runs + 1; ++r) {
-            std::memset(pin_out.span().data(), 0, n);
-            const double t0 = now_seconds();
-            const std::size_t got = libzstd_decompress(in, pin_out.span(), s.threads);
-            const double t = now_seconds() - t0;
-            if (got != n || std::memcmp(pin_out.span().data(), original->data(), n) != 0) fail("libzstd output", name);
-            if (r > 0) lt.push_back(t);
-        }
         // The parse alone (inside every figure of ours: a fixed cost of the call).
         std::vector<double> pt;
         for (int r = 0; r < s.runs + 1; ++r) {
@@ -270,6 +261,63 @@ int main(int argc, char** argv) {
                 if (b.type != fmt::zstd_block_type::compressed) plain += b.block_size;
         const double ks = kernel_seconds(ctx, file, in, s.runs);
         const auto gbs = [&](double seconds, double b) { return seconds > 0 ? b / seconds / 1e9 : 0.0; };
+
+        // Rounds: each round times libzstd, then every route into host and into device memory, one
+        // after another on the same input. The host's speed drifts between rounds (other load, clocks);
+        // a ratio taken inside one round cancels that drift, so the ratios printed are medians of the
+        // per-round ratios, beside the median GB/s of each side.
+        const auto time_libzstd = [&] {
+            std::memset(pin_out.span().data(), 0, n);
+            const double t0 = now_seconds();
+            const std::size_t got = libzstd_decompress(in, pin_out.span(), s.threads);
+            const double t = now_seconds() - t0;
+            if (got != n || std::memcmp(pin_out.span().data(), original->data(), n) != 0) fail("libzstd output", name);
+            return t;
+        };
+        const auto options_for = [&](eng::zstd_route route) {
+            eng::zstd_options options;
+            options.route = route;
+            options.threads = s.threads; // as many host threads as libzstd's figure had
+            return options;
+        };
+        struct route_times {
+            std::vector<double> host, device, host_ratio, device_ratio; // per round
+            eng::zstd_report report, dreport;                             // of the last round
+        };
+        std::vector<route_times> rt_of(s.routes.size());
+        std::vector<double> lt;
+        for (int r = 0; r < s.runs + 1; ++r) {
+            const double lib_t = time_libzstd();
+            for (std::size_t k = 0; k < s.routes.size(); ++k) {
+                const eng::zstd_options options = options_for(s.routes[k]);
+                route_times& x = rt_of[k];
+                // ours, into host memory (parse included)
+                std::memset(pin_out.span().data(), 0, n);
+                double t0 = now_seconds();
+                const fmt::zstd_file parsed = fmt::parse_zstd(in, {std::uint64_t{1} << 40, 31});
+                x.report = eng::decompress_zstd_into(ctx, in, parsed, pin_out.span(), options);
+                const double host_t = now_seconds() - t0;
+                if (x.report.output_bytes != n || std::memcmp(pin_out.span().data(), original->data(), n) != 0)
+                    fail("ours->host output", name);
+                // ours, into device memory
+                t0 = now_seconds();
+                const auto d = eng::decompress_zstd_to_device(ctx, in, options, pin_out.span());
+                x.dreport = d.report;
+                ctx.finish();
+                const double device_t = now_seconds() - t0;
+                std::memset(pin_out.span().data(), 0, n);
+                rt::read(ctx, d.output, pin_out.span().data(), d.output_bytes);
+                if (d.output_bytes != n || std::memcmp(pin_out.span().data(), original->data(), n) != 0)
+                    fail("ours->device output", name);
+                if (r > 0) { // the first round builds the kernels and warms the caches
+                    x.host.push_back(host_t);
+                    x.device.push_back(device_t);
+                    x.host_ratio.push_back(lib_t / host_t);
+                    x.device_ratio.push_back(lib_t / device_t);
+                }
+            }
+            if (r > 0) lt.push_back(lib_t);
+        }
         const double lib = gbs(median(lt), double(n));
         const double kern = plain ? gbs(ks, double(plain)) : 0.0;
         // x: the case's frame size (0 for the single frame); the case name is the input.
@@ -284,39 +332,12 @@ int main(int argc, char** argv) {
         std::printf("#   %s: parse %.2f ms (%zu frames), kernel alone %.3f ms over all %zu blocks\n", name.c_str(),
                     median(pt) * 1e3, file.frames.size(), ks * 1e3, file.block_count);
 
-        for (const eng::zstd_route route : s.routes) {
-            eng::zstd_options options;
-            options.route = route;
-            options.threads = s.threads; // as many host threads as libzstd's figure had
-            // ours, into host memory (parse included)
-            std::vector<double> ht;
-            eng::zstd_report report;
-            for (int r = 0; r < s.runs + 1; ++r) {
-                std::memset(pin_out.span().data(), 0, n);
-                const double t0 = now_seconds();
-                const fmt::zstd_file parsed = fmt::parse_zstd(in, {std::uint64_t{1} << 40, 31});
-                report = eng::decompress_zstd_into(ctx, in, parsed, pin_out.span(), options);
-                const double t = now_seconds() - t0;
-                if (report.output_bytes != n || std::memcmp(pin_out.span().data(), original->data(), n) != 0)
-                    fail("ours->host output", name);
-                if (r > 0) ht.push_back(t);
-            }
-            // ours, into device memory
-            std::vector<double> dt;
-            eng::zstd_report dreport;
-            for (int r = 0; r < s.runs + 1; ++r) {
-                const double t0 = now_seconds();
-                const auto d = eng::decompress_zstd_to_device(ctx, in, options, pin_out.span());
-                dreport = d.report;
-                ctx.finish();
-                const double t = now_seconds() - t0;
-                std::memset(pin_out.span().data(), 0, n);
-                rt::read(ctx, d.output, pin_out.span().data(), d.output_bytes);
-                if (d.output_bytes != n || std::memcmp(pin_out.span().data(), original->data(), n) != 0)
-                    fail("ours->device output", name);
-                if (r > 0) dt.push_back(t);
-            }
-            const double host = gbs(median(ht), double(n)), dev = gbs(median(dt), double(n));
+        for (std::size_t k = 0; k < s.routes.size(); ++k) {
+            const eng::zstd_route route = s.routes[k];
+            const route_times& x = rt_of[k];
+            const eng::zstd_report& report = x.report;
+            const double host = gbs(median(x.host), double(n)), dev = gbs(median(x.device), double(n));
+            const double host_ratio = median(x.host_ratio), dev_ratio = median(x.device_ratio);
             char split_text[32];
             std::snprintf(split_text, sizeof split_text, "%.0f%%/%.0f%%", 100.0 * double(report.split.device_bytes) / double(n),
                           100.0 * double(report.split.cpu_bytes) / double(n));
@@ -325,14 +346,24 @@ int main(int argc, char** argv) {
             else std::snprintf(kern_text, sizeof kern_text, "%10s", "-");
             std::printf("%-10s %-9s %7zu %6zu %6.2f %15s %10.2f %10.2f %s %10.2f %8.2f %8.2f\n", name.c_str(),
                         eng::zstd_route_name(route), file.frames.size(), file.block_count, double(n) / double(zst.size()),
-                        split_text, host, dev, kern_text, lib, host / lib, dev / lib);
+                        split_text, host, dev, kern_text, lib, host_ratio, dev_ratio);
+            const auto range = [](std::vector<double> v) {
+                std::sort(v.begin(), v.end());
+                char text[48];
+                std::snprintf(text, sizeof text, "%.2f..%.2f", v.front(), v.back());
+                return std::string(text);
+            };
+            std::printf("#   per-round ratios: ->host %s, ->device %s over %zu rounds\n", range(x.host_ratio).c_str(),
+                        range(x.device_ratio).c_str(), x.host_ratio.size());
             // The automatic route keeps the series names the report's targets look for.
             const std::string suffix =
                 route == eng::zstd_route::automatic ? "" : std::string(" (route ") + eng::zstd_route_name(route) + ")";
             emit_row("vyre hybrid -> host" + suffix, "e2e GB/s", host);
             emit_row("vyre hybrid -> device" + suffix, "e2e GB/s", dev);
+            emit_row("vyre hybrid -> host" + suffix, "paired ratio to libzstd", host_ratio);
+            emit_row("vyre hybrid -> device" + suffix, "paired ratio to libzstd", dev_ratio);
             emit_row("vyre hybrid" + suffix, "device share of bytes", double(report.split.device_bytes) / double(n));
-            for (const auto& [what, rp] : {std::pair{"->host", &report}, std::pair{"->device", &dreport}})
+            for (const auto& [what, rp] : {std::pair{"->host", &x.report}, std::pair{"->device", &x.dreport}})
                 std::printf("#   ours%-8s last run: frames device/hybrid/host/split %zu/%zu/%zu/%zu, %zu of %zu blocks dispatched, "
                             "%.1f MiB uploaded for them; device pass %.1f ms, host pass %.1f ms, host threads waited %.1f ms "
                             "in all, %zu transfers, %zu dispatches\n",

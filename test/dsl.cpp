@@ -390,6 +390,14 @@ BOOST_AUTO_TEST_CASE(runtime_rules_are_left_to_validate) {
     auto i = divergent.let("i", dsl::invocation_id());
     divergent.if_(i == 0u, [&] { divergent.barrier(); });
     BOOST_CHECK_THROW(ir::validate(divergent.program()), vyre::validation_error);
+
+    // Bytes in workgroup memory are held in whole words: the count must be a multiple of 4.
+    dsl::kernel ragged("ragged");
+    ragged.workgroup<dsl::bytes>("ring", 30);
+    BOOST_CHECK_THROW(ir::validate(ragged.program()), vyre::validation_error);
+    dsl::kernel whole("whole");
+    whole.workgroup<dsl::bytes>("ring", 32);
+    BOOST_CHECK_NO_THROW(ir::validate(whole.program()));
 }
 
 BOOST_AUTO_TEST_CASE(the_builder_recovers_from_a_throwing_body) {

@@ -1,6 +1,7 @@
 // The OpenCL lowering agrees with the reference interpreter on every device: every binary and
 // unary op and cast on U32, I32, U64 and Bool edge values, out-of-bounds loads and stores, byte
-// buffers, loops with break/continue, early return, atomics, and a workgroup reduction with barriers.
+// buffers, loops with break/continue, early return, atomics, a workgroup reduction with barriers and a
+// Bytes workgroup buffer.
 #include "harness.hpp"
 
 #include <vyre/reference/interpreter.hpp>
@@ -230,6 +231,45 @@ VYRE_DEVICE_TEST(workgroup_reduction_with_barriers) {
         for (int k = 0; k < 64; ++k) want += vals[w * 64 + k];
         std::memcpy(&got, b[1].data() + w * 4, 4);
         BOOST_TEST(got == want, "workgroup " << w);
+    }
+}
+
+// A Bytes workgroup buffer: 32 invocations store bytes of neighbouring invocations' words (byte
+// stores must not disturb the other three bytes of a word), then read them back reversed, with one
+// index past the end (loads 0, the store does nothing) and the buffer's length in words.
+VYRE_DEVICE_TEST(workgroup_bytes_buffer) {
+    program p;
+    p.name = "local_bytes";
+    p.workgroup_size = {32, 1, 1};
+    const auto in = buffer_decl::storage("in", 0, buffer_access::read_only, data_type::bytes);
+    const auto out = buffer_decl::storage("out", 1, buffer_access::read_write, data_type::bytes);
+    const auto len = buffer_decl::storage("len", 2, buffer_access::read_write, data_type::u32);
+    const auto ring = buffer_decl::workgroup("ring", 32, data_type::bytes);
+    p.buffers = {in, out, len, ring};
+    const auto l = var("l", data_type::u32), base = var("base", data_type::u32);
+    p.body = {let("l", local_id()),
+              let("base", binary(bin_op::mul, workgroup_id(), lit_u32(32))),
+              store(ring, l, load(in, binary(bin_op::add, base, l))),
+              store(ring, binary(bin_op::add, l, lit_u32(32)), lit_u32(0xAB)), // past the end: nothing
+              barrier(),
+              store(out, binary(bin_op::add, base, l),
+                    binary(bin_op::add, load(ring, binary(bin_op::sub, lit_u32(31), l)), load(ring, binary(bin_op::add, l, lit_u32(32))))),
+              if_(binary(bin_op::eq, l, lit_u32(0)), {store(len, workgroup_id(), buf_len(ring))})};
+    const std::uint32_t groups = 8;
+    buffers b(3);
+    b[0].resize(groups * 32);
+    std::mt19937 g(vyre::test::test_seed());
+    for (auto& v : b[0]) v = static_cast<std::uint8_t>(g());
+    b[1].assign(groups * 32, 0);
+    b[2].assign(groups * 4, 0);
+    check_parity(dev, p, {groups, 1, 1}, b);
+    rt::compiled_program cp(p);
+    rt::run(dev.ctx(), cp, {groups, 1, 1}, b);
+    for (std::uint32_t w = 0; w < groups; ++w) {
+        for (std::uint32_t i = 0; i < 32; ++i) BOOST_TEST(b[1][w * 32 + i] == b[0][w * 32 + 31 - i], "workgroup " << w << " byte " << i);
+        std::uint32_t words = 0;
+        std::memcpy(&words, b[2].data() + w * 4, 4);
+        BOOST_TEST(words == 8u);
     }
 }
 

@@ -97,8 +97,10 @@ private:
                     fail(where, "duplicate binding " + std::to_string(b.binding) + " (each storage buffer needs its own)");
             } else {
                 if (b.count == 0) fail(where, "workgroup buffer has count 0; it needs a static element count >= 1");
-                if (b.element == data_type::bytes) fail(where, "workgroup buffers cannot have element type Bytes");
-                local_bytes += std::uint64_t(b.count) * min_bytes(b.element);
+                if (b.element == data_type::bytes && b.count % 4 != 0)
+                    fail(where, "a Bytes workgroup buffer has count " + std::to_string(b.count) +
+                                    "; it must be a multiple of 4 (bytes are held in whole u32 words)");
+                local_bytes += std::uint64_t(b.count) * element_bytes(b.element);
             }
         }
         if (limits_ && local_bytes > limits_->local_memory)

@@ -88,7 +88,9 @@ private:
         return b.access == ir::buffer_access::workgroup ? "local" : b.access == ir::buffer_access::uniform ? "constant" : "global";
     }
     std::string length_of(const ir::buffer_decl& b) const {
-        return b.is_storage() ? b.name + "_len" : std::to_string(b.count) + "u";
+        if (b.is_storage()) return b.name + "_len";
+        // The helpers bound a Bytes buffer by whole words (index >> 2), as for storage buffers.
+        return std::to_string(b.element == data_type::bytes ? b.count / 4 : b.count) + "u";
     }
 
     std::string load_helper(const ir::buffer_decl& b) {

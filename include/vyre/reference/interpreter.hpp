@@ -29,7 +29,8 @@
 //   count, but the number of backing u32 words for Bytes. Store out of bounds does nothing; a Bytes
 //   store writes the low 8 bits of the value into that one byte; a Bool store writes 0 or 1 as a u32.
 //   Workgroup buffers hold `count` elements, are zero at the start of each workgroup and are
-//   private to it.
+//   private to it. A Bytes workgroup buffer's count is in bytes, a multiple of 4; its BufLen is
+//   count / 4 words, as for storage.
 // Atomic(op, buffer, index, value) on a U32/I32 ReadWrite buffer returns the old element and stores
 //   old op value (Add wraps; Min/Max are signed for I32; Exchange stores value). CompareExchange(index,
 //   expected, value) stores value iff old == expected and returns old. Out of bounds: returns 0 and
@@ -446,7 +447,7 @@ public:
         : c_(c), size_(p.workgroup_size), lanes_(p.invocations_per_workgroup()) {
         std::uint64_t local_bytes = 0;
         for (const auto& b : p.buffers)
-            if (!b.is_storage()) local_bytes += std::uint64_t(b.count) * ir::min_bytes(b.element);
+            if (!b.is_storage()) local_bytes += std::uint64_t(b.count) * ir::element_bytes(b.element);
         local_.resize(local_bytes);
         std::uint64_t offset = 0;
         for (const auto& b : p.buffers) {
@@ -459,8 +460,8 @@ public:
             } else {
                 v.data = local_.data() + offset;
                 v.count = b.count;
-                v.len = b.count;
-                offset += std::uint64_t(b.count) * ir::min_bytes(b.element);
+                v.len = b.element == ir::data_type::bytes ? b.count / 4 : b.count;
+                offset += std::uint64_t(b.count) * ir::element_bytes(b.element);
             }
             views_.push_back(v);
         }

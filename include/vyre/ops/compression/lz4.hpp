@@ -46,6 +46,9 @@ inline constexpr std::uint32_t lz4_reference_workgroup = 64;
 // The fast program: one block per workgroup of this many invocations (one warp on NVIDIA GPUs;
 // bench_lz4 --lanes compares others).
 inline constexpr std::uint32_t lz4_fast_lanes = 32;
+// Bytes of recent output the fast program keeps in workgroup memory for matches to read (see the
+// program's comment; bench_lz4 --windows compares others, 0 = none).
+inline constexpr std::uint32_t lz4_fast_window = 4096;
 
 enum class lz4_variant { reference, fast, automatic };
 
@@ -202,13 +205,27 @@ inline ir::program lz4_program_reference() {
 // block to the slowest. Alone, a block costs a few dozen instructions per sequence, and the device
 // schedules blocks independently.
 //
+// The window. A match usually copies bytes written a few hundred or thousand bytes earlier, by
+// this same workgroup. Read back from global memory, those bytes make a round trip to the device's
+// L2 cache (the first-level cache does not keep what an invocation stores) in the middle of every
+// sequence's serial chain. So every output byte is also written to a ring of the last `window`
+// bytes in workgroup memory (position p in slot p mod window), and a match whose source and own
+// bytes fit in the ring (offset + length <= window) reads from it; longer reaches read global
+// memory as before. window = 0 builds the program without the ring.
+//
 // Ordering. Byte m of a match at offset o starting at p is out[p - o + (m mod o)], a position
 // before p that another lane may have written. Every position below `fenced` was written before
 // the last barrier, so every lane sees it; a match whose source reaches `fenced` first runs a
 // barrier (uniform: every lane takes the same branch) and moves `fenced` to p. Most matches reach
 // further back than the last sequence or two and need none. An overlapping match (o below its
 // length) reads only its first o bytes of pattern, all before p, so its own writes never feed its
-// reads and it needs no rounds.
+// reads and it needs no rounds. The ring adds two hazards, as its slots are reused: a lane still
+// reading a slot for one match while another lane, already at a later sequence, overwrites it;
+// and two lanes writing one slot (positions p and p + window) in either order. `ring_limit` is the
+// first position whose slot is unsafe to write: the lowest source read since the last barrier
+// plus window, and at most fenced + window. Writing at or past it runs the barrier first (once per
+// window bytes of output at least). A match's own reads and writes never share a slot
+// (offset + length <= window).
 //
 // Errors and partial sizes come from the same checks in the same order as the reference program
 // (reference::lz4_decompress_block): a failing step writes nothing, earlier steps' bytes stay.
@@ -217,18 +234,26 @@ inline ir::program lz4_program_reference() {
 // loads are bounded by the input buffer, and the values are used only once the checks have shown
 // that the bytes belong to the block.
 
-inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes) {
+inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::uint32_t window = lz4_fast_window) {
     namespace d = vyre::dsl;
     namespace codes = detail::lz4_code;
     if (!std::has_single_bit(lanes) || lanes > 1024)
         throw resource_error("lz4_program_fast: lanes per block (" + std::to_string(lanes) +
                              ") must be a power of two in 1..1024 (one block per workgroup of that many invocations)");
+    // One pass of a copy writes `lanes` consecutive positions; with a ring at least that long,
+    // two positions `window` apart in one copy are written by the same invocation, in order.
+    if (window != 0 && (!std::has_single_bit(window) || window < std::max(lanes, 4u) || window > 65536))
+        throw resource_error("lz4_program_fast: window (" + std::to_string(window) + " bytes) must be 0 (none) or a power of two in " +
+                             std::to_string(std::max(lanes, 4u)) + "..65536 (at least the " + std::to_string(lanes) + " lanes)");
     d::kernel k(entry_name(lz4_fast_op_id), {lanes, 1, 1});
     const detail::lz4_buffers bufs = detail::declare_lz4_buffers(k);
     const auto& in = bufs.input;
     const auto& out = bufs.output;
     const auto& st = bufs.statuses;
     const auto& params = bufs.params;
+    d::workgroup_buffer<d::bytes> ring{"window"};
+    if (window != 0) ring = k.workgroup<d::bytes>("window", window);
+    const std::uint32_t slot_mask = window - 1;
 
     const auto lane = k.let("lane", d::local_id());
     const auto block = k.let("block_index", d::workgroup_id());
@@ -236,11 +261,18 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes) {
     const auto [in_base, n, out_base, cap, flags, in_bytes, out_bytes] = detail::let_block_fields(k, bufs, block);
     const auto code = k.let("code", codes::none);
     const auto op = k.let("op", 0u); // invariant: op <= cap
-    // out[out_base + to + j] = source(j) for j < count, lane i taking j = i, i + lanes, ...
-    const auto copy = [&](const std::string& name, const auto& to, const auto& count, const auto& source) {
+    // out[out_base + to + j] = source(j) for j < count, lane i taking j = i, i + lanes, ...; with
+    // `keep`, the byte also goes to the ring.
+    const auto copy = [&](const std::string& name, const auto& to, const auto& count, const auto& source, bool keep) {
         const auto j = k.let(name, lane);
         k.while_(j < count, [&] {
-            k.store(out, out_base + to + j, source(j));
+            if (keep) {
+                const auto byte = k.let(name + "_byte", source(j));
+                k.store(out, out_base + to + j, byte);
+                k.store(ring, (to + j) & slot_mask, byte);
+            } else {
+                k.store(out, out_base + to + j, source(j));
+            }
             j = j + lanes;
         });
     };
@@ -249,13 +281,20 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes) {
         k.if_(out_base > out_bytes || cap > out_bytes - out_base, [&] { code = codes::output_overflow; }).else_([&] {
             k.if_((flags & block_flag_uncompressed) != 0u, [&] {
                 k.if_(n > cap, [&] { code = codes::output_overflow; }).else_([&] {
-                    copy("stored_j", 0u, n, [&](const auto& j) { return in[in_base + j]; });
+                    copy("stored_j", 0u, n, [&](const auto& j) { return in[in_base + j]; }, false);
                     op = n;
                 });
             }).else_([&] {
+                const bool windowed = window != 0;
                 const auto ip = k.let("ip", 0u); // invariant: ip <= n
                 const auto fenced = k.let("fenced", 0u);
+                const auto ring_limit = k.let("ring_limit", window); // fenced + window: nothing read yet
                 const auto token = k.let("token", in[in_base]);
+                const auto sync = [&] {
+                    k.barrier();
+                    fenced = op;
+                    if (windowed) ring_limit = detail::saturating_add(op, window);
+                };
                 // An extension chain: bytes added to `length` until one below 255; corrupt_token
                 // when the input ends first.
                 const auto extend = [&](const char* name, const auto& length) {
@@ -282,7 +321,8 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes) {
                     const auto after = k.let("after_literals", literal_at + literal_length);
                     const auto offset = k.let("offset", in[after] | (in[after + 1u] << 8u));
                     token = in[after + 2u];
-                    copy("literal_j", op, literal_length, [&](const auto& j) { return in[literal_at + j]; });
+                    if (windowed) k.if_(op + literal_length > ring_limit, sync);
+                    copy("literal_j", op, literal_length, [&](const auto& j) { return in[literal_at + j]; }, windowed);
                     ip = ip + literal_length;
                     op = op + literal_length;
                     k.if_(ip == n, [&] { k.break_(); });
@@ -306,15 +346,31 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes) {
                         k.break_();
                     });
                     const auto from = k.let("match_from", op - offset);
-                    k.if_(from + d::min(offset, match_length) > fenced, [&] {
-                        k.barrier();
-                        fenced = op;
-                    });
-                    k.if_(offset >= match_length, [&] {
-                        copy("match_j", op, match_length, [&](const auto& j) { return out[out_base + from + j]; });
-                    }).else_([&] {
-                        copy("repeat_j", op, match_length, [&](const auto& j) { return out[out_base + from + j % offset]; });
-                    });
+                    // Global copies: from the output region, as written before the last barrier.
+                    const auto copy_from_output = [&] {
+                        k.if_(offset >= match_length, [&] {
+                            copy("match_j", op, match_length, [&](const auto& j) { return out[out_base + from + j]; }, windowed);
+                        }).else_([&] {
+                            copy("repeat_j", op, match_length, [&](const auto& j) { return out[out_base + from + j % offset]; },
+                                 windowed);
+                        });
+                    };
+                    if (!windowed) {
+                        k.if_(from + d::min(offset, match_length) > fenced, sync);
+                        copy_from_output();
+                    } else {
+                        // offset <= op and match_length <= cap - op, so the sum does not wrap.
+                        k.if_(from + d::min(offset, match_length) > fenced || op + match_length > ring_limit, sync);
+                        k.if_(offset + match_length <= window, [&] {
+                            ring_limit = d::min(ring_limit, detail::saturating_add(from, window));
+                            k.if_(offset >= match_length, [&] {
+                                copy("near_j", op, match_length, [&](const auto& j) { return ring[(from + j) & slot_mask]; }, true);
+                            }).else_([&] {
+                                copy("near_repeat_j", op, match_length,
+                                     [&](const auto& j) { return ring[(from + j % offset) & slot_mask]; }, true);
+                            });
+                        }).else_(copy_from_output);
+                    }
                     op = op + match_length;
                 });
             });
@@ -339,8 +395,8 @@ inline op_info lz4_info() {
 // that `vyre emit` shows it and the golden-kernel test guards its lowering.
 inline op_info lz4_fast_info() {
     return {lz4_fast_op_id, 1,
-            "compression.lz4 with one block per workgroup of " + std::to_string(lz4_fast_lanes) +
-                " invocations (fast variant, same results)",
+            "compression.lz4 with one block per workgroup of " + std::to_string(lz4_fast_lanes) + " invocations and a " +
+                std::to_string(lz4_fast_window) + "-byte window of recent output in workgroup memory (fast variant, same results)",
             lz4_signature(), ir::convention::v1(), [] { return lz4_program_fast(); }};
 }
 
@@ -352,9 +408,9 @@ struct lz4_kernel {
     std::uint32_t blocks_per_workgroup;
 };
 
-inline lz4_kernel make_lz4_kernel(lz4_variant v, std::uint32_t lanes = lz4_fast_lanes) {
+inline lz4_kernel make_lz4_kernel(lz4_variant v, std::uint32_t lanes = lz4_fast_lanes, std::uint32_t window = lz4_fast_window) {
     if (v == lz4_variant::reference) return {runtime::compiled_program(lz4_program_reference()), lz4_reference_workgroup};
-    return {runtime::compiled_program(lz4_program_fast(lanes)), 1};
+    return {runtime::compiled_program(lz4_program_fast(lanes, window)), 1};
 }
 
 // The process-wide kernels of the default configurations, built on first use. `v` is a resolved
