@@ -11,6 +11,7 @@
 #include <vyre/runtime/dispatch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <limits>
@@ -441,10 +442,20 @@ inline std::uint64_t lz4_padded_bytes(std::uint64_t bytes) { return (bytes + 3) 
 // The largest block count whose descriptor words a u32 index reaches.
 inline constexpr std::uint32_t lz4_max_blocks = std::numeric_limits<std::uint32_t>::max() / 5;
 
+// A launch's parameter buffer and the words it holds. Pass the same one to launches with the same
+// block count and byte counts and it is made once: replacing a buffer frees the old one, and the
+// NVIDIA driver waits for the whole device before it frees memory, which would serialize launches
+// and copies running on other queues.
+struct lz4_launch_params {
+    boost::compute::buffer buffer;
+    std::array<std::uint32_t, lz4_param_words> words{};
+};
+
 // Enqueues one decompression launch and returns its event; nothing on the host waits, so launches
 // on several queues overlap. No host-side descriptor checks: the kernel itself is safe whatever
-// the descriptors say. `params` receives the launch's parameter buffer: keep it until the event.
-inline boost::compute::event enqueue_lz4(runtime::context& ctx, const lz4_kernel& kernel, const lz4_device_blocks& b, boost::compute::buffer& params) {
+// the descriptors say. `params` holds the launch's parameter buffer: keep it until the event.
+inline boost::compute::event enqueue_lz4(runtime::context& ctx, const lz4_kernel& kernel, const lz4_device_blocks& b,
+                                         lz4_launch_params& params) {
     const std::uint64_t u32_max = std::numeric_limits<std::uint32_t>::max();
     if (b.input_bytes > u32_max || b.output_bytes > u32_max)
         throw resource_error("compression.lz4: one dispatch addresses at most 2^32-1 input and output bytes (split into batches)");
@@ -453,18 +464,31 @@ inline boost::compute::event enqueue_lz4(runtime::context& ctx, const lz4_kernel
                              std::to_string(lz4_max_blocks));
     if (b.block_count == 0) return {};
     const auto words = [](std::uint64_t bytes) { return static_cast<std::uint32_t>((bytes + 3) / 4); };
-    const std::uint32_t p[lz4_param_words] = {b.block_count, static_cast<std::uint32_t>(b.input_bytes),
-                                              static_cast<std::uint32_t>(b.output_bytes), 0};
+    const std::array<std::uint32_t, lz4_param_words> p = {b.block_count, static_cast<std::uint32_t>(b.input_bytes),
+                                                          static_cast<std::uint32_t>(b.output_bytes), 0};
     // Filled at creation, not through the queue: no blocking write between launches.
-    params = runtime::detail::cl_call("clCreateBuffer", [&] {
-        return boost::compute::buffer(ctx.cl_context(), sizeof p, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, const_cast<std::uint32_t*>(p));
-    });
+    if (params.buffer.get() == nullptr || params.words != p) {
+        params.buffer = runtime::detail::cl_call("clCreateBuffer", [&] {
+            return boost::compute::buffer(ctx.cl_context(), sizeof p, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                          const_cast<std::uint32_t*>(p.data()));
+        });
+        params.words = p;
+    }
     const runtime::buffer_arg args[] = {{b.input, words(b.input_bytes)},
                                         {b.descriptors, b.block_count * 5},
                                         {b.output, words(b.output_bytes)},
                                         {b.statuses, b.block_count * 2},
-                                        {params, lz4_param_words}};
+                                        {params.buffer, lz4_param_words}};
     return runtime::dispatch(ctx, kernel.program, {runtime::groups_for(b.block_count, kernel.blocks_per_workgroup), 1, 1}, args);
+}
+
+// The same with a parameter buffer made for this launch (stored in `params`).
+inline boost::compute::event enqueue_lz4(runtime::context& ctx, const lz4_kernel& kernel, const lz4_device_blocks& b,
+                                         boost::compute::buffer& params) {
+    lz4_launch_params fresh;
+    boost::compute::event e = enqueue_lz4(ctx, kernel, b, fresh);
+    params = fresh.buffer;
+    return e;
 }
 
 // What decompress_blocks returns: the output stays on the device (a next stage can use it as is);
