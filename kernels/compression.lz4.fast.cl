@@ -8,9 +8,6 @@ static inline uint vyre_load_global_uchar(const __global uchar* b, uint words, u
 static inline uint vyre_load_global_uint(const __global uint* b, uint n, uint i) {
     return i < n ? b[i] : 0u;
 }
-static inline uint vyre_load_local_uchar(const __local uchar* b, uint words, uint i) {
-    return (i >> 2) < words ? (uint)b[i] : 0u;
-}
 static inline uint vyre_mod_uint(uint a, uint b) {
     return b == 0u ? 0u : a % b;
 }
@@ -19,9 +16,6 @@ static inline void vyre_store_global_uchar(__global uchar* b, uint words, uint i
 }
 static inline void vyre_store_global_uint(__global uint* b, uint n, uint i, uint v) {
     if (i < n) b[i] = v;
-}
-static inline void vyre_store_local_uchar(__local uchar* b, uint words, uint i, uint v) {
-    if ((i >> 2) < words) b[i] = (uchar)v;
 }
 
 __kernel __attribute__((reqd_work_group_size(32, 1, 1)))
@@ -32,13 +26,6 @@ void compression_lz4_fast(
     __global uint* statuses, const uint statuses_len,
     __constant uint* params, const uint params_len)
 {
-    __local uchar window[4096];
-    {
-        const uint vyre_lid = (uint)(get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2)));
-        const uint vyre_lsize = (uint)(get_local_size(0) * get_local_size(1) * get_local_size(2));
-        for (uint vyre_i = vyre_lid; vyre_i < 4096u; vyre_i += vyre_lsize) window[vyre_i] = 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
     uint lane = (uint)get_local_id(0);
     uint block_index = (uint)get_group_id(0);
     if (((uint)(block_index >= vyre_load_constant_uint(params, params_len, 0u)))) {
@@ -73,7 +60,6 @@ void compression_lz4_fast(
             } else {
                 uint ip = 0u;
                 uint fenced = 0u;
-                uint ring_limit = 4096u;
                 uint token = vyre_load_global_uchar(input, input_len, in_base);
                 while (((uint)(ip < in_size))) {
                     ip = (ip + 1u);
@@ -104,16 +90,9 @@ void compression_lz4_fast(
                     uint after_literals = (literal_at + literal_length);
                     uint offset = (vyre_load_global_uchar(input, input_len, after_literals) | (vyre_load_global_uchar(input, input_len, (after_literals + 1u)) << (8u & 31u)));
                     token = vyre_load_global_uchar(input, input_len, (after_literals + 2u));
-                    if (((uint)((op + literal_length) > ring_limit))) {
-                        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-                        fenced = op;
-                        ring_limit = (((uint)(op > 4294963199u)) ? 4294967295u : (op + 4096u));
-                    }
                     uint literal_j = lane;
                     while (((uint)(literal_j < literal_length))) {
-                        uint literal_j_byte = vyre_load_global_uchar(input, input_len, (literal_at + literal_j));
-                        vyre_store_global_uchar(output, output_len, ((out_base + op) + literal_j), literal_j_byte);
-                        vyre_store_local_uchar(window, 1024u, ((op + literal_j) & 4095u), literal_j_byte);
+                        vyre_store_global_uchar(output, output_len, ((out_base + op) + literal_j), vyre_load_global_uchar(input, input_len, (literal_at + literal_j)));
                         literal_j = (literal_j + 32u);
                     }
                     ip = (ip + literal_length);
@@ -151,47 +130,21 @@ void compression_lz4_fast(
                         break;
                     }
                     uint match_from = (op - offset);
-                    if (((uint)(((uint)((match_from + min(offset, match_length)) > fenced)) || ((uint)((op + match_length) > ring_limit))))) {
+                    if (((uint)((match_from + min(offset, match_length)) > fenced))) {
                         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
                         fenced = op;
-                        ring_limit = (((uint)(op > 4294963199u)) ? 4294967295u : (op + 4096u));
                     }
-                    if (((uint)((offset + match_length) <= 4096u))) {
-                        ring_limit = min(ring_limit, (((uint)(match_from > 4294963199u)) ? 4294967295u : (match_from + 4096u)));
-                        if (((uint)(offset >= match_length))) {
-                            uint near_j = lane;
-                            while (((uint)(near_j < match_length))) {
-                                uint near_j_byte = vyre_load_local_uchar(window, 1024u, ((match_from + near_j) & 4095u));
-                                vyre_store_global_uchar(output, output_len, ((out_base + op) + near_j), near_j_byte);
-                                vyre_store_local_uchar(window, 1024u, ((op + near_j) & 4095u), near_j_byte);
-                                near_j = (near_j + 32u);
-                            }
-                        } else {
-                            uint near_repeat_j = lane;
-                            while (((uint)(near_repeat_j < match_length))) {
-                                uint near_repeat_j_byte = vyre_load_local_uchar(window, 1024u, ((match_from + vyre_mod_uint(near_repeat_j, offset)) & 4095u));
-                                vyre_store_global_uchar(output, output_len, ((out_base + op) + near_repeat_j), near_repeat_j_byte);
-                                vyre_store_local_uchar(window, 1024u, ((op + near_repeat_j) & 4095u), near_repeat_j_byte);
-                                near_repeat_j = (near_repeat_j + 32u);
-                            }
+                    if (((uint)(offset >= match_length))) {
+                        uint match_j = lane;
+                        while (((uint)(match_j < match_length))) {
+                            vyre_store_global_uchar(output, output_len, ((out_base + op) + match_j), vyre_load_global_uchar(output, output_len, ((out_base + match_from) + match_j)));
+                            match_j = (match_j + 32u);
                         }
                     } else {
-                        if (((uint)(offset >= match_length))) {
-                            uint match_j = lane;
-                            while (((uint)(match_j < match_length))) {
-                                uint match_j_byte = vyre_load_global_uchar(output, output_len, ((out_base + match_from) + match_j));
-                                vyre_store_global_uchar(output, output_len, ((out_base + op) + match_j), match_j_byte);
-                                vyre_store_local_uchar(window, 1024u, ((op + match_j) & 4095u), match_j_byte);
-                                match_j = (match_j + 32u);
-                            }
-                        } else {
-                            uint repeat_j = lane;
-                            while (((uint)(repeat_j < match_length))) {
-                                uint repeat_j_byte = vyre_load_global_uchar(output, output_len, ((out_base + match_from) + vyre_mod_uint(repeat_j, offset)));
-                                vyre_store_global_uchar(output, output_len, ((out_base + op) + repeat_j), repeat_j_byte);
-                                vyre_store_local_uchar(window, 1024u, ((op + repeat_j) & 4095u), repeat_j_byte);
-                                repeat_j = (repeat_j + 32u);
-                            }
+                        uint repeat_j = lane;
+                        while (((uint)(repeat_j < match_length))) {
+                            vyre_store_global_uchar(output, output_len, ((out_base + op) + repeat_j), vyre_load_global_uchar(output, output_len, ((out_base + match_from) + vyre_mod_uint(repeat_j, offset))));
+                            repeat_j = (repeat_j + 32u);
                         }
                     }
                     op = (op + match_length);
