@@ -3,7 +3,7 @@
 // in pinned host memory -> decompressed bytes in pinned host memory, pipelined over three queues:
 // uploads, kernels, readbacks).
 //   bench_lz4 PATH [--mib N] [--block-sizes 4096,65536,...] [--runs N] [--variants reference,fast] [--lanes 32,...]
-//             [--windows 4096,0,...]
+//             [--windows 0,4096,...]
 //   bench_lz4 --synthetic compressible|incompressible [--mib N] ...
 // PATH is a file (its first N MiB) or a folder (its files in sorted path order, concatenated up
 // to N MiB, as a tar would hold them). Blocks are made with LZ4_compress_default.
@@ -260,7 +260,7 @@ void usage() {
                  "       [--mib N (64)] [--block-sizes 4096,65536,262144,4194304] [--runs N (5)]\n"
                  "       [--variants reference,fast] [--threads N (all cores)]\n"
                  "       [--lanes 32,16,... (invocations per block of the fast program; default 32)]\n"
-                 "       [--windows 4096,0,... (bytes of recent output it keeps in workgroup memory; 0 none; default 4096)]\n"
+                 "       [--windows 0,4096,... (bytes of recent output it keeps in workgroup memory; 0 none; default 0)]\n"
                  "       [--kernel-only]\n");
     std::exit(2);
 }

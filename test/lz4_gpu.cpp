@@ -101,8 +101,9 @@ struct run_result {
     std::vector<cz::block_status> statuses;
 };
 
-// The device run through the kernel-level API, on an output buffer that starts as b.output.
-run_result run_device(rt::context& ctx, const cz::lz4_kernel& kernel, const batch& b) {
+// The device run through the kernel-level API, on an output buffer that starts as b.output;
+// `params` (when given) is the launch's parameter buffer, kept between calls.
+run_result run_device(rt::context& ctx, const cz::lz4_kernel& kernel, const batch& b, cz::lz4_launch_params* params = nullptr) {
     cz::lz4_device_blocks d;
     d.input = rt::allocate(ctx, cz::lz4_padded_bytes(b.input.size()), CL_MEM_READ_ONLY);
     rt::write(ctx, d.input, b.input.data(), b.input.size());
@@ -115,8 +116,8 @@ run_result run_device(rt::context& ctx, const cz::lz4_kernel& kernel, const batc
     rt::write(ctx, d.output, padded.data(), padded.size());
     d.output_bytes = b.output.size();
     d.statuses = rt::allocate(ctx, std::max<std::size_t>(b.blocks.size(), 1) * sizeof(cz::block_status));
-    boost::compute::buffer params;
-    cz::enqueue_lz4(ctx, kernel, d, params);
+    cz::lz4_launch_params fresh;
+    cz::enqueue_lz4(ctx, kernel, d, params ? *params : fresh);
     run_result r;
     r.output.resize(padded.size());
     r.statuses.resize(b.blocks.size());
@@ -154,9 +155,9 @@ bool guards_intact(const batch& b, const bytes& output) {
 
 // Runs the batch on the device and checks it against the CPU oracle: every status, every byte of
 // the output buffer (partial outputs, untouched tails and guards alike). Returns the device result.
-run_result check_batch(rt::context& ctx, const cz::lz4_kernel& kernel, const batch& b) {
+run_result check_batch(rt::context& ctx, const cz::lz4_kernel& kernel, const batch& b, cz::lz4_launch_params* params = nullptr) {
     const run_result want = run_reference(b);
-    const run_result got = run_device(ctx, kernel, b);
+    const run_result got = run_device(ctx, kernel, b, params);
     BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
     BOOST_TEST(guards_intact(b, got.output));
     if (got.output != want.output) {
@@ -375,6 +376,29 @@ VYRE_DEVICE_TEST(fast_program_shapes_agree) {
                 check_batch(dev.ctx(), kernel, b);
             }
         }
+}
+
+// A launch's parameter buffer is made once for launches with the same counts and made again when
+// they change: a batch with more blocks, decoded with the buffer of a smaller one, would leave its
+// last blocks undecoded.
+VYRE_DEVICE_TEST(launch_parameters_are_kept_and_renewed) {
+    std::vector<cz::block_status> expected;
+    std::vector<block_case> cases = conformance_cases(expected);
+    std::mt19937_64 rng(vyre::test::test_seed() ^ 0x77);
+    const batch small = pack(std::vector<block_case>(cases.begin(), cases.begin() + 3), rng);
+    const batch large = pack(cases, rng);
+    BOOST_TEST_REQUIRE(large.blocks.size() > small.blocks.size());
+    const cz::lz4_kernel& kernel = cz::lz4_kernel_for(cz::resolve(cz::lz4_variant::automatic, dev.ctx().device()));
+    cz::lz4_launch_params params;
+    check_batch(dev.ctx(), kernel, small, &params);
+    const cl_mem first = params.buffer.get();
+    BOOST_TEST(params.words[0] == small.blocks.size());
+    check_batch(dev.ctx(), kernel, small, &params);
+    BOOST_TEST((params.buffer.get() == first)); // same counts: the same buffer
+    check_batch(dev.ctx(), kernel, large, &params);
+    BOOST_TEST(params.words[0] == large.blocks.size());
+    BOOST_TEST(params.words[1] == large.input.size());
+    BOOST_TEST(params.words[2] == large.output.size());
 }
 
 // ---- parity with the oracle and with liblz4 ------------------------------------------------------
