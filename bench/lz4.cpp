@@ -1,7 +1,7 @@
 // compression.lz4 against liblz4 on all host cores, same blocks, same run: GB/s of decompressed
 // output for both device programs, kernel only (profiling events) and end to end (compressed bytes
-// in pinned host memory -> decompressed bytes in pinned host memory, pipelined over three queues:
-// uploads, kernels, readbacks).
+// in pinned host memory -> decompressed bytes in pinned host memory, cut into pieces whose
+// uploads, kernels and readbacks overlap; see run_variant).
 //   bench_lz4 PATH [--mib N] [--block-sizes 4096,65536,...] [--runs N] [--variants reference,fast] [--lanes 32,...]
 //             [--windows 0,4096,...]
 //   bench_lz4 --synthetic compressible|incompressible [--mib N] ...
@@ -16,6 +16,7 @@
 #include <lz4.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -48,6 +49,7 @@ struct settings {
     std::vector<cz::lz4_variant> variants = {cz::lz4_variant::reference, cz::lz4_variant::fast};
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     bool kernel_only = false;
+    bool timeline = false; // print when each step of the best end-to-end run ran
     std::vector<std::uint32_t> lanes = {cz::lz4_fast_lanes}; // widths of the fast program to measure
     std::vector<std::uint32_t> windows = {cz::lz4_fast_window}; // its windows of recent output (0: none)
 };
@@ -145,10 +147,11 @@ struct figures {
     double kernel_gbs = 0, e2e_gbs = 0;
     std::size_t e2e_depth = 1; // pieces the best end-to-end run was cut into
     bool e2e_streams = false;  // whether it was the `streams` ordering (else `stages`)
+    std::string timeline;      // with --timeline: when each step of the best end-to-end run ran
 };
 
 figures run_variant(rt::context& ctx, const cz::lz4_kernel& kernel, const block_set& s, const bytes& input,
-                    rt::pinned_host_buffer& pin_in, rt::pinned_host_buffer& pin_out, int runs, bool kernel_only, const char* name) {
+                    rt::pinned_host_buffer& pin_in, rt::pinned_host_buffer& pin_out, int runs, bool kernel_only, bool timeline, const char* name) {
     figures f;
     const double out_bytes = double(s.output_bytes);
     // Kernel only: everything on the device, one dispatch over every block.
@@ -176,15 +179,24 @@ figures run_variant(rt::context& ctx, const cz::lz4_kernel& kernel, const block_
     // directions use separate DMA engines). Two ways of ordering the pieces' steps are timed:
     //   stages   three queues, one per step (uploads, kernels, readbacks), events ordering a piece's
     //            three steps across them;
-    //   streams  four queues, each taking whole pieces in turn (piece c on queue c % 4), its three
-    //            steps in order on that queue: the pattern CUDA streams use.
-    // More pieces overlap more but give each kernel fewer blocks; every depth in 1, 2, 4, 8, 16 is
-    // timed with both orderings and the best is reported.
+    //   streams  one queue per piece, its three steps in order on it: the pattern CUDA streams use.
+    //            Nothing waits behind another piece's step (on a shared in-order queue, a piece's
+    //            upload would wait for an earlier piece's readback), so the copy engines and the
+    //            kernels of several pieces run as soon as their inputs are there.
+    // More pieces start the readbacks sooner (the first one waits for only one piece's upload and
+    // kernel) but give each kernel fewer blocks, and a kernel lasts at least as long as its
+    // slowest block however few blocks it has: with one kernel queue (stages) small pieces'
+    // kernels add up. Every depth in 1, 2, 4, ..., 32 is timed with both orderings; the best is
+    // reported.
+    constexpr std::size_t max_pieces = 32;
     std::vector<rt::context> queues;
-    for (int q = 0; q < 4; ++q) queues.emplace_back(bcm::command_queue(ctx.cl_context(), ctx.device().device));
-    rt::context &up = queues[0], &compute = queues[1], &down = queues[2];
+    for (std::size_t q = 0; q < max_pieces; ++q) queues.emplace_back(bcm::command_queue(ctx.cl_context(), ctx.device().device));
+    std::vector<rt::context> profiled;
+    if (timeline)
+        for (std::size_t q = 0; q < max_pieces; ++q)
+            profiled.emplace_back(bcm::command_queue(ctx.cl_context(), ctx.device().device, CL_QUEUE_PROFILING_ENABLE));
     double best = 1e30;
-    for (std::size_t chunks = 1; chunks <= std::min<std::size_t>(16, s.blocks.size()); chunks *= 2) {
+    for (std::size_t chunks = 1; chunks <= std::min(max_pieces, s.blocks.size()); chunks *= 2) {
         std::vector<std::size_t> cut = {0};
         for (std::size_t c = 1; c < chunks; ++c) cut.push_back(s.blocks.size() * c / chunks);
         cut.push_back(s.blocks.size());
@@ -197,34 +209,42 @@ figures run_variant(rt::context& ctx, const cz::lz4_kernel& kernel, const block_
             const auto* first = reinterpret_cast<const cz::block_status*>(pin_statuses.span().data()) + cut[c];
             return std::vector<cz::block_status>(first, first + (cut[c + 1] - cut[c]));
         };
+        // One end-to-end pass over `qs`; with `steps`, each piece's three events (queues made with
+        // profiling) for the timeline.
+        const auto pass = [&](std::vector<rt::context>& qs, bool streams, std::vector<std::array<bcm::event, 3>>* steps) {
+            rt::context &qs_up = qs[0], &qs_compute = qs[1], &qs_down = qs[2];
+            for (std::size_t c = 0; c < chunks; ++c) {
+                device_set& d = sets[c];
+                const auto& first = s.blocks[cut[c]];
+                rt::context& qu = streams ? qs[c] : qs_up;
+                rt::context& qk = streams ? qs[c] : qs_compute;
+                rt::context& qd = streams ? qs[c] : qs_down;
+                const bcm::event uploaded =
+                    qu.queue().enqueue_write_buffer_async(d.input, 0, d.input_bytes, pin_in.span().data() + first.input_offset);
+                if (!streams) {
+                    qu.queue().flush();
+                    qk.queue().enqueue_barrier(bcm::wait_list(uploaded));
+                }
+                const bcm::event decoded = cz::enqueue_lz4(qk, kernel, d.args(), d.params);
+                if (!streams) {
+                    qk.queue().flush();
+                    qd.queue().enqueue_barrier(bcm::wait_list(decoded));
+                }
+                const bcm::event read =
+                    qd.queue().enqueue_read_buffer_async(d.output, 0, d.output_bytes, pin_out.span().data() + first.output_offset);
+                qd.queue().enqueue_read_buffer_async(d.statuses, 0, d.count * sizeof(cz::block_status),
+                                                     pin_statuses.span().data() + cut[c] * sizeof(cz::block_status));
+                qd.queue().flush();
+                if (steps) steps->push_back({uploaded, decoded, read});
+            }
+            for (rt::context& q : qs) q.finish();
+        };
         for (const bool streams : {false, true}) {
             std::vector<double> et;
             for (int r = 0; r < runs + 1; ++r) {
                 std::memset(pin_out.span().data(), 0, s.output_bytes);
                 const double t0 = now_seconds();
-                for (std::size_t c = 0; c < chunks; ++c) {
-                    device_set& d = sets[c];
-                    const auto& first = s.blocks[cut[c]];
-                    rt::context& qu = streams ? queues[c % 4] : up;
-                    rt::context& qk = streams ? queues[c % 4] : compute;
-                    rt::context& qd = streams ? queues[c % 4] : down;
-                    const bcm::event uploaded =
-                        qu.queue().enqueue_write_buffer_async(d.input, 0, d.input_bytes, pin_in.span().data() + first.input_offset);
-                    if (!streams) {
-                        qu.queue().flush();
-                        qk.queue().enqueue_barrier(bcm::wait_list(uploaded));
-                    }
-                    const bcm::event decoded = cz::enqueue_lz4(qk, kernel, d.args(), d.params);
-                    if (!streams) {
-                        qk.queue().flush();
-                        qd.queue().enqueue_barrier(bcm::wait_list(decoded));
-                    }
-                    qd.queue().enqueue_read_buffer_async(d.output, 0, d.output_bytes, pin_out.span().data() + first.output_offset);
-                    qd.queue().enqueue_read_buffer_async(d.statuses, 0, d.count * sizeof(cz::block_status),
-                                                         pin_statuses.span().data() + cut[c] * sizeof(cz::block_status));
-                    qd.queue().flush();
-                }
-                for (rt::context& q : queues) q.finish();
+                pass(queues, streams, nullptr);
                 if (r > 0) et.push_back(now_seconds() - t0);
             }
             for (std::size_t c = 0; c < chunks; ++c)
@@ -240,6 +260,28 @@ figures run_variant(rt::context& ctx, const cz::lz4_kernel& kernel, const block_
                 best = median(et);
                 f.e2e_depth = chunks;
                 f.e2e_streams = streams;
+                if (timeline) {
+                    // The best arrangement once more on profiling queues: when each step ran.
+                    std::vector<std::array<bcm::event, 3>> steps;
+                    pass(profiled, streams, &steps);
+                    const auto at = [](const bcm::event& e, cl_profiling_info what) { return e.get_profiling_info<cl_ulong>(what); };
+                    cl_ulong origin = ~cl_ulong(0);
+                    for (const auto& st : steps)
+                        for (const auto& e : st) origin = std::min(origin, at(e, CL_PROFILING_COMMAND_START));
+                    std::ostringstream t;
+                    t << "# timeline of " << (streams ? "s" : "x") << chunks << " (ms from the first step's start; upload, kernel, readback)\n";
+                    for (std::size_t c = 0; c < steps.size(); ++c) {
+                        t << "#   piece " << c << ":";
+                        for (const auto& e : steps[c]) {
+                            char span[64];
+                            std::snprintf(span, sizeof span, " %7.2f-%7.2f", (at(e, CL_PROFILING_COMMAND_START) - origin) * 1e-6,
+                                          (at(e, CL_PROFILING_COMMAND_END) - origin) * 1e-6);
+                            t << span;
+                        }
+                        t << "\n";
+                    }
+                    f.timeline = t.str();
+                }
             }
         }
     }
@@ -261,7 +303,7 @@ void usage() {
                  "       [--variants reference,fast] [--threads N (all cores)]\n"
                  "       [--lanes 32,16,... (invocations per block of the fast program; default 32)]\n"
                  "       [--windows 0,4096,... (bytes of recent output it keeps in workgroup memory; 0 none; default 0)]\n"
-                 "       [--kernel-only]\n");
+                 "       [--kernel-only] [--timeline (when each step of the best end-to-end run ran)]\n");
     std::exit(2);
 }
 
@@ -286,6 +328,7 @@ int main(int argc, char** argv) {
             s.windows.clear();
             for (const auto& w : split(value())) s.windows.push_back(static_cast<std::uint32_t>(std::stoul(w)));
         } else if (a == "--kernel-only") s.kernel_only = true;
+        else if (a == "--timeline") s.timeline = true;
         else if (a == "--block-sizes") {
             s.block_sizes.clear();
             for (const auto& b : split(value())) s.block_sizes.push_back(std::stoull(b));
@@ -335,8 +378,8 @@ int main(int argc, char** argv) {
 
     // The PCIe reference points: one pinned copy each way of the whole compressed input / output.
     std::printf("# GB/s of decompressed output; e2e: pinned compressed bytes in, pinned decompressed bytes out, best of\n"
-                "# 1/2/4/8/16 pieces pipelined over three queues, one per step (shown as xN), or over four queues taking\n"
-                "# whole pieces in turn (sN)\n");
+                "# 1/2/4/.../32 pieces pipelined over three queues, one per step (shown as xN), or with one queue per\n"
+                "# piece (sN)\n");
     std::printf("\n%9s %8s %6s %-16s %11s %11s %11s %9s %9s\n", "block", "blocks", "ratio", "program", "kernel GB/s",
                 "e2e GB/s", "liblz4 GB/s", "kern/lib", "e2e/lib");
     for (std::size_t block : s.block_sizes) {
@@ -396,11 +439,12 @@ int main(int argc, char** argv) {
         emit_row(block, "pinned copy bound", "e2e GB/s", bound_gbs);
         emit_row(block, "input", "compression ratio", ratio);
         for (auto& [name, series, kernel] : kernels) {
-            const figures f = run_variant(ctx, *kernel, set, input, pin_in, pin_out, s.runs, s.kernel_only, name.c_str());
+            const figures f = run_variant(ctx, *kernel, set, input, pin_in, pin_out, s.runs, s.kernel_only, s.timeline, name.c_str());
             const std::string e2e = std::to_string(f.e2e_gbs).substr(0, std::to_string(f.e2e_gbs).find('.') + 3) + (f.e2e_streams ? " s" : " x") +
                                     std::to_string(f.e2e_depth);
             std::printf("%9zu %8zu %6.2f %-16s %11.2f %11s %11.2f %9.2f %9.2f\n", block, set.blocks.size(), ratio, name.c_str(),
                         f.kernel_gbs, e2e.c_str(), cpu_gbs, f.kernel_gbs / cpu_gbs, f.e2e_gbs / cpu_gbs);
+            std::fputs(f.timeline.c_str(), stdout);
             emit_row(block, series, "kernel GB/s", f.kernel_gbs);
             if (!s.kernel_only) emit_row(block, series, "e2e GB/s", f.e2e_gbs);
         }
