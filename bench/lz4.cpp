@@ -440,8 +440,9 @@ int main(int argc, char** argv) {
         emit_row(block, "input", "compression ratio", ratio);
         for (auto& [name, series, kernel] : kernels) {
             const figures f = run_variant(ctx, *kernel, set, input, pin_in, pin_out, s.runs, s.kernel_only, s.timeline, name.c_str());
-            const std::string e2e = std::to_string(f.e2e_gbs).substr(0, std::to_string(f.e2e_gbs).find('.') + 3) + (f.e2e_streams ? " s" : " x") +
-                                    std::to_string(f.e2e_depth);
+            const std::string e2e = s.kernel_only ? std::string("-")
+                                                  : std::to_string(f.e2e_gbs).substr(0, std::to_string(f.e2e_gbs).find('.') + 3) +
+                                                        (f.e2e_streams ? " s" : " x") + std::to_string(f.e2e_depth);
             std::printf("%9zu %8zu %6.2f %-16s %11.2f %11s %11.2f %9.2f %9.2f\n", block, set.blocks.size(), ratio, name.c_str(),
                         f.kernel_gbs, e2e.c_str(), cpu_gbs, f.kernel_gbs / cpu_gbs, f.e2e_gbs / cpu_gbs);
             std::fputs(f.timeline.c_str(), stdout);
