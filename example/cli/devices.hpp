@@ -15,9 +15,10 @@ namespace vyre::cli {
 inline int cmd_devices(const std::vector<std::string>& args) {
     po::options_description options("Lists every OpenCL device of every platform, marking the one vyre uses by default");
     options.add_options()("filter", po::value<std::string>()->default_value(""),
-                          "only devices whose name or platform contains this text");
+                          "only devices whose name or platform contains this text")(
+        "extensions", po::bool_switch(), "also list each device's OpenCL extensions (cl_khr_fp64, cl_khr_subgroups, ...)");
     po::variables_map vm;
-    if (!parse("devices", "[--filter TEXT]", options, args, vm)) return 0;
+    if (!parse("devices", "[--filter TEXT] [--extensions]", options, args, vm)) return 0;
     namespace rt = vyre::runtime;
     const auto all = rt::filter_devices(rt::list_devices(), vm["filter"].as<std::string>());
     if (all.empty()) {
@@ -39,6 +40,11 @@ inline int cmd_devices(const std::vector<std::string>& args) {
                   << " | global memory: " << (d.global_memory >> 20) << " MiB"
                   << " | max allocation: " << (d.max_allocation >> 20) << " MiB"
                   << " | local memory: " << (d.local_memory >> 10) << " KiB\n";
+        if (vm["extensions"].as<bool>()) {
+            std::cout << "     extensions:";
+            for (const auto& e : d.device.extensions()) std::cout << " " << e;
+            std::cout << "\n";
+        }
     }
     std::cout << "(* = default device; choose another with VYRE_DEVICE=<part of its name or platform>)\n";
     return 0;
