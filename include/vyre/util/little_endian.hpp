@@ -1,0 +1,31 @@
+// Little-endian integers in byte spans, as every container and frame format stores them. The
+// caller checks the range first (the parsers name the field and the offset when it is short).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace vyre::util {
+
+// The `bytes` (1..8) little-endian bytes at `at`.
+inline std::uint64_t read_le(std::span<const std::uint8_t> b, std::uint64_t at, unsigned bytes) noexcept {
+    std::uint64_t v = 0;
+    for (unsigned i = 0; i < bytes; ++i) v |= std::uint64_t{b[static_cast<std::size_t>(at) + i]} << (8 * i);
+    return v;
+}
+inline std::uint16_t read_le16(std::span<const std::uint8_t> b, std::uint64_t at) noexcept {
+    return static_cast<std::uint16_t>(read_le(b, at, 2));
+}
+inline std::uint32_t read_le32(std::span<const std::uint8_t> b, std::uint64_t at) noexcept {
+    return static_cast<std::uint32_t>(read_le(b, at, 4));
+}
+inline std::uint64_t read_le64(std::span<const std::uint8_t> b, std::uint64_t at) noexcept { return read_le(b, at, 8); }
+
+// Appends v as `bytes` little-endian bytes.
+inline void append_le(std::vector<std::uint8_t>& out, std::uint64_t v, unsigned bytes) {
+    for (unsigned i = 0; i < bytes; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+
+} // namespace vyre::util
