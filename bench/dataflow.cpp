@@ -39,7 +39,7 @@
 #include "graph_common.hpp"
 
 #include <vyre/engine/dataflow.hpp>
-#include <vyre/format/lz4_frame.hpp>
+#include <vyre/engine/lz4_decompress.hpp>
 #include <vyre/graph/debian.hpp>
 #include <vyre/graph/generate.hpp>
 #include <vyre/ops/graph/bfs.hpp>
@@ -306,7 +306,7 @@ void bench_debian(vyre::runtime::context& ctx, const settings& s) {
     for (const auto& f : files) {
         std::string text = read_file(f);
         if (f.extension() == ".lz4") {
-            const auto bytes = vyre::format::lz4_decompress_frames_cpu(
+            const auto bytes = vyre::engine::decompress_lz4_host(
                 std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
             text.assign(bytes.begin(), bytes.end());
         }

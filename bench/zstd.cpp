@@ -137,30 +137,30 @@ std::size_t libzstd_decompress(std::span<const std::uint8_t> zst, std::span<std:
 
 // compression.zstd alone: every block of the file in one dispatch, input resident on the device.
 double kernel_seconds(rt::context& ctx, const fmt::zstd_file& file, std::span<const std::uint8_t> zst, int runs,
-                      const cz::zstd_kernel* kernel = nullptr) {
-    if (!kernel) kernel = &cz::zstd_kernel_for(cz::resolve(cz::zstd_variant::automatic, ctx.device()));
+                      const vyre::ops::block_kernel* kernel = nullptr) {
+    if (!kernel) kernel = &vyre::ops::kernel_for<vyre::ops::compression::zstd_op>(vyre::ops::resolve<vyre::ops::compression::zstd_op>(vyre::ops::block_variant::automatic, ctx.device()));
     if (file.block_count == 0 || file.staging_size > 0xFFFFFFFFu || zst.size() > 0xFFFFFFFFu) return 0;
-    std::vector<cz::block_descriptor> d;
+    std::vector<vyre::compression::block_descriptor> d;
     std::uint32_t largest = 1;
     for (const auto& e : fmt::zstd_block_extents(file)) {
         d.push_back({static_cast<std::uint32_t>(e.input_offset), e.input_size, static_cast<std::uint32_t>(e.output_offset),
                      e.output_size, 0});
         largest = std::max(largest, e.output_size);
     }
-    cz::zstd_device_blocks b;
+    vyre::ops::block_buffers b;
     b.input_bytes = zst.size();
-    b.input = rt::allocate(ctx, cz::zstd_padded_bytes(zst.size()), CL_MEM_READ_ONLY);
+    b.input = rt::allocate(ctx, vyre::runtime::padded_bytes(zst.size()), CL_MEM_READ_ONLY);
     rt::write(ctx, b.input, zst.data(), zst.size());
-    b.descriptors = rt::upload(ctx, std::span<const cz::block_descriptor>(d), CL_MEM_READ_ONLY);
+    b.descriptors = rt::upload(ctx, std::span<const vyre::compression::block_descriptor>(d), CL_MEM_READ_ONLY);
     b.block_count = static_cast<std::uint32_t>(d.size());
     b.output_bytes = file.staging_size;
-    b.output = rt::allocate(ctx, cz::zstd_padded_bytes(file.staging_size));
-    b.statuses = rt::allocate(ctx, d.size() * sizeof(cz::block_status));
+    b.output = rt::allocate(ctx, vyre::runtime::padded_bytes(file.staging_size));
+    b.statuses = rt::allocate(ctx, d.size() * sizeof(vyre::compression::block_status));
     b.largest_output = largest;
     std::vector<double> t;
     for (int r = 0; r < runs + 1; ++r) {
         boost::compute::buffer params;
-        auto e = cz::enqueue_zstd(ctx, *kernel, b, params);
+        auto e = vyre::ops::enqueue_blocks(ctx, *kernel, b, params);
         e.wait();
         if (r > 0) t.push_back(vyre::bench::event_seconds(e));
     }
@@ -383,10 +383,10 @@ int main(int argc, char** argv) {
         std::printf("\n# kernel only, rawrle case: %llu raw/RLE bytes in %zu blocks\n", static_cast<unsigned long long>(plain),
                     file.block_count);
         for (const auto& shape : s.shapes) {
-            cz::zstd_kernel kernel = shape == "reference" ? cz::make_zstd_kernel(cz::zstd_variant::reference) : [&] {
+            vyre::ops::block_kernel kernel = shape == "reference" ? vyre::ops::compression::zstd_op::kernel(vyre::ops::block_variant::reference) : [&] {
                 unsigned w = 0, u = 0, sl = 0;
                 if (std::sscanf(shape.c_str(), "%ux%ux%u", &w, &u, &sl) != 3) usage();
-                return cz::make_zstd_kernel(cz::zstd_variant::fast, w, u, sl);
+                return vyre::ops::compression::zstd_op::kernel(vyre::ops::block_variant::fast, w, u, sl);
             }();
             const double t = kernel_seconds(ctx, file, zst, s.runs, &kernel);
             std::printf("shape %-18s %10.1f GB/s (%.3f ms)\n", shape.c_str(), double(plain) / t / 1e9, t * 1e3);

@@ -4,8 +4,11 @@
 #include "lz4_blocks.hpp"
 #include "test_data.hpp"
 
+#include <vyre/engine/lz4_decompress.hpp>
 #include <vyre/format/lz4_frame.hpp>
-#include <vyre/ops/compression/block.hpp>
+#include <vyre/compression/batch.hpp>
+#include <vyre/compression/lz4.hpp>
+#include <vyre/compression/zstd.hpp>
 #include <vyre/reference/lz4.hpp>
 
 #include <lz4.h>
@@ -30,11 +33,11 @@
 
 #include <unistd.h>
 
-namespace vyre::ops::compression {
+namespace vyre::compression {
 std::ostream& operator<<(std::ostream& os, const block_status& s) {
     return os << "{" << lz4_error_name(s.code) << ", " << s.output_size << "}";
 }
-} // namespace vyre::ops::compression
+} // namespace vyre::compression
 namespace vyre::format {
 std::ostream& operator<<(std::ostream& os, lz4_frame_kind k) { return os << lz4_frame_kind_name(k); }
 } // namespace vyre::format
@@ -42,7 +45,7 @@ std::ostream& operator<<(std::ostream& os, lz4_frame_kind k) { return os << lz4_
 namespace {
 
 namespace cz = vyre::ops::compression;
-namespace lz = vyre::ops::compression::lz4_error;
+namespace lz = vyre::compression::lz4_error;
 namespace fmt = vyre::format;
 namespace ref = vyre::reference;
 using bytes = std::vector<std::uint8_t>;
@@ -67,7 +70,7 @@ void put_le32(bytes& b, std::uint32_t v) {
 
 // Decodes into a region framed by guard bytes; everything not written must keep the fill value.
 struct guarded_result {
-    cz::block_status status{};
+    vyre::compression::block_status status{};
     bytes output;             // the first status.output_size bytes of the region
     bool guards_intact = true; // bytes before and after the region
     bool tail_untouched = true; // region bytes at and after status.output_size
@@ -92,7 +95,7 @@ guarded_result guarded_decode(const bytes& block, std::size_t capacity, std::uin
 
 void check_decodes_to(const bytes& block, const bytes& expected, std::size_t capacity) {
     const auto r = guarded_decode(block, capacity);
-    BOOST_TEST(r.status == (cz::block_status{lz::none, static_cast<std::uint32_t>(expected.size())}));
+    BOOST_TEST(r.status == (vyre::compression::block_status{lz::none, static_cast<std::uint32_t>(expected.size())}));
     BOOST_TEST(r.output == expected, boost::test_tools::per_element());
     BOOST_TEST(r.guards_intact);
     BOOST_TEST(r.tail_untouched);
@@ -100,7 +103,7 @@ void check_decodes_to(const bytes& block, const bytes& expected, std::size_t cap
     BOOST_TEST(m.status == r.status);
 }
 
-void check_fails(const bytes& block, std::size_t capacity, cz::block_status expected) {
+void check_fails(const bytes& block, std::size_t capacity, vyre::compression::block_status expected) {
     const auto r = guarded_decode(block, capacity);
     BOOST_TEST(r.status == expected);
     BOOST_TEST(r.guards_intact);
@@ -113,28 +116,28 @@ void check_fails(const bytes& block, std::size_t capacity, cz::block_status expe
 // ---- the permanent layouts --------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(block_layouts_are_permanent) {
-    BOOST_TEST(sizeof(cz::block_descriptor) == 20u);
-    BOOST_TEST(offsetof(cz::block_descriptor, input_offset) == 0u);
-    BOOST_TEST(offsetof(cz::block_descriptor, input_size) == 4u);
-    BOOST_TEST(offsetof(cz::block_descriptor, output_offset) == 8u);
-    BOOST_TEST(offsetof(cz::block_descriptor, output_size) == 12u);
-    BOOST_TEST(offsetof(cz::block_descriptor, flags) == 16u);
-    BOOST_TEST(sizeof(cz::block_status) == 8u);
-    BOOST_TEST(offsetof(cz::block_status, output_size) == 4u);
-    BOOST_TEST(cz::block_flag_uncompressed == 1u);
+    BOOST_TEST(sizeof(vyre::compression::block_descriptor) == 20u);
+    BOOST_TEST(offsetof(vyre::compression::block_descriptor, input_offset) == 0u);
+    BOOST_TEST(offsetof(vyre::compression::block_descriptor, input_size) == 4u);
+    BOOST_TEST(offsetof(vyre::compression::block_descriptor, output_offset) == 8u);
+    BOOST_TEST(offsetof(vyre::compression::block_descriptor, output_size) == 12u);
+    BOOST_TEST(offsetof(vyre::compression::block_descriptor, flags) == 16u);
+    BOOST_TEST(sizeof(vyre::compression::block_status) == 8u);
+    BOOST_TEST(offsetof(vyre::compression::block_status, output_size) == 4u);
+    BOOST_TEST(vyre::compression::block_flag_uncompressed == 1u);
     const std::map<std::uint32_t, std::string> lz4_names = {{0, "none"},           {1, "corrupt_token"},
                                                             {2, "offset_oob"},     {3, "output_overflow"},
                                                             {4, "literal_overflow"}, {5, "match_overflow"}};
-    for (const auto& [code, name] : lz4_names) BOOST_TEST(cz::lz4_error_name(code) == name);
-    BOOST_TEST(std::string(cz::lz4_error_name(6)) == "unknown_lz4_error");
+    for (const auto& [code, name] : lz4_names) BOOST_TEST(vyre::compression::lz4_error_name(code) == name);
+    BOOST_TEST(std::string(vyre::compression::lz4_error_name(6)) == "unknown_lz4_error");
     const std::map<std::uint32_t, std::string> zstd_names = {{0, "none"},
                                                              {1, "corrupt_block"},
                                                              {2, "output_overflow"},
                                                              {3, "rle_payload_missing"},
                                                              {4, "unsupported_compressed_block"}};
-    for (const auto& [code, name] : zstd_names) BOOST_TEST(cz::zstd_error_name(code) == name);
-    BOOST_TEST(std::string(cz::zstd_error_name(5)) == "unknown_zstd_error");
-    BOOST_TEST(cz::zstd_error::unsupported_compressed_block == 4u);
+    for (const auto& [code, name] : zstd_names) BOOST_TEST(vyre::compression::zstd_error_name(code) == name);
+    BOOST_TEST(std::string(vyre::compression::zstd_error_name(5)) == "unknown_zstd_error");
+    BOOST_TEST(vyre::compression::zstd_error::unsupported_compressed_block == 4u);
 }
 
 // ---- the reference decoder on hand-built blocks -------------------------------------------------
@@ -245,23 +248,23 @@ BOOST_AUTO_TEST_CASE(reference_lengths_saturate_instead_of_wrapping) {
 
 BOOST_AUTO_TEST_CASE(reference_stored_blocks) {
     const bytes data = to_bytes("stored verbatim, flag bit 0");
-    const auto exact = guarded_decode(data, data.size(), cz::block_flag_uncompressed);
-    BOOST_TEST(exact.status == (cz::block_status{lz::none, static_cast<std::uint32_t>(data.size())}));
+    const auto exact = guarded_decode(data, data.size(), vyre::compression::block_flag_uncompressed);
+    BOOST_TEST(exact.status == (vyre::compression::block_status{lz::none, static_cast<std::uint32_t>(data.size())}));
     BOOST_TEST(exact.output == data, boost::test_tools::per_element());
     BOOST_TEST(exact.guards_intact);
 
-    const auto roomy = guarded_decode(data, data.size() + 10, cz::block_flag_uncompressed);
-    BOOST_TEST(roomy.status == (cz::block_status{lz::none, static_cast<std::uint32_t>(data.size())}));
+    const auto roomy = guarded_decode(data, data.size() + 10, vyre::compression::block_flag_uncompressed);
+    BOOST_TEST(roomy.status == (vyre::compression::block_status{lz::none, static_cast<std::uint32_t>(data.size())}));
     BOOST_TEST(roomy.tail_untouched);
 
-    const auto small = guarded_decode(data, data.size() - 1, cz::block_flag_uncompressed);
-    BOOST_TEST(small.status == (cz::block_status{lz::output_overflow, 0}));
+    const auto small = guarded_decode(data, data.size() - 1, vyre::compression::block_flag_uncompressed);
+    BOOST_TEST(small.status == (vyre::compression::block_status{lz::output_overflow, 0}));
     BOOST_TEST(small.tail_untouched);
     BOOST_TEST(small.guards_intact);
 
     // The same bytes as a compressed block would be read as tokens: the flag decides.
-    const auto empty = guarded_decode({}, 0, cz::block_flag_uncompressed);
-    BOOST_TEST(empty.status == (cz::block_status{lz::none, 0}));
+    const auto empty = guarded_decode({}, 0, vyre::compression::block_flag_uncompressed);
+    BOOST_TEST(empty.status == (vyre::compression::block_status{lz::none, 0}));
 }
 
 BOOST_AUTO_TEST_CASE(reference_batch_of_descriptors) {
@@ -272,9 +275,9 @@ BOOST_AUTO_TEST_CASE(reference_batch_of_descriptors) {
     const bytes b3 = {0x40, 'a', 'b', 'c', 'd', 0, 0}; // offset 0
     const bytes input = concat({b1, b2, b3});
     const auto u = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
-    const std::vector<cz::block_descriptor> blocks = {
+    const std::vector<vyre::compression::block_descriptor> blocks = {
         {0, u(b1.size()), 0, 13, 0},
-        {u(b1.size()), u(b2.size()), 13, 5, cz::block_flag_uncompressed},
+        {u(b1.size()), u(b2.size()), 13, 5, vyre::compression::block_flag_uncompressed},
         {u(b1.size() + b2.size()), u(b3.size()), 18, 8, 0},
         {u(input.size() - 2), 3, 26, 4, 0},        // input range past the input buffer
         {0, u(b1.size()), 30, 13, 0},              // output range past the output buffer
@@ -282,7 +285,7 @@ BOOST_AUTO_TEST_CASE(reference_batch_of_descriptors) {
         {0, u(b1.size()), 0xFFFFFFF0u, 0x20, 0}};
     bytes output(32, fill);
     const auto statuses = ref::lz4_decompress(input, blocks, output);
-    const std::vector<cz::block_status> expected = {{lz::none, 13},
+    const std::vector<vyre::compression::block_status> expected = {{lz::none, 13},
                                                     {lz::none, 5},
                                                     {lz::offset_oob, 4},
                                                     {lz::literal_overflow, 0},
@@ -323,7 +326,7 @@ BOOST_AUTO_TEST_CASE(reference_matches_liblz4) {
     for (const bytes& big : {bytes(1 << 20, 'z'), random_bytes(rng, 1 << 20)}) {
         const bytes block = lz4_compress_block(big, 9);
         const auto r = guarded_decode(block, big.size());
-        BOOST_TEST(r.status == (cz::block_status{lz::none, static_cast<std::uint32_t>(big.size())}));
+        BOOST_TEST(r.status == (vyre::compression::block_status{lz::none, static_cast<std::uint32_t>(big.size())}));
         BOOST_TEST((r.output == big));
     }
     BOOST_TEST(cases == 12 * 3 * 6);
@@ -395,29 +398,29 @@ BOOST_AUTO_TEST_CASE(reference_survives_mutations) {
 
 BOOST_AUTO_TEST_CASE(measure_with_history_reaches_earlier_output) {
     const bytes block = {0x00, 3, 0, 0x10, 'z'}; // a 4-byte match 3 bytes back, then 'z'
-    BOOST_TEST(ref::lz4_measure_block(block, 64, 0).status == (cz::block_status{lz::offset_oob, 0}));
-    BOOST_TEST(ref::lz4_measure_block(block, 64, 2).status == (cz::block_status{lz::offset_oob, 0}));
-    BOOST_TEST(ref::lz4_measure_block(block, 64, 3).status == (cz::block_status{lz::none, 5}));
+    BOOST_TEST(ref::lz4_measure_block(block, 64, 0).status == (vyre::compression::block_status{lz::offset_oob, 0}));
+    BOOST_TEST(ref::lz4_measure_block(block, 64, 2).status == (vyre::compression::block_status{lz::offset_oob, 0}));
+    BOOST_TEST(ref::lz4_measure_block(block, 64, 3).status == (vyre::compression::block_status{lz::none, 5}));
     BOOST_TEST(ref::lz4_measure_block(block, 64, 3).input_position == 5u);
-    BOOST_TEST(ref::lz4_measure_block(block, 3, 3).status == (cz::block_status{lz::match_overflow, 0}));
+    BOOST_TEST(ref::lz4_measure_block(block, 3, 3).status == (vyre::compression::block_status{lz::match_overflow, 0}));
 }
 
 // ---- batching ----------------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(batches_respect_limits) {
-    std::vector<cz::block_extent> extents;
+    std::vector<vyre::compression::block_extent> extents;
     std::uint64_t in = 5'000'000'000ULL, out = 9'000'000'000ULL; // beyond 32 bits on purpose
     for (std::uint32_t i = 0; i < 40; ++i) {
         const std::uint32_t isz = 1000 + i * 37, osz = 4000 + i * 101;
-        extents.push_back({in, out, isz, osz, i % 3 == 0 ? cz::block_flag_uncompressed : 0});
+        extents.push_back({in, out, isz, osz, i % 3 == 0 ? vyre::compression::block_flag_uncompressed : 0});
         in += isz + 8; // headers between blocks
         out += osz;
     }
-    cz::batch_limits limits;
+    vyre::compression::batch_limits limits;
     limits.max_input_bytes = 10'000;
     limits.max_output_bytes = 50'000;
     limits.max_blocks = 7;
-    const auto batches = cz::make_block_batches(extents, limits);
+    const auto batches = vyre::compression::make_block_batches(extents, limits);
     BOOST_TEST(batches.size() > 5u);
     std::size_t next = 0;
     for (const auto& b : batches) {
@@ -426,7 +429,7 @@ BOOST_AUTO_TEST_CASE(batches_respect_limits) {
         BOOST_TEST(b.output_bytes <= limits.max_output_bytes);
         BOOST_TEST(b.blocks.size() <= limits.max_blocks);
         BOOST_TEST(!b.blocks.empty());
-        BOOST_CHECK_NO_THROW(cz::check_descriptors(b.blocks, b.input_bytes, b.output_bytes));
+        BOOST_CHECK_NO_THROW(vyre::compression::check_descriptors(b.blocks, b.input_bytes, b.output_bytes));
         for (std::size_t k = 0; k < b.blocks.size(); ++k) {
             const auto& e = extents[next + k];
             const auto& d = b.blocks[k];
@@ -440,31 +443,31 @@ BOOST_AUTO_TEST_CASE(batches_respect_limits) {
     }
     BOOST_TEST(next == extents.size());
     // Default limits: everything fits one batch.
-    BOOST_TEST(cz::make_block_batches(extents).size() == 1u);
-    BOOST_TEST(cz::make_block_batches({}).empty());
+    BOOST_TEST(vyre::compression::make_block_batches(extents).size() == 1u);
+    BOOST_TEST(vyre::compression::make_block_batches({}).empty());
 
     // An extent larger than a limit cannot be split.
     limits.max_output_bytes = 3000;
-    BOOST_CHECK_THROW(cz::make_block_batches(extents, limits), vyre::resource_error);
+    BOOST_CHECK_THROW(vyre::compression::make_block_batches(extents, limits), vyre::resource_error);
     // A range that wraps 64 bits is malformed.
-    const std::vector<cz::block_extent> wrapping = {{~0ULL - 3, 0, 10, 10, 0}};
-    BOOST_CHECK_THROW(cz::make_block_batches(wrapping), vyre::format_error);
+    const std::vector<vyre::compression::block_extent> wrapping = {{~0ULL - 3, 0, 10, 10, 0}};
+    BOOST_CHECK_THROW(vyre::compression::make_block_batches(wrapping), vyre::format_error);
 }
 
 BOOST_AUTO_TEST_CASE(descriptor_checks) {
-    const std::vector<cz::block_descriptor> good = {{0, 10, 0, 100, 0}, {10, 5, 100, 50, 1}, {15, 0, 150, 0, 0}};
-    BOOST_CHECK_NO_THROW(cz::check_descriptors(good, 15, 150));
-    BOOST_CHECK_THROW(cz::check_descriptors(good, 14, 150), vyre::format_error);
-    BOOST_CHECK_THROW(cz::check_descriptors(good, 15, 149), vyre::format_error);
+    const std::vector<vyre::compression::block_descriptor> good = {{0, 10, 0, 100, 0}, {10, 5, 100, 50, 1}, {15, 0, 150, 0, 0}};
+    BOOST_CHECK_NO_THROW(vyre::compression::check_descriptors(good, 15, 150));
+    BOOST_CHECK_THROW(vyre::compression::check_descriptors(good, 14, 150), vyre::format_error);
+    BOOST_CHECK_THROW(vyre::compression::check_descriptors(good, 15, 149), vyre::format_error);
     auto bad = good;
     bad[1].flags = 2;
-    BOOST_CHECK_THROW(cz::check_descriptors(bad, 15, 150), vyre::format_error);
+    BOOST_CHECK_THROW(vyre::compression::check_descriptors(bad, 15, 150), vyre::format_error);
     bad = good;
     bad[1].output_offset = 99; // overlaps block 0
-    BOOST_CHECK_THROW(cz::check_descriptors(bad, 15, 150), vyre::format_error);
+    BOOST_CHECK_THROW(vyre::compression::check_descriptors(bad, 15, 150), vyre::format_error);
     bad = good;
     bad[0].input_offset = 0xFFFFFFFFu; // must not wrap in 32 bits
-    BOOST_CHECK_THROW(cz::check_descriptors(bad, 15, 150), vyre::format_error);
+    BOOST_CHECK_THROW(vyre::compression::check_descriptors(bad, 15, 150), vyre::format_error);
 }
 
 // ---- frames ------------------------------------------------------------------------------------
@@ -556,7 +559,7 @@ bytes liblz4_frame(const bytes& content, LZ4F_blockSizeID_t size, LZ4F_blockMode
 // Expects a format_error at exactly `offset` whose message mentions `word`.
 void expect_format_error(const bytes& file, std::uint64_t offset, const std::string& word) {
     try {
-        (void)fmt::lz4_decompress_frames_cpu(file);
+        (void)vyre::engine::decompress_lz4_host(file);
         BOOST_ERROR("no format_error; expected one at byte " << offset << " about \"" << word << "\"");
     } catch (const vyre::format_error& e) {
         BOOST_TEST(e.offset() == offset, "offset " << e.offset() << " != " << offset << ": " << e.what());
@@ -598,12 +601,12 @@ BOOST_AUTO_TEST_CASE(frames_from_liblz4) {
                     BOOST_TEST(f.block_count == layout.blocks.size());
                     for (const auto& b : layout.blocks) {
                         BOOST_TEST(b.extent.output_size <= f.block_max_size);
-                        stored_blocks += (b.extent.flags & cz::block_flag_uncompressed) ? 1 : 0;
+                        stored_blocks += (b.extent.flags & vyre::compression::block_flag_uncompressed) ? 1 : 0;
                     }
                     linked_frames += f.blocks_independent ? 0 : 1;
                     expected_linked += (mode == LZ4F_blockLinked && !one_block) ? 1 : 0;
                     BOOST_TEST(fmt::lz4_independent_extents(layout).size() == (f.blocks_independent ? layout.blocks.size() : 0u));
-                    const bytes decoded = fmt::lz4_decompress_frames_cpu(file);
+                    const bytes decoded = vyre::engine::decompress_lz4_host(file);
                     BOOST_TEST((decoded == *content));
                 }
             }
@@ -630,19 +633,19 @@ BOOST_AUTO_TEST_CASE(frames_written_here) {
         const auto& e = layout.blocks[i].extent;
         BOOST_TEST(e.output_offset == out);
         BOOST_TEST(e.output_size == std::min<std::uint64_t>(50'000, content.size() - out));
-        BOOST_TEST(((e.flags & cz::block_flag_uncompressed) != 0) == (i % 3 == 2));
+        BOOST_TEST(((e.flags & vyre::compression::block_flag_uncompressed) != 0) == (i % 3 == 2));
         BOOST_TEST(layout.blocks[i].checksum.has_value());
         out += e.output_size;
     }
     BOOST_TEST(layout.frames[0].content_size.value_or(0) == content.size());
-    BOOST_TEST((fmt::lz4_decompress_frames_cpu(file) == content));
+    BOOST_TEST((vyre::engine::decompress_lz4_host(file) == content));
 
     // The empty frame, and a frame whose EndMark carries the stored bit (liblz4 takes it as EndMark).
     const bytes empty = make_frame({}, frame_options{});
-    BOOST_TEST(fmt::lz4_decompress_frames_cpu(empty).empty());
+    BOOST_TEST(vyre::engine::decompress_lz4_host(empty).empty());
     bytes odd_end = make_frame(to_bytes("abc"), frame_options{});
     odd_end[odd_end.size() - 5] = 0x80; // last byte of the EndMark, before the content checksum
-    BOOST_TEST(fmt::lz4_decompress_frames_cpu(odd_end) == to_bytes("abc"));
+    BOOST_TEST(vyre::engine::decompress_lz4_host(odd_end) == to_bytes("abc"));
 }
 
 BOOST_AUTO_TEST_CASE(concatenated_skippable_and_legacy_frames) {
@@ -674,30 +677,30 @@ BOOST_AUTO_TEST_CASE(concatenated_skippable_and_legacy_frames) {
         at += f.size;
     }
     BOOST_TEST(at == file.size());
-    BOOST_TEST((fmt::lz4_decompress_frames_cpu(file) == concat({a, c, b, a})));
+    BOOST_TEST((vyre::engine::decompress_lz4_host(file) == concat({a, c, b, a})));
 
     // What a device dispatch would do: independent blocks in batches, the linked frame on the host.
     bytes output(layout.output_size, 0);
-    cz::batch_limits limits;
+    vyre::compression::batch_limits limits;
     limits.max_input_bytes = fmt::lz4_legacy_max_compressed;
     limits.max_output_bytes = 9 << 20;
     const auto extents = fmt::lz4_independent_extents(layout);
     BOOST_TEST(extents.size() == layout.blocks.size() - layout.frames[4].block_count);
-    const auto batches = cz::make_block_batches(extents, limits);
+    const auto batches = vyre::compression::make_block_batches(extents, limits);
     BOOST_TEST(batches.size() >= 2u);
     for (const auto& batch : batches) {
-        cz::check_descriptors(batch.blocks, batch.input_bytes, batch.output_bytes);
+        vyre::compression::check_descriptors(batch.blocks, batch.input_bytes, batch.output_bytes);
         bytes out(batch.output_bytes);
         const auto statuses = ref::lz4_decompress(std::span(file).subspan(batch.input_base, batch.input_bytes), batch.blocks, out);
         // Copy back block by block: the output window may span regions of blocks left out.
         for (std::size_t i = 0; i < statuses.size(); ++i) {
             const auto& d = batch.blocks[i];
-            BOOST_TEST(statuses[i] == (cz::block_status{lz::none, d.output_size}));
+            BOOST_TEST(statuses[i] == (vyre::compression::block_status{lz::none, d.output_size}));
             std::copy_n(out.begin() + d.output_offset, d.output_size,
                         output.begin() + static_cast<std::ptrdiff_t>(batch.output_base + d.output_offset));
         }
     }
-    fmt::lz4_decode_frame_cpu(layout, 4, file, output);
+    vyre::engine::decompress_lz4_frame_host(layout, 4, file, output);
     BOOST_CHECK_NO_THROW(fmt::verify_lz4_content(layout, output));
     BOOST_TEST((output == concat({a, c, b, a})));
 }
@@ -707,7 +710,7 @@ BOOST_AUTO_TEST_CASE(frame_header_errors) {
     frame_options o;
     o.content_size = true;
     const bytes good = make_frame(content, o); // FLG at 4, BD at 5, content size 6..13, HC at 14
-    BOOST_TEST(fmt::lz4_decompress_frames_cpu(good) == content);
+    BOOST_TEST(vyre::engine::decompress_lz4_host(good) == content);
     auto edited = [&](auto edit, bool fix) {
         bytes f = good;
         edit(f);
@@ -779,7 +782,7 @@ BOOST_AUTO_TEST_CASE(frame_truncations_and_checksums) {
     for (std::size_t n = 1; n < good.size(); ++n) {
         BOOST_TEST_CONTEXT("prefix of " << n << " bytes") {
             try {
-                (void)fmt::lz4_decompress_frames_cpu(std::span(good).first(n));
+                (void)vyre::engine::decompress_lz4_host(std::span(good).first(n));
                 BOOST_ERROR("a truncated frame was accepted");
             } catch (const vyre::format_error& e) {
                 BOOST_TEST(e.offset() <= n);
@@ -806,14 +809,14 @@ BOOST_AUTO_TEST_CASE(frame_truncations_and_checksums) {
     bad[e2.input_offset + e2.input_size - 1] ^= 0x01; // the last literal: a block ends with literals
     expect_format_error(bad, layout2.frames[0].content_checksum_offset, "content checksum");
     // verify functions on their own: wrong output size, wrong bytes.
-    bytes out = fmt::lz4_decompress_frames_cpu(good);
+    bytes out = vyre::engine::decompress_lz4_host(good);
     BOOST_CHECK_NO_THROW(fmt::verify_lz4_content(layout, out));
     BOOST_CHECK_NO_THROW(fmt::verify_lz4_block_checksums(layout, good));
     BOOST_CHECK_THROW(fmt::verify_lz4_content(layout, std::span(out).first(out.size() - 1)), vyre::format_error);
     frame_options checked;
     const bytes good3 = make_frame(content, checked);
     const auto layout3 = fmt::parse_lz4_frames(good3);
-    bytes out3 = fmt::lz4_decompress_frames_cpu(good3);
+    bytes out3 = vyre::engine::decompress_lz4_host(good3);
     out3[1234] ^= 0x20;
     BOOST_CHECK_THROW(fmt::verify_lz4_content(layout3, out3), vyre::format_error);
     // Parsing without block checksum verification leaves it to verify_lz4_block_checksums.
@@ -824,7 +827,7 @@ BOOST_AUTO_TEST_CASE(frame_truncations_and_checksums) {
     const auto layout4 = fmt::parse_lz4_frames(bad, lax);
     BOOST_CHECK_THROW(fmt::verify_lz4_block_checksums(layout4, bad), vyre::format_error);
     // A hostile output bound.
-    BOOST_CHECK_THROW(fmt::lz4_decompress_frames_cpu(good, content.size() - 1), vyre::resource_error);
+    BOOST_CHECK_THROW(vyre::engine::decompress_lz4_host(good, content.size() - 1), vyre::resource_error);
 }
 
 BOOST_AUTO_TEST_CASE(frame_mutations) {
@@ -857,7 +860,7 @@ BOOST_AUTO_TEST_CASE(frame_mutations) {
         BOOST_TEST_CONTEXT("seed " << seed << ", iteration " << it << ", frame set " << which << ", mutation " << kind
                                    << ", at " << at) {
             try {
-                const bytes out = fmt::lz4_decompress_frames_cpu(m);
+                const bytes out = vyre::engine::decompress_lz4_host(m);
                 ++accepted;
                 // With checksums, anything accepted is the original content.
                 if (which == 0 || which == 2) BOOST_TEST((out == content));
@@ -926,7 +929,7 @@ BOOST_AUTO_TEST_CASE(frames_from_lz4_tool) {
             BOOST_TEST(f.block_checksums == v.block_checksums);
             BOOST_TEST(layout.output_size == v.content->size());
             if (v.options == "-B100000") BOOST_TEST(layout.blocks[0].extent.output_size == 100000u);
-            BOOST_TEST((fmt::lz4_decompress_frames_cpu(file) == *v.content));
+            BOOST_TEST((vyre::engine::decompress_lz4_host(file) == *v.content));
             files.push_back(file);
         }
     }
@@ -938,13 +941,13 @@ BOOST_AUTO_TEST_CASE(frames_from_lz4_tool) {
     BOOST_REQUIRE(legacy_layout.frames.size() == 1u);
     BOOST_TEST(legacy_layout.frames[0].kind == fmt::lz4_frame_kind::legacy);
     BOOST_TEST(legacy_layout.blocks.size() == 2u);
-    BOOST_TEST((fmt::lz4_decompress_frames_cpu(legacy) == large));
+    BOOST_TEST((vyre::engine::decompress_lz4_host(legacy) == large));
     // An empty file, and concatenations (as `cat a.lz4 b.lz4` makes them), skippable frames between.
     const bytes empty = lz4_tool(dir, {}, "", "empty");
-    BOOST_TEST(fmt::lz4_decompress_frames_cpu(empty).empty());
+    BOOST_TEST(vyre::engine::decompress_lz4_host(empty).empty());
     const bytes joined = concat({files[3], skippable_frame(0x184D2A53, to_bytes("meta")), legacy, empty, files[7],
                                  files[9]});
-    BOOST_TEST((fmt::lz4_decompress_frames_cpu(joined) == concat({corpus, large, corpus, corpus})));
+    BOOST_TEST((vyre::engine::decompress_lz4_host(joined) == concat({corpus, large, corpus, corpus})));
     // The tool agrees about the concatenation.
     write_file(dir / "joined.lz4", joined);
     const std::string cmd = "lz4 -q -d -f '" + (dir / "joined.lz4") + "' '" + (dir / "joined.out") + "' >/dev/null 2>&1";

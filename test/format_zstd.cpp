@@ -6,7 +6,7 @@
 #include "test_data.hpp"
 #include "zstd_blocks.hpp"
 
-#include <vyre/format/zstd_decompress.hpp>
+#include <vyre/engine/zstd_host.hpp>
 #include <vyre/format/zstd_frame.hpp>
 #include <vyre/reference/zstd.hpp>
 
@@ -29,7 +29,7 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace fmt = vyre::format;
-namespace cmp = vyre::ops::compression;
+namespace cmp = vyre::compression;
 using bytes = std::vector<std::uint8_t>;
 
 using vyre::test::block_header;
@@ -118,10 +118,10 @@ std::size_t bound_of(std::span<const std::uint8_t> src) {
 bytes decode_with_frame_api(std::span<const std::uint8_t> zst, const fmt::zstd_parse_options& options = {}) {
     const auto file = fmt::parse_zstd(zst, options);
     bytes staging(file.staging_size);
-    const auto dctx = fmt::detail::zstd_make_frame_dctx();
+    const auto dctx = vyre::engine::detail::zstd_make_frame_dctx();
     std::uint64_t at = 0;
     for (const auto& f : file.frames) {
-        const auto o = fmt::detail::zstd_decode_frame(dctx.get(), zst, f, staging);
+        const auto o = vyre::engine::detail::zstd_decode_frame(dctx.get(), zst, f, staging);
         BOOST_TEST(o.stats.frames == 1u);
         BOOST_TEST(o.stats.cpu_blocks == f.blocks.size());
         BOOST_TEST(o.stats.cpu_bytes == o.size);
@@ -135,8 +135,8 @@ bytes decode_with_frame_api(std::span<const std::uint8_t> zst, const fmt::zstd_p
 
 // Decodes with the whole CPU pipeline and with the frame API, and checks both against `expected`
 // and libzstd.
-fmt::zstd_cpu_result check_round_trip(std::span<const std::uint8_t> zst, const bytes& expected, unsigned threads = 0) {
-    auto r = fmt::zstd_decompress_cpu_reference(zst, {}, threads);
+vyre::engine::zstd_host_result check_round_trip(std::span<const std::uint8_t> zst, const bytes& expected, unsigned threads = 0) {
+    auto r = vyre::engine::decompress_zstd_host(zst, {}, threads);
     BOOST_TEST(r.output.size() == expected.size());
     BOOST_TEST((r.output == expected));
     const auto lib = libzstd_decompress(zst, bound_of(zst));
@@ -172,7 +172,7 @@ std::string format_error_message(F&& f) {
 // The CPU pipeline's format_error offset for a corrupt file, after checking that the frame API
 // path says the same thing at the same place.
 std::uint64_t error_offset(const bytes& z) {
-    const auto block_path = [&] { fmt::zstd_decompress_cpu_reference(z); };
+    const auto block_path = [&] { vyre::engine::decompress_zstd_host(z); };
     const auto frame_api = [&] { decode_with_frame_api(z); };
     BOOST_TEST(format_error_message(frame_api) == format_error_message(block_path));
     return format_error_offset(block_path);
@@ -449,7 +449,7 @@ BOOST_AUTO_TEST_CASE(hand_frames_device_statuses) {
                     staging[file.frames[0].blocks[0].output_offset] ^= 0xFF;
                     st[10] = {cmp::zstd_error::corrupt_block, 0};
                 }
-                const auto r = fmt::zstd_decompress_hybrid_cpu(zst, file, st, staging, threads);
+                const auto r = vyre::engine::decompress_zstd_hybrid_host(zst, file, st, staging, threads);
                 BOOST_TEST(r.output_size == expected.size());
                 BOOST_TEST((bytes(staging.begin(), staging.begin() + r.output_size) == expected));
                 BOOST_TEST(r.stats.frames == 2u);
@@ -513,7 +513,7 @@ BOOST_AUTO_TEST_CASE(hand_frames_corrupt) {
     // Every strict prefix is truncated somewhere; so is trailing garbage and a cut skippable frame.
     for (std::size_t len = 1; len < good.size(); ++len)
         BOOST_TEST_CONTEXT("prefix " << len) {
-            BOOST_CHECK_THROW(fmt::zstd_decompress_cpu_reference(std::span(good).first(len)), vyre::format_error);
+            BOOST_CHECK_THROW(vyre::engine::decompress_zstd_host(std::span(good).first(len)), vyre::format_error);
             BOOST_CHECK_THROW(decode_with_frame_api(std::span(good).first(len)), vyre::format_error);
         }
     for (std::size_t extra = 1; extra < 4; ++extra) {
@@ -525,7 +525,7 @@ BOOST_AUTO_TEST_CASE(hand_frames_corrupt) {
     skippable(s, 0, 10);
     s.pop_back();
     BOOST_TEST(error_offset(s) == good.size() + 8);
-    BOOST_TEST(fmt::zstd_decompress_cpu_reference(bytes{}).output.empty());
+    BOOST_TEST(vyre::engine::decompress_zstd_host(bytes{}).output.empty());
 }
 
 // ---------------------------------------------------------------- files written by zstd and pzstd
@@ -686,7 +686,7 @@ BOOST_AUTO_TEST_CASE(mutated_frames_agree_with_libzstd) {
             std::optional<bytes> ours;
             std::string why;
             try {
-                ours = fmt::zstd_decompress_cpu_reference(z, options).output;
+                ours = vyre::engine::decompress_zstd_host(z, options).output;
             } catch (const vyre::format_error& e) {
                 why = e.what();
             }

@@ -8,6 +8,7 @@
 #include "test_data.hpp"
 
 #include <vyre/engine/page_compressor.hpp>
+#include <vyre/engine/page_file.hpp>
 #include <vyre/format/page_file.hpp>
 #include <vyre/ir/validate.hpp>
 #include <vyre/ops/compression/lz4.hpp>
@@ -203,22 +204,22 @@ void check_batch(vyre::runtime::context& ctx, const bytes& batch, const std::str
         BOOST_CHECK_EQUAL(mismatches, 0u);
 
         // compression.lz4 on the device decodes the compressed blocks (and copies the stored ones).
-        std::vector<cz::block_descriptor> blocks;
+        std::vector<vyre::compression::block_descriptor> blocks;
         std::vector<std::size_t> which;
         for (std::size_t i = 0; i < got.records.size(); ++i) {
             const auto& r = got.records[i];
             if (r.kind() == ref::page_kind::same_fill) continue;
-            const std::uint32_t flags = r.kind() == ref::page_kind::stored ? cz::block_flag_uncompressed : 0u;
+            const std::uint32_t flags = r.kind() == ref::page_kind::stored ? vyre::compression::block_flag_uncompressed : 0u;
             blocks.push_back({static_cast<std::uint32_t>(i * page_size), r.length, static_cast<std::uint32_t>(blocks.size() * page_size),
                               static_cast<std::uint32_t>(page_size), flags});
             which.push_back(i);
         }
         if (blocks.empty()) return;
-        const auto result = cz::decompress_blocks(ctx, got.data, blocks, blocks.size() * page_size);
-        const bytes decoded = cz::read_output(ctx, result);
+        const auto result = vyre::ops::decode_blocks<vyre::ops::compression::lz4_op>(ctx, got.data, blocks, blocks.size() * page_size);
+        const bytes decoded = vyre::ops::read_output(ctx, result);
         for (std::size_t k = 0; k < blocks.size(); ++k) {
             const std::size_t i = which[k];
-            BOOST_CHECK_MESSAGE(result.statuses[k].code == cz::lz4_error::none && result.statuses[k].output_size == page_size,
+            BOOST_CHECK_MESSAGE(result.statuses[k].code == vyre::compression::lz4_error::none && result.statuses[k].output_size == page_size,
                                 "page " << i << ": compression.lz4 status " << result.statuses[k].code << ", " << result.statuses[k].output_size);
             BOOST_CHECK_MESSAGE(std::equal(decoded.begin() + static_cast<std::ptrdiff_t>(k * page_size),
                                            decoded.begin() + static_cast<std::ptrdiff_t>((k + 1) * page_size),
@@ -501,7 +502,7 @@ BOOST_AUTO_TEST_CASE(page_file_round_trips_on_the_cpu) {
     const auto v = vyre::format::parse_page_file(file);
     BOOST_CHECK_EQUAL(v.records.size(), 60u);
     bytes out(static_cast<std::size_t>(v.content_bytes()));
-    vyre::format::decode_page_file_cpu(v, out);
+    vyre::engine::decompress_page_file_host(v, out);
     BOOST_CHECK(out == batch);
     const auto empty = vyre::format::parse_page_file(page_file_of(bytes{}));
     BOOST_CHECK(empty.records.empty());
@@ -558,7 +559,7 @@ BOOST_AUTO_TEST_CASE(hostile_page_files_are_rejected) {
             break;
         }
     bytes out(static_cast<std::size_t>(v.content_bytes()));
-    BOOST_CHECK_THROW(vyre::format::decode_page_file_cpu(vyre::format::parse_page_file(corrupt), out), vyre::format_error);
+    BOOST_CHECK_THROW(vyre::engine::decompress_page_file_host(vyre::format::parse_page_file(corrupt), out), vyre::format_error);
 }
 
 namespace {
@@ -582,7 +583,7 @@ BOOST_AUTO_TEST_CASE(page_file_content_above_the_output_limit_is_refused) {
     const std::uint64_t limit = 1 << 20;
     BOOST_CHECK_THROW(vyre::format::check_page_file_output(v, limit), vyre::resource_error);
     try {
-        vyre::format::decode_page_file_cpu(v, limit);
+        vyre::engine::decompress_page_file_host(v, limit);
         BOOST_ERROR("a page file of " << v.content_bytes() << " bytes decoded under a limit of " << limit);
     } catch (const vyre::resource_error& e) {
         const std::string what = e.what();
@@ -593,10 +594,10 @@ BOOST_AUTO_TEST_CASE(page_file_content_above_the_output_limit_is_refused) {
     // Exactly at the limit: decodes.
     const bytes small = same_fill_page_file(16384, 64);
     const auto sv = vyre::format::parse_page_file(small);
-    const bytes out = vyre::format::decode_page_file_cpu(sv, sv.content_bytes());
+    const bytes out = vyre::engine::decompress_page_file_host(sv, sv.content_bytes());
     BOOST_CHECK_EQUAL(out.size(), sv.content_bytes());
     BOOST_CHECK(std::all_of(out.begin(), out.end(), [](std::uint8_t b) { return b == 0xAB; }));
-    BOOST_CHECK_THROW(vyre::format::decode_page_file_cpu(sv, sv.content_bytes() - 1), vyre::resource_error);
+    BOOST_CHECK_THROW(vyre::engine::decompress_page_file_host(sv, sv.content_bytes() - 1), vyre::resource_error);
 }
 
 // Shapes whose loops would not cover the page are refused (workgroup above a quarter of the page
@@ -632,10 +633,10 @@ BOOST_AUTO_TEST_CASE(invalid_device_records_throw) {
 VYRE_DEVICE_TEST(page_file_above_the_output_limit_is_refused_on_the_device) {
     const bytes file = same_fill_page_file(16384, 4096);
     const auto v = vyre::format::parse_page_file(file);
-    BOOST_CHECK_THROW(cz::decompress_page_file(dev.ctx(), v, 1 << 20), vyre::resource_error);
+    BOOST_CHECK_THROW(vyre::engine::decompress_page_file(dev.ctx(), v, 1 << 20), vyre::resource_error);
     const bytes small = same_fill_page_file(16384, 4);
     const auto sv = vyre::format::parse_page_file(small);
-    BOOST_CHECK_EQUAL(cz::decompress_page_file(dev.ctx(), sv, sv.content_bytes()).size(), sv.content_bytes());
+    BOOST_CHECK_EQUAL(vyre::engine::decompress_page_file(dev.ctx(), sv, sv.content_bytes()).size(), sv.content_bytes());
 }
 
 VYRE_DEVICE_TEST(page_file_decodes_on_the_device) {
@@ -643,7 +644,7 @@ VYRE_DEVICE_TEST(page_file_decodes_on_the_device) {
     const bytes batch = make_batch(rng, 70);
     const bytes file = page_file_of(batch);
     const auto v = vyre::format::parse_page_file(file);
-    BOOST_CHECK(cz::decompress_page_file(dev.ctx(), v) == batch);
+    BOOST_CHECK(vyre::engine::decompress_page_file(dev.ctx(), v) == batch);
 }
 
 // ---- the engine: both backends, the measured crossover ------------------------------------------

@@ -2,7 +2,7 @@
 // libzstd's one-shot decoder as an oracle.
 #pragma once
 
-#include <vyre/format/zstd_decompress.hpp> // <zstd.h>
+#include <vyre/engine/zstd_host.hpp> // <zstd.h>
 
 #include <algorithm>
 #include <cstddef>

@@ -12,7 +12,7 @@
 #include "zstd_blocks.hpp"
 
 #include <vyre/engine/zstd_decompress.hpp>
-#include <vyre/format/zstd_decompress.hpp>
+#include <vyre/engine/zstd_host.hpp>
 #include <vyre/format/zstd_frame.hpp>
 #include <vyre/ir/validate.hpp>
 #include <vyre/ops/compression/zstd.hpp>
@@ -37,12 +37,14 @@
 
 #include <unistd.h>
 
-namespace vyre::ops::compression {
+namespace vyre::compression {
 std::ostream& operator<<(std::ostream& os, const block_status& s) {
     return os << "{" << zstd_error_name(s.code) << ", " << s.output_size << "}";
 }
-std::ostream& operator<<(std::ostream& os, zstd_variant v) { return os << zstd_variant_name(v); }
-} // namespace vyre::ops::compression
+} // namespace vyre::compression
+namespace vyre::ops {
+std::ostream& operator<<(std::ostream& os, block_variant v) { return os << block_variant_name(v); }
+} // namespace vyre::ops
 
 namespace vyre::engine {
 std::ostream& operator<<(std::ostream& os, zstd_route r) { return os << zstd_route_name(r); }
@@ -53,14 +55,14 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace cz = vyre::ops::compression;
-namespace ze = vyre::ops::compression::zstd_error;
+namespace ze = vyre::compression::zstd_error;
 namespace fmt = vyre::format;
 namespace ref = vyre::reference;
 namespace rt = vyre::runtime;
 namespace eng = vyre::engine;
 using bytes = std::vector<std::uint8_t>;
 
-constexpr cz::zstd_variant variants[] = {cz::zstd_variant::reference, cz::zstd_variant::fast};
+constexpr vyre::ops::block_variant variants[] = {vyre::ops::block_variant::reference, vyre::ops::block_variant::fast};
 constexpr std::uint8_t canary = 0xA5;
 constexpr std::uint32_t kib128 = 128u << 10;
 
@@ -94,7 +96,7 @@ struct block_case {
 
 struct batch {
     bytes input;
-    std::vector<cz::block_descriptor> blocks;
+    std::vector<vyre::compression::block_descriptor> blocks;
     bytes output; // initial contents: canary everywhere
 };
 
@@ -114,23 +116,23 @@ batch pack(const std::vector<block_case>& cases, std::mt19937_64& rng) {
 
 struct run_result {
     bytes output;
-    std::vector<cz::block_status> statuses;
+    std::vector<vyre::compression::block_status> statuses;
 };
 
 run_result run_reference(const batch& b) {
-    run_result r{b.output, std::vector<cz::block_status>(b.blocks.size())};
+    run_result r{b.output, std::vector<vyre::compression::block_status>(b.blocks.size())};
     ref::zstd_decode_blocks(b.input, b.blocks, r.output, r.statuses);
     return r;
 }
 
-run_result run_device(rt::context& ctx, cz::zstd_variant v, const batch& b) {
-    run_result r{b.output, std::vector<cz::block_status>(b.blocks.size())};
-    cz::zstd_decode_blocks(ctx, b.input, b.blocks, r.output, r.statuses, v);
+run_result run_device(rt::context& ctx, vyre::ops::block_variant v, const batch& b) {
+    run_result r{b.output, std::vector<vyre::compression::block_status>(b.blocks.size())};
+    vyre::ops::decode_blocks_into<vyre::ops::compression::zstd_op>(ctx, b.input, b.blocks, r.output, r.statuses, v);
     return r;
 }
 
 // Device == oracle, bytes (guards included) and statuses; returns the device's result.
-run_result check_batch(rt::context& ctx, cz::zstd_variant v, const batch& b) {
+run_result check_batch(rt::context& ctx, vyre::ops::block_variant v, const batch& b) {
     const run_result want = run_reference(b);
     const run_result got = run_device(ctx, v, b);
     BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
@@ -151,10 +153,10 @@ run_result check_batch(rt::context& ctx, cz::zstd_variant v, const batch& b) {
 }
 
 // The seed's list and the edges of every rule, with the statuses the oracle gives.
-std::vector<block_case> conformance_cases(std::vector<cz::block_status>& expected) {
+std::vector<block_case> conformance_cases(std::vector<vyre::compression::block_status>& expected) {
     std::mt19937_64 rng(7);
     std::vector<block_case> cases;
-    const auto add = [&](bytes block, std::uint32_t capacity, cz::block_status s) {
+    const auto add = [&](bytes block, std::uint32_t capacity, vyre::compression::block_status s) {
         cases.push_back({std::move(block), capacity});
         expected.push_back(s);
     };
@@ -226,14 +228,14 @@ std::vector<block_case> random_cases(std::mt19937_64& rng, std::size_t count) {
 
 VYRE_DEVICE_TEST(automatic_picks_a_program_for_the_device) {
     const auto& d = dev.ctx().device();
-    BOOST_TEST((cz::resolve(cz::zstd_variant::automatic, d) ==
-                (d.is_cpu() && !d.is_gpu() ? cz::zstd_variant::reference : cz::zstd_variant::fast)));
-    BOOST_TEST((cz::resolve(cz::zstd_variant::reference, d) == cz::zstd_variant::reference));
-    BOOST_TEST((cz::resolve(cz::zstd_variant::fast, d) == cz::zstd_variant::fast));
+    BOOST_TEST((vyre::ops::resolve<vyre::ops::compression::zstd_op>(vyre::ops::block_variant::automatic, d) ==
+                (d.is_cpu() && !d.is_gpu() ? vyre::ops::block_variant::reference : vyre::ops::block_variant::fast)));
+    BOOST_TEST((vyre::ops::resolve<vyre::ops::compression::zstd_op>(vyre::ops::block_variant::reference, d) == vyre::ops::block_variant::reference));
+    BOOST_TEST((vyre::ops::resolve<vyre::ops::compression::zstd_op>(vyre::ops::block_variant::fast, d) == vyre::ops::block_variant::fast));
 }
 
 VYRE_DEVICE_TEST(seed_conformance_list) {
-    std::vector<cz::block_status> expected;
+    std::vector<vyre::compression::block_status> expected;
     const auto cases = conformance_cases(expected);
     std::mt19937_64 rng(vyre::test::test_seed());
     const batch b = pack(cases, rng);
@@ -273,7 +275,7 @@ VYRE_DEVICE_TEST(descriptors_outside_the_buffers) {
         {rle_at, 4, 41, 10, 0},              // window starting past the output
         {0, 8, 20, 0xFFFFFFFFu, 0},          // window size that wraps
     };
-    const std::vector<cz::block_status> expected = {
+    const std::vector<vyre::compression::block_status> expected = {
         {ze::none, 5}, {ze::none, 10}, {ze::output_overflow, 0}, {ze::none, 10},
         {ze::corrupt_block, 0}, {ze::corrupt_block, 0}, {ze::output_overflow, 0}, {ze::corrupt_block, 0},
         {ze::corrupt_block, 0}, {ze::output_overflow, 0}, {ze::output_overflow, 0}, {ze::none, 5}};
@@ -302,25 +304,25 @@ VYRE_DEVICE_TEST(cooperative_edges) {
     const run_result want = run_reference(b);
     auto& ctx = dev.ctx();
     for (std::uint32_t largest : {1u, 16384u, kib128, 40000u})
-        for (const auto& kernel : {cz::make_zstd_kernel(cz::zstd_variant::fast),
-                                   cz::make_zstd_kernel(cz::zstd_variant::fast, 64, 4, 1024)})
+        for (const auto& kernel : {vyre::ops::compression::zstd_op::kernel(vyre::ops::block_variant::fast),
+                                   vyre::ops::compression::zstd_op::kernel(vyre::ops::block_variant::fast, 64, 4, 1024)})
             BOOST_TEST_CONTEXT("largest_output " << largest << ", slice " << kernel.slice) {
-                cz::zstd_device_blocks d;
+                vyre::ops::block_buffers d;
                 d.input_bytes = b.input.size();
-                d.input = rt::allocate(ctx, cz::zstd_padded_bytes(b.input.size()));
+                d.input = rt::allocate(ctx, vyre::runtime::padded_bytes(b.input.size()));
                 rt::write(ctx, d.input, b.input.data(), b.input.size());
-                d.descriptors = rt::upload(ctx, std::span<const cz::block_descriptor>(b.blocks));
+                d.descriptors = rt::upload(ctx, std::span<const vyre::compression::block_descriptor>(b.blocks));
                 d.block_count = static_cast<std::uint32_t>(b.blocks.size());
                 d.output_bytes = b.output.size();
-                d.output = rt::allocate(ctx, cz::zstd_padded_bytes(b.output.size()));
+                d.output = rt::allocate(ctx, vyre::runtime::padded_bytes(b.output.size()));
                 rt::write(ctx, d.output, b.output.data(), b.output.size());
-                d.statuses = rt::allocate(ctx, b.blocks.size() * sizeof(cz::block_status));
+                d.statuses = rt::allocate(ctx, b.blocks.size() * sizeof(vyre::compression::block_status));
                 d.largest_output = largest;
                 boost::compute::buffer params;
-                cz::enqueue_zstd(ctx, kernel, d, params);
-                run_result got{bytes(b.output.size()), std::vector<cz::block_status>(b.blocks.size())};
+                vyre::ops::enqueue_blocks(ctx, kernel, d, params);
+                run_result got{bytes(b.output.size()), std::vector<vyre::compression::block_status>(b.blocks.size())};
                 rt::read(ctx, d.output, got.output.data(), got.output.size());
-                rt::read(ctx, d.statuses, got.statuses.data(), got.statuses.size() * sizeof(cz::block_status));
+                rt::read(ctx, d.statuses, got.statuses.data(), got.statuses.size() * sizeof(vyre::compression::block_status));
                 BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
                 BOOST_TEST((got.output == want.output));
             }
@@ -392,7 +394,7 @@ VYRE_DEVICE_TEST(deterministic_over_100_runs) {
 // ---- the IR programs on the reference interpreter ----------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
-    std::vector<cz::block_status> expected;
+    std::vector<vyre::compression::block_status> expected;
     std::vector<block_case> cases = conformance_cases(expected);
     cases.erase(std::remove_if(cases.begin(), cases.end(), [](const block_case& c) { return c.capacity > 5000; }), cases.end());
     std::mt19937_64 rng(11);
@@ -401,7 +403,7 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
     const batch b = pack(cases, rng);
     const run_result want = run_reference(b);
     const auto padded = [](bytes v, std::uint8_t fill) {
-        v.resize(cz::zstd_padded_bytes(v.size()), fill);
+        v.resize(vyre::runtime::padded_bytes(v.size()), fill);
         return v;
     };
     const auto u = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
@@ -414,15 +416,15 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
             BOOST_CHECK_NO_THROW(vyre::ir::validate(program));
             std::vector<ref::buffer_data> buffers(5);
             buffers[0] = padded(b.input, 0x5A);
-            buffers[1].resize(b.blocks.size() * sizeof(cz::block_descriptor));
+            buffers[1].resize(b.blocks.size() * sizeof(vyre::compression::block_descriptor));
             std::memcpy(buffers[1].data(), b.blocks.data(), buffers[1].size());
             buffers[2] = padded(b.output, canary);
-            buffers[3].assign(b.blocks.size() * sizeof(cz::block_status), 0xEE);
+            buffers[3].assign(b.blocks.size() * sizeof(vyre::compression::block_status), 0xEE);
             const std::uint32_t params[4] = {n, u(b.input.size()), u(b.output.size()), slices};
             buffers[4].resize(sizeof params);
             std::memcpy(buffers[4].data(), params, sizeof params);
             ref::run(program, {groups, 1, 1}, buffers);
-            std::vector<cz::block_status> statuses(b.blocks.size());
+            std::vector<vyre::compression::block_status> statuses(b.blocks.size());
             std::memcpy(statuses.data(), buffers[3].data(), buffers[3].size());
             BOOST_TEST(statuses == want.statuses, boost::test_tools::per_element());
             BOOST_TEST((buffers[2] == padded(want.output, canary)));
@@ -432,11 +434,11 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
 
 BOOST_AUTO_TEST_CASE(programs_have_the_permanent_bindings) {
     for (const auto& p : {cz::zstd_program_reference(), cz::zstd_program_fast()}) vyre::test::check_block_bindings(p);
-    BOOST_TEST(cz::zstd_info().id == "compression.zstd");
-    BOOST_TEST(cz::zstd_info().version == 1u);
-    BOOST_TEST((cz::zstd_info().signature == vyre::ir::op_signature{{vyre::ir::data_type::bytes}, vyre::ir::data_type::bytes}));
-    BOOST_TEST(cz::zstd_info().program() == cz::zstd_program_reference());
-    BOOST_TEST(cz::zstd_fast_info().program() == cz::zstd_program_fast());
+    BOOST_TEST(vyre::ops::compression::zstd_op::infos()[0].id == "compression.zstd");
+    BOOST_TEST(vyre::ops::compression::zstd_op::infos()[0].version == 1u);
+    BOOST_TEST((vyre::ops::compression::zstd_op::infos()[0].signature == vyre::ir::op_signature{{vyre::ir::data_type::bytes}, vyre::ir::data_type::bytes}));
+    BOOST_TEST(vyre::ops::compression::zstd_op::infos()[0].program() == cz::zstd_program_reference());
+    BOOST_TEST(vyre::ops::compression::zstd_op::infos()[1].program() == cz::zstd_program_fast());
     BOOST_TEST(ze::none == 0u);
     BOOST_TEST(ze::corrupt_block == 1u);
     BOOST_TEST(ze::output_overflow == 2u);
@@ -578,7 +580,7 @@ std::map<eng::zstd_route, eng::zstd_report> check_pipeline(rt::context& ctx, std
         small.batch_input_bytes = 5000;
         small.threads = 2;
         eng::zstd_options reference_program = base;
-        reference_program.variant = cz::zstd_variant::reference;
+        reference_program.variant = vyre::ops::block_variant::reference;
         int run = 0;
         for (const eng::zstd_options& options : {base, small, reference_program}) {
             BOOST_TEST_CONTEXT("route " << route << ", options " << run) {
@@ -901,7 +903,7 @@ VYRE_DEVICE_TEST(pipeline_errors_name_the_same_offset_in_every_route) {
         BOOST_TEST_CONTEXT(c.what) {
             bytes z = m.zst;
             z[c.at] ^= 0xFF;
-            const auto want = format_error_of([&] { fmt::zstd_decompress_cpu_reference(z); });
+            const auto want = format_error_of([&] { vyre::engine::decompress_zstd_host(z); });
             BOOST_TEST_REQUIRE(want.has_value());
             BOOST_TEST(want->offset() == c.offset);
             BOOST_TEST_INFO(want->what());
@@ -930,7 +932,7 @@ BOOST_AUTO_TEST_CASE(device_frame_check_redoes_failed_blocks) {
     bytes content;
     const bytes zst = plain_frame(rng, content, 4, false, true);
     const auto file = fmt::parse_zstd(zst);
-    std::vector<cz::block_status> st;
+    std::vector<vyre::compression::block_status> st;
     for (const auto& b : file.frames[0].blocks) st.push_back({ze::none, *b.regenerated_size});
     st[1] = {ze::corrupt_block, 0};
     bytes staging(file.staging_size, canary);
@@ -1010,10 +1012,10 @@ BOOST_AUTO_TEST_CASE(split_frame_decodes_its_prefix_only) {
     const auto file = fmt::parse_zstd(z);
     const auto& f = file.frames.at(0);
     BOOST_TEST_REQUIRE(f.exact_layout);
-    const std::vector<cz::block_status> st = {
+    const std::vector<vyre::compression::block_status> st = {
         {ze::none, 50}, {ze::unsupported_compressed_block, 0}, {ze::none, 5000}, {ze::corrupt_block, 0}};
     bytes staging(file.staging_size, canary);
-    const auto dctx = vyre::format::detail::zstd_make_frame_dctx();
+    const auto dctx = vyre::engine::detail::zstd_make_frame_dctx();
     std::vector<std::size_t> waited;
     const auto o = eng::detail::zstd_decode_split_frame(dctx.get(), z, f, st, staging, [&](std::size_t i) { waited.push_back(i); });
     BOOST_TEST((waited == std::vector<std::size_t>{0, 2, 3})); // the raw/RLE blocks only
@@ -1103,7 +1105,7 @@ VYRE_DEVICE_TEST(pipeline_survives_mutations) {
             std::optional<std::uint64_t> want_at;
             std::string why;
             try {
-                want = fmt::zstd_decompress_cpu_reference(z, parse).output;
+                want = vyre::engine::decompress_zstd_host(z, parse).output;
             } catch (const vyre::format_error& e) {
                 want_at = e.offset();
                 why = e.what();

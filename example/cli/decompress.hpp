@@ -4,8 +4,10 @@
 #include "common.hpp"
 
 #include <vyre/engine/zstd_decompress.hpp>
+#include <vyre/engine/lz4_decompress.hpp>
 #include <vyre/format/lz4_frame.hpp>
-#include <vyre/format/zstd_decompress.hpp>
+#include <vyre/engine/zstd_host.hpp>
+#include <vyre/engine/page_file.hpp>
 #include <vyre/format/page_file.hpp>
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
@@ -29,7 +31,7 @@ namespace vyre::cli {
 // How `vyre decompress` decodes one container format. A format is recognised by the first magic
 // number that is not a skippable frame's; add zstd by adding an entry to archive_formats().
 struct decompress_settings {
-    vyre::ops::compression::lz4_variant variant = vyre::ops::compression::lz4_variant::automatic;
+    vyre::ops::block_variant variant = vyre::ops::block_variant::automatic;
     vyre::engine::zstd_route route = vyre::engine::zstd_route::automatic; // Zstandard only
     bool cpu = false;
 };
@@ -50,19 +52,19 @@ inline decoded decode_lz4(std::span<const std::uint8_t> file, const decompress_s
     decoded d;
     if (s.cpu) {
         const auto layout = vyre::format::parse_lz4_frames(file);
-        d.bytes = vyre::format::lz4_decompress_frames_cpu(file);
+        d.bytes = vyre::engine::decompress_lz4_host(file);
         d.summary = std::to_string(layout.frames.size()) + " frame(s), " + std::to_string(layout.blocks.size()) + " blocks";
         d.where = "CPU (reference decoder; liblz4 for linked blocks)";
         return d;
     }
     vyre::runtime::context ctx;
-    cz::lz4_frames_options options;
+    vyre::engine::lz4_options options;
     options.variant = s.variant;
-    cz::lz4_frames_report r;
-    d.bytes = cz::decompress_frames(ctx, file, options, &r);
+    vyre::engine::lz4_report r;
+    d.bytes = vyre::engine::decompress_lz4(ctx, file, options, &r);
     d.summary = std::to_string(r.frames) + " frame(s), " + std::to_string(r.blocks) + " blocks: " +
                 std::to_string(r.device_blocks) + " on the device in " + std::to_string(r.batches) + " dispatch(es) (" +
-                cz::lz4_variant_name(cz::resolve(s.variant, ctx.device())) + " program), " + std::to_string(r.host_blocks) +
+                vyre::ops::block_variant_name(vyre::ops::resolve<vyre::ops::compression::lz4_op>(s.variant, ctx.device())) + " program), " + std::to_string(r.host_blocks) +
                 " of linked frames on the host";
     d.where = ctx.device().label();
     return d;
@@ -78,7 +80,7 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
         std::snprintf(b, sizeof b, "%.1f%%", whole ? 100.0 * double(part) / double(whole) : 0.0);
         return std::string(b);
     };
-    const auto split = [&](const vyre::format::zstd_decode_stats& st, const char* device, const char* host) {
+    const auto split = [&](const vyre::engine::zstd_decode_stats& st, const char* device, const char* host) {
         const std::uint64_t total = st.device_bytes + st.cpu_bytes;
         return std::to_string(st.frames) + " frame(s), " + std::to_string(st.skippable_frames) + " skippable; " + device + " " +
                std::to_string(st.device_blocks) + " raw/RLE blocks, " + std::to_string(st.device_bytes) + " bytes (" +
@@ -87,7 +89,7 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
                (st.redone_blocks ? ", " + std::to_string(st.redone_blocks) + " redone on the host" : "");
     };
     if (s.cpu) {
-        auto r = vyre::format::zstd_decompress_cpu_reference(file);
+        auto r = vyre::engine::decompress_zstd_host(file);
         d.bytes = std::move(r.output);
         d.summary = split(r.stats, "CPU reference decoder", "libzstd block API");
         d.where = "CPU";
@@ -95,9 +97,9 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
     }
     vyre::runtime::context ctx;
     vyre::engine::zstd_options options;
-    options.variant = s.variant == cz::lz4_variant::reference ? cz::zstd_variant::reference
-                      : s.variant == cz::lz4_variant::fast    ? cz::zstd_variant::fast
-                                                              : cz::zstd_variant::automatic;
+    options.variant = s.variant == vyre::ops::block_variant::reference ? vyre::ops::block_variant::reference
+                      : s.variant == vyre::ops::block_variant::fast    ? vyre::ops::block_variant::fast
+                                                              : vyre::ops::block_variant::automatic;
     options.route = s.route;
     auto r = vyre::engine::decompress_zstd(ctx, file, options);
     d.bytes = std::move(r.bytes);
@@ -106,7 +108,7 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
                 " device / " + std::to_string(p.hybrid) + " hybrid / " + std::to_string(p.host) + " host; " +
                 std::to_string(r.report.dispatched_blocks) + " of " + std::to_string(r.report.blocks) + " blocks in " +
                 std::to_string(r.report.batches) + " dispatch(es) (" +
-                cz::zstd_variant_name(cz::resolve(options.variant, ctx.device())) + " program): " +
+                vyre::ops::block_variant_name(vyre::ops::resolve<vyre::ops::compression::zstd_op>(options.variant, ctx.device())) + " program): " +
                 split(r.report.split, "GPU", "CPU");
     d.where = ctx.device().label();
     return d;
@@ -131,7 +133,7 @@ inline std::uint32_t first_magic(std::span<const std::uint8_t> file) {
     std::size_t at = 0;
     while (at + 4 <= file.size()) {
         const std::uint32_t m = le32(file, at);
-        if (m < vyre::format::lz4_skippable_magic_first || m > vyre::format::lz4_skippable_magic_last) return m;
+        if (m < vyre::compression::skippable_magic_first || m > vyre::compression::skippable_magic_last) return m;
         if (at + 8 > file.size()) return m;
         at += 8 + std::size_t{le32(file, at + 4)};
     }
@@ -153,10 +155,10 @@ inline int decompress_pages(const std::filesystem::path& in, const std::filesyst
     std::string where = "CPU (liblz4)";
     vyre::format::check_page_file_output(v, max_output_bytes); // before any allocation or device setup
     if (cpu) {
-        pages = vyre::format::decode_page_file_cpu(v, max_output_bytes);
+        pages = vyre::engine::decompress_page_file_host(v, max_output_bytes);
     } else {
         vyre::runtime::context ctx;
-        pages = vyre::ops::compression::decompress_page_file(ctx, v, max_output_bytes);
+        pages = vyre::engine::decompress_page_file(ctx, v, max_output_bytes);
         where = ctx.device().label();
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -200,8 +202,8 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
     namespace cz = vyre::ops::compression;
     decompress_settings settings;
     const std::string variant = vm["variant"].as<std::string>();
-    if (variant == "reference") settings.variant = cz::lz4_variant::reference;
-    else if (variant == "fast") settings.variant = cz::lz4_variant::fast;
+    if (variant == "reference") settings.variant = vyre::ops::block_variant::reference;
+    else if (variant == "fast") settings.variant = vyre::ops::block_variant::fast;
     else if (variant != "automatic") throw po::error("--variant must be reference, fast or automatic, not \"" + variant + "\"");
     settings.cpu = vm.count("cpu") > 0;
     const std::string route = vm["route"].as<std::string>();

@@ -3,6 +3,8 @@
 // reference, the op and the engine.
 #pragma once
 
+#include <vyre/compression/skippable.hpp>
+
 #include <cstdint>
 
 namespace vyre::compression {
@@ -35,10 +37,7 @@ inline const char* lz4_error_name(std::uint32_t code) noexcept {
 // LZ4 frame format (lz4_Frame_format.md): magic numbers, and the sizes every reader agrees on.
 inline constexpr std::uint32_t lz4_frame_magic = 0x184D2204;
 inline constexpr std::uint32_t lz4_legacy_magic = 0x184C2102;
-// Skippable frames are shared with zstd: any magic number in this range.
-inline constexpr std::uint32_t skippable_magic_first = 0x184D2A50;
-inline constexpr std::uint32_t skippable_magic_last = 0x184D2A5F;
-inline constexpr bool is_skippable_magic(std::uint32_t m) noexcept { return m >= skippable_magic_first && m <= skippable_magic_last; }
+// Skippable frames (shared with zstd): compression/skippable.hpp.
 // A legacy frame's blocks decode to 8 MiB each (the last one to less).
 inline constexpr std::uint32_t lz4_legacy_block_size = 8u << 20;
 // LZ4_COMPRESSBOUND of a legacy block: any larger size field is not a block.

@@ -2,6 +2,8 @@
 // that the frame parser, the detector, the CPU reference, the op and the engine all use.
 #pragma once
 
+#include <vyre/compression/skippable.hpp>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -29,8 +31,8 @@ inline const char* zstd_error_name(std::uint32_t code) noexcept {
     }
 }
 
-// RFC 8878: the frame magic number, and every block's limits. (Skippable frames use the range
-// of compression/lz4.hpp's skippable_magic_first..last, which the two formats share.)
+// RFC 8878: the frame magic number, and every block's limits. (Skippable frames, shared with LZ4:
+// compression/skippable.hpp.)
 inline constexpr std::uint32_t zstd_magic = 0xFD2FB528u;
 // No block regenerates more than this (Block_Maximum_Size is never above it).
 inline constexpr std::uint32_t zstd_max_block_bytes = 128u * 1024u;

@@ -3,9 +3,11 @@
 // the batch's size; the device path overlaps upload, compression and readback of successive chunks.
 #pragma once
 
+#include <vyre/compression/pages.hpp>
 #include <vyre/error.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
 #include <vyre/runtime/buffer.hpp>
+#include <vyre/util/parallel.hpp>
 
 #include <lz4.h>
 
@@ -103,105 +105,6 @@ struct packed_pages {
 
 namespace detail {
 
-template <class F>
-void parallel_pages(std::size_t n, unsigned threads, F&& f) {
-    threads = static_cast<unsigned>(std::min<std::size_t>(threads, n));
-    if (threads <= 1) {
-        for (std::size_t i = 0; i < n; ++i) f(i);
-        return;
-    }
-    std::atomic<std::size_t> next{0};
-    std::vector<std::thread> pool;
-    const auto work = [&] {
-        // Pages in runs of 16: one atomic per run, not per page.
-        for (std::size_t i = next.fetch_add(16); i < n; i = next.fetch_add(16))
-            for (std::size_t j = i; j < std::min(n, i + 16); ++j) f(j);
-    };
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-    for (auto& th : pool) th.join();
-}
-
-// A fixed set of threads that runs f(0..n) together with the caller, for work that repeats many
-// times per batch (packing each chunk of the device pipeline): starting threads for every chunk
-// cost about as much as packing it. f must not throw (it runs on the workers too).
-class worker_pool {
-public:
-    explicit worker_pool(unsigned threads) {
-        for (unsigned t = 1; t < threads; ++t) workers_.emplace_back([this] { work_loop(); });
-    }
-    ~worker_pool() {
-        {
-            const std::lock_guard<std::mutex> l(m_);
-            stop_ = true;
-        }
-        wake_.notify_all();
-        for (auto& w : workers_) w.join();
-    }
-    worker_pool(const worker_pool&) = delete;
-    worker_pool& operator=(const worker_pool&) = delete;
-
-    unsigned threads() const noexcept { return static_cast<unsigned>(workers_.size()) + 1; }
-
-    // f(i) for every i in [0, n), in runs of `grain` indices; returns when all have run.
-    template <class F>
-    void run(std::size_t n, std::size_t grain, F&& f) {
-        grain = std::max<std::size_t>(grain, 1);
-        if (workers_.empty() || n <= grain) {
-            for (std::size_t i = 0; i < n; ++i) f(i);
-            return;
-        }
-        using fn = std::remove_reference_t<F>;
-        {
-            const std::lock_guard<std::mutex> l(m_);
-            n_ = n;
-            grain_ = grain;
-            next_.store(0, std::memory_order_relaxed);
-            fn_ = const_cast<void*>(static_cast<const void*>(std::addressof(f)));
-            call_ = [](void* p, std::size_t i) { (*static_cast<fn*>(p))(i); };
-            pending_ = static_cast<unsigned>(workers_.size());
-            ++generation_;
-        }
-        wake_.notify_all();
-        take();
-        // Every worker takes part in every generation before the next can start, so none misses one.
-        std::unique_lock<std::mutex> l(m_);
-        done_.wait(l, [&] { return pending_ == 0; });
-    }
-
-private:
-    void take() {
-        for (std::size_t i = next_.fetch_add(grain_); i < n_; i = next_.fetch_add(grain_))
-            for (std::size_t j = i; j < std::min(n_, i + grain_); ++j) call_(fn_, j);
-    }
-    void work_loop() {
-        std::uint64_t seen = 0;
-        for (;;) {
-            {
-                std::unique_lock<std::mutex> l(m_);
-                wake_.wait(l, [&] { return stop_ || generation_ != seen; });
-                if (stop_) return;
-                seen = generation_;
-            }
-            take();
-            const std::lock_guard<std::mutex> l(m_);
-            if (--pending_ == 0) done_.notify_one();
-        }
-    }
-
-    std::mutex m_;
-    std::condition_variable wake_, done_;
-    std::vector<std::thread> workers_;
-    bool stop_ = false;
-    std::uint64_t generation_ = 0;
-    unsigned pending_ = 0;
-    // The current job (written under m_ before generation_ moves; read by the workers after).
-    std::size_t n_ = 0, grain_ = 1;
-    std::atomic<std::size_t> next_{0};
-    void* fn_ = nullptr;
-    void (*call_)(void*, std::size_t) = nullptr;
-};
-
 inline double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -214,19 +117,19 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
 inline cz::page_record liblz4_compress_page(std::span<const std::uint8_t> page, std::uint8_t* slot) {
     const auto n = static_cast<std::uint32_t>(page.size());
     if (std::all_of(page.begin(), page.end(), [&](std::uint8_t b) { return b == page[0]; }))
-        return reference::make_page_record(0, cz::page_kind::same_fill, page[0]);
+        return vyre::compression::make_page_record(0, cz::page_kind::same_fill, page[0]);
     // A destination one byte short of the page: liblz4 gives up (0) when the block would not be smaller.
     const int r = LZ4_compress_default(reinterpret_cast<const char*>(page.data()), reinterpret_cast<char*>(slot), static_cast<int>(n),
                                        static_cast<int>(n - 1));
-    if (r > 0) return reference::make_page_record(static_cast<std::uint32_t>(r), cz::page_kind::compressed);
+    if (r > 0) return vyre::compression::make_page_record(static_cast<std::uint32_t>(r), cz::page_kind::compressed);
     std::memcpy(slot, page.data(), n);
-    return reference::make_page_record(n, cz::page_kind::stored);
+    return vyre::compression::make_page_record(n, cz::page_kind::stored);
 }
 
 class page_compressor {
 public:
     explicit page_compressor(runtime::context& ctx, page_compressor_options options = {}) : ctx_(&ctx), options_(options) {
-        if (options_.threads == 0) options_.threads = std::max(1u, std::thread::hardware_concurrency());
+        if (options_.threads == 0) options_.threads = util::thread_count();
         if (options_.in_flight == 0 || options_.in_flight > 16)
             throw resource_error("page_compressor: in_flight " + std::to_string(options_.in_flight) + " must be in 1..16");
         if (options_.chunk_pages == 0 || options_.chunk_pages > cz::lz4_pages_max_batch(page_size_))
@@ -315,19 +218,19 @@ public:
         r.backend = page_backend::cpu;
         if (count == 0) return r;
         const std::unique_ptr<std::uint8_t[]> slots(new std::uint8_t[pages.size()]); // default-initialised: not zeroed
-        detail::parallel_pages(count, options_.threads, [&](std::size_t i) {
+        util::parallel_for(count, options_.threads, [&](std::size_t i) {
             r.records[i] = liblz4_compress_page(pages.subspan(i * page_size_, page_size_), slots.get() + i * page_size_);
-        });
+        }, 16); // pages in runs of 16: one atomic per run, not per page
         std::size_t at = 0;
         for (std::size_t i = 0; i < count; ++i) {
             r.offsets[i] = at;
             at += r.records[i].length;
         }
         r.data.resize(at);
-        detail::parallel_pages(count, options_.threads, [&](std::size_t i) {
+        util::parallel_for(count, options_.threads, [&](std::size_t i) {
             if (r.records[i].length != 0)
                 std::memcpy(r.data.data() + r.offsets[i], slots.get() + i * page_size_, r.records[i].length);
-        });
+        }, 16);
         return r;
     }
 
@@ -366,7 +269,7 @@ public:
         const cz::lz4_pages_kernel& kernel = cz::lz4_pages_kernel_for(page_size_, options_.workgroup);
         const auto chunk = static_cast<std::uint32_t>(std::min<std::size_t>(options_.chunk_pages, count));
         ensure_sets(chunk);
-        if (!pool_) pool_ = std::make_unique<detail::worker_pool>(options_.threads);
+        if (!pool_) pool_ = std::make_unique<util::worker_pool>(options_.threads);
         // Address space for the worst case (every page stored); resize() within it neither moves
         // nor zeroes, and fresh memory is only committed where the packing threads write.
         r.data.reserve(pages.size());
@@ -495,7 +398,7 @@ private:
     std::uint32_t page_size_ = cz::lz4_pages_default_page_size;
     page_calibration calibration_;
     std::vector<std::unique_ptr<set>> sets_;
-    std::unique_ptr<detail::worker_pool> pool_; // the device path's packing threads (made at first use)
+    std::unique_ptr<util::worker_pool> pool_; // the device path's packing threads (made at first use)
 };
 
 } // namespace vyre::engine

@@ -44,10 +44,9 @@
 #include <vyre/format/lz4_frame.hpp>
 #include <vyre/format/tar.hpp>
 #include <vyre/format/zip.hpp>
-#include <vyre/format/zstd_decompress.hpp>
+#include <vyre/engine/zstd_host.hpp>
 #include <vyre/format/zstd_frame.hpp>
-#include <vyre/ops/compression/block.hpp>
-#include <vyre/ops/compression/lz4.hpp>
+#include <vyre/engine/lz4_decompress.hpp>
 #include <vyre/runtime/buffer.hpp>
 #include <vyre/runtime/context.hpp>
 #include <vyre/util/sha256.hpp>
@@ -228,7 +227,6 @@ struct unpack_input {
 namespace detail {
 
 namespace fmt = format;
-namespace cz = ops::compression;
 
 // ---- names and paths ---------------------------------------------------------------------------
 
@@ -920,6 +918,8 @@ private:
         return owned_blob(std::move(all));
     }
 
+    // Every LZ4 job of the layer in one pass of engine::decompress_lz4_files: the device decodes
+    // the independent blocks of all of them at once.
     void decode_lz4(std::vector<decode_job*>& all) {
         std::vector<fmt::lz4_layout> layouts(all.size());
         parallel_for(all.size(), threads_, [&](std::size_t k) {
@@ -930,82 +930,29 @@ private:
             }
         });
         std::vector<decode_job*> jobs;
-        std::vector<const fmt::lz4_layout*> layout;
+        std::vector<lz4_file> files;
         for (std::size_t k = 0; k < all.size(); ++k)
             if (all[k]->failure == unpack_status::ok && admit(*all[k], layouts[k].output_size)) {
                 jobs.push_back(all[k]);
-                layout.push_back(&layouts[k]);
+                files.push_back({all[k]->input.bytes, &layouts[k]});
             }
         if (jobs.empty()) return;
-        std::vector<std::uint64_t> in_base;
-        const blob input = concatenate(jobs, in_base);
-        std::vector<std::uint64_t> out_base;
-        std::uint64_t out_total = 0;
-        for (const auto* l : layout) {
-            out_base.push_back(out_total);
-            out_total += l->output_size;
-        }
-        auto output = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(out_total));
-        // Every independent block of every job: one set of descriptors for the whole layer.
-        std::vector<cz::block_extent> extents;
-        std::vector<std::size_t> job_of;
-        for (std::size_t k = 0; k < jobs.size(); ++k)
-            for (const auto& b : layout[k]->blocks)
-                if (layout[k]->frames[b.frame].blocks_independent) {
-                    cz::block_extent e = b.extent;
-                    e.input_offset += in_base[k];
-                    e.output_offset += out_base[k];
-                    extents.push_back(e);
-                    job_of.push_back(k);
-                }
-        if (!extents.empty()) {
-            cz::batch_limits limits;
-            const std::uint64_t device_max = ctx_.device().max_allocation / 4 * 4;
-            limits.max_input_bytes = std::min(limits.max_input_bytes, device_max);
-            limits.max_output_bytes = std::min(limits.max_output_bytes, device_max);
-            limits.max_blocks = std::min<std::size_t>(limits.max_blocks, cz::lz4_max_blocks);
-            const auto batches = cz::make_block_batches(extents, limits);
-            for (const auto& batch : batches) {
-                const auto window = input.bytes.subspan(static_cast<std::size_t>(batch.input_base),
-                                                        static_cast<std::size_t>(batch.input_bytes));
-                const auto r = cz::decompress_blocks(ctx_, window, batch.blocks, batch.output_bytes);
-                for (std::size_t i = 0; i < batch.blocks.size(); ++i) {
-                    const auto& e = extents[batch.first_extent + i];
-                    const auto s = r.statuses[i];
-                    decode_job& j = *jobs[job_of[batch.first_extent + i]];
-                    if ((s.code != cz::lz4_error::none || s.output_size != e.output_size) && j.failure == unpack_status::ok)
-                        j.fail(unpack_status::corrupt, "LZ4 block at byte offset " +
-                                                           std::to_string(e.input_offset - in_base[job_of[batch.first_extent + i]]) +
-                                                           ": " + cz::lz4_error_name(s.code) + " after " +
-                                                           std::to_string(s.output_size) + " bytes, " +
-                                                           std::to_string(e.output_size) + " expected");
-                }
-                runtime::read(ctx_, r.output, output->data() + batch.output_base, static_cast<std::size_t>(batch.output_bytes));
-                ++report_.lz4_dispatches;
-                report_.lz4_device_blocks += batch.blocks.size();
+        lz4_options o;
+        o.threads = threads_;
+        lz4_report r;
+        const lz4_files_result got = decompress_lz4_files(ctx_, files, o, &r);
+        for (std::size_t k = 0; k < jobs.size(); ++k) {
+            if (got.errors[k]) {
+                // The codec named once: the pass's messages already start with "LZ4" mostly.
+                const std::string what = got.errors[k]->what();
+                jobs[k]->fail(unpack_status::corrupt, what.rfind("LZ4", 0) == 0 ? what : "LZ4: " + what);
             }
-        }
-        // Linked frames (each block may copy from the previous 64 KiB) on the host, jobs in
-        // parallel; then every job's content checksums.
-        std::atomic<std::size_t> host_blocks{0};
-        parallel_for(jobs.size(), threads_, [&](std::size_t k) {
-            decode_job& j = *jobs[k];
-            if (j.failure != unpack_status::ok) return;
-            const std::span<std::uint8_t> out(output->data() + out_base[k], static_cast<std::size_t>(layout[k]->output_size));
-            try {
-                for (std::size_t f = 0; f < layout[k]->frames.size(); ++f)
-                    if (!layout[k]->frames[f].blocks_independent) {
-                        fmt::lz4_decode_frame_cpu(*layout[k], f, j.input.bytes, out);
-                        host_blocks += layout[k]->frames[f].block_count;
-                    }
-                fmt::verify_lz4_content(*layout[k], out);
-                j.output = {out, output};
-            } catch (const std::exception& e) {
-                j.fail(unpack_status::corrupt, std::string("LZ4: ") + e.what());
-            }
+            else jobs[k]->output = {got.content(k, files[k]), got.output};
             progress_tick();
-        });
-        report_.lz4_host_blocks += host_blocks;
+        }
+        report_.lz4_dispatches += r.batches;
+        report_.lz4_device_blocks += r.device_blocks;
+        report_.lz4_host_blocks += r.host_blocks;
     }
 
     void decode_zstd(std::vector<decode_job*>& all) {
@@ -1079,7 +1026,7 @@ private:
                 try {
                     fmt::zstd_parse_options p;
                     p.max_output_size = std::max<std::uint64_t>(staging[k], 1);
-                    auto r = fmt::zstd_decompress_cpu_reference(jobs[k]->input.bytes, p, 1);
+                    auto r = decompress_zstd_host(jobs[k]->input.bytes, p, 1);
                     sum += r.output.size();
                     jobs[k]->output = owned_blob(std::move(r.output));
                 } catch (const std::exception& e) {

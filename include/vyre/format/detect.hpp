@@ -44,7 +44,7 @@ inline const char* content_kind_name(content_kind k) noexcept {
 namespace detail {
 
 inline bool is_skippable_magic(std::uint32_t m) noexcept {
-    return m >= zstd_skippable_magic_min && m <= zstd_skippable_magic_max;
+    return compression::is_skippable_magic(m);
 }
 
 inline content_kind detect_at(std::span<const std::uint8_t> data, std::uint64_t pos) {

@@ -1,17 +1,20 @@
 // Host-side parser of LZ4 files (standard, skippable and legacy frames, concatenated in any order):
-// lists every data block as a block_extent for compression.lz4, and decodes whole files on the CPU.
+// lists every data block as a block_extent for compression.lz4 and checks the frames' checksums.
+// Decoding whole files: engine/lz4_decompress.hpp.
 #pragma once
 
+#include <vyre/compression/batch.hpp>
+#include <vyre/compression/block.hpp>
+#include <vyre/compression/lz4.hpp>
 #include <vyre/error.hpp>
-#include <vyre/ops/compression/block.hpp>
 #include <vyre/reference/lz4.hpp>
+#include <vyre/util/hex.hpp>
+#include <vyre/util/little_endian.hpp>
 
 #ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL // xxHash compiled into the includer: no library to link
 #endif
 #include <xxhash.h>
-
-#include <lz4.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -25,15 +28,12 @@
 
 namespace vyre::format {
 
-inline constexpr std::uint32_t lz4_frame_magic = 0x184D2204;
-inline constexpr std::uint32_t lz4_legacy_magic = 0x184C2102;
-inline constexpr std::uint32_t lz4_skippable_magic_first = 0x184D2A50;
-inline constexpr std::uint32_t lz4_skippable_magic_last = 0x184D2A5F;
-inline constexpr std::uint32_t lz4_legacy_block_size = 8u << 20;
-// LZ4_COMPRESSBOUND of a legacy block: any larger size field is not a block.
-inline constexpr std::uint32_t lz4_legacy_max_compressed = lz4_legacy_block_size + lz4_legacy_block_size / 255 + 16;
-// How far back a match of a linked block may reach into earlier blocks of its frame.
-inline constexpr std::uint32_t lz4_window_size = 64 * 1024;
+// The format's numbers (magic numbers, legacy block size, window) are in compression/lz4.hpp.
+using compression::lz4_frame_magic;
+using compression::lz4_legacy_magic;
+using compression::lz4_legacy_block_size;
+using compression::lz4_legacy_max_compressed;
+using compression::lz4_window_size;
 
 enum class lz4_frame_kind { standard, skippable, legacy };
 
@@ -73,7 +73,7 @@ struct lz4_frame {
 // its 4-byte size field), extent.output_offset/output_size its exact decoded bytes in the output of
 // the whole file; extent.flags carries block_flag_uncompressed for stored blocks.
 struct lz4_block {
-    ops::compression::block_extent extent;
+    compression::block_extent extent;
     std::size_t frame = 0;
     std::optional<std::uint32_t> checksum; // XXH32 of the stored block data, seed 0
     std::uint64_t checksum_offset = 0;
@@ -92,26 +92,15 @@ struct lz4_parse_options {
 
 namespace detail {
 
-inline std::uint32_t read_le32(std::span<const std::uint8_t> b, std::size_t at) {
-    return std::uint32_t{b[at]} | std::uint32_t{b[at + 1]} << 8 | std::uint32_t{b[at + 2]} << 16 |
-           std::uint32_t{b[at + 3]} << 24;
-}
+using util::read_le32;
+using util::read_le64;
 
-inline std::uint64_t read_le64(std::span<const std::uint8_t> b, std::size_t at) {
-    return std::uint64_t{read_le32(b, at)} | std::uint64_t{read_le32(b, at + 4)} << 32;
-}
-
-inline std::string hex(std::uint64_t v, int digits) {
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "0x%0*llX", digits, static_cast<unsigned long long>(v));
-    return buf;
-}
+using util::hex;
 
 inline std::uint32_t xxh32(std::span<const std::uint8_t> bytes) { return XXH32(bytes.data(), bytes.size(), 0); }
 
 inline bool is_lz4_magic(std::uint32_t m) {
-    return m == lz4_frame_magic || m == lz4_legacy_magic ||
-           (m >= lz4_skippable_magic_first && m <= lz4_skippable_magic_last);
+    return m == lz4_frame_magic || m == lz4_legacy_magic || compression::is_skippable_magic(m);
 }
 
 // One pass over the file; `pos` only moves forward, and every read is preceded by need().
@@ -128,7 +117,7 @@ public:
                 standard_frame();
             else if (magic == lz4_legacy_magic)
                 legacy_frame();
-            else if (magic >= lz4_skippable_magic_first && magic <= lz4_skippable_magic_last)
+            else if (compression::is_skippable_magic(magic))
                 skippable_frame(magic);
             else
                 throw format_error("unknown magic number " + hex(magic, 8) + ": not an LZ4 frame", pos_);
@@ -264,7 +253,7 @@ private:
             if (options_.verify_block_checksums) check_block_checksum(b);
         }
         if (field >> 31) {
-            b.extent.flags = ops::compression::block_flag_uncompressed;
+            b.extent.flags = compression::block_flag_uncompressed;
             b.extent.output_size = size;
         } else {
             const std::uint64_t frame_output = layout_.output_size - f.output_offset;
@@ -305,10 +294,10 @@ private:
 
     // The exact decoded size of a compressed block, or format_error at the byte where it breaks.
     std::uint32_t measure(std::size_t data, std::uint32_t size, std::uint32_t capacity, std::uint32_t history) const {
-        namespace lz = ops::compression::lz4_error;
+        namespace lz = compression::lz4_error;
         const auto m = reference::lz4_measure_block(file_.subspan(data, size), capacity, history);
         if (m.status.code == lz::none) return m.status.output_size;
-        std::string why = ops::compression::lz4_error_name(m.status.code);
+        std::string why = compression::lz4_error_name(m.status.code);
         if (m.status.code == lz::output_overflow || m.status.code == lz::match_overflow)
             why += ": decodes to more than the block maximum size " + std::to_string(capacity);
         throw format_error("corrupt LZ4 block starting at byte " + std::to_string(data) + " (" + why + ", after " +
@@ -382,64 +371,12 @@ inline void verify_lz4_content(const lz4_layout& layout, std::span<const std::ui
 
 // The blocks compression.lz4 can decode on a device: those of frames with independent blocks
 // (standard frames with the B.Indep flag, and legacy frames). Linked frames go to
-// lz4_decode_frame_cpu, in frame order.
-inline std::vector<ops::compression::block_extent> lz4_independent_extents(const lz4_layout& layout) {
-    std::vector<ops::compression::block_extent> out;
+// engine::decompress_lz4_frame_host, in frame order.
+inline std::vector<compression::block_extent> lz4_independent_extents(const lz4_layout& layout) {
+    std::vector<compression::block_extent> out;
     for (const lz4_block& b : layout.blocks)
         if (layout.frames[b.frame].blocks_independent) out.push_back(b.extent);
     return out;
-}
-
-// Decodes one frame's blocks on the CPU into `output` (the whole file's output, layout.output_size
-// bytes). Independent blocks use the reference decoder; linked blocks use liblz4 with the frame's
-// previous 64 KiB of output as dictionary, so they are decoded in order. Checksums are not checked
-// here (verify_lz4_content does that once every frame is decoded).
-inline void lz4_decode_frame_cpu(const lz4_layout& layout, std::size_t frame, std::span<const std::uint8_t> file,
-                                 std::span<std::uint8_t> output) {
-    if (output.size() != layout.output_size)
-        throw format_error("LZ4 output buffer holds " + std::to_string(output.size()) + " bytes, the frames describe " +
-                           std::to_string(layout.output_size));
-    const lz4_frame& f = layout.frames.at(frame);
-    for (std::size_t i = f.first_block; i < f.first_block + f.block_count; ++i) {
-        const auto& e = layout.blocks.at(i).extent;
-        if (e.input_offset > file.size() || e.input_size > file.size() - e.input_offset || e.output_offset > output.size() ||
-            e.output_size > output.size() - e.output_offset)
-            throw format_error("LZ4 block lies outside the file or the output", e.input_offset);
-        const auto in = file.subspan(e.input_offset, e.input_size);
-        const auto out = output.subspan(e.output_offset, e.output_size);
-        const bool linked = !f.blocks_independent && !(e.flags & ops::compression::block_flag_uncompressed);
-        std::uint64_t produced = 0;
-        if (linked) {
-            const std::uint64_t history = std::min<std::uint64_t>(e.output_offset - f.output_offset, lz4_window_size);
-            const int r = LZ4_decompress_safe_usingDict(reinterpret_cast<const char*>(in.data()),
-                                                        reinterpret_cast<char*>(out.data()), static_cast<int>(in.size()),
-                                                        static_cast<int>(out.size()),
-                                                        reinterpret_cast<const char*>(out.data()) - history,
-                                                        static_cast<int>(history));
-            produced = r < 0 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(r);
-        } else {
-            const auto s = reference::lz4_decode_block(in, out, e.flags);
-            produced = s.code == ops::compression::lz4_error::none ? s.output_size : ~std::uint64_t{0};
-        }
-        if (produced != e.output_size)
-            throw format_error("LZ4 block starting at byte " + std::to_string(e.input_offset) + " failed to decode to its " +
-                                   std::to_string(e.output_size) + " bytes",
-                               e.input_offset);
-    }
-}
-
-// Decodes a whole LZ4 file (every frame, in order) on the CPU and verifies its checksums and
-// content sizes. `max_output_bytes` bounds what a hostile file may make us allocate.
-inline std::vector<std::uint8_t> lz4_decompress_frames_cpu(std::span<const std::uint8_t> file,
-                                                           std::uint64_t max_output_bytes = std::numeric_limits<std::uint64_t>::max()) {
-    const lz4_layout layout = parse_lz4_frames(file);
-    if (layout.output_size > max_output_bytes || layout.output_size > std::numeric_limits<std::size_t>::max() / 2)
-        throw resource_error("LZ4 file decodes to " + std::to_string(layout.output_size) + " bytes, above the limit of " +
-                             std::to_string(max_output_bytes));
-    std::vector<std::uint8_t> output(static_cast<std::size_t>(layout.output_size));
-    for (std::size_t i = 0; i < layout.frames.size(); ++i) lz4_decode_frame_cpu(layout, i, file, output);
-    verify_lz4_content(layout, output);
-    return output;
 }
 
 } // namespace vyre::format

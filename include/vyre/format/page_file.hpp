@@ -1,12 +1,12 @@
 // The page file: a batch of fixed-size pages compressed one by one (compression.lz4_pages or
-// liblz4), with a header, a table of per-page lengths and kinds, and the blocks. Writer, validating
-// reader, and decoding on the CPU (liblz4). Layout: doc/ops/compression.lz4_pages.md.
+// liblz4), with a header, a table of per-page lengths and kinds, and the blocks. Writer and
+// validating reader; decoding whole files is engine/page_file.hpp's. Layout: doc/ops/compression.lz4_pages.md.
 #pragma once
 
+#include <vyre/compression/pages.hpp>
 #include <vyre/error.hpp>
-#include <vyre/reference/lz4_pages.hpp>
-
-#include <lz4.h>
+#include <vyre/util/hex.hpp>
+#include <vyre/util/little_endian.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -37,7 +37,7 @@ inline constexpr std::uint64_t page_file_default_max_output = std::uint64_t{16} 
 
 struct page_file_view {
     std::uint32_t page_size = 0;
-    std::vector<reference::page_record> records;
+    std::vector<compression::page_record> records;
     std::vector<std::uint64_t> offsets; // of each block in `blocks`
     std::span<const std::uint8_t> blocks;
     std::uint64_t content_bytes() const { return std::uint64_t{page_size} * records.size(); }
@@ -47,41 +47,22 @@ struct page_file_view {
 };
 
 namespace detail {
-inline void put16(std::vector<std::uint8_t>& b, std::uint16_t v) {
-    for (int i = 0; i < 2; ++i) b.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-inline void put32(std::vector<std::uint8_t>& b, std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) b.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-inline void put64(std::vector<std::uint8_t>& b, std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) b.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-inline std::uint64_t get(std::span<const std::uint8_t> b, std::size_t at, int bytes) {
-    std::uint64_t v = 0;
-    for (int i = 0; i < bytes; ++i) v |= std::uint64_t{b[at + i]} << (8 * i);
-    return v;
-}
-inline std::string hex(std::uint64_t v) {
-    char b[24];
-    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
-    return b;
-}
 inline bool valid_page_size(std::uint64_t s) { return s >= 1024 && s <= 16384 && (s & (s - 1)) == 0; }
 
 // A record's own rules, whatever the file around it says.
-inline void check_page_record(const reference::page_record& r, std::uint32_t page_size, std::size_t index, std::uint64_t offset) {
+inline void check_page_record(const compression::page_record& r, std::uint32_t page_size, std::size_t index, std::uint64_t offset) {
     const std::string where = "page " + std::to_string(index) + ": ";
-    if ((r.flags >> 16) != 0 || ((r.flags >> 8) & 0xFFu && r.kind() != reference::page_kind::same_fill))
-        throw format_error(where + "reserved flag bits set (flags " + hex(r.flags) + ")", offset);
+    if ((r.flags >> 16) != 0 || ((r.flags >> 8) & 0xFFu && r.kind() != compression::page_kind::same_fill))
+        throw format_error(where + "reserved flag bits set (flags " + util::hex(r.flags) + ")", offset);
     switch (r.kind()) {
-    case reference::page_kind::same_fill:
+    case compression::page_kind::same_fill:
         if (r.length != 0) throw format_error(where + "a same_fill page has length " + std::to_string(r.length) + ", not 0", offset);
         return;
-    case reference::page_kind::stored:
+    case compression::page_kind::stored:
         if (r.length != page_size)
             throw format_error(where + "a stored page has length " + std::to_string(r.length) + ", not the page size " + std::to_string(page_size), offset);
         return;
-    case reference::page_kind::compressed:
+    case compression::page_kind::compressed:
         if (r.length == 0 || r.length >= page_size)
             throw format_error(where + "a compressed page has length " + std::to_string(r.length) + "; it must be in 1.." +
                                    std::to_string(page_size - 1),
@@ -94,7 +75,7 @@ inline void check_page_record(const reference::page_record& r, std::uint32_t pag
 
 // A page file for `records` whose blocks are block(i).
 template <class Block>
-std::vector<std::uint8_t> write_page_file(std::uint32_t page_size, std::span<const reference::page_record> records, Block&& block) {
+std::vector<std::uint8_t> write_page_file(std::uint32_t page_size, std::span<const compression::page_record> records, Block&& block) {
     if (!detail::valid_page_size(page_size)) throw format_error("page file: page size " + std::to_string(page_size) + " is not a power of two in [1024, 16384]");
     std::uint64_t total = 0;
     for (std::size_t i = 0; i < records.size(); ++i) {
@@ -103,16 +84,16 @@ std::vector<std::uint8_t> write_page_file(std::uint32_t page_size, std::span<con
     }
     std::vector<std::uint8_t> out;
     out.reserve(page_file_header_bytes + records.size() * page_file_entry_bytes + static_cast<std::size_t>(total));
-    detail::put32(out, page_file_magic);
-    detail::put16(out, page_file_version);
-    detail::put16(out, static_cast<std::uint16_t>(page_file_header_bytes));
-    detail::put32(out, page_size);
-    detail::put32(out, 0);
-    detail::put64(out, records.size());
-    detail::put64(out, total);
+    util::append_le(out, page_file_magic, 4);
+    util::append_le(out, page_file_version, 2);
+    util::append_le(out, page_file_header_bytes, 2);
+    util::append_le(out, page_size, 4);
+    util::append_le(out, 0, 4);
+    util::append_le(out, records.size(), 8);
+    util::append_le(out, total, 8);
     for (const auto& r : records) {
-        detail::put32(out, r.length);
-        detail::put32(out, r.flags);
+        util::append_le(out, r.length, 4);
+        util::append_le(out, r.flags, 4);
     }
     for (std::size_t i = 0; i < records.size(); ++i) {
         const std::span<const std::uint8_t> b = block(i);
@@ -131,15 +112,15 @@ std::vector<std::uint8_t> write_page_file(std::uint32_t page_size, std::span<con
 inline page_file_view parse_page_file(std::span<const std::uint8_t> file) {
     if (file.size() < page_file_header_bytes)
         throw format_error("page file: " + std::to_string(file.size()) + " bytes is shorter than the 32-byte header", 0);
-    const auto magic = static_cast<std::uint32_t>(detail::get(file, 0, 4));
-    if (magic != page_file_magic) throw format_error("page file: magic " + detail::hex(magic) + " is not VYPG (0x47505956)", 0);
-    const auto version = detail::get(file, 4, 2), header = detail::get(file, 6, 2);
+    const auto magic = static_cast<std::uint32_t>(util::read_le(file, 0, 4));
+    if (magic != page_file_magic) throw format_error("page file: magic " + util::hex(magic) + " is not VYPG (0x47505956)", 0);
+    const auto version = util::read_le(file, 4, 2), header = util::read_le(file, 6, 2);
     if (version != page_file_version) throw format_error("page file: version " + std::to_string(version) + " (this reader knows 1)", 4);
     if (header != page_file_header_bytes) throw format_error("page file: header size " + std::to_string(header) + ", not 32", 6);
-    const std::uint64_t page_size = detail::get(file, 8, 4), flags = detail::get(file, 12, 4);
+    const std::uint64_t page_size = util::read_le(file, 8, 4), flags = util::read_le(file, 12, 4);
     if (!detail::valid_page_size(page_size)) throw format_error("page file: page size " + std::to_string(page_size) + " is not a power of two in [1024, 16384]", 8);
     if (flags != 0) throw format_error("page file: reserved header flags " + std::to_string(flags), 12);
-    const std::uint64_t count = detail::get(file, 16, 8), block_bytes = detail::get(file, 24, 8);
+    const std::uint64_t count = util::read_le(file, 16, 8), block_bytes = util::read_le(file, 24, 8);
     const std::uint64_t room = file.size() - page_file_header_bytes;
     if (count > room / page_file_entry_bytes)
         throw format_error("page file: page count " + std::to_string(count) + " needs a table larger than the file", 16);
@@ -155,7 +136,7 @@ inline page_file_view parse_page_file(std::span<const std::uint8_t> file) {
     std::uint64_t at = 0;
     for (std::size_t i = 0; i < v.records.size(); ++i) {
         const std::size_t entry = page_file_header_bytes + i * page_file_entry_bytes;
-        reference::page_record r{static_cast<std::uint32_t>(detail::get(file, entry, 4)), static_cast<std::uint32_t>(detail::get(file, entry + 4, 4))};
+        compression::page_record r{static_cast<std::uint32_t>(util::read_le(file, entry, 4)), static_cast<std::uint32_t>(util::read_le(file, entry + 4, 4))};
         detail::check_page_record(r, v.page_size, i, entry);
         if (r.length > block_bytes - at)
             throw format_error("page " + std::to_string(i) + ": its block of " + std::to_string(r.length) + " bytes runs past the end of the file", entry);
@@ -177,38 +158,6 @@ inline void check_page_file_output(const page_file_view& v, std::uint64_t max_ou
         throw resource_error("page file: decodes to " + std::to_string(v.content_bytes()) + " bytes (" + std::to_string(v.records.size()) +
                              " pages of " + std::to_string(v.page_size) + " bytes), above the output limit of " +
                              std::to_string(max_output_bytes) + " bytes");
-}
-
-// Decodes every page on the CPU (liblz4) into `out` (content_bytes() bytes). A block that does not
-// decode to exactly one page is a format_error naming the page.
-inline void decode_page_file_cpu(const page_file_view& v, std::span<std::uint8_t> out) {
-    if (out.size() < v.content_bytes()) throw resource_error("page file: output of " + std::to_string(out.size()) + " bytes for " + std::to_string(v.content_bytes()));
-    for (std::size_t i = 0; i < v.records.size(); ++i) {
-        std::uint8_t* dst = out.data() + i * v.page_size;
-        const auto& r = v.records[i];
-        const auto b = v.block(i);
-        switch (r.kind()) {
-        case reference::page_kind::same_fill: std::memset(dst, r.fill(), v.page_size); break;
-        case reference::page_kind::stored: std::memcpy(dst, b.data(), v.page_size); break;
-        case reference::page_kind::compressed: {
-            const int got = LZ4_decompress_safe(reinterpret_cast<const char*>(b.data()), reinterpret_cast<char*>(dst), static_cast<int>(b.size()),
-                                                static_cast<int>(v.page_size));
-            if (got != static_cast<int>(v.page_size))
-                throw format_error("page " + std::to_string(i) + ": its LZ4 block decodes to " + (got < 0 ? std::string("an error") : std::to_string(got) + " bytes") +
-                                   ", not one " + std::to_string(v.page_size) + "-byte page");
-            break;
-        }
-        }
-    }
-}
-
-// Decodes every page on the CPU into a new buffer, after checking the content against
-// `max_output_bytes` (check_page_file_output) before anything is allocated.
-inline std::vector<std::uint8_t> decode_page_file_cpu(const page_file_view& v, std::uint64_t max_output_bytes = page_file_default_max_output) {
-    check_page_file_output(v, max_output_bytes);
-    std::vector<std::uint8_t> out(static_cast<std::size_t>(v.content_bytes()));
-    decode_page_file_cpu(v, out);
-    return out;
 }
 
 } // namespace vyre::format

@@ -18,8 +18,11 @@
 // its final position as it walks the frame, then packs the frames together. `exact_layout` marks
 // the frames whose staging offsets are already final.
 
+#include <vyre/compression/batch.hpp>
+#include <vyre/compression/zstd.hpp>
 #include <vyre/error.hpp>
-#include <vyre/ops/compression/block.hpp>
+#include <vyre/util/hex.hpp>
+#include <vyre/util/little_endian.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -31,11 +34,10 @@
 
 namespace vyre::format {
 
-inline constexpr std::uint32_t zstd_magic = 0xFD2FB528u;
-inline constexpr std::uint32_t zstd_skippable_magic_min = 0x184D2A50u;
-inline constexpr std::uint32_t zstd_skippable_magic_max = 0x184D2A5Fu;
-inline constexpr std::uint32_t zstd_block_size_limit = 128u * 1024u;
-inline constexpr std::size_t zstd_block_header_size = 3;
+// RFC 8878's numbers (magic numbers, block limits) are in compression/zstd.hpp and compression/lz4.hpp.
+using compression::zstd_magic;
+inline constexpr std::uint32_t zstd_block_size_limit = compression::zstd_max_block_bytes;
+inline constexpr std::size_t zstd_block_header_size = compression::zstd_block_header_bytes;
 
 enum class zstd_block_type : std::uint8_t { raw = 0, rle = 1, compressed = 2, reserved = 3 };
 
@@ -101,16 +103,10 @@ struct zstd_parse_options {
 
 namespace detail {
 
-inline std::string zstd_hex(std::uint64_t v) {
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "0x%llX", static_cast<unsigned long long>(v));
-    return buf;
-}
+inline std::string zstd_hex(std::uint64_t v) { return util::hex(v); }
 
 inline std::uint64_t zstd_read_le(std::span<const std::uint8_t> data, std::uint64_t pos, unsigned bytes) {
-    std::uint64_t v = 0;
-    for (unsigned i = 0; i < bytes; ++i) v |= std::uint64_t{data[pos + i]} << (8 * i);
-    return v;
+    return util::read_le(data, pos, bytes);
 }
 
 // Throws unless `count` bytes remain at `pos`.
@@ -280,7 +276,7 @@ inline zstd_file parse_zstd(std::span<const std::uint8_t> data, const zstd_parse
             file.block_count += f.blocks.size();
             pos += f.size;
             file.frames.push_back(std::move(f));
-        } else if (magic >= zstd_skippable_magic_min && magic <= zstd_skippable_magic_max) {
+        } else if (compression::is_skippable_magic(magic)) {
             detail::zstd_need(data, pos, 8, "skippable frame header");
             zstd_skippable_frame s{pos, magic, static_cast<std::uint32_t>(detail::zstd_read_le(data, pos + 4, 4))};
             detail::zstd_need(data, s.data_offset(), s.data_size, "skippable frame data");
@@ -298,8 +294,8 @@ inline zstd_file parse_zstd(std::span<const std::uint8_t> data, const zstd_parse
 // One compression.zstd extent per block (3-byte header + content -> its staging slot, flags 0),
 // frames in file order: the order the statuses come back in. make_block_batches turns them into
 // 32-bit descriptors.
-inline std::vector<ops::compression::block_extent> zstd_block_extents(const zstd_file& file) {
-    std::vector<ops::compression::block_extent> out;
+inline std::vector<compression::block_extent> zstd_block_extents(const zstd_file& file) {
+    std::vector<compression::block_extent> out;
     out.reserve(file.block_count);
     for (const auto& f : file.frames)
         for (const auto& b : f.blocks)

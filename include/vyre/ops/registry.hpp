@@ -20,11 +20,12 @@ inline const std::vector<op_info>& registry() {
     static const std::vector<op_info> ops = [] {
         std::vector<op_info> out;
         for (const auto& p : primitive::all()) out.push_back(p.info());
-        out.push_back(compression::lz4_info());
-        out.push_back(compression::lz4_fast_info());
-        out.push_back(compression::lz4_pages_info());
-        out.push_back(compression::zstd_info());
-        out.push_back(compression::zstd_fast_info());
+        const auto add = [&](std::vector<op_info> infos) {
+            for (auto& info : infos) out.push_back(std::move(info));
+        };
+        add(compression::lz4_op::infos());
+        add(compression::lz4_pages_op::infos());
+        add(compression::zstd_op::infos());
         out.push_back(graph::bfs_info());
         out.push_back(graph::bitset_init_info());
         out.push_back(graph::bitset_pull_info());

@@ -2,8 +2,9 @@
 // output region with the op's exact status codes. The GPU kernel must match it byte for byte.
 #pragma once
 
+#include <vyre/compression/block.hpp>
+#include <vyre/compression/lz4.hpp>
 #include <vyre/error.hpp>
-#include <vyre/ops/compression/block.hpp>
 
 #include <cstdint>
 #include <limits>
@@ -57,8 +58,8 @@ inline void require_u32_sizes(std::size_t in_size, std::size_t out_size) {
 
 } // namespace detail
 
-inline ops::compression::block_status lz4_decompress_block(std::span<const std::uint8_t> in, std::span<std::uint8_t> out) {
-    namespace lz = ops::compression::lz4_error;
+inline compression::block_status lz4_decompress_block(std::span<const std::uint8_t> in, std::span<std::uint8_t> out) {
+    namespace lz = compression::lz4_error;
     detail::require_u32_sizes(in.size(), out.size());
     const std::uint32_t n = static_cast<std::uint32_t>(in.size());
     const std::uint32_t cap = static_cast<std::uint32_t>(out.size());
@@ -108,8 +109,8 @@ inline ops::compression::block_status lz4_decompress_block(std::span<const std::
 // A stored block (descriptor flag block_flag_uncompressed): copied verbatim. A block longer than
 // its output region is output_overflow with nothing written; a shorter one succeeds with its own
 // length as output_size, like a compressed block decoding short.
-inline ops::compression::block_status lz4_copy_stored_block(std::span<const std::uint8_t> in, std::span<std::uint8_t> out) {
-    namespace lz = ops::compression::lz4_error;
+inline compression::block_status lz4_copy_stored_block(std::span<const std::uint8_t> in, std::span<std::uint8_t> out) {
+    namespace lz = compression::lz4_error;
     detail::require_u32_sizes(in.size(), out.size());
     const std::uint32_t n = static_cast<std::uint32_t>(in.size());
     if (n > out.size()) return {lz::output_overflow, 0};
@@ -117,9 +118,9 @@ inline ops::compression::block_status lz4_copy_stored_block(std::span<const std:
     return {lz::none, n};
 }
 
-inline ops::compression::block_status lz4_decode_block(std::span<const std::uint8_t> in, std::span<std::uint8_t> out,
+inline compression::block_status lz4_decode_block(std::span<const std::uint8_t> in, std::span<std::uint8_t> out,
                                                        std::uint32_t flags) {
-    return (flags & ops::compression::block_flag_uncompressed) ? lz4_copy_stored_block(in, out)
+    return (flags & compression::block_flag_uncompressed) ? lz4_copy_stored_block(in, out)
                                                                : lz4_decompress_block(in, out);
 }
 
@@ -127,11 +128,11 @@ inline ops::compression::block_status lz4_decode_block(std::span<const std::uint
 // A descriptor whose input range leaves `input` gets {literal_overflow, 0}; one whose output range
 // leaves `output` gets {output_overflow, 0}; neither block is touched. Reserved flag bits are
 // ignored (check_descriptors rejects them on the host).
-inline std::vector<ops::compression::block_status> lz4_decompress(std::span<const std::uint8_t> input,
-                                                                  std::span<const ops::compression::block_descriptor> blocks,
+inline std::vector<compression::block_status> lz4_decompress(std::span<const std::uint8_t> input,
+                                                                  std::span<const compression::block_descriptor> blocks,
                                                                   std::span<std::uint8_t> output) {
-    namespace lz = ops::compression::lz4_error;
-    std::vector<ops::compression::block_status> statuses;
+    namespace lz = compression::lz4_error;
+    std::vector<compression::block_status> statuses;
     statuses.reserve(blocks.size());
     for (const auto& d : blocks) {
         if (d.input_offset > input.size() || d.input_size > input.size() - d.input_offset) {
@@ -149,7 +150,7 @@ inline std::vector<ops::compression::block_status> lz4_decompress(std::span<cons
 // What lz4_measure_block finds: the status lz4_decompress_block would return, and where in the
 // block decoding stopped (n on success; on error, just past the last byte read), for messages.
 struct lz4_measure {
-    ops::compression::block_status status;
+    compression::block_status status;
     std::uint32_t input_position;
 };
 
@@ -158,7 +159,7 @@ struct lz4_measure {
 // `history` is how many bytes of earlier output a match may also reach (linked blocks of a frame:
 // the frame's output so far); with history 0 the status equals lz4_decompress_block's exactly.
 inline lz4_measure lz4_measure_block(std::span<const std::uint8_t> in, std::uint32_t capacity, std::uint32_t history = 0) {
-    namespace lz = ops::compression::lz4_error;
+    namespace lz = compression::lz4_error;
     detail::require_u32_sizes(in.size(), 0);
     const std::uint32_t n = static_cast<std::uint32_t>(in.size());
     std::uint32_t ip = 0;

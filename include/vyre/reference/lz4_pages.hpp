@@ -2,6 +2,7 @@
 // plain C++ (one page at a time). The device output must equal what this writes.
 #pragma once
 
+#include <vyre/compression/pages.hpp>
 #include <vyre/error.hpp>
 
 #include <algorithm>
@@ -12,35 +13,10 @@
 
 namespace vyre::reference {
 
-// How a page was stored (permanent values: they are in the device's record words and in page files).
-enum class page_kind : std::uint32_t {
-    compressed = 0, // an LZ4 block of `length` bytes, smaller than the page
-    stored = 1,     // the page itself (length = page size): the block would not have been smaller
-    same_fill = 2,  // every byte equals the fill byte; no block (length 0)
-};
-
-inline const char* page_kind_name(page_kind k) noexcept {
-    switch (k) {
-    case page_kind::compressed: return "compressed";
-    case page_kind::stored: return "stored";
-    case page_kind::same_fill: return "same_fill";
-    }
-    return "unknown";
-}
-
-// Two words per page, the device's own layout: length in bytes, then kind | fill byte << 8.
-struct page_record {
-    std::uint32_t length = 0;
-    std::uint32_t flags = 0;
-    page_kind kind() const noexcept { return static_cast<page_kind>(flags & 0xFFu); }
-    std::uint8_t fill() const noexcept { return static_cast<std::uint8_t>(flags >> 8); }
-    friend bool operator==(const page_record&, const page_record&) = default;
-};
-static_assert(sizeof(page_record) == 8, "the record layout is permanent: 2 words");
-
-inline page_record make_page_record(std::uint32_t length, page_kind kind, std::uint8_t fill = 0) {
-    return {length, static_cast<std::uint32_t>(kind) | std::uint32_t{fill} << 8};
-}
+// The page record and its kinds are the op's permanent layout (compression/pages.hpp).
+using vyre::compression::make_page_record;
+using vyre::compression::page_kind;
+using vyre::compression::page_record;
 
 // LZ4's block rules, and the parse the device program makes (compression.lz4_pages, version 2):
 //  - hash of the 4 bytes at p (little-endian u32 `s`): (s * 2654435761) >> (32 - 12): 12 bits for

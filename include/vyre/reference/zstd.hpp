@@ -26,7 +26,8 @@
 // never write out of bounds; an input range past the input buffer is corrupt_block.
 
 #include <vyre/error.hpp>
-#include <vyre/ops/compression/block.hpp>
+#include <vyre/compression/block.hpp>
+#include <vyre/compression/zstd.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -37,28 +38,23 @@ namespace vyre::reference {
 
 namespace detail {
 
-// Zstandard's absolute block limit (RFC 8878, Block_Maximum_Size is never above it).
-inline constexpr std::uint32_t zstd_block_size_limit = 128u * 1024u;
-
-inline constexpr std::size_t zstd_block_header_size = 3;
-
-inline ops::compression::block_status zstd_block_failure(std::uint32_t code) {
+inline compression::block_status zstd_block_failure(std::uint32_t code) {
     return {code, 0};
 }
 
 } // namespace detail
 
 // Decodes one block: `in` is the 3-byte header plus the content, `out` the room for the result.
-inline ops::compression::block_status zstd_decode_block(std::span<const std::uint8_t> in,
+inline compression::block_status zstd_decode_block(std::span<const std::uint8_t> in,
                                                         std::span<std::uint8_t> out) {
-    namespace err = ops::compression::zstd_error;
+    namespace err = compression::zstd_error;
     using detail::zstd_block_failure;
-    if (in.size() < detail::zstd_block_header_size) return zstd_block_failure(err::corrupt_block);
+    if (in.size() < compression::zstd_block_header_bytes) return zstd_block_failure(err::corrupt_block);
     const std::uint32_t header = std::uint32_t{in[0]} | std::uint32_t{in[1]} << 8 | std::uint32_t{in[2]} << 16;
     const std::uint32_t type = (header >> 1) & 3u;
     const std::uint32_t block_size = header >> 3;
-    const std::size_t content = in.size() - detail::zstd_block_header_size;
-    if (type == 3 || block_size > detail::zstd_block_size_limit) return zstd_block_failure(err::corrupt_block);
+    const std::size_t content = in.size() - compression::zstd_block_header_bytes;
+    if (type == 3 || block_size > compression::zstd_max_block_bytes) return zstd_block_failure(err::corrupt_block);
     if (type == 1) {
         if (content == 0) return zstd_block_failure(err::rle_payload_missing);
         if (content != 1) return zstd_block_failure(err::corrupt_block);
@@ -68,25 +64,25 @@ inline ops::compression::block_status zstd_decode_block(std::span<const std::uin
     if (type == 2) return zstd_block_failure(err::unsupported_compressed_block);
     if (block_size > out.size()) return zstd_block_failure(err::output_overflow);
     if (type == 0)
-        std::copy_n(in.begin() + detail::zstd_block_header_size, block_size, out.begin());
+        std::copy_n(in.begin() + compression::zstd_block_header_bytes, block_size, out.begin());
     else
-        std::fill_n(out.begin(), block_size, in[detail::zstd_block_header_size]);
+        std::fill_n(out.begin(), block_size, in[compression::zstd_block_header_bytes]);
     return {err::none, block_size};
 }
 
 // The whole dispatch: statuses[i] answers descriptors[i]. Descriptors are untrusted: every range
 // is checked against its buffer without overflowing.
 inline void zstd_decode_blocks(std::span<const std::uint8_t> input,
-                               std::span<const ops::compression::block_descriptor> descriptors,
+                               std::span<const compression::block_descriptor> descriptors,
                                std::span<std::uint8_t> output,
-                               std::span<ops::compression::block_status> statuses) {
+                               std::span<compression::block_status> statuses) {
     if (statuses.size() < descriptors.size())
         throw resource_error("zstd_decode_blocks: " + std::to_string(descriptors.size()) + " descriptors but room for " +
                              std::to_string(statuses.size()) + " statuses");
     for (std::size_t i = 0; i < descriptors.size(); ++i) {
         const auto& d = descriptors[i];
         if (d.input_offset > input.size() || d.input_size > input.size() - d.input_offset) {
-            statuses[i] = detail::zstd_block_failure(ops::compression::zstd_error::corrupt_block);
+            statuses[i] = detail::zstd_block_failure(compression::zstd_error::corrupt_block);
             continue;
         }
         const std::size_t out_begin = std::min<std::size_t>(d.output_offset, output.size());

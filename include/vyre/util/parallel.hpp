@@ -83,6 +83,17 @@ void parallel_for(std::size_t n, unsigned threads, F&& f, std::size_t grain = 1)
     });
 }
 
+// A copy of worker() on each of `threads` threads of their own (copies: state a worker carries,
+// such as futures it waits on, is its own) while drive() runs on the calling thread (a device
+// pipeline that a host pass works beside). Returns when all have finished; a thread that cannot
+// be started is an error (drive() may be waiting on the workers' results).
+template <class Worker, class Driver>
+void run_beside(unsigned threads, const Worker& worker, Driver&& drive) {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+    drive();
+}
+
 // A fixed set of threads that runs f(0..n) together with the caller, for work that repeats many
 // times a second (packing each chunk of a device pipeline), where starting threads every time
 // would cost about as much as the work. f must not throw (it also runs on the workers).

@@ -4,13 +4,13 @@
 // registry entry, and the batch API (pages in, page records and blocks out).
 #pragma once
 
+#include <vyre/compression/pages.hpp>
 #include <vyre/dsl.hpp>
 #include <vyre/error.hpp>
-#include <vyre/format/page_file.hpp>
-#include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/op.hpp>
 #include <vyre/reference/lz4_pages.hpp>
 #include <vyre/runtime/dispatch.hpp>
+#include <vyre/runtime/parameters.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -23,8 +23,8 @@
 
 namespace vyre::ops::compression {
 
-using reference::page_kind;
-using reference::page_record;
+using vyre::compression::page_kind;
+using vyre::compression::page_record;
 
 // Bindings:
 //   0 pages    U32   ReadOnly   page g is words [g * page_size/4, (g + 1) * page_size/4)
@@ -488,12 +488,20 @@ inline ir::program lz4_pages_program(std::uint32_t page_size = lz4_pages_default
     return k.program();
 }
 
-// Version 2: 12-bit hashes found through a table in workgroup memory (version 1 sorted 20-bit
-// hashes); the same container, records and page kinds, different blocks.
-inline op_info lz4_pages_info() {
-    return {lz4_pages_op_id, 2, "LZ4 compression of 4 KiB pages, one workgroup per page (records: length, kind | fill << 8)",
-            ir::op_signature{{ir::data_type::u32}, ir::data_type::bytes}, ir::convention::v1(), [] { return lz4_pages_program(); }};
-}
+// ---- the op ------------------------------------------------------------------------------------
+
+// Not a block op (pages in, page records and slots out), so it has its own small runtime below.
+struct lz4_pages_op {
+    static constexpr const char* id = lz4_pages_op_id;
+    // Version 2: 12-bit hashes found through a table in workgroup memory (version 1 sorted 20-bit
+    // hashes); the same container, records and page kinds, different blocks.
+    static constexpr std::uint32_t version = 2;
+
+    static std::vector<op_info> infos() {
+        return {{id, version, "LZ4 compression of 4 KiB pages, one workgroup per page (records: length, kind | fill << 8)",
+                 ir::op_signature{{ir::data_type::u32}, ir::data_type::bytes}, ir::convention::v1(), [] { return lz4_pages_program(); }}};
+    }
+};
 
 // ---- running the program ---------------------------------------------------------------------
 
@@ -564,9 +572,7 @@ inline boost::compute::event enqueue_lz4_pages(runtime::context& ctx, const lz4_
     if (count == 0) return {};
     check_lz4_pages_device(ctx.device(), kernel.page_size, kernel.workgroup, kernel.hash_bits);
     const std::uint32_t p[lz4_pages_param_words] = {count, 0, 0, 0};
-    params = runtime::detail::cl_call("clCreateBuffer", [&] {
-        return boost::compute::buffer(ctx.cl_context(), sizeof p, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, const_cast<std::uint32_t*>(p));
-    });
+    params = runtime::make_parameter_buffer(ctx, p);
     const std::uint32_t words = count * (kernel.page_size / 4);
     const runtime::buffer_arg args[] = {{d.pages, words}, {d.output, words}, {d.records, count * 2u}, {params, lz4_pages_param_words}};
     return runtime::dispatch(ctx, kernel.program, {count, 1, 1}, args);
@@ -623,47 +629,6 @@ inline compressed_pages compress_pages(runtime::context& ctx, std::span<const st
         runtime::read(ctx, d.output, r.data.data() + first * page_size, bytes);
     }
     return r;
-}
-
-// Decodes a parsed page file on the device: compressed and stored pages through compression.lz4
-// (one dispatch per batch that make_block_batches cuts), same_fill pages on the host. A page whose
-// block does not decode to exactly one page is a format_error naming it. A file that decodes to
-// more than `max_output_bytes` is a resource_error before anything is allocated (a small hostile
-// file can declare 2048 times its size: format::check_page_file_output).
-inline std::vector<std::uint8_t> decompress_page_file(runtime::context& ctx, const format::page_file_view& v,
-                                                      std::uint64_t max_output_bytes = format::page_file_default_max_output) {
-    format::check_page_file_output(v, max_output_bytes);
-    std::vector<std::uint8_t> out(static_cast<std::size_t>(v.content_bytes()));
-    std::vector<block_extent> extents;
-    std::vector<std::size_t> page_of;
-    for (std::size_t i = 0; i < v.records.size(); ++i) {
-        const page_record& r = v.records[i];
-        if (r.kind() == page_kind::same_fill) {
-            std::memset(out.data() + i * v.page_size, r.fill(), v.page_size);
-            continue;
-        }
-        extents.push_back({v.offsets[i], std::uint64_t{i} * v.page_size, r.length, v.page_size,
-                           r.kind() == page_kind::stored ? block_flag_uncompressed : 0u});
-        page_of.push_back(i);
-    }
-    batch_limits limits;
-    const std::uint64_t device_max = ctx.device().max_allocation / 4 * 4;
-    limits.max_input_bytes = device_max;
-    limits.max_output_bytes = device_max;
-    limits.max_blocks = lz4_max_blocks;
-    for (const block_batch& b : make_block_batches(extents, limits)) {
-        const auto window = v.blocks.subspan(static_cast<std::size_t>(b.input_base), static_cast<std::size_t>(b.input_bytes));
-        const lz4_block_result r = decompress_blocks(ctx, window, b.blocks, b.output_bytes);
-        const std::vector<std::uint8_t> bytes = read_output(ctx, r);
-        for (std::size_t k = 0; k < b.blocks.size(); ++k) {
-            const std::size_t page = page_of[b.first_extent + k];
-            if (r.statuses[k].code != lz4_error::none || r.statuses[k].output_size != v.page_size)
-                throw format_error("page " + std::to_string(page) + ": device decoding gave " + lz4_error_name(r.statuses[k].code) + " after " +
-                                   std::to_string(r.statuses[k].output_size) + " bytes, not one " + std::to_string(v.page_size) + "-byte page");
-            std::memcpy(out.data() + page * v.page_size, bytes.data() + b.blocks[k].output_offset, v.page_size);
-        }
-    }
-    return out;
 }
 
 } // namespace vyre::ops::compression

@@ -1,7 +1,7 @@
-// Host half of the zstd pipeline (engine/zstd_decompress.hpp): the block path of the seed's hybrid
-// design (after compression.zstd has written the raw and RLE blocks, decode the compressed blocks
-// on the CPU with libzstd's block API and pack the output), and whole frames with libzstd's frame
-// API for the frames the pipeline routes to the host.
+// The host half of the zstd pipeline (engine/zstd_decompress.hpp): the block path of the seed's
+// hybrid design (after compression.zstd has written the raw and RLE blocks, decode the compressed
+// blocks on the CPU with libzstd's block API and pack the output), whole frames with libzstd's frame
+// API for the frames the pipeline routes to the host, and whole files on the host (the oracle).
 #pragma once
 
 // How the CPU pass keeps libzstd byte-exact. Within a frame, blocks are visited in order with one
@@ -16,10 +16,13 @@
 // raw/RLE blocks are therefore not inserted, and a compressed block is always offered at least
 // one byte of room (the layout's 1-byte minimum slot).
 
+#include <vyre/compression/block.hpp>
+#include <vyre/compression/zstd.hpp>
 #include <vyre/error.hpp>
 #include <vyre/format/zstd_frame.hpp>
-#include <vyre/ops/compression/block.hpp>
 #include <vyre/reference/zstd.hpp>
+#include <vyre/util/hex.hpp>
+#include <vyre/util/parallel.hpp>
 
 #ifndef ZSTD_STATIC_LINKING_ONLY
 #define ZSTD_STATIC_LINKING_ONLY
@@ -40,10 +43,9 @@
 #include <memory>
 #include <span>
 #include <string>
-#include <thread>
 #include <vector>
 
-namespace vyre::format {
+namespace vyre::engine {
 
 // Who regenerated what. Device blocks: raw/RLE blocks whose device status was accepted as is.
 // CPU blocks: compressed blocks, plus any block whose device status was not the expected one
@@ -94,12 +96,12 @@ struct zstd_frame_outcome {
 };
 
 // The device's answer is kept only when it is exactly what a raw/RLE block must produce.
-inline bool zstd_device_done(const zstd_block& b, const ops::compression::block_status& s) {
-    return b.type != zstd_block_type::compressed && s.code == ops::compression::zstd_error::none &&
+inline bool zstd_device_done(const format::zstd_block& b, const compression::block_status& s) {
+    return b.type != format::zstd_block_type::compressed && s.code == compression::zstd_error::none &&
            s.output_size == b.regenerated_size;
 }
 
-inline std::size_t zstd_decode_compressed(ZSTD_DCtx* dctx, std::span<const std::uint8_t> data, const zstd_block& b,
+inline std::size_t zstd_decode_compressed(ZSTD_DCtx* dctx, std::span<const std::uint8_t> data, const format::zstd_block& b,
                                           std::uint32_t block_maximum_size, std::uint8_t* dst, std::size_t room) {
     // Room beyond the block maximum would let a hostile block regenerate more than RFC 8878 allows.
     const std::size_t capacity = std::min<std::size_t>(room, std::max<std::uint32_t>(block_maximum_size, 1));
@@ -120,17 +122,17 @@ inline std::size_t zstd_decode_compressed(ZSTD_DCtx* dctx, std::span<const std::
     return n;
 }
 
-inline std::size_t zstd_redo_plain(std::span<const std::uint8_t> data, const zstd_block& b, std::span<std::uint8_t> dst) {
+inline std::size_t zstd_redo_plain(std::span<const std::uint8_t> data, const format::zstd_block& b, std::span<std::uint8_t> dst) {
     const auto s = reference::zstd_decode_block(
-        data.subspan(b.header_offset, zstd_block_header_size + b.content_size), dst);
-    if (s.code != ops::compression::zstd_error::none)
+        data.subspan(b.header_offset, format::zstd_block_header_size + b.content_size), dst);
+    if (s.code != compression::zstd_error::none)
         throw format_error(std::string("zstd: block rejected by the reference decoder: ") +
-                               ops::compression::zstd_error_name(s.code),
+                               compression::zstd_error_name(s.code),
                            b.header_offset);
     return s.output_size;
 }
 
-inline void zstd_check_frame(const zstd_frame& f, std::span<const std::uint8_t> content) {
+inline void zstd_check_frame(const format::zstd_frame& f, std::span<const std::uint8_t> content) {
     if (f.content_size && *f.content_size != content.size())
         throw format_error("zstd: frame declares " + std::to_string(*f.content_size) + " content bytes but decodes to " +
                                std::to_string(content.size()),
@@ -138,8 +140,8 @@ inline void zstd_check_frame(const zstd_frame& f, std::span<const std::uint8_t> 
     if (f.checksum) {
         const auto computed = static_cast<std::uint32_t>(XXH64(content.data(), content.size(), 0));
         if (computed != *f.checksum)
-            throw format_error("zstd: content checksum mismatch: stored " + zstd_hex(*f.checksum) + ", computed " +
-                                   zstd_hex(computed),
+            throw format_error("zstd: content checksum mismatch: stored " + util::hex(*f.checksum) + ", computed " +
+                                   util::hex(computed),
                                f.checksum_offset);
     }
 }
@@ -154,8 +156,8 @@ struct zstd_no_wait {
 // when that block's status and staging bytes are in place. Compressed blocks are decoded here
 // whatever their status says; their status only counts toward redone_blocks.
 template <class Wait = zstd_no_wait>
-inline zstd_frame_outcome zstd_finish_frame(ZSTD_DCtx* dctx, std::span<const std::uint8_t> data, const zstd_frame& f,
-                                            std::span<const ops::compression::block_status> statuses,
+inline zstd_frame_outcome zstd_finish_frame(ZSTD_DCtx* dctx, std::span<const std::uint8_t> data, const format::zstd_frame& f,
+                                            std::span<const compression::block_status> statuses,
                                             std::span<std::uint8_t> staging, Wait&& before_device_block = {}) {
     if (f.dictionary_id != 0)
         throw format_error("zstd: frame needs dictionary " + std::to_string(f.dictionary_id) +
@@ -167,8 +169,8 @@ inline zstd_frame_outcome zstd_finish_frame(ZSTD_DCtx* dctx, std::span<const std
     std::uint8_t* const base = staging.data();
     std::uint64_t w = f.output_offset;
     for (std::size_t i = 0; i < f.blocks.size(); ++i) {
-        const zstd_block& b = f.blocks[i];
-        if (b.type != zstd_block_type::compressed) before_device_block(f.first_block + i);
+        const format::zstd_block& b = f.blocks[i];
+        if (b.type != format::zstd_block_type::compressed) before_device_block(f.first_block + i);
         const auto& s = statuses[f.first_block + i];
         const std::uint64_t room = b.output_offset + b.output_capacity - w;
         std::size_t n = 0;
@@ -178,16 +180,16 @@ inline zstd_frame_outcome zstd_finish_frame(ZSTD_DCtx* dctx, std::span<const std
             ++out.stats.device_blocks;
             out.stats.device_bytes += n;
         } else {
-            const bool expected = b.type == zstd_block_type::compressed &&
-                                  s.code == ops::compression::zstd_error::unsupported_compressed_block;
-            n = b.type == zstd_block_type::compressed
+            const bool expected = b.type == format::zstd_block_type::compressed &&
+                                  s.code == compression::zstd_error::unsupported_compressed_block;
+            n = b.type == format::zstd_block_type::compressed
                     ? zstd_decode_compressed(dctx, data, b, f.block_maximum_size, base + w, room)
                     : zstd_redo_plain(data, b, staging.subspan(w, room));
             ++out.stats.cpu_blocks;
             out.stats.cpu_bytes += n;
             out.stats.redone_blocks += expected ? 0 : 1;
         }
-        if (b.type != zstd_block_type::compressed && n != 0) ZSTD_insertBlock(dctx, base + w, n);
+        if (b.type != format::zstd_block_type::compressed && n != 0) ZSTD_insertBlock(dctx, base + w, n);
         w += n;
     }
     out.size = w - f.output_offset;
@@ -209,7 +211,7 @@ inline zstd_dctx_ptr zstd_make_frame_dctx() {
 // than through the block path above. When libzstd refuses the frame, the block path runs over it
 // to say what is wrong and where, in the same words as every other route (error path only); if
 // that path happens to accept the frame, libzstd's verdict stands, named at the frame's offset.
-inline zstd_frame_outcome zstd_decode_frame(ZSTD_DCtx* dctx, std::span<const std::uint8_t> data, const zstd_frame& f,
+inline zstd_frame_outcome zstd_decode_frame(ZSTD_DCtx* dctx, std::span<const std::uint8_t> data, const format::zstd_frame& f,
                                             std::span<std::uint8_t> staging) {
     if (f.dictionary_id != 0)
         throw format_error("zstd: frame needs dictionary " + std::to_string(f.dictionary_id) +
@@ -218,10 +220,10 @@ inline zstd_frame_outcome zstd_decode_frame(ZSTD_DCtx* dctx, std::span<const std
     const std::size_t n = ZSTD_decompressDCtx(dctx, staging.data() + f.output_offset, f.output_capacity,
                                               data.data() + f.offset, f.size);
     if (ZSTD_isError(n)) {
-        zstd_frame alone = f;
+        format::zstd_frame alone = f;
         alone.first_block = 0;
-        const std::vector<ops::compression::block_status> none(
-            f.blocks.size(), {ops::compression::zstd_error::unsupported_compressed_block, 0});
+        const std::vector<compression::block_status> none(
+            f.blocks.size(), {compression::zstd_error::unsupported_compressed_block, 0});
         zstd_finish_frame(dctx, data, alone, none, staging); // throws the block path's format_error
         throw format_error(std::string("zstd: frame does not decode: ") + ZSTD_getErrorName(n), f.offset);
     }
@@ -233,8 +235,8 @@ inline zstd_frame_outcome zstd_decode_frame(ZSTD_DCtx* dctx, std::span<const std
     return out;
 }
 
-inline void zstd_check_hybrid_inputs(std::span<const std::uint8_t> data, const zstd_file& file,
-                                     std::span<const ops::compression::block_status> statuses,
+inline void zstd_check_hybrid_inputs(std::span<const std::uint8_t> data, const format::zstd_file& file,
+                                     std::span<const compression::block_status> statuses,
                                      std::span<std::uint8_t> staging) {
     if (statuses.size() < file.block_count)
         throw error("zstd: " + std::to_string(statuses.size()) + " block statuses for " +
@@ -243,7 +245,7 @@ inline void zstd_check_hybrid_inputs(std::span<const std::uint8_t> data, const z
         throw error("zstd: staging buffer of " + std::to_string(staging.size()) + " bytes, the layout needs " +
                     std::to_string(file.staging_size));
     if (!file.frames.empty()) {
-        const zstd_frame& f = file.frames.back();
+        const format::zstd_frame& f = file.frames.back();
         if (f.offset + f.size > data.size())
             throw error("zstd: the parsed frames extend past the " + std::to_string(data.size()) + "-byte input");
     }
@@ -251,41 +253,32 @@ inline void zstd_check_hybrid_inputs(std::span<const std::uint8_t> data, const z
 
 } // namespace detail
 
-// Finishes a decompression the device started. `file` is parse_zstd(data); statuses[i] is the
+// Finishes a decompression the device started. `file` is format::parse_zstd(data); statuses[i] is the
 // device's answer for the i-th block (zstd_block_extents order); staging holds what the device
 // wrote at the layout's offsets. Frames are decoded in parallel (threads = 0: all hardware
 // threads), then packed to the front of staging. Throws format_error for corrupt compressed
 // blocks, a content size or checksum mismatch, and frames that need a dictionary.
-inline zstd_hybrid_result zstd_decompress_hybrid_cpu(std::span<const std::uint8_t> data, const zstd_file& file,
-                                                     std::span<const ops::compression::block_status> statuses,
+inline zstd_hybrid_result decompress_zstd_hybrid_host(std::span<const std::uint8_t> data, const format::zstd_file& file,
+                                                     std::span<const compression::block_status> statuses,
                                                      std::span<std::uint8_t> staging, unsigned threads = 0) {
     detail::zstd_check_hybrid_inputs(data, file, statuses, staging);
     const std::size_t frames = file.frames.size();
     std::vector<detail::zstd_frame_outcome> outcomes(frames);
-    std::atomic<std::size_t> next{0};
-    auto worker = [&] {
-        detail::zstd_dctx_ptr dctx;
-        for (std::size_t k; (k = next.fetch_add(1)) < frames;) {
-            try {
-                if (!dctx) dctx = detail::zstd_make_dctx();
-                outcomes[k] = detail::zstd_finish_frame(dctx.get(), data, file.frames[k], statuses, staging);
-            } catch (...) {
-                outcomes[k].failure = std::current_exception();
-            }
+    // One decompression context per thread, made on its first frame.
+    util::parallel_chunks<detail::zstd_dctx_ptr>(frames, threads, 1, [&](std::size_t k, std::size_t, detail::zstd_dctx_ptr& dctx) {
+        try {
+            if (!dctx) dctx = detail::zstd_make_dctx();
+            outcomes[k] = detail::zstd_finish_frame(dctx.get(), data, file.frames[k], statuses, staging);
+        } catch (...) {
+            outcomes[k].failure = std::current_exception();
         }
-    };
-    const unsigned hw = threads != 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t n_threads = std::min<std::size_t>(hw, frames);
-    std::vector<std::jthread> pool;
-    for (std::size_t t = 1; t < n_threads; ++t) pool.emplace_back(worker);
-    worker();
-    pool.clear();
+    });
 
     zstd_hybrid_result result;
     result.stats.skippable_frames = file.skippable_frames.size();
     for (std::size_t k = 0; k < frames; ++k) {
         if (outcomes[k].failure) std::rethrow_exception(outcomes[k].failure);
-        const zstd_frame& f = file.frames[k];
+        const format::zstd_frame& f = file.frames[k];
         // Packing left to right never overwrites a frame not yet moved: every frame's output fits
         // in its own region, so the write position stays at or before the next region's start.
         if (f.output_offset != result.output_size)
@@ -296,7 +289,7 @@ inline zstd_hybrid_result zstd_decompress_hybrid_cpu(std::span<const std::uint8_
     return result;
 }
 
-struct zstd_cpu_result {
+struct zstd_host_result {
     std::vector<std::uint8_t> output;
     zstd_decode_stats stats;
 };
@@ -304,22 +297,22 @@ struct zstd_cpu_result {
 // The whole pipeline without a device: reference::zstd_decode_block stands in for the GPU op on
 // every block (so compressed blocks come back as unsupported_compressed_block), then the hybrid
 // CPU pass finishes. Its output equals ZSTD_decompress's byte for byte.
-inline zstd_cpu_result zstd_decompress_cpu_reference(std::span<const std::uint8_t> data,
-                                                     const zstd_parse_options& options = {}, unsigned threads = 0) {
-    const zstd_file file = parse_zstd(data, options);
-    zstd_cpu_result result;
+inline zstd_host_result decompress_zstd_host(std::span<const std::uint8_t> data,
+                                                     const format::zstd_parse_options& options = {}, unsigned threads = 0) {
+    const format::zstd_file file = format::parse_zstd(data, options);
+    zstd_host_result result;
     result.output.resize(file.staging_size);
-    std::vector<ops::compression::block_status> statuses;
+    std::vector<compression::block_status> statuses;
     statuses.reserve(file.block_count);
     for (const auto& f : file.frames)
         for (const auto& b : f.blocks)
             statuses.push_back(reference::zstd_decode_block(
-                data.subspan(b.header_offset, zstd_block_header_size + b.content_size),
+                data.subspan(b.header_offset, format::zstd_block_header_size + b.content_size),
                 std::span(result.output).subspan(b.output_offset, b.output_capacity)));
-    const auto hybrid = zstd_decompress_hybrid_cpu(data, file, statuses, result.output, threads);
+    const auto hybrid = decompress_zstd_hybrid_host(data, file, statuses, result.output, threads);
     result.output.resize(hybrid.output_size);
     result.stats = hybrid.stats;
     return result;
 }
 
-} // namespace vyre::format
+} // namespace vyre::engine

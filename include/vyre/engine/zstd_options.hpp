@@ -1,0 +1,109 @@
+// What engine/zstd_decompress.hpp takes and reports: routes, the path each frame took, options,
+// reports and results of decoding whole .zst files.
+#pragma once
+
+#include <vyre/engine/zstd_host.hpp>
+#include <vyre/ops/block_op.hpp>
+
+#include <boost/compute/buffer.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace vyre::engine {
+
+// Which frames go where (see the table above).
+enum class zstd_route { automatic, hybrid, host };
+
+inline const char* zstd_route_name(zstd_route r) noexcept {
+    switch (r) {
+    case zstd_route::automatic: return "automatic";
+    case zstd_route::hybrid: return "hybrid";
+    case zstd_route::host: return "host";
+    }
+    return "?";
+}
+
+inline std::optional<zstd_route> zstd_route_from_name(std::string_view name) noexcept {
+    for (zstd_route r : {zstd_route::automatic, zstd_route::hybrid, zstd_route::host})
+        if (name == zstd_route_name(r)) return r;
+    return std::nullopt;
+}
+
+// How one frame was decoded (see the list above).
+enum class zstd_frame_path : std::uint8_t { device, hybrid, host, split };
+
+inline const char* zstd_frame_path_name(zstd_frame_path p) noexcept {
+    switch (p) {
+    case zstd_frame_path::device: return "device";
+    case zstd_frame_path::hybrid: return "hybrid";
+    case zstd_frame_path::host: return "host";
+    case zstd_frame_path::split: return "split";
+    }
+    return "?";
+}
+
+// Frames per path.
+struct zstd_path_counts {
+    std::size_t device = 0;
+    std::size_t hybrid = 0;
+    std::size_t host = 0;
+    std::size_t split = 0;
+};
+
+struct zstd_options {
+    // automatic: the cooperative program on GPUs, the seed's on CPU devices (ops::compression::resolve).
+    ops::block_variant variant = ops::block_variant::automatic;
+    zstd_route route = zstd_route::automatic;
+    // Input bytes of one dispatch (also lowered to the device's largest allocation; into host
+    // memory, also the most output bytes one dispatch reads back): smaller batches start the
+    // pipeline sooner, larger ones launch fewer kernels.
+    std::uint64_t batch_input_bytes = std::uint64_t{64} << 20;
+    // The staging layout may ask for at most this much memory (hostile files regenerate up to
+    // 32768 bytes per input byte): above it, resource_error before anything is allocated.
+    std::uint64_t max_output_bytes = std::uint64_t{16} << 30;
+    // Threads of the host pass; 0: all hardware threads.
+    unsigned threads = 0;
+};
+
+// Who did what. split.device_*: raw/RLE blocks whose device result was kept; split.cpu_*: blocks
+// of host frames, compressed blocks of hybrid and split frames, and any block the host had to
+// redo (also counted in split.redone_blocks).
+struct zstd_report {
+    zstd_decode_stats split;
+    zstd_path_counts paths;                 // frames per path
+    std::vector<zstd_frame_path> frame_path; // each frame's path, in file order (skippable frames excluded)
+    std::size_t blocks = 0;                  // every block of the file
+    std::size_t dispatched_blocks = 0;       // of which sent to compression.zstd
+    std::size_t batches = 0;                 // dispatches of compression.zstd
+    std::uint64_t input_bytes = 0;
+    std::uint64_t device_input_bytes = 0;    // bytes uploaded for the dispatches (the packed runs)
+    std::uint64_t output_bytes = 0;
+    std::uint64_t staging_bytes = 0;
+    // Where the time went (wall clock, from the start of the passes): until the last batch's
+    // statuses were back, until the host pass (and, into device memory, its uploads) ended, and
+    // how long the host pass's threads waited for the device in all.
+    double device_seconds = 0;
+    double host_seconds = 0;
+    double wait_seconds = 0;
+    std::size_t transfers = 0; // host <-> device copies enqueued
+    // Decoded bytes of each frame, in file order (skippable frames excluded): where one frame's
+    // output ends in the packed result, for callers that decode many files as one (engine/unpack.hpp).
+    std::vector<std::uint64_t> frame_bytes;
+};
+
+struct zstd_result {
+    std::vector<std::uint8_t> bytes;
+    zstd_report report;
+};
+
+// The decompressed file in device memory: output holds output_bytes (rounded up to whole words).
+struct zstd_device_result {
+    boost::compute::buffer output;
+    std::uint64_t output_bytes = 0;
+    zstd_report report;
+};
+
+} // namespace vyre::engine
