@@ -37,6 +37,7 @@
 #include <vyre/engine/page_compressor.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
 #include <vyre/runtime/buffer.hpp>
+#include <vyre/util/parallel.hpp>
 
 #include <lz4.h>
 
@@ -259,17 +260,17 @@ int main(int argc, char** argv) {
         bytes packed(n * page, 1);         // allocated and touched before timing
         bytes slots(n * page, 1);
         const auto liblz4_all_cores = [&] {
-            en::detail::parallel_pages(n, s.threads, [&](std::size_t i) {
+            vyre::util::parallel_for(n, s.threads, [&](std::size_t i) {
                 cpu.records[i] = en::liblz4_compress_page(pages.subspan(i * page, page), slots.data() + i * page);
-            });
+            }, 16);
             std::uint64_t at = 0;
             for (std::size_t i = 0; i < n; ++i) {
                 cpu.offsets[i] = at;
                 at += cpu.records[i].length;
             }
-            en::detail::parallel_pages(n, s.threads, [&](std::size_t i) {
+            vyre::util::parallel_for(n, s.threads, [&](std::size_t i) {
                 if (cpu.records[i].length) std::memcpy(packed.data() + cpu.offsets[i], slots.data() + i * page, cpu.records[i].length);
-            });
+            }, 16);
             return at;
         };
         std::uint64_t cpu_bytes = 0;

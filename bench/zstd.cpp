@@ -159,7 +159,7 @@ double kernel_seconds(rt::context& ctx, const fmt::zstd_file& file, std::span<co
     b.largest_output = largest;
     std::vector<double> t;
     for (int r = 0; r < runs + 1; ++r) {
-        boost::compute::buffer params;
+        vyre::ops::block_launch_params params;
         auto e = vyre::ops::enqueue_blocks(ctx, *kernel, b, params);
         e.wait();
         if (r > 0) t.push_back(vyre::bench::event_seconds(e));

@@ -318,7 +318,7 @@ VYRE_DEVICE_TEST(cooperative_edges) {
                 rt::write(ctx, d.output, b.output.data(), b.output.size());
                 d.statuses = rt::allocate(ctx, b.blocks.size() * sizeof(vyre::compression::block_status));
                 d.largest_output = largest;
-                boost::compute::buffer params;
+                vyre::ops::block_launch_params params;
                 vyre::ops::enqueue_blocks(ctx, kernel, d, params);
                 run_result got{bytes(b.output.size()), std::vector<vyre::compression::block_status>(b.blocks.size())};
                 rt::read(ctx, d.output, got.output.data(), got.output.size());

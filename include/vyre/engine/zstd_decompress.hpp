@@ -11,7 +11,7 @@
 //           the input's raw bytes and RLE runs, never from the output.
 //   hybrid  raw/RLE blocks on the device, compressed blocks on the host with libzstd's block API
 //           (ZSTD_decompressBlock, the device's bytes announced with ZSTD_insertBlock), the
-//           checksum in a pass of its own (format/zstd_decompress.hpp). The seed's design.
+//           checksum in a pass of its own (engine/zstd_host.hpp). The seed's design.
 //   host    the whole frame with libzstd's frame API (ZSTD_decompressDCtx), which checks the
 //           content size and the checksum itself, hashing each block while it is in cache.
 //   split   (device target only) the device makes every raw/RLE block; the host decodes the frame

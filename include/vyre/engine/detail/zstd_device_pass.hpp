@@ -55,7 +55,7 @@ struct zstd_device_pass {
     std::optional<runtime::pinned_host_buffer> dense_memory;
     std::span<compression::block_status> dense;
     const ops::block_kernel* kernel = nullptr;
-    std::optional<runtime::context> run;      // a context over the kernel queue (enqueue_zstd takes one)
+    std::optional<runtime::context> run;      // a context over the kernel queue (ops::enqueue_blocks takes one)
     bcm::command_queue up, down, result;
     std::vector<zstd_batch_buffers> sets;
     std::vector<ops::block_launch_params> params; // per batch, alive until it ran

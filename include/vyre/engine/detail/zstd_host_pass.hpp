@@ -113,7 +113,7 @@ detail::zstd_frame_outcome zstd_check_device_frame(std::span<const std::uint8_t>
 // block while it is in cache. The raw/RLE blocks after it are hashed from the input like a device
 // frame's and never written on the host, whose memory bandwidth the prefix-free part would
 // otherwise cost. Then the statuses of every raw/RLE block are taken. The checks and their
-// messages are the block path's (format/zstd_decompress.hpp).
+// messages are the block path's (engine/zstd_host.hpp).
 template <class Wait>
 detail::zstd_frame_outcome zstd_decode_split_frame(ZSTD_DCtx* dctx, std::span<const std::uint8_t> data,
                                                         const fmt::zstd_frame& f, std::span<const compression::block_status> statuses,
