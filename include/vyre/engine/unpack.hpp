@@ -50,6 +50,7 @@
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/runtime/buffer.hpp>
 #include <vyre/runtime/context.hpp>
+#include <vyre/util/parallel.hpp>
 #include <vyre/util/sha256.hpp>
 
 #include <fcntl.h>
@@ -75,7 +76,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -331,40 +331,6 @@ inline bool is_stream(fmt::content_kind k) {
            k == fmt::content_kind::gzip;
 }
 
-// ---- work on all cores -------------------------------------------------------------------------
-
-inline unsigned thread_count(unsigned requested) {
-    return requested ? requested : std::max(1u, std::thread::hardware_concurrency());
-}
-
-// f(i) for every i < n on `threads` threads (the caller's among them); f must not throw.
-template <class F>
-void parallel_for(std::size_t n, unsigned threads, F&& f) {
-    std::atomic<std::size_t> next{0};
-    auto worker = [&] {
-        for (std::size_t i; (i = next.fetch_add(1)) < n;) f(i);
-    };
-    const std::size_t extra = std::min<std::size_t>(threads, n) > 0 ? std::min<std::size_t>(threads, n) - 1 : 0;
-    std::vector<std::jthread> pool;
-    for (std::size_t t = 0; t < extra; ++t) pool.emplace_back(worker);
-    worker();
-}
-
-// The same in runs of `chunk` consecutive indices: f(begin, end, state) with one State per
-// thread (neighbouring entries share folders, which a thread's state remembers).
-template <class State, class F>
-void parallel_chunks(std::size_t n, unsigned threads, std::size_t chunk, F&& f) {
-    std::atomic<std::size_t> next{0};
-    auto worker = [&] {
-        State state;
-        for (std::size_t i; (i = next.fetch_add(chunk)) < n;) f(i, std::min(n, i + chunk), state);
-    };
-    const std::size_t extra = std::min<std::size_t>(threads, n) > 0 ? std::min<std::size_t>(threads, n) - 1 : 0;
-    std::vector<std::jthread> pool;
-    for (std::size_t t = 0; t < extra; ++t) pool.emplace_back(worker);
-    worker();
-}
-
 // ---- the pieces of a run -----------------------------------------------------------------------
 
 using owner_ptr = std::shared_ptr<const void>;
@@ -603,7 +569,7 @@ private:
 class unpacker {
 public:
     unpacker(runtime::context& ctx, const unpack_options& o) : ctx_(ctx), options_(o), budget_(o.limits.max_total_bytes) {
-        threads_ = thread_count(o.threads);
+        threads_ = util::thread_count(o.threads);
         if (!o.output_dir.empty()) tree_.emplace(o.output_dir);
     }
 
@@ -865,7 +831,7 @@ private:
 
     void decode_deflate(std::vector<decode_job*>& jobs) {
         report_.deflate_streams += jobs.size();
-        parallel_for(jobs.size(), threads_, [&](std::size_t k) {
+        util::parallel_for(jobs.size(), threads_, [&](std::size_t k) {
             decode_job& j = *jobs[k];
             try {
                 if (j.kind == codec::zip_deflate) {
@@ -922,7 +888,7 @@ private:
 
     void decode_lz4(std::vector<decode_job*>& all) {
         std::vector<fmt::lz4_layout> layouts(all.size());
-        parallel_for(all.size(), threads_, [&](std::size_t k) {
+        util::parallel_for(all.size(), threads_, [&](std::size_t k) {
             try {
                 layouts[k] = fmt::parse_lz4_frames(all[k]->input.bytes);
             } catch (const std::exception& e) {
@@ -988,7 +954,7 @@ private:
         // Linked frames (each block may copy from the previous 64 KiB) on the host, jobs in
         // parallel; then every job's content checksums.
         std::atomic<std::size_t> host_blocks{0};
-        parallel_for(jobs.size(), threads_, [&](std::size_t k) {
+        util::parallel_for(jobs.size(), threads_, [&](std::size_t k) {
             decode_job& j = *jobs[k];
             if (j.failure != unpack_status::ok) return;
             const std::span<std::uint8_t> out(output->data() + out_base[k], static_cast<std::size_t>(layout[k]->output_size));
@@ -1010,7 +976,7 @@ private:
 
     void decode_zstd(std::vector<decode_job*>& all) {
         std::vector<std::uint64_t> staging(all.size());
-        parallel_for(all.size(), threads_, [&](std::size_t k) {
+        util::parallel_for(all.size(), threads_, [&](std::size_t k) {
             decode_job& j = *all[k];
             const std::uint64_t in = j.input.bytes.size();
             // Every limit is checked against what parsing knows before anything is allocated: the
@@ -1075,7 +1041,7 @@ private:
         if (!done) {
             produced = 0;
             std::atomic<std::uint64_t> sum{0};
-            parallel_for(jobs.size(), threads_, [&](std::size_t k) {
+            util::parallel_for(jobs.size(), threads_, [&](std::size_t k) {
                 try {
                     fmt::zstd_parse_options p;
                     p.max_output_size = std::max<std::uint64_t>(staging[k], 1);
@@ -1109,7 +1075,7 @@ private:
         layer_ = depth;
         report_.containers += layer.size();
         std::vector<opened> parts(layer.size());
-        parallel_for(layer.size(), threads_, [&](std::size_t i) {
+        util::parallel_for(layer.size(), threads_, [&](std::size_t i) {
             const container& c = layer[i];
             try {
                 if (c.kind == fmt::content_kind::tar) open_tar(c, parts[i]);
@@ -1168,7 +1134,7 @@ private:
         std::vector<container> next;
         std::vector<std::size_t> sink; // items whose entry is kept
         std::vector<std::string> link_targets(items.size());
-        parallel_for(items.size(), threads_, [&](std::size_t i) {
+        util::parallel_for(items.size(), threads_, [&](std::size_t i) {
             item& it = items[i];
             if (it.e.status != unpack_status::ok) return;
             if (it.job >= 0) {
@@ -1290,7 +1256,7 @@ private:
         }
         std::vector<std::string> failures(items.size());
         std::atomic<std::uint64_t> done{0};
-        parallel_chunks<output_tree::dir_cache>(sink.size(), threads_, 32, [&](std::size_t b, std::size_t e, auto& cache) {
+        util::parallel_chunks<output_tree::dir_cache>(sink.size(), threads_, 32, [&](std::size_t b, std::size_t e, auto& cache) {
             for (std::size_t k = b; k < e; ++k) {
                 item& it = items[sink[k]];
                 const bool file = it.e.type == unpack_entry_type::file || it.e.type == unpack_entry_type::hard_link;
