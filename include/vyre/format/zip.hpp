@@ -9,6 +9,10 @@
 // unsupported_method or encrypted, and damage to the directory itself (ending early, more entries
 // declared than present) goes to zip_archive::problems, while every entry that could be read is
 // listed. A caller treats problems like corrupt entries.
+//
+// Longer than 600 lines as one concept: reading an archive whose records all vouch for each other
+// (end records, central and local headers, ZIP64 fields, data descriptors, overlapping data), so
+// the parser's checks of one record against the others stay side by side.
 
 #include <vyre/compression/zstd.hpp>
 #include <vyre/error.hpp>
