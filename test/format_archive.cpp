@@ -9,6 +9,7 @@
 #include <vyre/format/gzip.hpp>
 #include <vyre/format/tar.hpp>
 #include <vyre/format/zip.hpp>
+#include <vyre/util/little_endian.hpp>
 
 #include <libdeflate.h>
 #include <zstd.h>
@@ -942,14 +943,14 @@ with zipfile.ZipFile(target, 'w') as z:
     check_zip(z64, want);
     for (const auto& e : fmt::parse_zip(z64).entries) {
         // force_zip64 puts 0xFFFFFFFF sizes and a ZIP64 extra field in every local header.
-        BOOST_TEST(fmt::detail::le32_at(z64, e.local_offset + 18) == 0xFFFFFFFFu, e.name);
+        BOOST_TEST(vyre::util::read_le32(z64, e.local_offset + 18) == 0xFFFFFFFFu, e.name);
         BOOST_TEST(!e.has_data_descriptor());
     }
     const bytes st = read_file(stream);
     check_zip(st, want);
     for (const auto& e : fmt::parse_zip(st).entries) {
         BOOST_TEST(e.has_data_descriptor(), e.name);
-        BOOST_TEST(fmt::detail::le32_at(st, e.data_offset + e.compressed_size) == fmt::zip_descriptor_signature);
+        BOOST_TEST(vyre::util::read_le32(st, e.data_offset + e.compressed_size) == fmt::zip_descriptor_signature);
     }
 }
 

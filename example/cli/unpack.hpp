@@ -7,6 +7,7 @@
 #include <vyre/engine/unpack.hpp>
 #include <vyre/runtime/context.hpp>
 #include <vyre/util/json.hpp>
+#include <vyre/util/parallel.hpp>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -231,7 +232,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         dirs += e.type == ve::unpack_entry_type::directory;
         links += e.type == ve::unpack_entry_type::symlink;
     }
-    const unsigned threads = ve::detail::thread_count(o.threads);
+    const unsigned threads = vyre::util::thread_count(o.threads);
     std::ostringstream fields;
     fields << "\"entries\":" << r.entries.size() << ",\"files\":" << files_n << ",\"directories\":" << dirs
            << ",\"symlinks\":" << links << ",\"bytes\":" << bytes << ",\"refused\":" << r.refused()

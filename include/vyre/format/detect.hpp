@@ -13,11 +13,12 @@
 // name, which could spell anything, whereas "ustar" at byte 257 or a valid header checksum is the
 // weaker evidence; a file named "\x1F\x8B..." at the head of a tar is read as gzip (and fails there).
 
+#include <vyre/compression/lz4.hpp>
+#include <vyre/compression/zstd.hpp>
 #include <vyre/format/gzip.hpp>
-#include <vyre/format/lz4_frame.hpp>
 #include <vyre/format/tar.hpp>
 #include <vyre/format/zip.hpp>
-#include <vyre/format/zstd_frame.hpp>
+#include <vyre/util/little_endian.hpp>
 
 #include <cstdint>
 #include <span>
@@ -43,17 +44,13 @@ inline const char* content_kind_name(content_kind k) noexcept {
 
 namespace detail {
 
-inline bool is_skippable_magic(std::uint32_t m) noexcept {
-    return compression::is_skippable_magic(m);
-}
-
 inline content_kind detect_at(std::span<const std::uint8_t> data, std::uint64_t pos) {
     const std::uint64_t left = data.size() - pos;
     if (left >= 4) {
-        const std::uint32_t m = le32_at(data, pos);
-        if (m == lz4_frame_magic) return content_kind::lz4_frame;
-        if (m == lz4_legacy_magic) return content_kind::lz4_legacy;
-        if (m == zstd_magic) return content_kind::zstd;
+        const std::uint32_t m = util::read_le32(data, pos);
+        if (m == compression::lz4_frame_magic) return content_kind::lz4_frame;
+        if (m == compression::lz4_legacy_magic) return content_kind::lz4_legacy;
+        if (m == compression::zstd_magic) return content_kind::zstd;
         if (m == zip_local_signature || m == zip_eocd_signature) return content_kind::zip;
     }
     if (left >= 2 && data[pos] == gzip_id1 && data[pos + 1] == gzip_id2) return content_kind::gzip;
@@ -68,8 +65,8 @@ inline content_kind detect(std::span<const std::uint8_t> data) noexcept {
     std::uint64_t pos = 0;
     bool skipped = false;
     // Each skippable frame moves pos forward by 8 bytes at least: the loop ends.
-    while (data.size() - pos >= 8 && detail::is_skippable_magic(detail::le32_at(data, pos))) {
-        const std::uint64_t size = detail::le32_at(data, pos + 4);
+    while (data.size() - pos >= 8 && compression::is_skippable_magic(util::read_le32(data, pos))) {
+        const std::uint64_t size = util::read_le32(data, pos + 4);
         if (size > data.size() - pos - 8) return content_kind::unknown; // truncated: no codec would accept it
         pos += 8 + size;
         skipped = true;
@@ -85,8 +82,8 @@ inline content_kind detect(std::span<const std::uint8_t> data) noexcept {
     if (k != content_kind::unknown) return k;
     if (data.size() >= tar_block_size) {
         const auto block = data.first(tar_block_size);
-        const std::string_view magic(reinterpret_cast<const char*>(block.data() + 257), 5);
-        if (magic == "ustar" || tar_header_checksum_ok(block)) return content_kind::tar;
+        const std::string_view magic(reinterpret_cast<const char*>(block.data() + tar_magic_offset), tar_magic_prefix.size());
+        if (magic == tar_magic_prefix || tar_header_checksum_ok(block)) return content_kind::tar;
     }
     return content_kind::unknown;
 }

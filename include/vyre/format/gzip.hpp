@@ -4,6 +4,7 @@
 
 #include <vyre/error.hpp>
 #include <vyre/format/names.hpp>
+#include <vyre/util/little_endian.hpp>
 
 #include <libdeflate.h>
 
@@ -69,25 +70,11 @@ struct gzip_content {
 
 namespace detail {
 
-inline std::uint16_t le16_at(std::span<const std::uint8_t> b, std::uint64_t at) {
-    return static_cast<std::uint16_t>(b[at] | b[at + 1] << 8);
-}
-
-inline std::uint32_t le32_at(std::span<const std::uint8_t> b, std::uint64_t at) {
-    return std::uint32_t{b[at]} | std::uint32_t{b[at + 1]} << 8 | std::uint32_t{b[at + 2]} << 16 |
-           std::uint32_t{b[at + 3]} << 24;
-}
-
-inline std::uint64_t le64_at(std::span<const std::uint8_t> b, std::uint64_t at) {
-    return std::uint64_t{le32_at(b, at)} | std::uint64_t{le32_at(b, at + 4)} << 32;
-}
-
 inline std::string archive_hex(std::uint64_t v, int digits = 0) {
     char buf[24];
     std::snprintf(buf, sizeof buf, "0x%0*llX", digits, static_cast<unsigned long long>(v));
     return buf;
 }
-
 
 inline std::uint32_t crc32_of(std::span<const std::uint8_t> bytes) {
     return static_cast<std::uint32_t>(libdeflate_crc32(0, bytes.data(), bytes.size()));
@@ -226,13 +213,13 @@ inline gzip_member parse_gzip_header(std::span<const std::uint8_t> in, std::uint
     m.flags = in[offset + 3];
     if (m.flags & gzip_flag_reserved)
         throw format_error("reserved gzip flag bits are set in FLG " + detail::archive_hex(m.flags, 2), offset + 3);
-    m.mtime = detail::le32_at(in, offset + 4);
+    m.mtime = util::read_le32(in, offset + 4);
     m.extra_flags = in[offset + 8];
     m.os = in[offset + 9];
     std::uint64_t p = offset + gzip_header_min_size;
     if (m.flags & gzip_flag_extra) {
         need(p, 2, "XLEN");
-        const std::uint16_t xlen = detail::le16_at(in, p);
+        const std::uint16_t xlen = util::read_le16(in, p);
         need(p + 2, xlen, "extra field (FEXTRA)");
         m.extra_offset = p + 2;
         m.extra_size = xlen;
@@ -248,7 +235,7 @@ inline gzip_member parse_gzip_header(std::span<const std::uint8_t> in, std::uint
     }
     if (m.flags & gzip_flag_hcrc) {
         need(p, 2, "header CRC (FHCRC)");
-        const std::uint16_t stored = detail::le16_at(in, p);
+        const std::uint16_t stored = util::read_le16(in, p);
         const auto computed = static_cast<std::uint16_t>(detail::crc32_of(in.subspan(offset, p - offset)));
         if (stored != computed)
             throw format_error("gzip header CRC mismatch: stored " + detail::archive_hex(stored, 4) + ", computed " +
@@ -271,7 +258,7 @@ inline gzip_content gzip_decompress(std::span<const std::uint8_t> in,
     std::uint64_t pos = 0;
     // The last ISIZE of the file is the usual single member's exact size: a first guess only. The
     // room it makes is kept for the members after the first (inflate_append), never made again.
-    const std::uint32_t hint = in.size() >= 4 ? detail::le32_at(in, in.size() - 4) : 0;
+    const std::uint32_t hint = in.size() >= 4 ? util::read_le32(in, in.size() - 4) : 0;
     std::size_t used = 0; // bytes of out.data that are content; the rest is room
     while (pos < in.size()) {
         if (!out.members.empty()) {
@@ -292,8 +279,8 @@ inline gzip_content gzip_decompress(std::span<const std::uint8_t> in,
             throw format_error("truncated gzip member: the trailer (CRC-32, ISIZE) needs 8 bytes, " +
                                    std::to_string(in.size() - m.trailer_offset) + " remain",
                                m.trailer_offset);
-        m.crc32 = detail::le32_at(in, m.trailer_offset);
-        m.isize = detail::le32_at(in, m.trailer_offset + 4);
+        m.crc32 = util::read_le32(in, m.trailer_offset);
+        m.isize = util::read_le32(in, m.trailer_offset + 4);
         const auto content = std::span<const std::uint8_t>(out.data).subspan(static_cast<std::size_t>(m.output_offset),
                                                                               static_cast<std::size_t>(m.output_size));
         if (const std::uint32_t computed = detail::crc32_of(content); computed != m.crc32)

@@ -24,6 +24,12 @@
 namespace vyre::format {
 
 inline constexpr std::size_t tar_block_size = 512;
+// A header's magic field: "ustar\0" in POSIX ustar (and pax) headers, "ustar  \0" in GNU ones, none
+// in v7 ones. Both begin with tar_magic_prefix, which is what content detection looks for.
+inline constexpr std::size_t tar_magic_offset = 257;
+inline constexpr std::string_view tar_magic_prefix = "ustar";
+inline constexpr std::string_view tar_ustar_magic{"ustar\0", 6};
+inline constexpr std::string_view tar_gnu_magic{"ustar  \0", 8};
 
 enum class tar_entry_type { regular, hard_link, symlink, character_device, block_device, directory, fifo, sparse, other };
 
@@ -296,10 +302,10 @@ private:
                                    tar_octal(*sum.stored) + ", computed " + tar_octal(sum.unsigned_sum) +
                                    " (unsigned) or " + tar_octal(sum.signed_sum) + " (signed), in octal",
                                at + 148);
-        const std::string_view magic(reinterpret_cast<const char*>(block.data() + 257), 8);
+        const std::string_view magic(reinterpret_cast<const char*>(block.data() + tar_magic_offset), tar_gnu_magic.size());
         tar_header_format format = tar_header_format::v7;
-        if (magic.substr(0, 6) == std::string_view("ustar\0", 6)) format = tar_header_format::ustar;
-        else if (magic == std::string_view("ustar  \0", 8)) format = tar_header_format::gnu;
+        if (magic.substr(0, tar_ustar_magic.size()) == tar_ustar_magic) format = tar_header_format::ustar;
+        else if (magic == tar_gnu_magic) format = tar_header_format::gnu;
         const char typeflag = static_cast<char>(block[156]);
 
         std::string name = field_name;

@@ -9,9 +9,15 @@
 // unsupported_method or encrypted, and damage to the directory itself (ending early, more entries
 // declared than present) goes to zip_archive::problems, while every entry that could be read is
 // listed. A caller treats problems like corrupt entries.
+//
+// Longer than 600 lines as one concept: reading an archive whose records all vouch for each other
+// (end records, central and local headers, ZIP64 fields, data descriptors, overlapping data), so
+// the parser's checks of one record against the others stay side by side.
 
+#include <vyre/compression/zstd.hpp>
 #include <vyre/error.hpp>
 #include <vyre/format/gzip.hpp>
+#include <vyre/util/little_endian.hpp>
 
 #include <zstd.h>
 #include <zstd_errors.h>
@@ -152,8 +158,8 @@ inline void zip_fail(zip_entry& e, zip_entry_status s, std::string why, std::uin
 inline std::optional<std::span<const std::uint8_t>> zip_find_extra(std::span<const std::uint8_t> extra, std::uint16_t id) {
     std::size_t q = 0;
     while (extra.size() - q >= 4) {
-        const std::uint16_t field_id = le16_at(extra, q);
-        const std::uint16_t size = le16_at(extra, q + 2);
+        const std::uint16_t field_id = util::read_le16(extra, q);
+        const std::uint16_t size = util::read_le16(extra, q + 2);
         if (size > extra.size() - q - 4) return std::nullopt;
         if (field_id == id) return extra.subspan(q + 4, size);
         q += 4 + std::size_t{size};
@@ -180,12 +186,12 @@ public:
     bool take(std::uint64_t& v, std::uint64_t saturated, std::size_t width) {
         if (v != saturated) return true;
         if (field_.size() - at_ < width) return false;
-        v = width == 8 ? le64_at(field_, at_) : le32_at(field_, at_);
+        v = width == 8 ? util::read_le64(field_, at_) : util::read_le32(field_, at_);
         at_ += width;
         return true;
     }
 
-    std::uint64_t value_at(std::size_t at) const { return le64_at(field_, at); }
+    std::uint64_t value_at(std::size_t at) const { return util::read_le64(field_, at); }
 
 private:
     std::span<const std::uint8_t> field_;
@@ -211,9 +217,9 @@ private:
     zip_archive archive_;
     std::uint64_t cd_limit_ = 0; // the central directory must end here (at the end records)
 
-    std::uint16_t u16(std::uint64_t at) const { return le16_at(data_, at); }
-    std::uint32_t u32(std::uint64_t at) const { return le32_at(data_, at); }
-    std::uint64_t u64(std::uint64_t at) const { return le64_at(data_, at); }
+    std::uint16_t u16(std::uint64_t at) const { return util::read_le16(data_, at); }
+    std::uint32_t u32(std::uint64_t at) const { return util::read_le32(data_, at); }
+    std::uint64_t u64(std::uint64_t at) const { return util::read_le64(data_, at); }
 
     // The end record sits in the last 22 + 65535 bytes (its comment is at most 65535 bytes). Scanning
     // back from the end, the first signature whose comment reaches exactly the end of the file
@@ -586,8 +592,8 @@ inline std::vector<std::uint8_t> zip_extract(std::span<const std::uint8_t> data,
                                    std::to_string(e.uncompressed_size) + " were declared",
                                e.data_offset);
     } else if (e.is_zstd()) {
-        // The best zstd can do is a 4-byte RLE block regenerating 128 KiB.
-        constexpr std::uint64_t zstd_max_ratio = 32768, slack = 1 << 20;
+        // The best zstd can do is a 4-byte RLE block regenerating a whole block (128 KiB).
+        constexpr std::uint64_t zstd_max_ratio = compression::zstd_max_block_bytes / 4, slack = 1 << 20;
         if (in.size() < (std::numeric_limits<std::uint64_t>::max() - slack) / zstd_max_ratio &&
             e.uncompressed_size > in.size() * zstd_max_ratio + slack)
             throw format_error(who + ": " + std::to_string(in.size()) + " zstd bytes cannot decompress to the " +

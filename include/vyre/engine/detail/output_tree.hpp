@@ -1,0 +1,163 @@
+// Writing below the output folder of `vyre unpack` without ever following a symbolic link: every
+// folder on the way is opened with O_NOFOLLOW from the output folder down.
+#pragma once
+
+#include <vyre/error.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+
+namespace vyre::engine::detail {
+
+struct fd_guard {
+    int fd = -1;
+    fd_guard() = default;
+    explicit fd_guard(int f) : fd(f) {}
+    fd_guard(fd_guard&& o) noexcept : fd(std::exchange(o.fd, -1)) {}
+    fd_guard& operator=(fd_guard&& o) noexcept {
+        if (this != &o) {
+            reset();
+            fd = std::exchange(o.fd, -1);
+        }
+        return *this;
+    }
+    ~fd_guard() { reset(); }
+    void reset() {
+        if (fd >= 0) ::close(fd);
+        fd = -1;
+    }
+};
+
+inline std::string errno_text(int e) { return std::strerror(e); }
+
+class output_tree {
+public:
+    explicit output_tree(const std::filesystem::path& root) {
+        std::error_code ec;
+        std::filesystem::create_directories(root, ec);
+        root_.fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (root_.fd < 0) throw error("cannot open the output folder " + root.string() + ": " + errno_text(errno));
+    }
+
+    // The last folder one thread opened: entries come in archive order, so the next file is
+    // usually in the same folder or below it, and the walk starts there instead of at the root.
+    struct dir_cache {
+        std::string path;
+        fd_guard fd;
+    };
+
+    // Opens (creating when `create`) the folder `dir` below the root, never through a symlink:
+    // each component is opened with O_NOFOLLOW from the one before. Returns an fd owned by
+    // `cache` (valid until the next call with it), or -1 with `why` set.
+    int open_dir(std::string_view dir, bool create, std::string& why, dir_cache& cache) const {
+        std::size_t at = 0;
+        fd_guard cur;
+        if (cache.fd.fd >= 0 && dir.size() >= cache.path.size() && dir.compare(0, cache.path.size(), cache.path) == 0 &&
+            (dir.size() == cache.path.size() || cache.path.empty() || dir[cache.path.size()] == '/')) {
+            if (dir.size() == cache.path.size()) return cache.fd.fd;
+            at = cache.path.empty() ? 0 : cache.path.size() + 1;
+            cur = fd_guard(::dup(cache.fd.fd));
+        } else {
+            cur = fd_guard(::dup(root_.fd));
+        }
+        if (cur.fd < 0) {
+            why = "dup: " + errno_text(errno);
+            return -1;
+        }
+        while (at < dir.size()) {
+            std::size_t end = dir.find('/', at);
+            if (end == std::string_view::npos) end = dir.size();
+            const std::string c(dir.substr(at, end - at));
+            if (create && ::mkdirat(cur.fd, c.c_str(), 0755) != 0 && errno != EEXIST) {
+                why = "cannot create folder " + std::string(dir.substr(0, end)) + ": " + errno_text(errno);
+                return -1;
+            }
+            const int next = ::openat(cur.fd, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (next < 0) {
+                const int e = errno;
+                why = std::string(dir.substr(0, end)) +
+                      (e == ELOOP || e == ENOTDIR ? " is not a folder (a symlink or a file written earlier): not followed"
+                                                  : ": " + errno_text(e));
+                return -1;
+            }
+            cur = fd_guard(next);
+            at = end + 1;
+        }
+        cache.path = std::string(dir);
+        cache.fd = std::move(cur);
+        return cache.fd.fd;
+    }
+
+    static std::pair<std::string_view, std::string> split(std::string_view path) {
+        const std::size_t slash = path.rfind('/');
+        if (slash == std::string_view::npos) return {std::string_view(), std::string(path)};
+        return {path.substr(0, slash), std::string(path.substr(slash + 1))};
+    }
+
+    std::string make_dir(std::string_view path, dir_cache& cache) const {
+        std::string why;
+        return open_dir(path, true, why, cache) < 0 ? why : std::string();
+    }
+
+    // The mode is what the file is created with, so the process's umask applies (as for tar run
+    // by a user other than root).
+    std::string write_file(std::string_view path, std::span<const std::uint8_t> bytes, std::uint32_t mode, dir_cache& cache) const {
+        auto [dir, name] = split(path);
+        std::string why;
+        const int d = open_dir(dir, false, why, cache);
+        if (d < 0) return why;
+        const mode_t m = static_cast<mode_t>(mode & 0777);
+        // Whatever stands there (an earlier entry, a symlink, a hard link to a file elsewhere) is
+        // removed, never opened: the file is always a new one.
+        if (::unlinkat(d, name.c_str(), 0) != 0 && errno != ENOENT) {
+            struct stat st;
+            if (::fstatat(d, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+                return "cannot replace folder " + std::string(path) + " with a file";
+        }
+        const int f = ::openat(d, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, m);
+        if (f < 0) return "cannot create " + std::string(path) + ": " + errno_text(errno);
+        fd_guard file(f);
+        std::size_t done = 0;
+        while (done < bytes.size()) {
+            const ssize_t n = ::write(f, bytes.data() + done, std::min<std::size_t>(bytes.size() - done, std::size_t{1} << 30));
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                return "cannot write " + std::string(path) + ": " + errno_text(errno);
+            }
+            done += static_cast<std::size_t>(n);
+        }
+        return {};
+    }
+
+    std::string write_symlink(std::string_view path, const std::string& target, dir_cache& cache) const {
+        auto [dir, name] = split(path);
+        std::string why;
+        const int d = open_dir(dir, false, why, cache);
+        if (d < 0) return why;
+        struct stat st;
+        if (::fstatat(d, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+            if (S_ISDIR(st.st_mode)) return "cannot replace folder " + std::string(path) + " with a symlink";
+            ::unlinkat(d, name.c_str(), 0);
+        }
+        if (::symlinkat(target.c_str(), d, name.c_str()) != 0)
+            return "cannot create symlink " + std::string(path) + ": " + errno_text(errno);
+        return {};
+    }
+
+private:
+    fd_guard root_;
+};
+
+} // namespace vyre::engine::detail

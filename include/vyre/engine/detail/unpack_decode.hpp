@@ -1,0 +1,255 @@
+// Part of engine/unpack.hpp (included there after the public types): step 2 of a layer, decoding.
+// Every LZ4 job goes to engine::decompress_lz4_files in one pass (one set of descriptors), every zstd
+// job to the zstd engine as one multi-frame stream, deflate to libdeflate on all cores; each
+// decoder checks its jobs against the ratio limit and takes their bytes from the run's budget.
+#pragma once
+
+#include <vyre/engine/detail/unpack_state.hpp>
+#include <vyre/engine/lz4_decompress.hpp>
+#include <vyre/engine/zstd_decompress.hpp>
+#include <vyre/engine/zstd_host.hpp>
+#include <vyre/error.hpp>
+#include <vyre/format/gzip.hpp>
+#include <vyre/format/lz4_frame.hpp>
+#include <vyre/format/zip.hpp>
+#include <vyre/format/zstd_frame.hpp>
+#include <vyre/runtime/buffer.hpp>
+#include <vyre/util/parallel.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace vyre::engine::detail {
+
+namespace fmt = format;
+
+// Whether `size` bytes, known (or bounded) before decoding, pass the ratio and the total left;
+// fails the job otherwise, with the compressed size and the limit. Reserves nothing.
+inline bool fits(run_state& run, decode_job& j, std::uint64_t size, const char* verb) {
+    const std::uint64_t in = j.input.bytes.size();
+    if (size > ratio_cap(run.options.limits, in)) {
+        j.fail(unpack_status::refused, "zstd: " + std::to_string(in) + " compressed bytes " + verb + " " +
+                                           std::to_string(size) + " bytes: " + ratio_message(run.options.limits, size, in) +
+                                           "; refused before decoding");
+        return false;
+    }
+    if (size > run.budget.left()) {
+        j.fail(unpack_status::refused, "zstd: " + std::to_string(in) + " compressed bytes " + verb + " " +
+                                           std::to_string(size) + " bytes: " + total_message(run.budget, size) +
+                                           "; refused before decoding");
+        return false;
+    }
+    return true;
+}
+
+// Budget and ratio checks of a size known before decoding.
+inline bool admit(run_state& run, decode_job& j, std::uint64_t size) {
+    if (size > ratio_cap(run.options.limits, j.input.bytes.size())) {
+        j.fail(unpack_status::refused, ratio_message(run.options.limits, size, j.input.bytes.size()));
+        return false;
+    }
+    if (!run.budget.take(size)) {
+        j.fail(unpack_status::refused, total_message(run.budget, size));
+        return false;
+    }
+    return true;
+}
+
+// The inputs of several jobs as one byte range (no copy when there is one job).
+inline blob concatenate(const std::vector<decode_job*>& jobs, std::vector<std::uint64_t>& base) {
+    base.clear();
+    if (jobs.size() == 1) {
+        base.push_back(0);
+        return jobs[0]->input;
+    }
+    std::uint64_t total = 0;
+    for (const auto* j : jobs) {
+        base.push_back(total);
+        total += j->input.bytes.size();
+    }
+    std::vector<std::uint8_t> all(static_cast<std::size_t>(total));
+    for (std::size_t k = 0; k < jobs.size(); ++k)
+        if (!jobs[k]->input.bytes.empty())
+            std::memcpy(all.data() + base[k], jobs[k]->input.bytes.data(), jobs[k]->input.bytes.size());
+    return owned_blob(std::move(all));
+}
+
+// Every LZ4 job of the layer in one pass of engine::decompress_lz4_files: the device decodes the
+// independent blocks of all of them at once, linked frames and checksums follow on the host.
+inline void decode_lz4(run_state& run, std::vector<decode_job*>& all) {
+    std::vector<fmt::lz4_layout> layouts(all.size());
+    util::parallel_for(all.size(), run.threads, [&](std::size_t k) {
+        try {
+            layouts[k] = fmt::parse_lz4_frames(all[k]->input.bytes);
+        } catch (const std::exception& e) {
+            all[k]->fail(unpack_status::corrupt, std::string("LZ4: ") + e.what());
+        }
+    });
+    std::vector<decode_job*> jobs;
+    std::vector<lz4_file> files;
+    for (std::size_t k = 0; k < all.size(); ++k)
+        if (all[k]->failure == unpack_status::ok && admit(run, *all[k], layouts[k].output_size)) {
+            jobs.push_back(all[k]);
+            files.push_back({all[k]->input.bytes, &layouts[k]});
+        }
+    if (jobs.empty()) return;
+    lz4_options o;
+    o.threads = run.threads;
+    lz4_report r;
+    const lz4_files_result got = decompress_lz4_files(run.ctx, files, o, &r);
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+        if (got.errors[k]) {
+            // The codec named once: most of the pass's messages already start with "LZ4".
+            const std::string what = got.errors[k]->what();
+            jobs[k]->fail(unpack_status::corrupt, what.rfind("LZ4", 0) == 0 ? what : "LZ4: " + what);
+        } else {
+            jobs[k]->output = {got.content(k, files[k]), got.output};
+        }
+        run.progress_tick();
+    }
+    run.report.lz4_dispatches += r.batches;
+    run.report.lz4_device_blocks += r.device_blocks;
+    run.report.lz4_host_blocks += r.host_blocks;
+}
+
+// zstd jobs (streams and ZIP entries): limits checked on what parsing knows, then one multi-frame
+// stream for the zstd engine; when that fails, each job alone on the host, to find the corrupt ones.
+inline void decode_zstd(run_state& run, std::vector<decode_job*>& all) {
+    std::vector<std::uint64_t> staging(all.size());
+    util::parallel_for(all.size(), run.threads, [&](std::size_t k) {
+        decode_job& j = *all[k];
+        const std::uint64_t in = j.input.bytes.size();
+        // Every limit is checked against what parsing knows before anything is allocated: the
+        // ZIP entry's declared size, then the staging layout (exact for raw and RLE blocks and
+        // for frames that declare their content size, an upper bound otherwise).
+        if (j.declared_size && !fits(run, j, *j.declared_size, "declares")) return;
+        try {
+            fmt::zstd_parse_options p;
+            p.max_output_size = std::numeric_limits<std::uint64_t>::max(); // block descriptors only
+            const auto f = fmt::parse_zstd(j.input.bytes, p);
+            if (!fits(run, j, f.staging_size, "may decode to")) return;
+            staging[k] = f.staging_size;
+        } catch (const resource_error& e) {
+            j.fail(unpack_status::refused, std::string("zstd: ") + e.what() + " (" + std::to_string(in) + " compressed bytes)");
+        } catch (const std::exception& e) {
+            all[k]->fail(unpack_status::corrupt, std::string("zstd: ") + e.what());
+        }
+    });
+    std::vector<decode_job*> jobs;
+    std::uint64_t reserved = 0;
+    for (std::size_t k = 0; k < all.size(); ++k) {
+        if (all[k]->failure != unpack_status::ok) continue;
+        // Staging is an upper bound of the output: the ratio is checked on the real size below.
+        if (!run.budget.take(staging[k])) {
+            all[k]->fail(unpack_status::refused, total_message(run.budget, staging[k]));
+            continue;
+        }
+        reserved += staging[k];
+        jobs.push_back(all[k]);
+    }
+    if (jobs.empty()) return;
+    std::vector<std::uint64_t> in_base;
+    const blob input = concatenate(jobs, in_base);
+    std::uint64_t produced = 0;
+    bool done = false;
+    try {
+        fmt::zstd_parse_options p;
+        p.max_output_size = std::max<std::uint64_t>(reserved, 1);
+        const fmt::zstd_file parsed = fmt::parse_zstd(input.bytes, p);
+        auto staging_buffer = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(parsed.staging_size));
+        engine::zstd_options o;
+        o.max_output_bytes = p.max_output_size;
+        o.threads = run.threads;
+        const auto r = decompress_zstd_into(run.ctx, input.bytes, parsed, *staging_buffer, o);
+        run.report.zstd_blocks += r.blocks;
+        run.report.zstd_dispatches += r.batches;
+        // Frames are packed in file order: each job's content is the run of its frames.
+        std::uint64_t at = 0;
+        std::size_t frame = 0;
+        for (std::size_t k = 0; k < jobs.size(); ++k) {
+            const std::uint64_t end = k + 1 < jobs.size() ? in_base[k + 1] : input.bytes.size();
+            const std::uint64_t begin = at;
+            for (; frame < parsed.frames.size() && parsed.frames[frame].offset < end; ++frame) at += r.frame_bytes[frame];
+            jobs[k]->output = {std::span<const std::uint8_t>(staging_buffer->data() + begin, static_cast<std::size_t>(at - begin)),
+                               staging_buffer};
+        }
+        produced = at;
+        done = true;
+    } catch (const std::exception&) {
+        // Some job is corrupt: decode each alone on the host to find which, and keep the others.
+    }
+    if (!done) {
+        produced = 0;
+        std::atomic<std::uint64_t> sum{0};
+        util::parallel_for(jobs.size(), run.threads, [&](std::size_t k) {
+            try {
+                fmt::zstd_parse_options p;
+                p.max_output_size = std::max<std::uint64_t>(staging[k], 1);
+                auto r = decompress_zstd_host(jobs[k]->input.bytes, p, 1);
+                sum += r.output.size();
+                jobs[k]->output = owned_blob(std::move(r.output));
+            } catch (const std::exception& e) {
+                jobs[k]->fail(unpack_status::corrupt, std::string("zstd: ") + e.what());
+            }
+        });
+        produced = sum;
+    }
+    run.budget.give_back(reserved - std::min(reserved, produced));
+    for (auto* j : jobs) {
+        if (j->failure != unpack_status::ok) continue;
+        const std::uint64_t n = j->output.bytes.size();
+        if (n > ratio_cap(run.options.limits, j->input.bytes.size())) {
+            j->fail(unpack_status::refused, ratio_message(run.options.limits, n, j->input.bytes.size()));
+            j->output = {};
+        } else if (j->declared_size && n != *j->declared_size) {
+            j->fail(unpack_status::corrupt, "zstd content is " + std::to_string(n) + " bytes, the ZIP entry declares " +
+                                                std::to_string(*j->declared_size));
+            j->output = {};
+        }
+    }
+}
+
+// gzip streams and ZIP deflate entries: inflated by libdeflate, one job per thread.
+inline void decode_deflate(run_state& run, std::vector<decode_job*>& jobs) {
+    run.report.deflate_streams += jobs.size();
+    util::parallel_for(jobs.size(), run.threads, [&](std::size_t k) {
+        decode_job& j = *jobs[k];
+        try {
+            if (j.kind == codec::zip_deflate) {
+                if (!admit(run, j, *j.declared_size)) return;
+                j.output = owned_blob(fmt::zip_extract(j.zip_archive, j.zip, *j.declared_size));
+            } else {
+                // The size is unknown until inflated: the cap is the tighter of both limits.
+                const std::uint64_t cap = std::min(ratio_cap(run.options.limits, j.input.bytes.size()), run.budget.left());
+                fmt::gzip_content g;
+                try {
+                    g = fmt::gzip_decompress(j.input.bytes, cap);
+                } catch (const resource_error&) {
+                    j.fail(unpack_status::refused,
+                           cap == run.budget.left() ? total_message(run.budget, cap + 1)
+                                                    : ratio_message(run.options.limits, cap + 1, j.input.bytes.size()));
+                    return;
+                }
+                if (!run.budget.take(g.data.size())) {
+                    j.fail(unpack_status::refused, total_message(run.budget, g.data.size()));
+                    return;
+                }
+                j.output = owned_blob(std::move(g.data));
+            }
+        } catch (const std::exception& e) {
+            j.fail(unpack_status::corrupt, std::string(j.kind == codec::gzip ? "gzip: " : "") + e.what());
+        }
+        run.progress_tick();
+    });
+}
+
+} // namespace vyre::engine::detail

@@ -1,0 +1,286 @@
+// Part of engine/unpack.hpp (included there after the public types): the run layer by layer, and
+// within a layer the driver of its steps, with step 3 (finish) and step 4 (sink) written out here.
+#pragma once
+
+#include <vyre/engine/detail/output_tree.hpp>
+#include <vyre/engine/detail/unpack_decode.hpp>
+#include <vyre/engine/detail/unpack_names.hpp>
+#include <vyre/engine/detail/unpack_open.hpp>
+#include <vyre/engine/detail/unpack_state.hpp>
+#include <vyre/format/detect.hpp>
+#include <vyre/format/gzip.hpp>
+#include <vyre/format/names.hpp>
+#include <vyre/runtime/context.hpp>
+#include <vyre/util/parallel.hpp>
+#include <vyre/util/sha256.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace vyre::engine::detail {
+
+namespace fmt = format;
+
+// Step 4: hashes the kept entries of a layer and writes them below the output folder.
+inline void write_layer(run_state& run, std::vector<item>& items, const std::vector<std::size_t>& sink) {
+    std::uint64_t total = 0;
+    for (const std::size_t i : sink) total += items[i].content.bytes.size();
+    // Later entries with the same output path win, as in tar.
+    std::unordered_map<std::string_view, std::size_t> last;
+    if (run.tree)
+        for (const std::size_t i : sink) last[items[i].e.output_path] = i;
+    const auto written = [&](std::size_t i) {
+        if (!run.tree) return false;
+        const auto f = last.find(items[i].e.output_path);
+        return f != last.end() && f->second == i;
+    };
+    // Folders first, parents before children (a set orders "a" before "a/b").
+    std::map<std::string, std::string> dir_failed;
+    if (run.tree) {
+        std::set<std::string> dirs;
+        for (const std::size_t i : sink) {
+            const auto& p = items[i].e.output_path;
+            if (items[i].e.type == unpack_entry_type::directory && written(i)) dirs.insert(p);
+            // Deepest parent first: once one is known, so are all of its own parents.
+            for (std::size_t s = p.rfind('/'); s != std::string::npos && s > 0; s = p.rfind('/', s - 1))
+                if (!dirs.insert(p.substr(0, s)).second) break;
+        }
+        output_tree::dir_cache cache;
+        for (const auto& d : dirs)
+            if (std::string why = run.tree->make_dir(d, cache); !why.empty()) dir_failed[d] = why;
+    }
+    std::vector<std::string> failures(items.size());
+    std::atomic<std::uint64_t> done{0};
+    util::parallel_chunks<output_tree::dir_cache>(sink.size(), run.threads, 32, [&](std::size_t b, std::size_t e, auto& cache) {
+        for (std::size_t k = b; k < e; ++k) {
+            item& it = items[sink[k]];
+            const bool file = it.e.type == unpack_entry_type::file || it.e.type == unpack_entry_type::hard_link;
+            if (file && run.options.hash) it.e.sha256 = util::sha256_of(it.content.bytes);
+            // Files get 0644, or 0755 when the archive marks them executable: no setuid, no
+            // world-writable files, whatever the archive says.
+            const std::uint32_t mode = (it.e.mode & 0111) ? 0755 : 0644;
+            if (file && written(sink[k])) failures[sink[k]] = run.tree->write_file(it.e.output_path, it.content.bytes, mode, cache);
+            done += it.content.bytes.size();
+        }
+        run.progress(run.layer, run.options.output_dir.empty() ? "hash" : "write", done, total);
+    });
+    // Symlinks last, so that no file of this layer is written through one.
+    output_tree::dir_cache cache;
+    for (const std::size_t i : sink) {
+        item& it = items[i];
+        if (run.tree && it.e.type == unpack_entry_type::symlink && written(i))
+            failures[i] = run.tree->write_symlink(it.e.output_path, it.e.link_target, cache);
+        if (run.tree && it.e.type == unpack_entry_type::directory) {
+            const auto f = dir_failed.find(it.e.output_path);
+            if (f != dir_failed.end()) failures[i] = f->second;
+        }
+        if (!failures[i].empty()) {
+            it.e.status = unpack_status::refused;
+            it.e.message = failures[i];
+            run.problem(it.e.path, unpack_status::refused, failures[i], it.e.order);
+        } else if (run.tree && written(i)) {
+            run.report.written_bytes += it.content.bytes.size();
+        }
+        it.content = {};
+    }
+}
+
+// One layer: open its containers (step 1), decode what they hold (2), finish (3: take each job's
+// result, check CRCs, resolve links, find nested containers) and sink (4). Returns the next layer.
+inline std::vector<container> run_layer(run_state& run, unsigned depth, const std::vector<container>& layer) {
+    run.layer = depth;
+    run.report.containers += layer.size();
+    std::vector<opened> parts(layer.size());
+    util::parallel_for(layer.size(), run.threads, [&](std::size_t i) {
+        const container& c = layer[i];
+        try {
+            if (c.kind == fmt::content_kind::tar) open_tar(c, parts[i]);
+            else if (c.kind == fmt::content_kind::zip) open_zip(c, parts[i]);
+            else open_stream(c, parts[i]);
+        } catch (const std::exception& e) {
+            parts[i].problems.push_back({c.path, unpack_status::corrupt, e.what(), c.order});
+        }
+    });
+    // One list of items and jobs for the whole layer.
+    std::vector<item> items;
+    std::vector<decode_job> jobs;
+    for (auto& p : parts) {
+        const int job_base = static_cast<int>(jobs.size());
+        const int item_base = static_cast<int>(items.size());
+        for (auto& it : p.items) {
+            if (it.job >= 0) it.job += job_base;
+            if (it.link_item >= 0) it.link_item += item_base;
+            items.push_back(std::move(it));
+        }
+        for (auto& j : p.jobs) jobs.push_back(std::move(j));
+        for (auto& pr : p.problems) run.report.problems.push_back(std::move(pr));
+    }
+    parts.clear();
+    if (const std::uint64_t room = run.options.limits.max_entries - std::min(run.options.limits.max_entries, run.entries_seen);
+        items.size() > room) {
+        // Entries past the limit are dropped before anything is decoded (links point backwards
+        // in their container, so the kept ones never need a dropped one).
+        const item& first = items[static_cast<std::size_t>(room)];
+        run.problem(first.stream ? first.parent->path : first.e.path, unpack_status::refused,
+                    "entry limit reached: this entry and the " + std::to_string(items.size() - room - 1) +
+                        " after it in layer " + std::to_string(depth) + " are not processed (at most " +
+                        std::to_string(run.options.limits.max_entries) + " entries in all; --max-entries changes it)",
+                    first.e.order);
+        items.resize(static_cast<std::size_t>(room));
+    }
+    run.entries_seen += items.size();
+
+    // Refused entries are not decoded.
+    std::vector<char> wanted(jobs.size(), 0);
+    for (const auto& it : items)
+        if (it.job >= 0 && it.e.status == unpack_status::ok) wanted[static_cast<std::size_t>(it.job)] = 1;
+    std::vector<decode_job*> by_codec[5];
+    for (std::size_t k = 0; k < jobs.size(); ++k)
+        if (wanted[k]) by_codec[static_cast<int>(jobs[k].kind)].push_back(&jobs[k]);
+    run.decode_done = 0;
+    run.decode_total = jobs.size();
+    if (!by_codec[static_cast<int>(codec::lz4)].empty()) decode_lz4(run, by_codec[static_cast<int>(codec::lz4)]);
+    if (!by_codec[static_cast<int>(codec::zstd)].empty()) decode_zstd(run, by_codec[static_cast<int>(codec::zstd)]);
+    std::vector<decode_job*> deflate = by_codec[static_cast<int>(codec::gzip)];
+    deflate.insert(deflate.end(), by_codec[static_cast<int>(codec::zip_deflate)].begin(),
+                   by_codec[static_cast<int>(codec::zip_deflate)].end());
+    if (!deflate.empty()) decode_deflate(run, deflate);
+
+    // Finish: take each job's result, check CRCs, resolve links, find nested containers.
+    std::vector<container> next;
+    std::vector<std::size_t> sink; // items whose entry is kept
+    std::vector<std::string> link_targets(items.size());
+    util::parallel_for(items.size(), run.threads, [&](std::size_t i) {
+        item& it = items[i];
+        if (it.e.status != unpack_status::ok) return;
+        if (it.job >= 0) {
+            decode_job& j = jobs[static_cast<std::size_t>(it.job)];
+            if (j.failure != unpack_status::ok) {
+                it.e.status = j.failure;
+                it.e.message = j.message;
+                return;
+            }
+            it.content = j.output;
+            it.e.size = it.content.bytes.size();
+        }
+        if (it.crc) {
+            if (const std::uint32_t crc = fmt::detail::crc32_of(it.content.bytes); crc != *it.crc) {
+                it.e.status = unpack_status::corrupt;
+                it.e.message = "CRC-32 mismatch: stored " + fmt::detail::archive_hex(*it.crc, 8) + ", computed " +
+                               fmt::detail::archive_hex(crc, 8);
+            }
+        }
+    });
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        item& it = items[i];
+        if (it.e.status == unpack_status::ok && it.link_item >= 0) {
+            const item& target = items[static_cast<std::size_t>(it.link_item)];
+            if (target.e.status != unpack_status::ok) {
+                it.e.status = unpack_status::refused;
+                it.e.message = "hard link to an entry that was not kept: " + fmt::detail::archive_quote(it.e.link_target);
+            } else if (!run.budget.take(target.content.bytes.size())) {
+                // A copy is written: it counts like decoded bytes (links to one big file, or to
+                // an archive, would otherwise multiply the output without limit).
+                it.e.status = unpack_status::refused;
+                it.e.message = "hard link to " + fmt::detail::archive_quote(it.e.link_target) + ": " +
+                               total_message(run.budget, target.content.bytes.size());
+            } else {
+                it.content = target.content;
+                it.e.size = target.e.size;
+            }
+        }
+        // ZIP stored entries are views whose data a crafted central directory may share: each counts.
+        if (it.e.status == unpack_status::ok && it.job < 0 && it.parent->kind == fmt::content_kind::zip &&
+            !it.content.bytes.empty() && !run.budget.take(it.content.bytes.size())) {
+            it.e.status = unpack_status::refused;
+            it.e.message = "stored entry: " + total_message(run.budget, it.content.bytes.size());
+        }
+        // ZIP symlinks keep their target as content.
+        if (it.e.status == unpack_status::ok && it.e.type == unpack_entry_type::symlink && it.parent->kind == fmt::content_kind::zip) {
+            it.e.link_target.assign(it.content.bytes.begin(), it.content.bytes.end());
+            if (std::string why = check_link_target(it.e.output_path, it.e.link_target); !why.empty()) {
+                it.e.status = unpack_status::refused;
+                it.e.message = why + ": " + fmt::detail::archive_quote(it.e.link_target);
+            }
+        }
+        if (it.e.status != unpack_status::ok) {
+            // A stream that fails to decode is a problem of the stream (x.gz), not of its content.
+            run.report.problems.push_back({it.stream ? it.parent->path : it.e.path, it.e.status, it.e.message, it.e.order});
+            if (!it.stream) run.report.entries.push_back(std::move(it.e));
+            continue;
+        }
+        // A hard link is never opened: its target is, once (links to an archive would otherwise
+        // open it once per link, in every layer below).
+        const bool file = it.e.type == unpack_entry_type::file;
+        const fmt::content_kind kind = file ? fmt::detect(it.content.bytes) : fmt::content_kind::unknown;
+        const bool opens = is_container(kind) && (it.stream || run.options.recurse);
+        if (opens && depth + 1 > run.options.limits.max_depth) {
+            run.problem(it.e.path, unpack_status::refused,
+                        "nested " + std::string(fmt::content_kind_name(kind)) + " not opened: nesting deeper than " +
+                            std::to_string(run.options.limits.max_depth) + " containers (--max-depth changes it)",
+                        it.e.order);
+        } else if (opens) {
+            container c;
+            c.kind = kind;
+            c.depth = depth + 1;
+            c.data = it.content;
+            c.order = it.e.order;
+            if (it.stream && (kind == fmt::content_kind::tar || kind == fmt::content_kind::zip)) {
+                // An archive in a compressed stream opens in place: x.tar.zst!/name.
+                c.path = it.parent->path;
+                c.out_prefix = it.parent->out_prefix;
+                next.push_back(std::move(c));
+                continue;
+            }
+            c.path = it.e.path;
+            c.out_prefix = it.e.output_path + "!";
+            next.push_back(std::move(c));
+        }
+        sink.push_back(i);
+    }
+    write_layer(run, items, sink);
+    for (const std::size_t i : sink) run.report.entries.push_back(std::move(items[i].e));
+    return next;
+}
+
+// The whole run: the inputs are layer 1, each layer's nested containers the next.
+inline unpack_report run_unpack(runtime::context& ctx, std::span<const unpack_input> inputs, const unpack_options& options) {
+    run_state run(ctx, options);
+    std::vector<container> layer;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        container c;
+        c.path = inputs[i].name;
+        c.order = {static_cast<std::uint32_t>(i)};
+        c.data.bytes = inputs[i].bytes;
+        c.kind = fmt::detect(c.data.bytes);
+        if (!is_container(c.kind)) {
+            run.problem(c.path, unpack_status::refused,
+                        std::string("not an archive or a compressed stream (content detected as ") +
+                            fmt::content_kind_name(c.kind) + ")",
+                        c.order);
+            continue;
+        }
+        layer.push_back(std::move(c));
+    }
+    for (unsigned depth = 1; !layer.empty(); ++depth) {
+        ++run.report.layers;
+        layer = run_layer(run, depth, layer);
+    }
+    run.report.decoded_bytes = run.budget.used();
+    const auto by_order = [](const auto& a, const auto& b) { return a.order < b.order; };
+    std::stable_sort(run.report.entries.begin(), run.report.entries.end(), by_order);
+    std::stable_sort(run.report.problems.begin(), run.report.problems.end(), by_order);
+    return std::move(run.report);
+}
+
+} // namespace vyre::engine::detail

@@ -1,0 +1,159 @@
+// Part of engine/unpack.hpp (included there after the public types): what the steps of a run hand
+// each other (containers, entries, decode jobs, the bytes that hold them), the limits' checks, and
+// the state of one run.
+#pragma once
+
+#include <vyre/engine/detail/output_tree.hpp>
+#include <vyre/format/detect.hpp>
+#include <vyre/format/zip.hpp>
+#include <vyre/runtime/context.hpp>
+#include <vyre/util/parallel.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace vyre::engine::detail {
+
+namespace fmt = format;
+
+// What a run opens: every kind detect() names but skippable frames and raw data.
+inline bool is_container(fmt::content_kind k) {
+    return k == fmt::content_kind::lz4_frame || k == fmt::content_kind::lz4_legacy || k == fmt::content_kind::zstd ||
+           k == fmt::content_kind::gzip || k == fmt::content_kind::zip || k == fmt::content_kind::tar;
+}
+
+using owner_ptr = std::shared_ptr<const void>;
+
+struct blob {
+    std::span<const std::uint8_t> bytes;
+    owner_ptr owner; // keeps bytes alive (empty: the caller's input)
+};
+
+inline blob owned_blob(std::vector<std::uint8_t>&& v) {
+    auto p = std::make_shared<std::vector<std::uint8_t>>(std::move(v));
+    return {std::span<const std::uint8_t>(*p), p};
+}
+
+struct container {
+    std::string path;       // display path
+    std::string out_prefix; // output folder of its entries ("" for the inputs)
+    std::vector<std::uint32_t> order;
+    unsigned depth = 1;
+    fmt::content_kind kind = fmt::content_kind::unknown;
+    blob data;
+};
+
+enum class codec { none, gzip, lz4, zstd, zip_deflate };
+
+struct decode_job {
+    codec kind = codec::none;
+    blob input;
+    // ZIP entries: the archive and the entry (zip_extract checks sizes and the CRC).
+    std::span<const std::uint8_t> zip_archive;
+    fmt::zip_entry zip;
+    std::optional<std::uint64_t> declared_size;
+    blob output;
+    unpack_status failure = unpack_status::ok;
+    std::string message;
+
+    void fail(unpack_status s, std::string why) {
+        failure = s;
+        message = std::move(why);
+    }
+};
+
+// One entry of a container, or the content of a compressed stream (`stream`), during a layer.
+struct item {
+    unpack_entry e;
+    blob content;
+    int job = -1;                   // the decode job that makes `content`
+    bool stream = false;            // content of a compressed stream: opens in place when an archive
+    std::optional<std::uint32_t> crc; // ZIP entries decoded here: checked against the content
+    int link_item = -1;             // hard links: the item (same container) they repeat
+    const container* parent = nullptr;
+};
+
+// The bytes a run may still produce (limits.max_total_bytes), taken by every thread as it goes.
+class byte_budget {
+public:
+    explicit byte_budget(std::uint64_t limit) : limit_(limit) {}
+    // Reserves n bytes; false (nothing reserved) when the total would pass the limit.
+    bool take(std::uint64_t n) {
+        std::uint64_t used = used_.load();
+        do {
+            if (n > limit_ || used > limit_ - n) return false;
+        } while (!used_.compare_exchange_weak(used, used + n));
+        return true;
+    }
+    void give_back(std::uint64_t n) { used_ -= n; }
+    std::uint64_t left() const { return limit_ - std::min(limit_, used_.load()); }
+    std::uint64_t used() const { return used_.load(); }
+    std::uint64_t limit() const { return limit_; }
+
+private:
+    std::uint64_t limit_;
+    std::atomic<std::uint64_t> used_{0};
+};
+
+inline std::uint64_t ratio_cap(const unpack_limits& l, std::uint64_t compressed) {
+    const std::uint64_t cap = compressed > std::numeric_limits<std::uint64_t>::max() / std::max<std::uint64_t>(l.max_ratio, 1)
+                                  ? std::numeric_limits<std::uint64_t>::max()
+                                  : compressed * l.max_ratio;
+    return std::max(cap, l.ratio_min_bytes);
+}
+
+inline std::string ratio_message(const unpack_limits& l, std::uint64_t out, std::uint64_t in) {
+    return "decompression ratio above the limit: " + std::to_string(out) + " bytes from " + std::to_string(in) +
+           " (more than " + std::to_string(l.max_ratio) + ":1 and above " + std::to_string(l.ratio_min_bytes) +
+           " bytes; --max-ratio changes it)";
+}
+
+inline std::string total_message(const byte_budget& b, std::uint64_t n) {
+    return "total output limit reached: " + std::to_string(n) + " more bytes, " + std::to_string(b.left()) + " of " +
+           std::to_string(b.limit()) + " left (--max-total changes it)";
+}
+
+// One run: the device, the options and the byte budget they set, the output folder, the report
+// being filled, and what progress reports need. Every step of a layer takes it.
+struct run_state {
+    run_state(runtime::context& c, const unpack_options& o)
+        : ctx(c), options(o), budget(o.limits.max_total_bytes), threads(util::thread_count(o.threads)) {
+        if (!o.output_dir.empty()) tree.emplace(o.output_dir);
+    }
+
+    runtime::context& ctx;
+    const unpack_options& options;
+    byte_budget budget;
+    unsigned threads = 1;
+    std::optional<output_tree> tree;
+    unpack_report report;
+    std::mutex progress_lock;
+    std::uint64_t entries_seen = 0;
+    unsigned layer = 0;
+    std::atomic<std::uint64_t> decode_done{0};
+    std::uint64_t decode_total = 0;
+
+    void problem(const std::string& path, unpack_status kind, std::string message, std::vector<std::uint32_t> order) {
+        report.problems.push_back({path, kind, std::move(message), std::move(order)});
+    }
+
+    void progress(unsigned at_layer, const char* phase, std::uint64_t done, std::uint64_t total) {
+        if (!options.progress) return;
+        std::unique_lock<std::mutex> g(progress_lock, std::try_to_lock);
+        if (!g) return; // another thread is reporting: skip, the next call will catch up
+        options.progress({at_layer, phase, done, total, entries_seen});
+    }
+
+    void progress_tick() { progress(layer, "decode", ++decode_done, decode_total); }
+};
+
+} // namespace vyre::engine::detail
