@@ -692,7 +692,7 @@ BOOST_AUTO_TEST_CASE(names_stems_and_messages) {
     BOOST_CHECK_EQUAL(stream_stem("a.txt.gz"), "a.txt");
     BOOST_CHECK_EQUAL(stream_stem(".."), "content");
     // Messages quote names already: printed as they are, control characters aside.
-    const std::string quoted = vyre::format::detail::archive_quote("a\nb\\c");
+    const std::string quoted = vyre::format::archive_quote("a\nb\\c");
     BOOST_CHECK_EQUAL(ve::unpack_printable(quoted, false), quoted);
     BOOST_CHECK_EQUAL(ve::unpack_printable("x\ny", false), "x\\x0Ay");
     BOOST_CHECK_EQUAL(ve::unpack_printable("a\\b"), "a\\x5Cb");

@@ -4,6 +4,7 @@
 
 #include <vyre/error.hpp>
 #include <vyre/format/names.hpp>
+#include <vyre/util/hex.hpp>
 #include <vyre/util/little_endian.hpp>
 
 #include <libdeflate.h>
@@ -68,17 +69,12 @@ struct gzip_content {
     std::vector<std::uint8_t> data;
 };
 
-namespace detail {
-
-inline std::string archive_hex(std::uint64_t v, int digits = 0) {
-    char buf[24];
-    std::snprintf(buf, sizeof buf, "0x%0*llX", digits, static_cast<unsigned long long>(v));
-    return buf;
-}
-
+// The CRC-32 of gzip and ZIP (libdeflate's), over the whole of `bytes`.
 inline std::uint32_t crc32_of(std::span<const std::uint8_t> bytes) {
     return static_cast<std::uint32_t>(libdeflate_crc32(0, bytes.data(), bytes.size()));
 }
+
+namespace detail {
 
 // One decompressor per thread: allocating one costs more than inflating a small ZIP entry.
 inline libdeflate_decompressor& thread_decompressor() {
@@ -205,14 +201,14 @@ inline gzip_member parse_gzip_header(std::span<const std::uint8_t> in, std::uint
     gzip_member m;
     m.offset = offset;
     if (in[offset] != gzip_id1 || in[offset + 1] != gzip_id2)
-        throw format_error("not a gzip member: magic bytes " + detail::archive_hex(in[offset], 2) + " " +
-                               detail::archive_hex(in[offset + 1], 2) + " (expected 0x1F 0x8B)",
+        throw format_error("not a gzip member: magic bytes " + util::hex(in[offset], 2) + " " +
+                               util::hex(in[offset + 1], 2) + " (expected 0x1F 0x8B)",
                            offset);
     if (in[offset + 2] != gzip_method_deflate)
         throw format_error("gzip compression method " + std::to_string(in[offset + 2]) + " is not deflate (8)", offset + 2);
     m.flags = in[offset + 3];
     if (m.flags & gzip_flag_reserved)
-        throw format_error("reserved gzip flag bits are set in FLG " + detail::archive_hex(m.flags, 2), offset + 3);
+        throw format_error("reserved gzip flag bits are set in FLG " + util::hex(m.flags, 2), offset + 3);
     m.mtime = util::read_le32(in, offset + 4);
     m.extra_flags = in[offset + 8];
     m.os = in[offset + 9];
@@ -236,10 +232,10 @@ inline gzip_member parse_gzip_header(std::span<const std::uint8_t> in, std::uint
     if (m.flags & gzip_flag_hcrc) {
         need(p, 2, "header CRC (FHCRC)");
         const std::uint16_t stored = util::read_le16(in, p);
-        const auto computed = static_cast<std::uint16_t>(detail::crc32_of(in.subspan(offset, p - offset)));
+        const auto computed = static_cast<std::uint16_t>(crc32_of(in.subspan(offset, p - offset)));
         if (stored != computed)
-            throw format_error("gzip header CRC mismatch: stored " + detail::archive_hex(stored, 4) + ", computed " +
-                                   detail::archive_hex(computed, 4),
+            throw format_error("gzip header CRC mismatch: stored " + util::hex(stored, 4) + ", computed " +
+                                   util::hex(computed, 4),
                                p);
         p += 2;
     }
@@ -283,9 +279,9 @@ inline gzip_content gzip_decompress(std::span<const std::uint8_t> in,
         m.isize = util::read_le32(in, m.trailer_offset + 4);
         const auto content = std::span<const std::uint8_t>(out.data).subspan(static_cast<std::size_t>(m.output_offset),
                                                                               static_cast<std::size_t>(m.output_size));
-        if (const std::uint32_t computed = detail::crc32_of(content); computed != m.crc32)
-            throw format_error("gzip CRC-32 mismatch: stored " + detail::archive_hex(m.crc32, 8) + ", computed " +
-                                   detail::archive_hex(computed, 8),
+        if (const std::uint32_t computed = crc32_of(content); computed != m.crc32)
+            throw format_error("gzip CRC-32 mismatch: stored " + util::hex(m.crc32, 8) + ", computed " +
+                                   util::hex(computed, 8),
                                m.trailer_offset);
         if (static_cast<std::uint32_t>(m.output_size) != m.isize)
             throw format_error("gzip ISIZE is " + std::to_string(m.isize) + ", the member inflates to " +

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace vyre::format::detail {
+namespace vyre::format {
 
 // Names from archives go into error messages that end up on terminals: control bytes are escaped
 // so that a hostile name cannot move the cursor or rewrite the line.
@@ -24,4 +24,4 @@ inline std::string archive_quote(std::string_view s) {
     return out + "'";
 }
 
-} // namespace vyre::format::detail
+} // namespace vyre::format

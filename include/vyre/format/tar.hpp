@@ -8,6 +8,7 @@
 // format_errors for the whole archive, naming the entry and the byte offset.
 
 #include <vyre/error.hpp>
+#include <vyre/util/hex.hpp>
 #include <vyre/format/names.hpp>
 
 #include <algorithm>
@@ -441,7 +442,7 @@ inline tar_archive parse_tar(std::span<const std::uint8_t> data) {
 // The data of an entry: a view into the archive, nothing copied.
 inline std::span<const std::uint8_t> tar_entry_data(std::span<const std::uint8_t> data, const tar_entry& e) {
     if (e.data_offset > data.size() || e.size > data.size() - e.data_offset)
-        throw format_error("tar entry " + detail::archive_quote(e.name) + ": data lies outside the archive", e.data_offset);
+        throw format_error("tar entry " + archive_quote(e.name) + ": data lies outside the archive", e.data_offset);
     return data.subspan(static_cast<std::size_t>(e.data_offset), static_cast<std::size_t>(e.size));
 }
 

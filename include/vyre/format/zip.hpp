@@ -9,13 +9,10 @@
 // unsupported_method or encrypted, and damage to the directory itself (ending early, more entries
 // declared than present) goes to zip_archive::problems, while every entry that could be read is
 // listed. A caller treats problems like corrupt entries.
-//
-// Longer than 600 lines as one concept: reading an archive whose records all vouch for each other
-// (end records, central and local headers, ZIP64 fields, data descriptors, overlapping data), so
-// the parser's checks of one record against the others stay side by side.
 
 #include <vyre/compression/zstd.hpp>
 #include <vyre/error.hpp>
+#include <vyre/util/hex.hpp>
 #include <vyre/format/gzip.hpp>
 #include <vyre/util/little_endian.hpp>
 
@@ -143,409 +140,12 @@ struct zip_archive {
     std::uint64_t prefix_size = 0;
 };
 
-namespace detail {
+} // namespace vyre::format
 
-// Marks an entry; a more serious earlier status stays.
-inline void zip_fail(zip_entry& e, zip_entry_status s, std::string why, std::uint64_t offset) {
-    if (e.status != zip_entry_status::ok && e.status >= s) return;
-    e.status = s;
-    e.problem = std::move(why);
-    e.problem_offset = offset;
-}
+// The parser: the records of an archive checked against each other (after the types above).
+#include <vyre/format/detail/zip_parser.hpp>
 
-// The payload of the first extra field with `id`. A malformed list (a length running past its
-// end) ends the search: writers pad extras with junk, and only the fields we need matter.
-inline std::optional<std::span<const std::uint8_t>> zip_find_extra(std::span<const std::uint8_t> extra, std::uint16_t id) {
-    std::size_t q = 0;
-    while (extra.size() - q >= 4) {
-        const std::uint16_t field_id = util::read_le16(extra, q);
-        const std::uint16_t size = util::read_le16(extra, q + 2);
-        if (size > extra.size() - q - 4) return std::nullopt;
-        if (field_id == id) return extra.subspan(q + 4, size);
-        q += 4 + std::size_t{size};
-    }
-    return std::nullopt;
-}
-
-// Reads the ZIP64 extra field (id 1): a saturated 32-bit value (0xFFFFFFFF; 0xFFFF for the disk)
-// is replaced by the next value of the field, in APPNOTE order (uncompressed size, compressed size,
-// local header offset, disk), each present only when its 32-bit field is saturated.
-class zip64_extra {
-public:
-    explicit zip64_extra(std::span<const std::uint8_t> extra) {
-        if (const auto f = zip_find_extra(extra, 0x0001)) {
-            field_ = *f;
-            present_ = true;
-        }
-    }
-
-    bool present() const noexcept { return present_; }
-    std::size_t size() const noexcept { return field_.size(); }
-
-    // False when the value is saturated and the field has no more values for it.
-    bool take(std::uint64_t& v, std::uint64_t saturated, std::size_t width) {
-        if (v != saturated) return true;
-        if (field_.size() - at_ < width) return false;
-        v = width == 8 ? util::read_le64(field_, at_) : util::read_le32(field_, at_);
-        at_ += width;
-        return true;
-    }
-
-    std::uint64_t value_at(std::size_t at) const { return util::read_le64(field_, at); }
-
-private:
-    std::span<const std::uint8_t> field_;
-    bool present_ = false;
-    std::size_t at_ = 0;
-};
-
-class zip_parser {
-public:
-    explicit zip_parser(std::span<const std::uint8_t> data) : data_(data) {}
-
-    zip_archive run() {
-        find_end_record();
-        read_central_directory();
-        for (zip_entry& e : archive_.entries) check_local_header(e);
-        check_overlaps();
-        for (zip_entry& e : archive_.entries) check_method(e);
-        return std::move(archive_);
-    }
-
-private:
-    std::span<const std::uint8_t> data_;
-    zip_archive archive_;
-    std::uint64_t cd_limit_ = 0; // the central directory must end here (at the end records)
-
-    std::uint16_t u16(std::uint64_t at) const { return util::read_le16(data_, at); }
-    std::uint32_t u32(std::uint64_t at) const { return util::read_le32(data_, at); }
-    std::uint64_t u64(std::uint64_t at) const { return util::read_le64(data_, at); }
-
-    // The end record sits in the last 22 + 65535 bytes (its comment is at most 65535 bytes). Scanning
-    // back from the end, the first signature whose comment reaches exactly the end of the file
-    // wins; failing that, the last one whose comment fits (bytes appended after the archive).
-    void find_end_record() {
-        if (data_.size() < zip_eocd_size)
-            throw format_error("too small for a ZIP archive: " + std::to_string(data_.size()) +
-                                   " bytes, the end of central directory record alone needs 22",
-                               0);
-        const std::size_t last = data_.size() - zip_eocd_size;
-        const std::size_t first = last > zip_max_comment ? last - zip_max_comment : 0;
-        std::optional<std::size_t> exact, fits;
-        for (std::size_t p = last + 1; p-- > first;) {
-            if (u32(p) != zip_eocd_signature) continue;
-            const std::uint64_t end = p + zip_eocd_size + std::uint64_t{u16(p + 20)};
-            if (end == data_.size()) {
-                exact = p;
-                break;
-            }
-            if (end < data_.size() && !fits) fits = p;
-        }
-        if (!exact && !fits)
-            throw format_error("no end of central directory record in the last " +
-                                   std::to_string(data_.size() - first) + " bytes: not a ZIP archive, or truncated",
-                               data_.size());
-        const std::size_t eocd = exact ? *exact : *fits;
-        archive_.eocd_offset = eocd;
-        archive_.comment.assign(data_.begin() + static_cast<std::ptrdiff_t>(eocd + zip_eocd_size),
-                                data_.begin() + static_cast<std::ptrdiff_t>(eocd + zip_eocd_size + u16(eocd + 20)));
-        std::uint64_t disk = u16(eocd + 4), cd_disk = u16(eocd + 6);
-        archive_.declared_entries = u16(eocd + 10);
-        archive_.cd_size = u32(eocd + 12);
-        archive_.cd_offset = u32(eocd + 16);
-        cd_limit_ = eocd;
-        if (eocd >= zip64_locator_size && u32(eocd - zip64_locator_size) == zip64_locator_signature) {
-            const std::uint64_t loc = eocd - zip64_locator_size;
-            const std::uint64_t rec = u64(loc + 8);
-            if (u32(loc + 16) > 1)
-                throw format_error("multi-disk (split) ZIP archives are not supported: " + std::to_string(u32(loc + 16)) +
-                                       " disks",
-                                   loc + 16);
-            if (rec > loc || loc - rec < zip64_eocd_min_size)
-                throw format_error("the ZIP64 end of central directory locator points at byte " + std::to_string(rec) +
-                                       ", leaving no room for the record before the locator",
-                                   loc + 8);
-            if (u32(rec) != zip64_eocd_signature)
-                throw format_error("no ZIP64 end of central directory record where the locator points", rec);
-            if (u64(rec + 4) < zip64_eocd_min_size - 12)
-                throw format_error("ZIP64 end of central directory record is too short", rec + 4);
-            disk = u32(rec + 16);
-            cd_disk = u32(rec + 20);
-            archive_.declared_entries = u64(rec + 32);
-            archive_.cd_size = u64(rec + 40);
-            archive_.cd_offset = u64(rec + 48);
-            archive_.zip64 = true;
-            cd_limit_ = rec;
-        }
-        if (disk != 0 || cd_disk != 0)
-            throw format_error("multi-disk (split) ZIP archives are not supported: this is disk " + std::to_string(disk) +
-                                   ", the central directory starts on disk " + std::to_string(cd_disk),
-                               eocd + 4);
-        // Bytes prepended to an archive (a self-extractor's stub, `cat stub.exe a.zip`) shift every
-        // offset by their length: found where the directory ends at the end records but does not
-        // start where the end record says, as Info-ZIP's unzip finds them.
-        if (archive_.cd_size != 0 && archive_.cd_size <= cd_limit_ && archive_.cd_offset < cd_limit_ - archive_.cd_size &&
-            u32(cd_limit_ - archive_.cd_size) == zip_central_signature &&
-            (cd_limit_ - archive_.cd_offset < 4 || u32(archive_.cd_offset) != zip_central_signature)) {
-            archive_.prefix_size = cd_limit_ - archive_.cd_size - archive_.cd_offset;
-            archive_.cd_offset += archive_.prefix_size;
-        }
-        if (archive_.cd_offset > cd_limit_)
-            throw format_error("the central directory offset " + std::to_string(archive_.cd_offset) +
-                                   " lies past the end records (byte " + std::to_string(cd_limit_) +
-                                   "): truncated or not a ZIP archive",
-                               archive_.zip64 ? cd_limit_ + 48 : eocd + 16);
-    }
-
-    void problem(std::string message, std::uint64_t offset) { archive_.problems.push_back({std::move(message), offset}); }
-
-    void read_central_directory() {
-        std::uint64_t end = archive_.cd_offset + archive_.cd_size; // both <= file size: no overflow
-        if (archive_.cd_size > cd_limit_ - archive_.cd_offset) {
-            problem("the central directory (" + std::to_string(archive_.cd_size) + " bytes at byte " +
-                        std::to_string(archive_.cd_offset) + ") runs past the end records at byte " +
-                        std::to_string(cd_limit_) + "; reading what lies before them",
-                    archive_.cd_offset);
-            end = cd_limit_;
-        }
-        // Every header takes 46 bytes at least: that, not the declared count, bounds the allocation.
-        const std::uint64_t declared = archive_.declared_entries;
-        archive_.entries.reserve(static_cast<std::size_t>(
-            std::min<std::uint64_t>(declared, (end - archive_.cd_offset) / zip_central_header_size)));
-        // Headers are read as long as they follow each other, whatever the count says: old writers
-        // wrapped the 16-bit count past 65535 entries, and entries some readers would not list are
-        // exactly what a scanner must see. A count that disagrees is reported.
-        std::uint64_t p = archive_.cd_offset;
-        for (std::uint64_t i = 0;; ++i) {
-            const std::string which = "central directory entry " + std::to_string(i);
-            if (end - p < zip_central_header_size || u32(p) != zip_central_signature) {
-                if (i < declared)
-                    problem(std::string(end - p < zip_central_header_size ? "the central directory ends"
-                                                                          : "no central directory header signature") +
-                                " after " + std::to_string(i) + " of the " + std::to_string(declared) +
-                                " entries the end record declares",
-                            p);
-                break;
-            }
-            const std::uint64_t total = zip_central_header_size + std::uint64_t{u16(p + 28)} + u16(p + 30) + u16(p + 32);
-            if (total > end - p) {
-                problem(which + " (" + std::to_string(total) +
-                            " bytes with its name, extra field and comment) runs past the end of the central directory",
-                        p);
-                break;
-            }
-            archive_.entries.push_back(central_entry(p));
-            p += total;
-        }
-        if (archive_.entries.size() > declared)
-            problem("the central directory holds " + std::to_string(archive_.entries.size()) + " entries, the end record declares " +
-                        std::to_string(declared) + " (all are listed)",
-                    archive_.cd_offset);
-    }
-
-    zip_entry central_entry(std::uint64_t p) const {
-        zip_entry e;
-        e.central_offset = p;
-        e.version_made_by = u16(p + 4);
-        e.version_needed = u16(p + 6);
-        e.flags = u16(p + 8);
-        e.method = u16(p + 10);
-        e.dos_time = u16(p + 12);
-        e.dos_date = u16(p + 14);
-        e.crc32 = u32(p + 16);
-        e.compressed_size = u32(p + 20);
-        e.uncompressed_size = u32(p + 24);
-        const std::uint16_t name_size = u16(p + 28), extra_size = u16(p + 30), comment_size = u16(p + 32);
-        std::uint64_t disk = u16(p + 34);
-        e.external_attributes = u32(p + 38);
-        e.local_offset = u32(p + 42);
-        const auto* base = data_.data() + p + zip_central_header_size;
-        e.name.assign(reinterpret_cast<const char*>(base), name_size);
-        const auto extra = data_.subspan(static_cast<std::size_t>(p + zip_central_header_size + name_size), extra_size);
-        e.comment.assign(reinterpret_cast<const char*>(base) + name_size + extra_size, comment_size);
-
-        e.zip64 = e.uncompressed_size == 0xFFFFFFFFu || e.compressed_size == 0xFFFFFFFFu ||
-                  e.local_offset == 0xFFFFFFFFu || disk == 0xFFFF;
-        zip64_extra z(extra);
-        const bool ok = z.take(e.uncompressed_size, 0xFFFFFFFFu, 8) && z.take(e.compressed_size, 0xFFFFFFFFu, 8) &&
-                        z.take(e.local_offset, 0xFFFFFFFFu, 8) && z.take(disk, 0xFFFF, 4);
-        if (e.local_offset > std::numeric_limits<std::uint64_t>::max() - archive_.prefix_size)
-            zip_fail(e, zip_entry_status::corrupt, "local header offset beyond any archive", p + 42);
-        else
-            e.local_offset += archive_.prefix_size;
-        if (!ok)
-            zip_fail(e, zip_entry_status::corrupt,
-                     "sizes, offset or disk are saturated but the ZIP64 extra field is missing or too short",
-                     p + zip_central_header_size + name_size);
-        if (disk != 0)
-            zip_fail(e, zip_entry_status::corrupt, "entry starts on disk " + std::to_string(disk) +
-                                                       " (multi-disk archives are not supported)",
-                     p + 34);
-        return e;
-    }
-
-    // The local header decides where the data starts (its name and extra field lengths may differ
-    // from the central directory's); the rest of it must agree with the central directory, or two
-    // readers could see two different archives.
-    void check_local_header(zip_entry& e) const {
-        if (e.status == zip_entry_status::corrupt) return;
-        const std::uint64_t data_end = archive_.cd_offset; // entries' bytes precede the central directory
-        const std::uint64_t lo = e.local_offset;
-        if (lo > data_end || data_end - lo < zip_local_header_size) {
-            zip_fail(e, zip_entry_status::corrupt,
-                     "local header offset " + std::to_string(lo) + " does not leave room for a local header before the central directory at byte " +
-                         std::to_string(data_end),
-                     e.central_offset + 42);
-            return;
-        }
-        if (u32(lo) != zip_local_signature) {
-            zip_fail(e, zip_entry_status::corrupt, "no local header signature where the central directory points", lo);
-            return;
-        }
-        const std::uint16_t flags = u16(lo + 6), method = u16(lo + 8);
-        const std::uint32_t crc = u32(lo + 14);
-        std::uint64_t csize = u32(lo + 18), usize = u32(lo + 22);
-        const std::uint16_t name_size = u16(lo + 26), extra_size = u16(lo + 28);
-        const std::uint64_t header_end = lo + zip_local_header_size + name_size + extra_size;
-        if (header_end > data_end) {
-            zip_fail(e, zip_entry_status::corrupt, "local header's name and extra field run into the central directory", lo + 26);
-            return;
-        }
-        const std::string_view local_name(reinterpret_cast<const char*>(data_.data() + lo + zip_local_header_size), name_size);
-        if (local_name != e.name) {
-            zip_fail(e, zip_entry_status::corrupt,
-                     "local header names it " + archive_quote(local_name) + ", the central directory " + archive_quote(e.name),
-                     lo + zip_local_header_size);
-            return;
-        }
-        if (method != e.method) {
-            zip_fail(e, zip_entry_status::corrupt,
-                     "local header says method " + std::to_string(method) + ", the central directory " + std::to_string(e.method),
-                     lo + 8);
-            return;
-        }
-        const auto extra = data_.subspan(static_cast<std::size_t>(lo + zip_local_header_size + name_size), extra_size);
-        zip64_extra z(extra);
-        if (!(flags & zip_flag_data_descriptor)) {
-            // APPNOTE 4.5.3: a local ZIP64 field holds both sizes, even when one alone is saturated.
-            bool ok = true;
-            if ((usize == 0xFFFFFFFFu || csize == 0xFFFFFFFFu) && z.size() >= 16) {
-                if (usize == 0xFFFFFFFFu) usize = z.value_at(0);
-                if (csize == 0xFFFFFFFFu) csize = z.value_at(8);
-            } else {
-                ok = z.take(usize, 0xFFFFFFFFu, 8) && z.take(csize, 0xFFFFFFFFu, 8);
-            }
-            if (!ok) {
-                zip_fail(e, zip_entry_status::corrupt, "local header sizes are 0xFFFFFFFF but its ZIP64 extra field is missing or too short",
-                         lo + zip_local_header_size + name_size);
-                return;
-            }
-            if (crc != e.crc32 || csize != e.compressed_size || usize != e.uncompressed_size) {
-                zip_fail(e, zip_entry_status::corrupt,
-                         "local header (CRC-32 " + archive_hex(crc, 8) + ", " + std::to_string(csize) + " -> " + std::to_string(usize) +
-                             " bytes) disagrees with the central directory (CRC-32 " + archive_hex(e.crc32, 8) + ", " +
-                             std::to_string(e.compressed_size) + " -> " + std::to_string(e.uncompressed_size) + " bytes)",
-                         lo + 14);
-                return;
-            }
-        }
-        e.data_offset = header_end;
-        if (e.compressed_size > data_end - header_end) {
-            zip_fail(e, zip_entry_status::corrupt,
-                     "compressed size " + std::to_string(e.compressed_size) + " runs past the data area (" +
-                         std::to_string(data_end - header_end) + " bytes from the data to the central directory)",
-                     e.central_offset + 20);
-            return;
-        }
-        std::uint64_t end = header_end + e.compressed_size;
-        if (flags & zip_flag_data_descriptor) {
-            const auto size = descriptor_size(end, data_end, e, z.present() || e.zip64);
-            if (!size) {
-                zip_fail(e, zip_entry_status::corrupt,
-                         "the data descriptor after the data does not match the central directory's CRC-32 and sizes", end);
-                return;
-            }
-            end += *size;
-        }
-        e.end_offset = end;
-    }
-
-    // A data descriptor: an optional signature, the CRC-32, then both sizes in 4 bytes each, or 8
-    // in ZIP64 entries. Writers disagree on the signature and, for ZIP64, on the width, so every
-    // layout is tried against the central directory's values (the width named first wins ties).
-    std::optional<std::uint64_t> descriptor_size(std::uint64_t at, std::uint64_t limit, const zip_entry& e, bool wide_first) const {
-        for (const bool signature : {true, false}) {
-            for (const bool wide : {wide_first, !wide_first}) {
-                const std::uint64_t size = (signature ? 4 : 0) + 4 + (wide ? 16 : 8);
-                if (limit - at < size) continue;
-                std::uint64_t q = at;
-                if (signature) {
-                    if (u32(q) != zip_descriptor_signature) continue;
-                    q += 4;
-                }
-                if (u32(q) != e.crc32) continue;
-                const std::uint64_t c = wide ? u64(q + 4) : u32(q + 4);
-                const std::uint64_t u = wide ? u64(q + 12) : u32(q + 8);
-                if (c == e.compressed_size && u == e.uncompressed_size) return size;
-            }
-        }
-        return std::nullopt;
-    }
-
-    // Entries whose bytes overlap another's (the trick behind overlapping-entry ZIP bombs, and
-    // ambiguity between readers): every entry but the first at those bytes is corrupt.
-    void check_overlaps() {
-        std::vector<std::size_t> order;
-        for (std::size_t i = 0; i < archive_.entries.size(); ++i)
-            if (archive_.entries[i].end_offset != 0) order.push_back(i);
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-            return archive_.entries[a].local_offset < archive_.entries[b].local_offset;
-        });
-        std::uint64_t reach = 0;
-        std::size_t owner = 0;
-        for (const std::size_t i : order) {
-            zip_entry& e = archive_.entries[i];
-            if (reach > e.local_offset) {
-                const zip_entry& o = archive_.entries[owner];
-                zip_fail(e, zip_entry_status::corrupt,
-                         "its bytes " + std::to_string(e.local_offset) + ".." + std::to_string(e.end_offset) +
-                             " overlap those of entry " + archive_quote(o.name) + " (" + std::to_string(o.local_offset) + ".." +
-                             std::to_string(o.end_offset) + ")",
-                         e.local_offset);
-            }
-            if (e.end_offset > reach) {
-                reach = e.end_offset;
-                owner = i;
-            }
-        }
-    }
-
-    static void check_method(zip_entry& e) {
-        if (e.status == zip_entry_status::corrupt) return;
-        if ((e.flags & (zip_flag_encrypted | zip_flag_strong_encryption)) || e.method == zip_method_aes) {
-            zip_fail(e, zip_entry_status::encrypted, "the entry is encrypted", e.central_offset + 8);
-            return;
-        }
-        switch (e.method) {
-        case zip_method_stored:
-            if (e.compressed_size != e.uncompressed_size)
-                zip_fail(e, zip_entry_status::corrupt,
-                         "stored entry with compressed size " + std::to_string(e.compressed_size) + " and uncompressed size " +
-                             std::to_string(e.uncompressed_size),
-                         e.central_offset + 20);
-            return;
-        case zip_method_deflate:
-        case zip_method_zstd:
-        case zip_method_zstd_legacy: return;
-        default:
-            zip_fail(e, zip_entry_status::unsupported_method,
-                     "compression method " + std::to_string(e.method) + " (" + zip_method_name(e.method) + ") is not supported",
-                     e.central_offset + 10);
-        }
-    }
-};
-
-} // namespace detail
+namespace vyre::format {
 
 // Lists a ZIP archive through its central directory. Throws format_error only when there is no
 // directory to read; see the note at the top for everything else.
@@ -556,7 +156,7 @@ inline zip_archive parse_zip(std::span<const std::uint8_t> data) {
 // The stored (compressed) bytes of an entry: a view into the archive, for a decompressor to read.
 inline std::span<const std::uint8_t> zip_entry_data(std::span<const std::uint8_t> data, const zip_entry& e) {
     if (e.end_offset == 0 || e.data_offset > data.size() || e.compressed_size > data.size() - e.data_offset)
-        throw format_error("ZIP entry " + detail::archive_quote(e.name) + ": its data lies outside the archive",
+        throw format_error("ZIP entry " + archive_quote(e.name) + ": its data lies outside the archive",
                            e.central_offset);
     return data.subspan(static_cast<std::size_t>(e.data_offset), static_cast<std::size_t>(e.compressed_size));
 }
@@ -566,7 +166,7 @@ inline std::span<const std::uint8_t> zip_entry_data(std::span<const std::uint8_t
 // naming it; a declared size above `limit` a resource_error, before anything is decompressed.
 inline std::vector<std::uint8_t> zip_extract(std::span<const std::uint8_t> data, const zip_entry& e,
                                              std::uint64_t limit = std::numeric_limits<std::uint64_t>::max()) {
-    const std::string who = "ZIP entry " + detail::archive_quote(e.name);
+    const std::string who = "ZIP entry " + archive_quote(e.name);
     if (e.status != zip_entry_status::ok)
         throw format_error(who + " (" + zip_entry_status_name(e.status) + "): " + e.problem, e.problem_offset);
     if (e.uncompressed_size > limit)
@@ -616,9 +216,9 @@ inline std::vector<std::uint8_t> zip_extract(std::span<const std::uint8_t> data,
     } else {
         throw format_error(who + ": compression method " + std::to_string(e.method) + " is not supported", e.central_offset + 10);
     }
-    if (const std::uint32_t crc = detail::crc32_of(out); crc != e.crc32)
-        throw format_error(who + ": CRC-32 mismatch: stored " + detail::archive_hex(e.crc32, 8) + ", computed " +
-                               detail::archive_hex(crc, 8),
+    if (const std::uint32_t crc = crc32_of(out); crc != e.crc32)
+        throw format_error(who + ": CRC-32 mismatch: stored " + util::hex(e.crc32, 8) + ", computed " +
+                               util::hex(crc, 8),
                            e.central_offset + 16);
     return out;
 }

@@ -174,10 +174,10 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
             it.e.size = it.content.bytes.size();
         }
         if (it.crc) {
-            if (const std::uint32_t crc = fmt::detail::crc32_of(it.content.bytes); crc != *it.crc) {
+            if (const std::uint32_t crc = fmt::crc32_of(it.content.bytes); crc != *it.crc) {
                 it.e.status = unpack_status::corrupt;
-                it.e.message = "CRC-32 mismatch: stored " + fmt::detail::archive_hex(*it.crc, 8) + ", computed " +
-                               fmt::detail::archive_hex(crc, 8);
+                it.e.message = "CRC-32 mismatch: stored " + vyre::util::hex(*it.crc, 8) + ", computed " +
+                               vyre::util::hex(crc, 8);
             }
         }
     });
@@ -187,12 +187,12 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
             const item& target = items[static_cast<std::size_t>(it.link_item)];
             if (target.e.status != unpack_status::ok) {
                 it.e.status = unpack_status::refused;
-                it.e.message = "hard link to an entry that was not kept: " + fmt::detail::archive_quote(it.e.link_target);
+                it.e.message = "hard link to an entry that was not kept: " + fmt::archive_quote(it.e.link_target);
             } else if (!run.budget.take(target.content.bytes.size())) {
                 // A copy is written: it counts like decoded bytes (links to one big file, or to
                 // an archive, would otherwise multiply the output without limit).
                 it.e.status = unpack_status::refused;
-                it.e.message = "hard link to " + fmt::detail::archive_quote(it.e.link_target) + ": " +
+                it.e.message = "hard link to " + fmt::archive_quote(it.e.link_target) + ": " +
                                total_message(run.budget, target.content.bytes.size());
             } else {
                 it.content = target.content;
@@ -210,7 +210,7 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
             it.e.link_target.assign(it.content.bytes.begin(), it.content.bytes.end());
             if (std::string why = check_link_target(it.e.output_path, it.e.link_target); !why.empty()) {
                 it.e.status = unpack_status::refused;
-                it.e.message = why + ": " + fmt::detail::archive_quote(it.e.link_target);
+                it.e.message = why + ": " + fmt::archive_quote(it.e.link_target);
             }
         }
         if (it.e.status != unpack_status::ok) {

@@ -42,7 +42,7 @@ inline item make_item(const container& c, std::uint32_t index, std::string_view 
     if (name.refusal.empty()) it.e.output_path = join_path(c.out_prefix, name.path);
     else {
         it.e.status = unpack_status::refused;
-        it.e.message = name.refusal + ": " + fmt::detail::archive_quote(raw_name);
+        it.e.message = name.refusal + ": " + fmt::archive_quote(raw_name);
     }
     return it;
 }
@@ -106,7 +106,7 @@ inline void open_tar(const container& c, opened& out) {
             const auto found = target.refusal.empty() ? seen.find(target.path) : seen.end();
             if (found == seen.end()) {
                 it.e.status = unpack_status::refused;
-                it.e.message = "hard link to " + fmt::detail::archive_quote(t.link_target) +
+                it.e.message = "hard link to " + fmt::archive_quote(t.link_target) +
                                ", which is not a file earlier in the archive";
             } else {
                 it.link_item = found->second;
@@ -117,7 +117,7 @@ inline void open_tar(const container& c, opened& out) {
         if (it.e.status == unpack_status::ok && it.e.type == unpack_entry_type::symlink)
             if (std::string why = check_link_target(it.e.output_path, t.link_target); !why.empty()) {
                 it.e.status = unpack_status::refused;
-                it.e.message = why + ": " + fmt::detail::archive_quote(t.link_target);
+                it.e.message = why + ": " + fmt::archive_quote(t.link_target);
             }
         out.items.push_back(std::move(it));
     }
