@@ -75,11 +75,11 @@
 #include <vyre/graph/csr.hpp>
 #include <vyre/graph/finding.hpp>
 #include <vyre/graph/labels.hpp>
+#include <vyre/graph/traversal.hpp>
 #include <vyre/ops/dataflow/level.hpp>
 #include <vyre/ops/dataflow/transfer.hpp>
 #include <vyre/ops/graph/bfs.hpp>
 #include <vyre/ops/op.hpp>
-#include <vyre/reference/dataflow.hpp>
 #include <vyre/runtime/dispatch.hpp>
 
 #include <algorithm>
@@ -316,7 +316,7 @@ public:
              transfer_function transfer = transfers::block_sanitizers())
         : ctx_(&ctx), g_(std::move(g)), kinds_(std::move(edge_kinds)), transfer_(std::move(transfer)) {
         g_.validate();
-        reference::detail::check_kinds(g_, kinds_, "engine::dataflow");
+        graph::validate_edge_kinds(g_, kinds_, "engine::dataflow");
         if (!ops::dataflow::detail::valid_transfer_name(transfer_.name))
             throw validation_error("engine::dataflow: transfer name '" + transfer_.name + "' must be 1 to 48 characters of a-z, 0-9 and _");
         sinks_ = static_cast<std::uint64_t>(std::count_if(g_.node_data.begin(), g_.node_data.end(), graph::is_sink));
@@ -477,7 +477,7 @@ inline dataflow_result dataflow::run(std::span<const std::uint32_t> sources, con
                 std::to_string(o.max_findings) + " (raise max_findings, or set truncate to keep a subset)");
     const auto t0 = std::chrono::steady_clock::now();
     if (prepared.valid()) r.findings = prepared.get();
-    ogd::sort_records_into(std::span<const graph::finding>(staged_.data(), staged), r.findings, sources);
+    graph::sort_canonical_by_source(std::span<const graph::finding>(staged_.data(), staged), r.findings, sources);
     result_hint_ = staged;
     r.sort_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;

@@ -80,8 +80,8 @@
 #include <vyre/graph/csr.hpp>
 #include <vyre/graph/finding.hpp>
 #include <vyre/graph/labels.hpp>
+#include <vyre/graph/traversal.hpp>
 #include <vyre/ops/op.hpp>
-#include <vyre/reference/graph.hpp>
 #include <vyre/runtime/dispatch.hpp>
 
 #include <algorithm>
@@ -870,109 +870,6 @@ inline traversal_result run_bitset(runtime::context& ctx, const vyre::graph::csr
     return r;
 }
 
-// The canonical order (finding.hpp) of `in`, written to `out` (resized), without one serial sort of
-// every record: a counting sort puts each source_idx's records together, the groups in (source
-// node, source_idx) order; then each run of one source node is sorted by (sink, depth,
-// source_idx). Every pass runs on worker threads: the records are cut into slices, each slice
-// counts its records per group and then scatters them to its own offsets, so the only serial work
-// is per group, not per record. Same result as sort_canonical, which small inputs (and records
-// naming a source_idx out of range) use directly.
-inline void sort_records_into(std::span<const vyre::graph::finding> in, std::vector<vyre::graph::finding>& out,
-                              std::span<const std::uint32_t> sources) {
-    using vyre::graph::finding;
-    namespace rd = reference::detail;
-    constexpr std::size_t slice_min = 65536;
-    const std::size_t s = sources.size(), total = in.size();
-    const auto plain = [&] {
-        out.assign(in.begin(), in.end());
-        vyre::graph::sort_canonical(out);
-    };
-    if (total < slice_min || s == 0) return plain();
-    std::vector<std::uint32_t> order(s);
-    for (std::size_t i = 0; i < s; ++i) order[i] = static_cast<std::uint32_t>(i);
-    std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
-        return (std::uint64_t{sources[x]} << 32 | x) < (std::uint64_t{sources[y]} << 32 | y);
-    });
-    std::vector<std::uint32_t> rank(s);
-    for (std::size_t k = 0; k < s; ++k) rank[order[k]] = static_cast<std::uint32_t>(k);
-    // Slices of at least slice_min records, a few per thread; their counts (slices x s words) stay
-    // within 64 MiB.
-    const std::size_t threads = rd::worker_count(0, total / slice_min);
-    const std::size_t slices = std::max<std::size_t>(1, std::min({4 * threads, total / slice_min, (std::size_t{1} << 24) / s}));
-    const std::size_t per_slice = (total + slices - 1) / slices;
-    // Runs body(slice, first record, end) for every slice on the worker threads.
-    const auto each_slice = [&](auto body) {
-        std::atomic<std::size_t> next{0};
-        rd::on_threads(static_cast<unsigned>(std::min(threads, slices)), [&](unsigned) {
-            for (std::size_t sl; (sl = next.fetch_add(1)) < slices;)
-                body(sl, sl * per_slice, std::min(total, (sl + 1) * per_slice));
-        });
-    };
-    std::vector<std::uint32_t> place(slices * s, 0); // per (slice, group): count, then where its next record goes
-    std::atomic<bool> out_of_range{false};
-    each_slice([&](std::size_t sl, std::size_t lo, std::size_t hi) {
-        std::uint32_t* count = place.data() + sl * s;
-        for (std::size_t i = lo; i < hi; ++i) {
-            const std::uint32_t idx = in[i].source_idx;
-            if (idx >= s) {
-                out_of_range = true;
-                return;
-            }
-            ++count[rank[idx]];
-        }
-    });
-    if (out_of_range) return plain();
-    std::vector<std::size_t> start(s + 1, 0); // first record of each group
-    {
-        std::size_t at = 0;
-        for (std::size_t k = 0; k < s; ++k) {
-            start[k] = at;
-            for (std::size_t sl = 0; sl < slices; ++sl) {
-                const std::uint32_t c = place[sl * s + k];
-                place[sl * s + k] = static_cast<std::uint32_t>(at - start[k]); // offset within the group
-                at += c;
-            }
-        }
-        start[s] = at;
-    }
-    out.resize(total);
-    each_slice([&](std::size_t sl, std::size_t lo, std::size_t hi) {
-        std::uint32_t* cursor = place.data() + sl * s;
-        for (std::size_t i = lo; i < hi; ++i) {
-            const std::uint32_t k = rank[in[i].source_idx];
-            out[start[k] + cursor[k]++] = in[i];
-        }
-    });
-    std::vector<std::size_t> groups; // first rank of each run of one source node
-    for (std::size_t k = 0; k < s; ++k)
-        if (k == 0 || sources[order[k]] != sources[order[k - 1]]) groups.push_back(k);
-    groups.push_back(s);
-    std::atomic<std::size_t> next{0};
-    const std::size_t group_count = groups.size() - 1;
-    rd::on_threads(rd::worker_count(0, group_count), [&](unsigned) {
-        for (std::size_t gi; (gi = next.fetch_add(1)) < group_count;) {
-            const auto first = out.begin() + static_cast<std::ptrdiff_t>(start[groups[gi]]);
-            const auto last = out.begin() + static_cast<std::ptrdiff_t>(start[groups[gi + 1]]);
-            if (groups[gi + 1] - groups[gi] == 1) // one source_idx: (sink, depth) decides
-                std::sort(first, last, [](const finding& x, const finding& y) {
-                    return (std::uint64_t{x.sink} << 32 | x.depth) < (std::uint64_t{y.sink} << 32 | y.depth);
-                });
-            else vyre::graph::sort_canonical(std::span<finding>(first, last));
-        }
-    });
-}
-
-// sort_records_into, in place.
-inline void sort_records(std::vector<vyre::graph::finding>& records, std::span<const std::uint32_t> sources) {
-    if (records.size() < 65536) {
-        vyre::graph::sort_canonical(records);
-        return;
-    }
-    const std::vector<vyre::graph::finding> in = std::move(records);
-    records = {};
-    sort_records_into(in, records, sources);
-}
-
 } // namespace detail
 
 // The variant `automatic` runs for this input (see the top of this file).
@@ -986,7 +883,7 @@ inline bfs_variant choose_variant(const vyre::graph::csr_graph& g, std::size_t s
 // (graph_resource_error), runs the chosen variant and sorts the records canonically.
 inline traversal_result traverse(runtime::context& ctx, const vyre::graph::csr_graph& g, std::span<const std::uint32_t> sources,
                                  const bfs_options& options, report_mode mode) {
-    reference::detail::check_inputs(g, sources, detail::op_name(mode).c_str());
+    vyre::graph::validate_traversal(g, sources, detail::op_name(mode).c_str());
     const bfs_variant v = options.variant == bfs_variant::automatic ? choose_variant(g, sources.size(), options.max_depth)
                                                                     : options.variant;
     traversal_result r;
@@ -1000,7 +897,7 @@ inline traversal_result traverse(runtime::context& ctx, const vyre::graph::csr_g
                                        " sources in one call; at most 2^32-1");
     r = v == bfs_variant::bounded_queue ? detail::run_bounded(ctx, g, sources, options, mode)
                                         : detail::run_bitset(ctx, g, sources, options, mode);
-    detail::sort_records(r.records, sources);
+    vyre::graph::sort_canonical_by_source(r.records, sources);
     return r;
 }
 
