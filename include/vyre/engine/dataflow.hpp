@@ -78,9 +78,10 @@
 #include <vyre/graph/traversal.hpp>
 #include <vyre/ops/dataflow/level.hpp>
 #include <vyre/ops/dataflow/transfer.hpp>
-#include <vyre/ops/graph/bfs.hpp>
+#include <vyre/ops/graph/launch.hpp>
 #include <vyre/ops/op.hpp>
 #include <vyre/runtime/dispatch.hpp>
+#include <vyre/runtime/parameters.hpp>
 
 #include <algorithm>
 #include <array>
@@ -317,11 +318,11 @@ public:
         : ctx_(&ctx), g_(std::move(g)), kinds_(std::move(edge_kinds)), transfer_(std::move(transfer)) {
         g_.validate();
         graph::validate_edge_kinds(g_, kinds_, "engine::dataflow");
-        if (!ops::dataflow::detail::valid_transfer_name(transfer_.name))
+        if (!ops::dataflow::valid_transfer_name(transfer_.name))
             throw validation_error("engine::dataflow: transfer name '" + transfer_.name + "' must be 1 to 48 characters of a-z, 0-9 and _");
         sinks_ = static_cast<std::uint64_t>(std::count_if(g_.node_data.begin(), g_.node_data.end(), graph::is_sink));
         plan_dataflow(ctx.device(), g_.node_count(), g_.edge_count(), !kinds_.empty(), 0, sinks_, {});
-        kernels_ = &ops::dataflow::detail::kernels_for(transfer_);
+        kernels_ = &ops::dataflow::dataflow_level_kernels_for(transfer_);
         upload_graph();
     }
 
@@ -355,9 +356,9 @@ private:
     std::uint64_t sinks_ = 0;
     std::uint64_t list_capacity_ = 0; // entries of one work list
     std::uint64_t pull_tasks_ = 0;
-    const ops::dataflow::detail::level_kernels* kernels_ = nullptr;
+    const ops::dataflow::dataflow_level_kernels* kernels_ = nullptr;
     std::vector<runtime::buffer_arg> args_;
-    ops::graph::detail::launch_log log_{nullptr, {}, 0};
+    ops::graph::launch_log log_{nullptr, {}, 0};
     boost::compute::buffer visited_, frontier_, next_, list_, next_list_, stamps_, findings_, frontier_lanes_;
     // The run's records in device order, before sorting into the result. Kept across runs: a host
     // buffer touched once costs no page faults the next time (on the H100's host, first touches
@@ -367,9 +368,7 @@ private:
 };
 
 inline boost::compute::event dataflow::fill(boost::compute::buffer& b, std::uint32_t pattern, std::size_t bytes) {
-    const auto e = runtime::detail::cl_call("clEnqueueFillBuffer", [&] {
-        return ctx_->queue().enqueue_fill_buffer(b, &pattern, 4, 0, bytes);
-    });
+    const auto e = ops::graph::fill_words(*ctx_, b, pattern, bytes);
     if (ctx_->profiling() && e.get()) log_.events.push_back(e); // device time, but not a launch
     return e;
 }
@@ -424,7 +423,6 @@ inline void dataflow::upload_graph() {
 
 inline dataflow_result dataflow::run(std::span<const std::uint32_t> sources, const dataflow_options& o) {
     namespace b = ops::dataflow::dataflow_binding;
-    namespace ogd = vyre::ops::graph::detail;
     // The graph was validated when it was uploaded and cannot change since: only the sources are
     // checked here (validating 67M edges again would cost a run at RMAT 22 more than its kernels).
     for (std::size_t i = 0; i < sources.size(); ++i)
@@ -488,7 +486,7 @@ inline void dataflow::run_batch(std::uint64_t base, std::uint64_t lanes, const d
     namespace b = ops::dataflow::dataflow_binding;
     namespace prm = ops::dataflow::dataflow_param;
     namespace cnt = ops::dataflow::dataflow_counter;
-    namespace ogd = vyre::ops::graph::detail;
+    namespace og = vyre::ops::graph;
     constexpr std::uint32_t wg = ops::dataflow::dataflow_level_workgroup;
     const std::uint64_t n = g_.node_count(), e = g_.edge_count();
     const std::uint64_t words = (lanes + 31) / 32, entries = n * words;
@@ -502,12 +500,13 @@ inline void dataflow::run_batch(std::uint64_t base, std::uint64_t lanes, const d
     for (auto* buffer : {&visited_, &frontier_, &next_}) fill(*buffer, 0, entries * 4);
     fill(args_[b::finding_count].buffer, 0, 4);
     fill(stamps_, 0xFFFFFFFFu, n * 4); // no depth: the first stamp of any depth lists a node
-    std::uint32_t params[ops::dataflow::dataflow_param_words] = {
+    runtime::parameter_buffer<ops::dataflow::dataflow_param_words> param_buffer; // remade when a level's words change
+    std::array<std::uint32_t, ops::dataflow::dataflow_param_words> params = {
         static_cast<std::uint32_t>(lanes), static_cast<std::uint32_t>(n), capacity, 0, static_cast<std::uint32_t>(words),
         static_cast<std::uint32_t>(base), static_cast<std::uint32_t>(entries), 0, static_cast<std::uint32_t>(list_capacity_),
         o.params[0], o.params[1], o.params[2], o.params[3], shift, dataflow_edge_chunk, static_cast<std::uint32_t>(pull_tasks_), 0};
     const auto bind = [&] {
-        args_[b::params] = {ogd::constants(*ctx_, params), ops::dataflow::dataflow_param_words};
+        args_[b::params] = {param_buffer.hold(*ctx_, params), ops::dataflow::dataflow_param_words};
         args_[b::visited] = {visited_, static_cast<std::uint32_t>(entries)};
         args_[b::frontier] = {frontier_, static_cast<std::uint32_t>(entries)};
         args_[b::next] = {next_, static_cast<std::uint32_t>(entries)};
@@ -526,8 +525,8 @@ inline void dataflow::run_batch(std::uint64_t base, std::uint64_t lanes, const d
     };
     fill(args_[b::next_count].buffer, 0, 4 * cnt::words);
     bind();
-    log_.add(runtime::dispatch(*ctx_, ops::dataflow::detail::init_kernel(),
-                               {ogd::groups(lanes, ops::dataflow::dataflow_init_workgroup, o.min_workgroups), 1, 1}, args_));
+    log_.add(runtime::dispatch(*ctx_, ops::dataflow::dataflow_init_kernel(),
+                               {og::launch_groups(lanes, ops::dataflow::dataflow_init_workgroup, o.min_workgroups), 1, 1}, args_));
     read_counters();
     bool next_dirty = false; // whether the last level left rows of the old frontier (now `next`) set
     std::uint64_t previous_nodes = 0; // nodes of the frontier before this level's (the start nodes: none)
@@ -552,16 +551,16 @@ inline void dataflow::run_batch(std::uint64_t base, std::uint64_t lanes, const d
         fill(args_[b::next_count].buffer, 0, 4 * cnt::words);
         boost::compute::event level, lanes_event;
         if (push) {
-            level = runtime::dispatch(*ctx_, kernels_->push, {ogd::groups(list_count << shift, wg, o.min_workgroups), 1, 1}, args_);
+            level = runtime::dispatch(*ctx_, kernels_->push, {og::launch_groups(list_count << shift, wg, o.min_workgroups), 1, 1}, args_);
             ++r.push_levels;
             // Nodes walked in chunks share their frontier row, which none of their groups may clear.
             next_dirty = counters[cnt::extra_entries] != 0;
         } else {
             // First the lanes the frontier holds: lanes it holds nowhere need no in-edge walks.
             fill(frontier_lanes_, 0, words * 4);
-            lanes_event = runtime::dispatch(*ctx_, ops::dataflow::detail::frontier_lanes_kernel(), {lanes_groups, 1, 1}, args_);
+            lanes_event = runtime::dispatch(*ctx_, ops::dataflow::dataflow_frontier_lanes_kernel(), {lanes_groups, 1, 1}, args_);
             log_.add(lanes_event);
-            level = runtime::dispatch(*ctx_, kernels_->pull, {ogd::groups((n + pull_tasks_) << shift, wg, o.min_workgroups), 1, 1}, args_);
+            level = runtime::dispatch(*ctx_, kernels_->pull, {og::launch_groups((n + pull_tasks_) << shift, wg, o.min_workgroups), 1, 1}, args_);
             ++r.pull_levels;
             next_dirty = true; // a pull reads the frontier without clearing it
         }
@@ -577,7 +576,7 @@ inline void dataflow::run_batch(std::uint64_t base, std::uint64_t lanes, const d
     r.levels = std::max(r.levels, static_cast<std::uint32_t>(depth - 1));
     if (counters[cnt::entries] != 0) r.converged = false; // max_depth stopped a frontier that still had facts
     const auto t0 = std::chrono::steady_clock::now();
-    const std::uint32_t count = ogd::read_word(*ctx_, args_[b::finding_count].buffer);
+    const std::uint32_t count = og::read_word(*ctx_, args_[b::finding_count].buffer);
     r.total_found += count;
     const std::uint32_t stored = std::min(count, capacity);
     if (staged_.size() < staged + stored) staged_.resize(staged + stored);
