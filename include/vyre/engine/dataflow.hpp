@@ -30,7 +30,8 @@
 //       ORs it into next; the stamp lists v. A group that walks its node whole clears the node's
 //       frontier row, so the old frontier ends the level empty (it becomes `next`).
 //     dataflow.level.<transfer>.pull (one group per node, then one per pull task): ORs transfer(
-//       frontier word of u) over v's in-edges u -> v (a reverse CSR keeping each edge's kind),
+//       frontier word of u) over v's in-edges u -> v (a reverse CSR keeping each edge's kind,
+//       built on the host with the pull tasks: engine/detail/dataflow_graph.hpp),
 //       word by word, stopping a word once every lane it still needs is found, and writes the
 //       lanes gained to visited and next (it owns the row: plain stores). The lanes a word still
 //       needs leave out those the frontier holds nowhere (dataflow.frontier_lanes ORs the listed
@@ -71,6 +72,7 @@
 // fits one buffer, and a batch cannot count more than 2^32-1 findings. 1M nodes x 10,000 sources
 // needs 3 x 1.25 GB of bitmaps: one batch on an 80 GB device.
 
+#include <vyre/engine/detail/dataflow_graph.hpp>
 #include <vyre/error.hpp>
 #include <vyre/graph/csr.hpp>
 #include <vyre/graph/finding.hpp>
@@ -128,22 +130,20 @@ inline const char* dataflow_direction_name(dataflow_direction d) noexcept {
     return "?";
 }
 
-// Automatic direction. Measured on the H100 (per-level traces of all-push and all-pull runs, RMAT
-// 20 and 22 with 64, 1,024 and 16,384 sources: bench_dataflow --trace --direction push,pull):
+// Automatic direction, set from per-level traces of all-push and all-pull runs on the H100 (RMAT
+// 20 and 22 with 64, 1,024 and 16,384 sources: bench_dataflow --trace --direction push,pull; the
+// measured levels are on doc/engine/dataflow.md):
 // - A push level costs about its frontier's out-edges, one row each (plus atomics where lanes are
 //   gained). A frontier whose out-edges and nodes are under (n + e) / dataflow_push_edge_ratio is
 //   pushed: a pull level reads every node's visited row and more, whatever the frontier.
 // - A pull level costs every incomplete (node, word) row's in-edges until its needed lanes are found.
 //   While the frontier still grows (more than dataflow_pull_growth times the nodes of the level
-//   before), most rows miss lanes they only gain later, so a pull walks nearly all n + e rows:
-//   RMAT 22, 1,024 sources, depth 3: push 11.5 ms, pull 18.6 ms; with 16,384 sources, 44.5 against
-//   88.9 ms. Once it stops growing, most rows are complete for the lanes still moving and a pull
-//   stops early: depth 5, 3.2 ms against 7.3 (1,024 sources) and 9.4 against 29.2 (16,384).
+//   before), most rows miss lanes they only gain later, so a pull walks nearly all n + e rows and
+//   a push is cheaper. Once it stops growing, most rows are complete for the lanes still moving
+//   and a pull stops early: then it is the cheaper one.
 // - Rows of at most dataflow_pull_narrow_words words are pulled whenever the frontier is large,
 //   growing or not: a sweep over narrow rows costs less than the atomics a push spends per gained
-//   word (64 sources, depth 3: pull 3.3 ms, push 8.5 ms; 256 sources, depth 4: 3.3 against 7.1).
-//   From 16 words on, the growing levels are the push's again (512 sources, depth 3: push 9.8 ms,
-//   pull 12.8).
+//   word. From 16 words on, the growing levels are the push's again.
 // Per-level traces of all-push and all-pull runs (bench_dataflow --trace --direction push,pull)
 // give every level's cost both ways: the way to check these constants on another device.
 inline constexpr double dataflow_push_edge_ratio = 4.0;
@@ -219,10 +219,6 @@ inline constexpr std::uint64_t u32_max = std::numeric_limits<std::uint32_t>::max
 inline std::string budget_text(const runtime::device_info& dev, std::uint64_t budget) {
     return std::to_string(budget) + " bytes (the launch budget, or dataflow_options::memory_budget, on " + dev.label() + ")";
 }
-
-// Pull tasks of a graph of edge_count edges at most: a node with d > edge_chunk in-edges has
-// ceil(d / edge_chunk) <= 2 * floor(d / edge_chunk) of them.
-inline std::uint64_t pull_task_bound(std::uint64_t edge_count) { return 2 * (edge_count / dataflow_edge_chunk); }
 
 } // namespace detail
 
@@ -361,8 +357,8 @@ private:
     ops::graph::launch_log log_{nullptr, {}, 0};
     boost::compute::buffer visited_, frontier_, next_, list_, next_list_, stamps_, findings_, frontier_lanes_;
     // The run's records in device order, before sorting into the result. Kept across runs: a host
-    // buffer touched once costs no page faults the next time (on the H100's host, first touches
-    // cost about as much as the sort).
+    // buffer touched once costs no page faults the next time (first touches can cost as much as
+    // the sort).
     std::vector<graph::finding> staged_;
     std::size_t result_hint_ = 0; // the last run's stored findings: the size the next result is prepared at
 };
@@ -376,30 +372,8 @@ inline boost::compute::event dataflow::fill(boost::compute::buffer& b, std::uint
 inline void dataflow::upload_graph() {
     namespace b = ops::dataflow::dataflow_binding;
     const std::uint32_t n = g_.node_count();
-    // The reverse graph keeps every edge (whether one carries a fact is the transfer's call), with
-    // its kind: in-edge j of v is u -> v with kind in_kinds[j].
-    std::vector<std::uint32_t> in_offsets(std::size_t{n} + 1, 0), in_sources(g_.targets.size()), in_kinds;
-    for (const std::uint32_t v : g_.targets) ++in_offsets[std::size_t{v} + 1];
-    for (std::size_t i = 1; i < in_offsets.size(); ++i) in_offsets[i] += in_offsets[i - 1];
-    if (!kinds_.empty()) in_kinds.resize(kinds_.size());
-    {
-        std::vector<std::uint32_t> cursor(in_offsets.begin(), in_offsets.end() - 1);
-        for (std::uint32_t u = 0; u < n; ++u)
-            for (std::uint32_t k = g_.offsets[u]; k < g_.offsets[u + 1]; ++k) {
-                const std::uint32_t at = cursor[g_.targets[k]]++;
-                in_sources[at] = u;
-                if (!kinds_.empty()) in_kinds[at] = kinds_[k];
-            }
-    }
-    // Pull tasks: the in-edges of every node with more than edge_chunk of them, edge_chunk a task.
-    std::vector<std::uint32_t> tasks;
-    for (std::uint32_t v = 0; v < n; ++v)
-        if (in_offsets[v + 1] - in_offsets[v] > dataflow_edge_chunk)
-            for (std::uint64_t first = in_offsets[v]; first < in_offsets[v + 1]; first += dataflow_edge_chunk) {
-                tasks.push_back(v);
-                tasks.push_back(static_cast<std::uint32_t>(first));
-            }
-    pull_tasks_ = tasks.size() / 2;
+    const detail::dataflow_reverse rev = detail::build_dataflow_reverse(g_, kinds_);
+    pull_tasks_ = rev.pull_tasks.size() / 2;
     list_capacity_ = ops::dataflow::dataflow_list_capacity(g_.offsets);
     args_.assign(ops::dataflow::dataflow_binding_count, {});
     const auto up = [&](std::uint32_t at, std::span<const std::uint32_t> words) {
@@ -409,10 +383,10 @@ inline void dataflow::upload_graph() {
     up(b::edge_offsets, g_.offsets);
     up(b::edge_targets, g_.targets);
     up(b::edge_kinds, kinds_); // empty: one word bound with 0 elements, so every kind reads 0
-    up(b::in_offsets, in_offsets);
-    up(b::in_sources, in_sources);
-    up(b::in_kinds, in_kinds);
-    up(b::pull_tasks, tasks);
+    up(b::in_offsets, rev.in_offsets);
+    up(b::in_sources, rev.in_sources);
+    up(b::in_kinds, rev.in_kinds);
+    up(b::pull_tasks, rev.pull_tasks);
     args_[b::finding_count] = {runtime::allocate(*ctx_, 4), 1};
     args_[b::next_count] = {runtime::allocate(*ctx_, 4 * ops::dataflow::dataflow_counter::words),
                             ops::dataflow::dataflow_counter::words};
@@ -450,9 +424,9 @@ inline dataflow_result dataflow::run(std::span<const std::uint32_t> sources, con
     }
     args_[b::source_nodes] = {runtime::upload(*ctx_, sources, CL_MEM_READ_ONLY), static_cast<std::uint32_t>(sources.size())};
     args_[b::findings] = {findings_, o.max_findings * 4};
-    // The result vector is fresh memory, and a first touch costs page faults (on the H100's host,
-    // filling 2M findings' 32 MB took longer than sorting them): a helper thread allocates and
-    // touches it at the last run's size while the device works. Without the thread, the sort does it.
+    // The result vector is fresh memory, and its first touches cost page faults that can take
+    // longer than sorting the findings: a helper thread allocates and touches it at the last run's
+    // size while the device works. Without the thread, the sort does it.
     std::future<std::vector<graph::finding>> prepared;
     if (result_hint_ != 0) {
         try {

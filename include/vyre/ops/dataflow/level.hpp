@@ -32,8 +32,8 @@ inline constexpr std::uint32_t dataflow_frontier_lanes_workgroups = 1024;
 // Edges one group of a level program walks at most. A node with more edges is split into chunks
 // of this many, each walked by its own group, so that an RMAT hub (160,000 edges at scale 22) is
 // walked by hundreds of groups at once instead of holding the whole level on one group's serial
-// loop; 256 keeps a group's chain of dependent loads to about a quarter of a millisecond while a
-// hub's chunks still add only one list entry (or pull task) per 256 edges.
+// loop; 256 keeps a group's chain of dependent loads short while a hub's chunks still add only
+// one list entry (or pull task) per 256 edges (doc/engine/dataflow.md, "Work list").
 inline constexpr std::uint32_t dataflow_edge_chunk = 256;
 
 inline std::string dataflow_level_op_id(const std::string& transfer, bool push) {
