@@ -36,11 +36,11 @@
 // A row whose findings differ from the CPU's or graph.bfs's prints MISMATCH (and a line on
 // stderr) instead of its figures, emits nothing, and makes the program exit with status 1.
 #include "bench_util.hpp"
+#include "debian_graph.hpp"
 #include "graph_common.hpp"
 
 #include <vyre/engine/dataflow.hpp>
 #include <vyre/format/lz4_frame.hpp>
-#include <vyre/graph/debian.hpp>
 #include <vyre/graph/generate.hpp>
 #include <vyre/ops/graph/bfs.hpp>
 #include <vyre/reference/dataflow.hpp>
@@ -302,7 +302,7 @@ void bench_debian(vyre::runtime::context& ctx, const settings& s) {
         std::printf("# debian: no apt Packages lists in %s and no %s; skipped\n", s.apt_lists.c_str(), s.dpkg_status.c_str());
         return;
     }
-    g::package_graph_builder builder;
+    vyre::bench::package_graph_builder builder;
     for (const auto& f : files) {
         std::string text = read_file(f);
         if (f.extension() == ".lz4") {
@@ -313,7 +313,7 @@ void bench_debian(vyre::runtime::context& ctx, const settings& s) {
         builder.add_index(text);
         std::printf("# debian: %s (%zu bytes of index)\n", f.c_str(), text.size());
     }
-    g::package_graph pg = builder.build();
+    vyre::bench::package_graph pg = builder.build();
     const char* watched[] = {"liblzma5", "libssl3", "zlib1g", "libsystemd0", "libxml2", "libcurl4", "libexpat1",
                              "libgnutls30", "libpcre2-8-0", "libsqlite3-0", "libgcc-s1", "libc6"};
     std::string sinks;

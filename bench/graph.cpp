@@ -16,10 +16,10 @@
 // (its overflow count is printed and its results are not comparable then); by default it runs
 // only where it is exact by construction. VYRE_DEVICE picks the device.
 #include "bench_util.hpp"
+#include "debian_graph.hpp"
 #include "graph_common.hpp"
 
 #include <vyre/format/lz4_frame.hpp>
-#include <vyre/graph/debian.hpp>
 #include <vyre/graph/generate.hpp>
 #include <vyre/ops/graph/bfs.hpp>
 #include <vyre/reference/graph.hpp>
@@ -160,7 +160,7 @@ void bench_debian(vyre::runtime::context& ctx, const settings& s) {
                     s.apt_lists.c_str());
         return;
     }
-    g::package_graph_builder builder;
+    vyre::bench::package_graph_builder builder;
     for (const auto& f : files) {
         std::string text = read_file(f);
         if (f.extension() == ".lz4") {
@@ -171,7 +171,7 @@ void bench_debian(vyre::runtime::context& ctx, const settings& s) {
         builder.add_index(text);
         std::printf("# debian: %s (%zu bytes of index)\n", f.filename().c_str(), text.size());
     }
-    g::package_graph pg = builder.build();
+    vyre::bench::package_graph pg = builder.build();
     const char* watched[] = {"liblzma5", "libssl3", "zlib1g", "libsystemd0", "libxml2", "libcurl4", "libexpat1",
                              "libgnutls30", "libpcre2-8-0", "libsqlite3-0", "libgcc-s1", "libc6"};
     std::string sinks;

@@ -30,7 +30,6 @@
 #include <vyre/format/zip.hpp>
 
 #include <vyre/graph/csr.hpp>
-#include <vyre/graph/debian.hpp>
 #include <vyre/graph/labels.hpp>
 #include <vyre/graph/finding.hpp>
 #include <vyre/graph/generate.hpp>
