@@ -45,6 +45,7 @@
 #include <vyre/ops/graph/bfs.hpp>
 #include <vyre/reference/dataflow.hpp>
 #include <vyre/reference/graph.hpp>
+#include <vyre/util/parallel.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -58,7 +59,6 @@
 #include <optional>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace {
@@ -249,7 +249,7 @@ void run_case(vyre::runtime::context& ctx, const settings& s, const std::string&
                     check.c_str());
         std::fflush(stdout);
         if (!automatic) continue; // a forced direction is a diagnostic, not the engine's figure
-        const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+        const unsigned threads = vyre::util::thread_count();
         if (expected) {
             emit(ctx, name, sources.size(), "cpu bit-parallel " + std::to_string(threads) + " threads", "seconds", cpu.seconds);
             emit(ctx, name, sources.size(), "cpu bit-parallel " + std::to_string(threads) + " threads", "GTEPS", gteps(edges, cpu.seconds));
@@ -370,7 +370,7 @@ int main(int argc, char** argv) {
     std::printf("# host: %u hardware threads; GTEPS = 1e9 traversed edges per second, summed over sources; median of %d runs; "
                 "e2e = run() with the graph resident (setup s: one-off validate + reverse graph + upload, the constructor alone; "
                 "warm s: the first run(), with kernel builds, not a figure); k/cpu, e2e/cpu: CPU seconds over ours\n",
-                std::max(1u, std::thread::hardware_concurrency()), s.runs);
+                vyre::util::thread_count(), s.runs);
     print_table_header();
     if (s.rmat) bench_rmat(ctx, s);
     if (s.debian) bench_debian(ctx, s);
