@@ -1,6 +1,5 @@
 // graph.bfs: multi-source breadth-first search over a CSR graph, reporting every sink a source
-// reaches (findings): the host API (validation, the choice of variant, canonical order) over the
-// programs of bfs_programs.hpp, with options and results in bfs_options.hpp.
+// reaches (findings). The host API: validation, the choice of variant, canonical order.
 #pragma once
 
 // Semantics: exactly reference::bfs_findings (reference/graph.hpp): one traversal per entry of
@@ -10,9 +9,10 @@
 // start node itself at depth 0 when its role is source+sink. graph.reachability
 // (reachability.hpp) runs the same programs reporting every reached node.
 //
-// Two variants with identical results (bfs_programs.hpp has their design): bounded_queue, the
-// seed's program with one invocation per source and a bounded queue per level, exact only while
-// no level overflows it; and bitset, unbounded, level-synchronous and bit-parallel over sources.
+// Two variants with identical results (their design and programs: bfs_programs.hpp; their runs:
+// detail/bfs_run.hpp; options and results: bfs_options.hpp): bounded_queue, the seed's program
+// with one invocation per source and a bounded queue per level, exact only while no level
+// overflows it; and bitset, unbounded, level-synchronous and bit-parallel over sources.
 //
 // How the host picks (variant automatic): bounded_queue only where it is exact and cheap — no
 // level can hold more than 4096 nodes (bounded by node_count - 1 and by the number of nodes

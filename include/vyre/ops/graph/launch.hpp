@@ -1,6 +1,5 @@
-// What the graph.bfs, graph.reachability and engine::dataflow launches share on the host: the
-// device memory one launch may use and the error naming a broken limit, a log of launches for their
-// device time, and the fills, word reads and workgroup counts around them.
+// What graph.bfs, graph.reachability and engine::dataflow launches share on the host: the memory
+// one launch may use, the error naming a broken limit, a launch log, fills and word reads.
 #pragma once
 
 #include <vyre/error.hpp>
