@@ -36,15 +36,16 @@
 // A row whose findings differ from the CPU's or graph.bfs's prints MISMATCH (and a line on
 // stderr) instead of its figures, emits nothing, and makes the program exit with status 1.
 #include "bench_util.hpp"
+#include "debian_graph.hpp"
 #include "graph_common.hpp"
 
 #include <vyre/engine/dataflow.hpp>
 #include <vyre/engine/lz4_decompress.hpp>
-#include <vyre/graph/debian.hpp>
 #include <vyre/graph/generate.hpp>
 #include <vyre/ops/graph/bfs.hpp>
 #include <vyre/reference/dataflow.hpp>
 #include <vyre/reference/graph.hpp>
+#include <vyre/util/parallel.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -58,7 +59,6 @@
 #include <optional>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace {
@@ -249,7 +249,7 @@ void run_case(vyre::runtime::context& ctx, const settings& s, const std::string&
                     check.c_str());
         std::fflush(stdout);
         if (!automatic) continue; // a forced direction is a diagnostic, not the engine's figure
-        const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+        const unsigned threads = vyre::util::thread_count();
         if (expected) {
             emit(ctx, name, sources.size(), "cpu bit-parallel " + std::to_string(threads) + " threads", "seconds", cpu.seconds);
             emit(ctx, name, sources.size(), "cpu bit-parallel " + std::to_string(threads) + " threads", "GTEPS", gteps(edges, cpu.seconds));
@@ -302,7 +302,7 @@ void bench_debian(vyre::runtime::context& ctx, const settings& s) {
         std::printf("# debian: no apt Packages lists in %s and no %s; skipped\n", s.apt_lists.c_str(), s.dpkg_status.c_str());
         return;
     }
-    g::package_graph_builder builder;
+    vyre::bench::package_graph_builder builder;
     for (const auto& f : files) {
         std::string text = read_file(f);
         if (f.extension() == ".lz4") {
@@ -313,7 +313,7 @@ void bench_debian(vyre::runtime::context& ctx, const settings& s) {
         builder.add_index(text);
         std::printf("# debian: %s (%zu bytes of index)\n", f.c_str(), text.size());
     }
-    g::package_graph pg = builder.build();
+    vyre::bench::package_graph pg = builder.build();
     const char* watched[] = {"liblzma5", "libssl3", "zlib1g", "libsystemd0", "libxml2", "libcurl4", "libexpat1",
                              "libgnutls30", "libpcre2-8-0", "libsqlite3-0", "libgcc-s1", "libc6"};
     std::string sinks;
@@ -370,7 +370,7 @@ int main(int argc, char** argv) {
     std::printf("# host: %u hardware threads; GTEPS = 1e9 traversed edges per second, summed over sources; median of %d runs; "
                 "e2e = run() with the graph resident (setup s: one-off validate + reverse graph + upload, the constructor alone; "
                 "warm s: the first run(), with kernel builds, not a figure); k/cpu, e2e/cpu: CPU seconds over ours\n",
-                std::max(1u, std::thread::hardware_concurrency()), s.runs);
+                vyre::util::thread_count(), s.runs);
     print_table_header();
     if (s.rmat) bench_rmat(ctx, s);
     if (s.debian) bench_debian(ctx, s);

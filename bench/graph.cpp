@@ -16,13 +16,14 @@
 // (its overflow count is printed and its results are not comparable then); by default it runs
 // only where it is exact by construction. VYRE_DEVICE picks the device.
 #include "bench_util.hpp"
+#include "debian_graph.hpp"
 #include "graph_common.hpp"
 
 #include <vyre/engine/lz4_decompress.hpp>
-#include <vyre/graph/debian.hpp>
 #include <vyre/graph/generate.hpp>
 #include <vyre/ops/graph/bfs.hpp>
 #include <vyre/reference/graph.hpp>
+#include <vyre/util/parallel.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -36,7 +37,6 @@
 #include <optional>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace {
@@ -90,7 +90,7 @@ void run_case(vyre::runtime::context& ctx, const settings& s, const std::string&
     const auto emit_row = [&](const std::string& series, const char* metric, double value) {
         vyre::bench::emit({"graph", ctx.device().label(), name, "sources", double(sources.size()), series, metric, value});
     };
-    const std::string cpu_series = "CPU bit-parallel " + std::to_string(std::thread::hardware_concurrency()) + " threads";
+    const std::string cpu_series = "CPU bit-parallel " + std::to_string(vyre::util::thread_count()) + " threads";
     emit_row(cpu_series, "seconds", cpu.seconds);
     emit_row(cpu_series, "GTEPS", gteps(edges, cpu.seconds));
     if (expected.size() > std::numeric_limits<std::uint32_t>::max() / 4) {
@@ -160,7 +160,7 @@ void bench_debian(vyre::runtime::context& ctx, const settings& s) {
                     s.apt_lists.c_str());
         return;
     }
-    g::package_graph_builder builder;
+    vyre::bench::package_graph_builder builder;
     for (const auto& f : files) {
         std::string text = read_file(f);
         if (f.extension() == ".lz4") {
@@ -171,7 +171,7 @@ void bench_debian(vyre::runtime::context& ctx, const settings& s) {
         builder.add_index(text);
         std::printf("# debian: %s (%zu bytes of index)\n", f.filename().c_str(), text.size());
     }
-    g::package_graph pg = builder.build();
+    vyre::bench::package_graph pg = builder.build();
     const char* watched[] = {"liblzma5", "libssl3", "zlib1g", "libsystemd0", "libxml2", "libcurl4", "libexpat1",
                              "libgnutls30", "libpcre2-8-0", "libsqlite3-0", "libgcc-s1", "libc6"};
     std::string sinks;
@@ -229,7 +229,7 @@ int main(int argc, char** argv) {
     vyre::bench::print_header(ctx, "graph.bfs: device (both variants) vs CPU bit-parallel BFS on all cores, no depth limit");
     std::printf("# host: %u hardware threads; GTEPS = 1e9 traversed edges per second, summed over sources; "
                 "median of %d runs\n",
-                std::max(1u, std::thread::hardware_concurrency()), s.runs);
+                vyre::util::thread_count(), s.runs);
     print_table_header();
     if (s.rmat) bench_rmat(ctx, s);
     if (s.debian) bench_debian(ctx, s);

@@ -10,8 +10,6 @@
 #include <vyre/reference/graph.hpp>
 
 #include <algorithm>
-#include <atomic>
-#include <bit>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -31,29 +29,9 @@ inline std::vector<std::uint32_t> parse_u32_list(const char* text) {
     return out;
 }
 
-// Traversed edges summed over sources: each lane of the bit-parallel walk adds the out-degree of
-// every node it expands (reached at depth < max_depth, not a sanitizer). Not timed.
+// Traversed edges summed over sources (reference::traversed_edges). Not timed.
 inline std::uint64_t traversed_edges(const graph::csr_graph& gr, std::span<const std::uint32_t> sources, std::uint32_t max_depth) {
-    namespace ref = vyre::reference;
-    constexpr std::size_t lanes = ref::detail::bit_walker<4>::lanes;
-    const std::size_t batches = (sources.size() + lanes - 1) / lanes;
-    std::atomic<std::size_t> next{0};
-    std::atomic<std::uint64_t> total{0};
-    ref::detail::on_threads(ref::detail::worker_count(0, batches), [&](unsigned) {
-        ref::detail::bit_walker<4> walker(gr);
-        std::uint64_t sum = 0;
-        for (std::size_t b; (b = next.fetch_add(1)) < batches;) {
-            const auto batch = sources.subspan(b * lanes, std::min(lanes, sources.size() - b * lanes));
-            walker.walk(batch, max_depth, [&](std::uint32_t node, std::uint32_t depth, const ref::detail::lane_set<4>& reached) {
-                if (depth >= max_depth || graph::is_sanitizer(gr.node_data[node])) return;
-                std::uint64_t count = 0;
-                for (const auto w : reached.w) count += static_cast<std::uint64_t>(std::popcount(w));
-                sum += count * (gr.offsets[node + 1] - gr.offsets[node]);
-            });
-        }
-        total += sum;
-    });
-    return total;
+    return reference::traversed_edges(gr, sources, max_depth);
 }
 
 struct timing {

@@ -15,6 +15,7 @@
 #include <vyre/ops/graph/bfs.hpp>
 #include <vyre/ops/graph/reachability.hpp>
 #include <vyre/reference/dataflow.hpp>
+#include <vyre/util/json.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -642,25 +643,26 @@ BOOST_AUTO_TEST_CASE(rules_warn_about_params_other_functions_ignore) {
 // vyre taint --json escapes names so that the output is valid JSON whatever bytes they hold.
 BOOST_AUTO_TEST_CASE(json_string_escapes_and_replaces_invalid_utf8) {
     using std::string_literals::operator""s;
-    BOOST_TEST(en::json_string("plain") == "\"plain\"");
-    BOOST_TEST(en::json_string("a\"b\\c") == "\"a\\\"b\\\\c\"");
-    BOOST_TEST(en::json_string("t\tn\n\x7f"s + '\0') == "\"t\\u0009n\\u000a\\u007f\\u0000\"");
+    using vyre::util::json_string;
+    BOOST_TEST(json_string("plain") == "\"plain\"");
+    BOOST_TEST(json_string("a\"b\\c") == "\"a\\\"b\\\\c\"");
+    BOOST_TEST(json_string("t\tn\n\x7f"s + '\0') == "\"t\\u0009n\\u000a\\u007f\\u0000\"");
     // Valid UTF-8 (2, 3 and 4 bytes, U+10FFFF) passes through unchanged.
     const std::string valid = "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf";
-    BOOST_TEST(en::json_string(valid) == "\"" + valid + "\"");
+    BOOST_TEST(json_string(valid) == "\"" + valid + "\"");
     // Each maximal ill-formed subpart becomes one U+FFFD.
-    BOOST_TEST(en::json_string("caf\xe9") == "\"caf\\ufffd\"");                  // Latin-1
-    BOOST_TEST(en::json_string("\x80x") == "\"\\ufffdx\"");                       // stray continuation
-    BOOST_TEST(en::json_string("\xe2\x82x") == "\"\\ufffdx\"");                  // truncated, then ASCII
-    BOOST_TEST(en::json_string("\xe2\x82") == "\"\\ufffd\"");                    // truncated at the end
-    BOOST_TEST(en::json_string("\xc0\xaf") == "\"\\ufffd\\ufffd\"");            // overlong '/'
-    BOOST_TEST(en::json_string("\xed\xa0\x80") == "\"\\ufffd\\ufffd\\ufffd\""); // surrogate U+D800
-    BOOST_TEST(en::json_string("\xf4\x90\x80\x80") == "\"\\ufffd\\ufffd\\ufffd\\ufffd\""); // above U+10FFFF
-    BOOST_TEST(en::json_string("\xff\xfe") == "\"\\ufffd\\ufffd\"");
+    BOOST_TEST(json_string("caf\xe9") == "\"caf\\ufffd\"");                  // Latin-1
+    BOOST_TEST(json_string("\x80x") == "\"\\ufffdx\"");                       // stray continuation
+    BOOST_TEST(json_string("\xe2\x82x") == "\"\\ufffdx\"");                  // truncated, then ASCII
+    BOOST_TEST(json_string("\xe2\x82") == "\"\\ufffd\"");                    // truncated at the end
+    BOOST_TEST(json_string("\xc0\xaf") == "\"\\ufffd\\ufffd\"");            // overlong '/'
+    BOOST_TEST(json_string("\xed\xa0\x80") == "\"\\ufffd\\ufffd\\ufffd\""); // surrogate U+D800
+    BOOST_TEST(json_string("\xf4\x90\x80\x80") == "\"\\ufffd\\ufffd\\ufffd\\ufffd\""); // above U+10FFFF
+    BOOST_TEST(json_string("\xff\xfe") == "\"\\ufffd\\ufffd\"");
     // Every output byte is ASCII or part of a well-formed sequence: no raw byte >= 0x80 survives
     // from an invalid input.
     for (unsigned b = 0x80; b < 0x100; ++b) {
-        BOOST_TEST_CONTEXT("byte " << b) { BOOST_TEST(en::json_string(std::string(1, static_cast<char>(b))) == "\"\\ufffd\""); }
+        BOOST_TEST_CONTEXT("byte " << b) { BOOST_TEST(json_string(std::string(1, static_cast<char>(b))) == "\"\\ufffd\""); }
     }
 }
 

@@ -526,7 +526,7 @@ BOOST_AUTO_TEST_CASE(bounded_program_on_the_interpreter) {
         b[7].assign(s * wps * 4, 0);
         b[8].assign(4, 0);
         b[9].assign(s * 2 * og::max_bfs_queue * 4, 0);
-        ref::run(og::detail::bounded_program(mode), {2, 1, 1}, b);
+        ref::run(mode == og::report_mode::findings ? og::bfs_program() : og::reachability_program(), {2, 1, 1}, b);
         const auto got = records_of(b[4], words_of(b[5])[0]);
         BOOST_TEST(words_of(b[8])[0] == 0u);
         if (mode == og::report_mode::findings) {

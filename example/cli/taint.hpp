@@ -9,6 +9,7 @@
 #include <vyre/engine/taint_rules.hpp>
 #include <vyre/graph/io.hpp>
 #include <vyre/runtime/context.hpp>
+#include <vyre/util/json.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -60,9 +61,9 @@ inline int cmd_taint(const std::vector<std::string>& args) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     if (vm.count("json")) {
-        std::cout << "{\"graph\":" << engine::json_string(vm["graph"].as<std::string>())
-                  << ",\"rules\":" << engine::json_string(vm["rules"].as<std::string>())
-                  << ",\"device\":" << engine::json_string(ctx.device().label()) << ",\"transfer\":" << engine::json_string(setup.transfer->name)
+        std::cout << "{\"graph\":" << util::json_string(vm["graph"].as<std::string>())
+                  << ",\"rules\":" << util::json_string(vm["rules"].as<std::string>())
+                  << ",\"device\":" << util::json_string(ctx.device().label()) << ",\"transfer\":" << util::json_string(setup.transfer->name)
                   << ",\"max_depth\":" << (o.max_depth == engine::unlimited_depth ? std::string("null") : std::to_string(o.max_depth))
                   << ",\"nodes\":" << setup.graph.node_count() << ",\"edges\":" << setup.graph.edge_count()
                   << ",\"sources\":" << sources.size() << ",\"converged\":" << (r.converged ? "true" : "false")
@@ -70,7 +71,7 @@ inline int cmd_taint(const std::vector<std::string>& args) {
         for (std::size_t i = 0; i < r.findings.size(); ++i) {
             const auto& f = r.findings[i];
             const auto name = [&](std::uint32_t v) {
-                return lg.node_names.empty() || lg.node_names[v].empty() ? std::string("null") : engine::json_string(lg.node_names[v]);
+                return lg.node_names.empty() || lg.node_names[v].empty() ? std::string("null") : util::json_string(lg.node_names[v]);
             };
             std::cout << (i ? "," : "") << "{\"source\":" << f.source << ",\"source_name\":" << name(f.source)
                       << ",\"sink\":" << f.sink << ",\"sink_name\":" << name(f.sink) << ",\"depth\":" << f.depth << "}";

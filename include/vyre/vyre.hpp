@@ -30,9 +30,9 @@
 #include <vyre/format/zip.hpp>
 
 #include <vyre/graph/csr.hpp>
-#include <vyre/graph/debian.hpp>
 #include <vyre/graph/labels.hpp>
 #include <vyre/graph/finding.hpp>
+#include <vyre/graph/traversal.hpp>
 #include <vyre/graph/generate.hpp>
 #include <vyre/graph/io.hpp>
 
@@ -41,8 +41,17 @@
 #include <vyre/ops/compression/block.hpp>
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/zstd.hpp>
+#include <vyre/ops/graph/launch.hpp>
+#include <vyre/ops/graph/bfs_options.hpp>
+#include <vyre/ops/graph/bfs_programs.hpp>
 #include <vyre/ops/graph/bfs.hpp>
 #include <vyre/ops/graph/reachability.hpp>
+#include <vyre/ops/dataflow/transfer.hpp>
+#include <vyre/ops/dataflow/level.hpp>
 
 #include <vyre/engine/zstd_decompress.hpp>
 #include <vyre/engine/dataflow.hpp>
+// Taint rules read TOML with toml++, which only their users need installed.
+#if __has_include(<toml++/toml.hpp>) || __has_include(<toml++/toml.h>)
+#include <vyre/engine/taint_rules.hpp>
+#endif

@@ -30,7 +30,8 @@
 //       ORs it into next; the stamp lists v. A group that walks its node whole clears the node's
 //       frontier row, so the old frontier ends the level empty (it becomes `next`).
 //     dataflow.level.<transfer>.pull (one group per node, then one per pull task): ORs transfer(
-//       frontier word of u) over v's in-edges u -> v (a reverse CSR keeping each edge's kind),
+//       frontier word of u) over v's in-edges u -> v (a reverse CSR keeping each edge's kind,
+//       built on the host with the pull tasks: engine/detail/dataflow_graph.hpp),
 //       word by word, stopping a word once every lane it still needs is found, and writes the
 //       lanes gained to visited and next (it owns the row: plain stores). The lanes a word still
 //       needs leave out those the frontier holds nowhere (dataflow.frontier_lanes ORs the listed
@@ -71,16 +72,18 @@
 // fits one buffer, and a batch cannot count more than 2^32-1 findings. 1M nodes x 10,000 sources
 // needs 3 x 1.25 GB of bitmaps: one batch on an 80 GB device.
 
+#include <vyre/engine/detail/dataflow_graph.hpp>
 #include <vyre/error.hpp>
 #include <vyre/graph/csr.hpp>
 #include <vyre/graph/finding.hpp>
 #include <vyre/graph/labels.hpp>
+#include <vyre/graph/traversal.hpp>
 #include <vyre/ops/dataflow/level.hpp>
 #include <vyre/ops/dataflow/transfer.hpp>
-#include <vyre/ops/graph/bfs.hpp>
+#include <vyre/ops/graph/launch.hpp>
 #include <vyre/ops/op.hpp>
-#include <vyre/reference/dataflow.hpp>
 #include <vyre/runtime/dispatch.hpp>
+#include <vyre/runtime/parameters.hpp>
 
 #include <algorithm>
 #include <array>
@@ -127,22 +130,20 @@ inline const char* dataflow_direction_name(dataflow_direction d) noexcept {
     return "?";
 }
 
-// Automatic direction. Measured on the H100 (per-level traces of all-push and all-pull runs, RMAT
-// 20 and 22 with 64, 1,024 and 16,384 sources: bench_dataflow --trace --direction push,pull):
+// Automatic direction, set from per-level traces of all-push and all-pull runs on the H100 (RMAT
+// 20 and 22 with 64, 1,024 and 16,384 sources: bench_dataflow --trace --direction push,pull; the
+// measured levels are on doc/engine/dataflow.md):
 // - A push level costs about its frontier's out-edges, one row each (plus atomics where lanes are
 //   gained). A frontier whose out-edges and nodes are under (n + e) / dataflow_push_edge_ratio is
 //   pushed: a pull level reads every node's visited row and more, whatever the frontier.
 // - A pull level costs every incomplete (node, word) row's in-edges until its needed lanes are found.
 //   While the frontier still grows (more than dataflow_pull_growth times the nodes of the level
-//   before), most rows miss lanes they only gain later, so a pull walks nearly all n + e rows:
-//   RMAT 22, 1,024 sources, depth 3: push 11.5 ms, pull 18.6 ms; with 16,384 sources, 44.5 against
-//   88.9 ms. Once it stops growing, most rows are complete for the lanes still moving and a pull
-//   stops early: depth 5, 3.2 ms against 7.3 (1,024 sources) and 9.4 against 29.2 (16,384).
+//   before), most rows miss lanes they only gain later, so a pull walks nearly all n + e rows and
+//   a push is cheaper. Once it stops growing, most rows are complete for the lanes still moving
+//   and a pull stops early: then it is the cheaper one.
 // - Rows of at most dataflow_pull_narrow_words words are pulled whenever the frontier is large,
 //   growing or not: a sweep over narrow rows costs less than the atomics a push spends per gained
-//   word (64 sources, depth 3: pull 3.3 ms, push 8.5 ms; 256 sources, depth 4: 3.3 against 7.1).
-//   From 16 words on, the growing levels are the push's again (512 sources, depth 3: push 9.8 ms,
-//   pull 12.8).
+//   word. From 16 words on, the growing levels are the push's again.
 // Per-level traces of all-push and all-pull runs (bench_dataflow --trace --direction push,pull)
 // give every level's cost both ways: the way to check these constants on another device.
 inline constexpr double dataflow_push_edge_ratio = 4.0;
@@ -218,10 +219,6 @@ inline constexpr std::uint64_t u32_max = std::numeric_limits<std::uint32_t>::max
 inline std::string budget_text(const runtime::device_info& dev, std::uint64_t budget) {
     return std::to_string(budget) + " bytes (the launch budget, or dataflow_options::memory_budget, on " + dev.label() + ")";
 }
-
-// Pull tasks of a graph of edge_count edges at most: a node with d > edge_chunk in-edges has
-// ceil(d / edge_chunk) <= 2 * floor(d / edge_chunk) of them.
-inline std::uint64_t pull_task_bound(std::uint64_t edge_count) { return 2 * (edge_count / dataflow_edge_chunk); }
 
 } // namespace detail
 
@@ -316,12 +313,12 @@ public:
              transfer_function transfer = transfers::block_sanitizers())
         : ctx_(&ctx), g_(std::move(g)), kinds_(std::move(edge_kinds)), transfer_(std::move(transfer)) {
         g_.validate();
-        reference::detail::check_kinds(g_, kinds_, "engine::dataflow");
-        if (!ops::dataflow::detail::valid_transfer_name(transfer_.name))
+        graph::validate_edge_kinds(g_, kinds_, "engine::dataflow");
+        if (!ops::dataflow::valid_transfer_name(transfer_.name))
             throw validation_error("engine::dataflow: transfer name '" + transfer_.name + "' must be 1 to 48 characters of a-z, 0-9 and _");
         sinks_ = static_cast<std::uint64_t>(std::count_if(g_.node_data.begin(), g_.node_data.end(), graph::is_sink));
         plan_dataflow(ctx.device(), g_.node_count(), g_.edge_count(), !kinds_.empty(), 0, sinks_, {});
-        kernels_ = &ops::dataflow::detail::kernels_for(transfer_);
+        kernels_ = &ops::dataflow::dataflow_level_kernels_for(transfer_);
         upload_graph();
     }
 
@@ -355,21 +352,19 @@ private:
     std::uint64_t sinks_ = 0;
     std::uint64_t list_capacity_ = 0; // entries of one work list
     std::uint64_t pull_tasks_ = 0;
-    const ops::dataflow::detail::level_kernels* kernels_ = nullptr;
+    const ops::dataflow::dataflow_level_kernels* kernels_ = nullptr;
     std::vector<runtime::buffer_arg> args_;
-    ops::graph::detail::launch_log log_{nullptr, {}, 0};
+    ops::graph::launch_log log_{nullptr, {}, 0};
     boost::compute::buffer visited_, frontier_, next_, list_, next_list_, stamps_, findings_, frontier_lanes_;
     // The run's records in device order, before sorting into the result. Kept across runs: a host
-    // buffer touched once costs no page faults the next time (on the H100's host, first touches
-    // cost about as much as the sort).
+    // buffer touched once costs no page faults the next time (first touches can cost as much as
+    // the sort).
     std::vector<graph::finding> staged_;
     std::size_t result_hint_ = 0; // the last run's stored findings: the size the next result is prepared at
 };
 
 inline boost::compute::event dataflow::fill(boost::compute::buffer& b, std::uint32_t pattern, std::size_t bytes) {
-    const auto e = runtime::detail::cl_call("clEnqueueFillBuffer", [&] {
-        return ctx_->queue().enqueue_fill_buffer(b, &pattern, 4, 0, bytes);
-    });
+    const auto e = ops::graph::fill_words(*ctx_, b, pattern, bytes);
     if (ctx_->profiling() && e.get()) log_.events.push_back(e); // device time, but not a launch
     return e;
 }
@@ -377,30 +372,8 @@ inline boost::compute::event dataflow::fill(boost::compute::buffer& b, std::uint
 inline void dataflow::upload_graph() {
     namespace b = ops::dataflow::dataflow_binding;
     const std::uint32_t n = g_.node_count();
-    // The reverse graph keeps every edge (whether one carries a fact is the transfer's call), with
-    // its kind: in-edge j of v is u -> v with kind in_kinds[j].
-    std::vector<std::uint32_t> in_offsets(std::size_t{n} + 1, 0), in_sources(g_.targets.size()), in_kinds;
-    for (const std::uint32_t v : g_.targets) ++in_offsets[std::size_t{v} + 1];
-    for (std::size_t i = 1; i < in_offsets.size(); ++i) in_offsets[i] += in_offsets[i - 1];
-    if (!kinds_.empty()) in_kinds.resize(kinds_.size());
-    {
-        std::vector<std::uint32_t> cursor(in_offsets.begin(), in_offsets.end() - 1);
-        for (std::uint32_t u = 0; u < n; ++u)
-            for (std::uint32_t k = g_.offsets[u]; k < g_.offsets[u + 1]; ++k) {
-                const std::uint32_t at = cursor[g_.targets[k]]++;
-                in_sources[at] = u;
-                if (!kinds_.empty()) in_kinds[at] = kinds_[k];
-            }
-    }
-    // Pull tasks: the in-edges of every node with more than edge_chunk of them, edge_chunk a task.
-    std::vector<std::uint32_t> tasks;
-    for (std::uint32_t v = 0; v < n; ++v)
-        if (in_offsets[v + 1] - in_offsets[v] > dataflow_edge_chunk)
-            for (std::uint64_t first = in_offsets[v]; first < in_offsets[v + 1]; first += dataflow_edge_chunk) {
-                tasks.push_back(v);
-                tasks.push_back(static_cast<std::uint32_t>(first));
-            }
-    pull_tasks_ = tasks.size() / 2;
+    const detail::dataflow_reverse rev = detail::build_dataflow_reverse(g_, kinds_);
+    pull_tasks_ = rev.pull_tasks.size() / 2;
     list_capacity_ = ops::dataflow::dataflow_list_capacity(g_.offsets);
     args_.assign(ops::dataflow::dataflow_binding_count, {});
     const auto up = [&](std::uint32_t at, std::span<const std::uint32_t> words) {
@@ -410,10 +383,10 @@ inline void dataflow::upload_graph() {
     up(b::edge_offsets, g_.offsets);
     up(b::edge_targets, g_.targets);
     up(b::edge_kinds, kinds_); // empty: one word bound with 0 elements, so every kind reads 0
-    up(b::in_offsets, in_offsets);
-    up(b::in_sources, in_sources);
-    up(b::in_kinds, in_kinds);
-    up(b::pull_tasks, tasks);
+    up(b::in_offsets, rev.in_offsets);
+    up(b::in_sources, rev.in_sources);
+    up(b::in_kinds, rev.in_kinds);
+    up(b::pull_tasks, rev.pull_tasks);
     args_[b::finding_count] = {runtime::allocate(*ctx_, 4), 1};
     args_[b::next_count] = {runtime::allocate(*ctx_, 4 * ops::dataflow::dataflow_counter::words),
                             ops::dataflow::dataflow_counter::words};
@@ -424,7 +397,6 @@ inline void dataflow::upload_graph() {
 
 inline dataflow_result dataflow::run(std::span<const std::uint32_t> sources, const dataflow_options& o) {
     namespace b = ops::dataflow::dataflow_binding;
-    namespace ogd = vyre::ops::graph::detail;
     // The graph was validated when it was uploaded and cannot change since: only the sources are
     // checked here (validating 67M edges again would cost a run at RMAT 22 more than its kernels).
     for (std::size_t i = 0; i < sources.size(); ++i)
@@ -452,9 +424,9 @@ inline dataflow_result dataflow::run(std::span<const std::uint32_t> sources, con
     }
     args_[b::source_nodes] = {runtime::upload(*ctx_, sources, CL_MEM_READ_ONLY), static_cast<std::uint32_t>(sources.size())};
     args_[b::findings] = {findings_, o.max_findings * 4};
-    // The result vector is fresh memory, and a first touch costs page faults (on the H100's host,
-    // filling 2M findings' 32 MB took longer than sorting them): a helper thread allocates and
-    // touches it at the last run's size while the device works. Without the thread, the sort does it.
+    // The result vector is fresh memory, and its first touches cost page faults that can take
+    // longer than sorting the findings: a helper thread allocates and touches it at the last run's
+    // size while the device works. Without the thread, the sort does it.
     std::future<std::vector<graph::finding>> prepared;
     if (result_hint_ != 0) {
         try {
@@ -477,7 +449,7 @@ inline dataflow_result dataflow::run(std::span<const std::uint32_t> sources, con
                 std::to_string(o.max_findings) + " (raise max_findings, or set truncate to keep a subset)");
     const auto t0 = std::chrono::steady_clock::now();
     if (prepared.valid()) r.findings = prepared.get();
-    ogd::sort_records_into(std::span<const graph::finding>(staged_.data(), staged), r.findings, sources);
+    graph::sort_canonical_by_source(std::span<const graph::finding>(staged_.data(), staged), r.findings, sources);
     result_hint_ = staged;
     r.sort_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
@@ -488,7 +460,7 @@ inline void dataflow::run_batch(std::uint64_t base, std::uint64_t lanes, const d
     namespace b = ops::dataflow::dataflow_binding;
     namespace prm = ops::dataflow::dataflow_param;
     namespace cnt = ops::dataflow::dataflow_counter;
-    namespace ogd = vyre::ops::graph::detail;
+    namespace og = vyre::ops::graph;
     constexpr std::uint32_t wg = ops::dataflow::dataflow_level_workgroup;
     const std::uint64_t n = g_.node_count(), e = g_.edge_count();
     const std::uint64_t words = (lanes + 31) / 32, entries = n * words;
@@ -502,12 +474,13 @@ inline void dataflow::run_batch(std::uint64_t base, std::uint64_t lanes, const d
     for (auto* buffer : {&visited_, &frontier_, &next_}) fill(*buffer, 0, entries * 4);
     fill(args_[b::finding_count].buffer, 0, 4);
     fill(stamps_, 0xFFFFFFFFu, n * 4); // no depth: the first stamp of any depth lists a node
-    std::uint32_t params[ops::dataflow::dataflow_param_words] = {
+    runtime::parameter_buffer<ops::dataflow::dataflow_param_words> param_buffer; // remade when a level's words change
+    std::array<std::uint32_t, ops::dataflow::dataflow_param_words> params = {
         static_cast<std::uint32_t>(lanes), static_cast<std::uint32_t>(n), capacity, 0, static_cast<std::uint32_t>(words),
         static_cast<std::uint32_t>(base), static_cast<std::uint32_t>(entries), 0, static_cast<std::uint32_t>(list_capacity_),
         o.params[0], o.params[1], o.params[2], o.params[3], shift, dataflow_edge_chunk, static_cast<std::uint32_t>(pull_tasks_), 0};
     const auto bind = [&] {
-        args_[b::params] = {ogd::constants(*ctx_, params), ops::dataflow::dataflow_param_words};
+        args_[b::params] = {param_buffer.hold(*ctx_, params), ops::dataflow::dataflow_param_words};
         args_[b::visited] = {visited_, static_cast<std::uint32_t>(entries)};
         args_[b::frontier] = {frontier_, static_cast<std::uint32_t>(entries)};
         args_[b::next] = {next_, static_cast<std::uint32_t>(entries)};
@@ -526,8 +499,8 @@ inline void dataflow::run_batch(std::uint64_t base, std::uint64_t lanes, const d
     };
     fill(args_[b::next_count].buffer, 0, 4 * cnt::words);
     bind();
-    log_.add(runtime::dispatch(*ctx_, ops::dataflow::detail::init_kernel(),
-                               {ogd::groups(lanes, ops::dataflow::dataflow_init_workgroup, o.min_workgroups), 1, 1}, args_));
+    log_.add(runtime::dispatch(*ctx_, ops::dataflow::dataflow_init_kernel(),
+                               {og::launch_groups(lanes, ops::dataflow::dataflow_init_workgroup, o.min_workgroups), 1, 1}, args_));
     read_counters();
     bool next_dirty = false; // whether the last level left rows of the old frontier (now `next`) set
     std::uint64_t previous_nodes = 0; // nodes of the frontier before this level's (the start nodes: none)
@@ -552,16 +525,16 @@ inline void dataflow::run_batch(std::uint64_t base, std::uint64_t lanes, const d
         fill(args_[b::next_count].buffer, 0, 4 * cnt::words);
         boost::compute::event level, lanes_event;
         if (push) {
-            level = runtime::dispatch(*ctx_, kernels_->push, {ogd::groups(list_count << shift, wg, o.min_workgroups), 1, 1}, args_);
+            level = runtime::dispatch(*ctx_, kernels_->push, {og::launch_groups(list_count << shift, wg, o.min_workgroups), 1, 1}, args_);
             ++r.push_levels;
             // Nodes walked in chunks share their frontier row, which none of their groups may clear.
             next_dirty = counters[cnt::extra_entries] != 0;
         } else {
             // First the lanes the frontier holds: lanes it holds nowhere need no in-edge walks.
             fill(frontier_lanes_, 0, words * 4);
-            lanes_event = runtime::dispatch(*ctx_, ops::dataflow::detail::frontier_lanes_kernel(), {lanes_groups, 1, 1}, args_);
+            lanes_event = runtime::dispatch(*ctx_, ops::dataflow::dataflow_frontier_lanes_kernel(), {lanes_groups, 1, 1}, args_);
             log_.add(lanes_event);
-            level = runtime::dispatch(*ctx_, kernels_->pull, {ogd::groups((n + pull_tasks_) << shift, wg, o.min_workgroups), 1, 1}, args_);
+            level = runtime::dispatch(*ctx_, kernels_->pull, {og::launch_groups((n + pull_tasks_) << shift, wg, o.min_workgroups), 1, 1}, args_);
             ++r.pull_levels;
             next_dirty = true; // a pull reads the frontier without clearing it
         }
@@ -577,7 +550,7 @@ inline void dataflow::run_batch(std::uint64_t base, std::uint64_t lanes, const d
     r.levels = std::max(r.levels, static_cast<std::uint32_t>(depth - 1));
     if (counters[cnt::entries] != 0) r.converged = false; // max_depth stopped a frontier that still had facts
     const auto t0 = std::chrono::steady_clock::now();
-    const std::uint32_t count = ogd::read_word(*ctx_, args_[b::finding_count].buffer);
+    const std::uint32_t count = og::read_word(*ctx_, args_[b::finding_count].buffer);
     r.total_found += count;
     const std::uint32_t stored = std::min(count, capacity);
     if (staged_.size() < staged + stored) staged_.resize(staged + stored);

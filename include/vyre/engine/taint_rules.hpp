@@ -25,7 +25,6 @@
 #include <vyre/error.hpp>
 #include <vyre/graph/io.hpp>
 #include <vyre/graph/labels.hpp>
-#include <vyre/util/json.hpp>
 
 #if __has_include(<toml++/toml.hpp>)
 #include <toml++/toml.hpp>
@@ -101,9 +100,6 @@ inline bool matches(const name_rules& r, std::string_view name) {
         if (glob_match(p, name)) return true;
     return false;
 }
-
-// JSON string literals for `vyre taint --json` (include/vyre/util/json.hpp).
-using util::json_string;
 
 namespace detail {
 

@@ -21,7 +21,9 @@
 #include <vyre/graph/csr.hpp>
 #include <vyre/graph/finding.hpp>
 #include <vyre/graph/labels.hpp>
+#include <vyre/graph/traversal.hpp>
 #include <vyre/reference/graph.hpp>
+#include <vyre/util/parallel.hpp>
 
 #include <algorithm>
 #include <array>
@@ -49,13 +51,6 @@ struct edge_view {
 
 namespace detail {
 
-inline void check_kinds(const graph::csr_graph& g, std::span<const std::uint32_t> kinds, const char* who) {
-    if (!kinds.empty() && kinds.size() != g.edge_count())
-        throw validation_error(std::string(who) + ": edge_kinds has " + std::to_string(kinds.size()) +
-                               " entries but the graph has " + std::to_string(g.edge_count()) +
-                               " edges (give one kind per entry of targets, or none)");
-}
-
 inline std::uint32_t kind_at(std::span<const std::uint32_t> kinds, std::uint64_t k) noexcept {
     return kinds.empty() ? 0 : kinds[k];
 }
@@ -68,8 +63,8 @@ template <class Transfer>
 std::vector<graph::finding> dataflow_findings(const graph::csr_graph& g, std::span<const std::uint32_t> kinds,
                                               std::span<const std::uint32_t> sources, std::uint32_t max_depth,
                                               Transfer&& transfer, const transfer_params& params = {}) {
-    detail::check_inputs(g, sources, "dataflow_findings");
-    detail::check_kinds(g, kinds, "dataflow_findings");
+    graph::validate_traversal(g, sources, "dataflow_findings");
+    graph::validate_edge_kinds(g, kinds, "dataflow_findings");
     std::vector<graph::finding> out;
     for (std::size_t i = 0; i < sources.size(); ++i) {
         const auto idx = static_cast<std::uint32_t>(i);
@@ -221,9 +216,9 @@ std::vector<graph::finding> dataflow_findings_bitparallel(const graph::csr_graph
                                                           std::span<const std::uint32_t> sources, std::uint32_t max_depth,
                                                           const Transfer& transfer, const transfer_params& params = {},
                                                           unsigned threads = 0) {
-    detail::check_inputs(g, sources, "dataflow_findings_bitparallel");
-    detail::check_kinds(g, kinds, "dataflow_findings_bitparallel");
-    const std::size_t workers = detail::worker_count(threads, sources.size());
+    graph::validate_traversal(g, sources, "dataflow_findings_bitparallel");
+    graph::validate_edge_kinds(g, kinds, "dataflow_findings_bitparallel");
+    const std::size_t workers = std::max<std::size_t>(1, std::min<std::size_t>(util::thread_count(threads), sources.size()));
     // Wider words share each edge scan among more sources, while every thread still has a batch.
     const auto c = sources.size() >= 256 * workers
                        ? detail::dataflow_batches<4>(g, kinds, sources, max_depth, transfer, params, threads)

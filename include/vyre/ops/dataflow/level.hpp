@@ -5,7 +5,6 @@
 
 #include <vyre/dsl.hpp>
 #include <vyre/ops/dataflow/transfer.hpp>
-#include <vyre/ops/graph/bfs.hpp>
 #include <vyre/ops/op.hpp>
 #include <vyre/runtime/program_cache.hpp>
 
@@ -33,8 +32,8 @@ inline constexpr std::uint32_t dataflow_frontier_lanes_workgroups = 1024;
 // Edges one group of a level program walks at most. A node with more edges is split into chunks
 // of this many, each walked by its own group, so that an RMAT hub (160,000 edges at scale 22) is
 // walked by hundreds of groups at once instead of holding the whole level on one group's serial
-// loop; 256 keeps a group's chain of dependent loads to about a quarter of a millisecond while a
-// hub's chunks still add only one list entry (or pull task) per 256 edges.
+// loop; 256 keeps a group's chain of dependent loads short while a hub's chunks still add only
+// one list entry (or pull task) per 256 edges (doc/engine/dataflow.md, "Work list").
 inline constexpr std::uint32_t dataflow_edge_chunk = 256;
 
 inline std::string dataflow_level_op_id(const std::string& transfer, bool push) {
@@ -445,38 +444,41 @@ inline ir::program frontier_lanes_program() {
     return k.program();
 }
 
-// The programs of one transfer function, lowered once per process and built once per context.
-struct level_kernels {
-    runtime::compiled_program push, pull;
-    level_kernels(const transfer_function& t) : push(push_program(t)), pull(pull_program(t)) {}
-};
-
-inline const runtime::compiled_program& init_kernel() {
-    static const runtime::compiled_program p(init_program());
-    return p;
-}
-inline const runtime::compiled_program& frontier_lanes_kernel() {
-    static const runtime::compiled_program p(frontier_lanes_program());
-    return p;
-}
-
-// Keyed by name and by the function itself, so two transfers that share a name never share kernels.
-inline const level_kernels& kernels_for(const transfer_function& t) {
-    static std::mutex lock;
-    static std::map<std::string, std::unique_ptr<level_kernels>> cache;
-    const std::string key = t.name + '\n' + ir::to_string(ir::program{"k", {}, {1, 1, 1}, {t.function}, {}});
-    const std::lock_guard<std::mutex> g(lock);
-    auto& slot = cache[key];
-    if (!slot) slot = std::make_unique<level_kernels>(t);
-    return *slot;
-}
-
 } // namespace detail
 
 inline ir::program dataflow_init_program() { return detail::init_program(); }
 inline ir::program dataflow_frontier_lanes_program() { return detail::frontier_lanes_program(); }
 inline ir::program dataflow_push_program(const transfer_function& t) { return detail::push_program(t); }
 inline ir::program dataflow_pull_program(const transfer_function& t) { return detail::pull_program(t); }
+
+// ---- the programs, built -----------------------------------------------------------------------
+
+// The programs of one transfer function, lowered once per process and built once per context.
+struct dataflow_level_kernels {
+    runtime::compiled_program push, pull;
+    explicit dataflow_level_kernels(const transfer_function& t)
+        : push(dataflow_push_program(t)), pull(dataflow_pull_program(t)) {}
+};
+
+inline const runtime::compiled_program& dataflow_init_kernel() {
+    static const runtime::compiled_program p(dataflow_init_program());
+    return p;
+}
+inline const runtime::compiled_program& dataflow_frontier_lanes_kernel() {
+    static const runtime::compiled_program p(dataflow_frontier_lanes_program());
+    return p;
+}
+
+// Keyed by name and by the function itself, so two transfers that share a name never share kernels.
+inline const dataflow_level_kernels& dataflow_level_kernels_for(const transfer_function& t) {
+    static std::mutex lock;
+    static std::map<std::string, std::unique_ptr<dataflow_level_kernels>> cache;
+    const std::string key = t.name + '\n' + ir::to_string(ir::program{"k", {}, {1, 1, 1}, {t.function}, {}});
+    const std::lock_guard<std::mutex> g(lock);
+    auto& slot = cache[key];
+    if (!slot) slot = std::make_unique<dataflow_level_kernels>(t);
+    return *slot;
+}
 
 // ---- registry entries ---------------------------------------------------------------------------
 

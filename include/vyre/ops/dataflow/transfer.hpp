@@ -38,14 +38,16 @@ struct transfer_function {
     std::function<std::uint32_t(std::uint32_t lanes, const edge_view&)> host; // the same on the CPU
 };
 
-namespace detail {
-
+// Whether `s` can name a transfer function: 1 to 48 characters of a-z, 0-9 and _ (it becomes
+// part of the level programs' names).
 inline bool valid_transfer_name(std::string_view s) noexcept {
     if (s.empty() || s.size() > 48) return false;
     for (const char c : s)
         if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
     return true;
 }
+
+namespace detail {
 
 // The role byte of a label as a DSL expression (graph/labels.hpp: bits 16..23).
 template <class L>
@@ -60,7 +62,7 @@ auto role_bits(const L& label) {
 template <class Body>
 transfer_function make_transfer(std::string name, std::string summary, Body&& body,
                                 std::function<std::uint32_t(std::uint32_t, const edge_view&)> host) {
-    if (!detail::valid_transfer_name(name))
+    if (!valid_transfer_name(name))
         throw validation_error("make_transfer: name '" + name + "' must be 1 to 48 characters of a-z, 0-9 and _");
     if (!host) throw validation_error("make_transfer: transfer '" + name + "' needs a host form");
     namespace d = vyre::dsl;

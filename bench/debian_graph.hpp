@@ -1,5 +1,6 @@
 // Debian package dependency graphs from apt's Packages indexes (deb822 stanzas): a real
-// supply-chain reachability graph for graph.bfs ("which packages transitively depend on X?").
+// supply-chain reachability graph for bench_graph and bench_dataflow ("which packages
+// transitively depend on X?").
 #pragma once
 
 // A node per package name (real packages, and names only mentioned: virtual packages and
@@ -20,10 +21,10 @@
 #include <unordered_map>
 #include <vector>
 
-namespace vyre::graph {
+namespace vyre::bench {
 
 struct package_graph {
-    csr_graph graph;
+    vyre::graph::csr_graph graph;
     std::vector<std::string> names; // node id -> package name
     std::size_t stanzas = 0;        // package records read (a name in several indexes counts each time)
     std::size_t packages = 0;       // distinct names that have a record
@@ -77,7 +78,7 @@ public:
         out.packages = with_record_.size();
         std::sort(edges_.begin(), edges_.end());
         edges_.erase(std::unique(edges_.begin(), edges_.end()), edges_.end());
-        out.graph = to_csr(static_cast<std::uint32_t>(names_.size()), edges_);
+        out.graph = vyre::graph::to_csr(static_cast<std::uint32_t>(names_.size()), edges_);
         out.names = names_;
         out.sorted_.resize(names_.size());
         for (std::uint32_t i = 0; i < out.sorted_.size(); ++i) out.sorted_[i] = i;
@@ -146,9 +147,9 @@ private:
     std::unordered_map<std::string, std::uint32_t> ids_;
     std::unordered_map<std::uint32_t, bool> with_record_;
     std::vector<std::string> names_;
-    std::vector<edge> edges_;
+    std::vector<vyre::graph::edge> edges_;
     std::vector<std::pair<const std::string_view*, std::string_view>> continuation_;
     std::size_t stanzas_ = 0;
 };
 
-} // namespace vyre::graph
+} // namespace vyre::bench
