@@ -284,7 +284,7 @@ public:
         const auto drain = [&](std::size_t s) {
             if (!busy[s]) return;
             pending& p = inflight[s];
-            runtime::detail::cl_call("clWaitForEvents", [&] { p.done.wait(); });
+            runtime::cl_call("clWaitForEvents", [&] { p.done.wait(); });
             set& st = *sets_[s];
             const auto* rec = reinterpret_cast<const cz::page_record*>(st.records_host->span().data());
             const std::uint8_t* slots = st.slots_host->span().data();
@@ -329,7 +329,7 @@ public:
             const auto n = static_cast<std::uint32_t>(std::min<std::size_t>(chunk, count - first));
             const std::size_t bytes = std::size_t{n} * page_size_;
             auto& q = st.queue.queue();
-            runtime::detail::cl_call("clEnqueueWriteBuffer", [&] {
+            runtime::cl_call("clEnqueueWriteBuffer", [&] {
                 q.enqueue_write_buffer_async(st.device.pages, 0, bytes, pages.data() + first * page_size_);
             });
             // The parameter buffer is released at the next chunk on this set; OpenCL keeps it alive
@@ -340,7 +340,7 @@ public:
             pending& p = inflight[s];
             p.first = first;
             p.pages = n;
-            runtime::detail::cl_call("clEnqueueReadBuffer", [&] {
+            runtime::cl_call("clEnqueueReadBuffer", [&] {
                 q.enqueue_read_buffer_async(st.device.records, 0, std::size_t{n} * sizeof(cz::page_record), st.records_host->span().data());
                 p.done = q.enqueue_read_buffer_async(st.device.output, 0, bytes, st.slots_host->span().data());
             });
@@ -382,7 +382,7 @@ private:
         for (auto& s : sets_) s->queue.finish();
         sets_.clear();
         for (unsigned i = 0; i < options_.in_flight; ++i) {
-            auto s = std::make_unique<set>(set{runtime::context(runtime::detail::cl_call("clCreateCommandQueue", [&] {
+            auto s = std::make_unique<set>(set{runtime::context(runtime::cl_call("clCreateCommandQueue", [&] {
                                                    return boost::compute::command_queue(ctx_->cl_context(), ctx_->device().device);
                                                })),
                                                {}, nullptr, nullptr, chunk, {}});

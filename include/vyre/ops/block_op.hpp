@@ -214,8 +214,7 @@ block_result decode_blocks(runtime::context& ctx, const boost::compute::buffer& 
     block_result r;
     r.output_bytes = output_bytes;
     r.output = runtime::allocate(ctx, runtime::padded_bytes(output_bytes));
-    const std::uint8_t zero = 0;
-    runtime::detail::cl_call("clEnqueueFillBuffer", [&] { ctx.queue().enqueue_fill_buffer(r.output, &zero, 1, 0, r.output.size()); });
+    runtime::fill(ctx, r.output, 0, r.output.size());
     r.statuses.resize(blocks.size());
     if (blocks.empty()) return r;
     block_buffers b;

@@ -18,17 +18,24 @@ inline bc::buffer allocate(const context& ctx, std::size_t bytes, cl_mem_flags f
     if (size > ctx.device().max_allocation)
         throw resource_error("buffer of " + std::to_string(size) + " bytes exceeds the device's maximum allocation of " +
                              std::to_string(ctx.device().max_allocation) + " bytes on " + ctx.device().label());
-    return detail::cl_call("clCreateBuffer", [&] { return bc::buffer(ctx.cl_context(), size, flags); });
+    return cl_call("clCreateBuffer", [&] { return bc::buffer(ctx.cl_context(), size, flags); });
 }
 
 // Blocking copies between host memory and a device buffer.
 inline void write(context& ctx, bc::buffer& dst, const void* src, std::size_t bytes, std::size_t offset = 0) {
     if (bytes == 0) return;
-    detail::cl_call("clEnqueueWriteBuffer", [&] { ctx.queue().enqueue_write_buffer(dst, offset, bytes, src); });
+    cl_call("clEnqueueWriteBuffer", [&] { ctx.queue().enqueue_write_buffer(dst, offset, bytes, src); });
 }
 inline void read(context& ctx, const bc::buffer& src, void* dst, std::size_t bytes, std::size_t offset = 0) {
     if (bytes == 0) return;
-    detail::cl_call("clEnqueueReadBuffer", [&] { ctx.queue().enqueue_read_buffer(src, offset, bytes, dst); });
+    cl_call("clEnqueueReadBuffer", [&] { ctx.queue().enqueue_read_buffer(src, offset, bytes, dst); });
+}
+
+// Fills the first `bytes` bytes of `b` (a multiple of 4) with the u32 `pattern` on the context's
+// queue and returns the event; nothing waits.
+inline bc::event fill(context& ctx, bc::buffer& b, std::uint32_t pattern, std::size_t bytes) {
+    if (bytes == 0) return {};
+    return cl_call("clEnqueueFillBuffer", [&] { return ctx.queue().enqueue_fill_buffer(b, &pattern, 4, 0, bytes); });
 }
 
 template <class T>
@@ -50,7 +57,7 @@ class pinned_host_buffer {
 public:
     pinned_host_buffer(context& ctx, std::size_t bytes)
         : ctx_(&ctx), bytes_(bytes), host_(allocate(ctx, bytes, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR)) {
-        data_ = static_cast<std::uint8_t*>(detail::cl_call("clEnqueueMapBuffer", [&] {
+        data_ = static_cast<std::uint8_t*>(cl_call("clEnqueueMapBuffer", [&] {
             return ctx.queue().enqueue_map_buffer(host_, CL_MAP_READ | CL_MAP_WRITE, 0, bytes_ == 0 ? 4 : bytes_);
         }));
     }

@@ -15,8 +15,8 @@ public:
 
     explicit context(const device_info& info, bool profiling = false)
         : info_(info),
-          context_(detail::cl_call("clCreateContext", [&] { return bc::context(info.device); })),
-          queue_(detail::cl_call("clCreateCommandQueue", [&] {
+          context_(cl_call("clCreateContext", [&] { return bc::context(info.device); })),
+          queue_(cl_call("clCreateCommandQueue", [&] {
               return bc::command_queue(context_, info.device,
                                        profiling ? bc::command_queue::enable_profiling : 0);
           })) {}
@@ -36,7 +36,7 @@ public:
     bool profiling() const {
         return (queue_.get_info<cl_command_queue_properties>(CL_QUEUE_PROPERTIES) & CL_QUEUE_PROFILING_ENABLE) != 0;
     }
-    void finish() { detail::cl_call("clFinish", [&] { queue_.finish(); }); }
+    void finish() { cl_call("clFinish", [&] { queue_.finish(); }); }
 
 private:
     device_info info_;

@@ -53,7 +53,7 @@ inline bc::event dispatch(context& ctx, const compiled_program& cp, std::array<s
         e.kernel.set_arg(index++, a.buffer);
         e.kernel.set_arg(index++, static_cast<cl_uint>(a.elements));
     }
-    return detail::cl_call("clEnqueueNDRangeKernel", [&] {
+    return cl_call("clEnqueueNDRangeKernel", [&] {
         return ctx.queue().enqueue_nd_range_kernel(e.kernel, 3, nullptr, global, local);
     });
 }

@@ -19,9 +19,10 @@
 #include <exception>
 #include <utility>
 
-namespace vyre::runtime::detail {
+namespace vyre::runtime {
 
-// Runs `f`, turning Boost.Compute's exception into vyre::opencl_error naming the call.
+// Runs `f`, turning Boost.Compute's exception into vyre::opencl_error naming the call: every
+// OpenCL call vyre makes goes through it, in every layer that talks to a device.
 template <class F>
 decltype(auto) cl_call(const char* what, F&& f) {
     try {
@@ -31,4 +32,4 @@ decltype(auto) cl_call(const char* what, F&& f) {
     }
 }
 
-} // namespace vyre::runtime::detail
+} // namespace vyre::runtime

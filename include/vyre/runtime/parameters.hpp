@@ -19,7 +19,7 @@ inline bc::buffer make_parameter_buffer(const context& ctx, std::span<const std:
     const std::size_t bytes = std::max<std::size_t>(words.size_bytes(), 4);
     const std::uint32_t none = 0;
     void* host = words.empty() ? const_cast<std::uint32_t*>(&none) : const_cast<std::uint32_t*>(words.data());
-    return detail::cl_call("clCreateBuffer", [&] {
+    return cl_call("clCreateBuffer", [&] {
         return bc::buffer(ctx.cl_context(), bytes, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, host);
     });
 }

@@ -170,7 +170,7 @@ public:
         e->context = key;
         ir::validate(program_, limits_of(ctx.device()));
         e->program = detail::build(ctx, source_);
-        e->kernel = detail::cl_call("clCreateKernel", [&] { return bc::kernel(e->program, source_.entry); });
+        e->kernel = cl_call("clCreateKernel", [&] { return bc::kernel(e->program, source_.entry); });
         stats().kernels_created++;
         std::lock_guard<std::mutex> g(mutex_);
         for (auto& existing : entries_)

@@ -12,13 +12,13 @@ namespace fmt = format;
 namespace bcm = boost::compute;
 
 inline void zstd_wait_idle(bcm::command_queue& q) {
-    bcm::event marker = runtime::detail::cl_call("clEnqueueMarkerWithWaitList", [&] { return q.enqueue_marker(); });
-    runtime::detail::cl_call("clFlush", [&] { q.flush(); });
+    bcm::event marker = runtime::cl_call("clEnqueueMarkerWithWaitList", [&] { return q.enqueue_marker(); });
+    runtime::cl_call("clFlush", [&] { q.flush(); });
     for (;;) {
-        const cl_int status = runtime::detail::cl_call("clGetEventInfo", [&] { return marker.status(); });
+        const cl_int status = runtime::cl_call("clGetEventInfo", [&] { return marker.status(); });
         if (status == CL_COMPLETE) return;
         if (status < 0) {
-            runtime::detail::cl_call("clFinish", [&] { q.finish(); }); // reports the failed command's error
+            runtime::cl_call("clFinish", [&] { q.finish(); }); // reports the failed command's error
             throw error("compression.zstd: a device command failed (status " + std::to_string(status) + ")");
         }
         std::this_thread::sleep_for(std::chrono::microseconds(50));
@@ -30,7 +30,7 @@ inline void zstd_wait_idle(runtime::context& ctx) { zstd_wait_idle(ctx.queue());
 inline void zstd_upload(bcm::command_queue& q, bcm::buffer& dst, std::uint64_t dst_offset, const std::uint8_t* src,
                         std::uint64_t bytes) {
     if (bytes == 0) return;
-    runtime::detail::cl_call("clEnqueueWriteBuffer", [&] { q.enqueue_write_buffer_async(dst, dst_offset, bytes, src); });
+    runtime::cl_call("clEnqueueWriteBuffer", [&] { q.enqueue_write_buffer_async(dst, dst_offset, bytes, src); });
 }
 
 // One set of batch buffers, sized for the largest batch.
@@ -79,7 +79,7 @@ struct zstd_device_pass {
     }
 
     bcm::command_queue make_queue() {
-        return runtime::detail::cl_call("clCreateCommandQueue",
+        return runtime::cl_call("clCreateCommandQueue",
                                         [&] { return bcm::command_queue(ctx.cl_context(), ctx.device().device); });
     }
 
@@ -114,7 +114,7 @@ struct zstd_device_pass {
         bcm::wait_list after;
         if (k >= sets.size()) after.insert(done[k - sets.size()]); // the set's previous batch is read back
         bcm::event uploaded;
-        runtime::detail::cl_call("clEnqueueWriteBuffer", [&] {
+        runtime::cl_call("clEnqueueWriteBuffer", [&] {
             const std::uint64_t lo = batch.input_base, hi = lo + batch.input_bytes;
             auto it = std::upper_bound(plan.runs.begin(), plan.runs.end(), lo, [](std::uint64_t v, const zstd_input_run& r) {
                 return v < r.packed_offset + r.bytes;
@@ -144,9 +144,9 @@ struct zstd_device_pass {
         std::uint32_t largest = 1;
         for (const auto& d : batch.blocks) largest = std::max(largest, d.output_size);
         b.largest_output = largest;
-        runtime::detail::cl_call("clEnqueueBarrierWithWaitList", [&] { run->queue().enqueue_barrier(bcm::wait_list(uploaded)); });
+        runtime::cl_call("clEnqueueBarrierWithWaitList", [&] { run->queue().enqueue_barrier(bcm::wait_list(uploaded)); });
         ran[k] = ops::enqueue_blocks(*run, *kernel, b, params[k]);
-        runtime::detail::cl_call("clEnqueueReadBuffer", [&] {
+        runtime::cl_call("clEnqueueReadBuffer", [&] {
             bcm::event last = down.enqueue_read_buffer_async(set.statuses, 0, n * sizeof(compression::block_status), dense.data() + first,
                                                              bcm::wait_list(ran[k]));
             ++transfers;
@@ -175,7 +175,7 @@ struct zstd_device_pass {
             done[k] = last;
         });
         // Cross-queue waits only resolve once the commands waited on are submitted.
-        runtime::detail::cl_call("clFlush", [&] {
+        runtime::cl_call("clFlush", [&] {
             up.flush();
             run->queue().flush();
             down.flush();
@@ -185,12 +185,12 @@ struct zstd_device_pass {
     // Whether batch k is back (statuses and bytes); throws when a command of it failed.
     bool complete(std::size_t k) {
         for (bcm::event* e : {&ran[k], &done[k]}) {
-            const cl_int s = runtime::detail::cl_call("clGetEventInfo", [&] { return e->status(); });
+            const cl_int s = runtime::cl_call("clGetEventInfo", [&] { return e->status(); });
             if (s < 0)
                 throw error("compression.zstd: a device command of batch " + std::to_string(k) + " failed (status " +
                             std::to_string(s) + ")");
         }
-        return runtime::detail::cl_call("clGetEventInfo", [&] { return done[k].status(); }) == CL_COMPLETE;
+        return runtime::cl_call("clGetEventInfo", [&] { return done[k].status(); }) == CL_COMPLETE;
     }
 
     // Statuses of compressed blocks stay at their preset {4, 0} for the host pass.

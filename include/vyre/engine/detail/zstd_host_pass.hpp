@@ -220,7 +220,7 @@ struct zstd_uploader {
             zstd_upload(queue, device_staging, begin, staging.data() + begin, end - begin);
             ++transfers;
         }
-        runtime::detail::cl_call("clFlush", [&] { queue.flush(); });
+        runtime::cl_call("clFlush", [&] { queue.flush(); });
         pending.clear();
         pending_bytes = 0;
     }
@@ -417,7 +417,7 @@ inline bcm::buffer zstd_assemble_on_device(runtime::context& ctx, const zstd_pla
         const std::uint64_t size = r.frames[k].size;
         if (zstd_exact(f, r.frames[k])) {
             if (size != 0)
-                runtime::detail::cl_call("clEnqueueCopyBuffer",
+                runtime::cl_call("clEnqueueCopyBuffer",
                                          [&] { ctx.queue().enqueue_copy_buffer(device_staging, out, f.output_offset, at, size); });
         } else {
             zstd_upload(ctx.queue(), out, at, staging.data() + f.output_offset, size);

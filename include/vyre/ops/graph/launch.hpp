@@ -77,14 +77,9 @@ struct launch_log {
 };
 
 // Fills `bytes` bytes of `b` with the u32 `pattern`, on the context's queue; returns the event.
-// An OpenCL failure is an opencl_error naming the call, as for every runtime call.
 inline boost::compute::event fill_words(runtime::context& ctx, boost::compute::buffer& b, std::uint32_t pattern,
                                         std::size_t bytes) {
-    try {
-        return ctx.queue().enqueue_fill_buffer(b, &pattern, 4, 0, bytes);
-    } catch (const boost::compute::opencl_error& e) {
-        throw opencl_error("clEnqueueFillBuffer", e.error_code());
-    }
+    return runtime::fill(ctx, b, pattern, bytes);
 }
 
 inline std::uint32_t read_word(runtime::context& ctx, const boost::compute::buffer& b) {
