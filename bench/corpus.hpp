@@ -5,6 +5,8 @@
 // can use it on a machine with CUDA.
 #pragma once
 
+#include <vyre/util/parallel.hpp>
+
 #include <lz4.h>
 #include <zstd.h>
 
@@ -25,17 +27,9 @@
 
 namespace vyre::bench {
 
-// Runs f(i) for i in [0, n) on exactly `threads` threads, handing out indices one at a time.
-template <class F>
-void parallel_for(std::size_t n, unsigned threads, F&& f) {
-    std::atomic<std::size_t> next{0};
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t)
-        pool.emplace_back([&] {
-            for (std::size_t i = next++; i < n; i = next++) f(i);
-        });
-    for (auto& th : pool) th.join();
-}
+// f(i) for i in [0, n) on `threads` threads (the caller's among them), indices one at a time: the
+// library's own host loop, so that the peers run as vyre's host code does.
+using vyre::util::parallel_for;
 
 // The first `limit` bytes of a file (fewer where it is shorter).
 inline std::vector<std::uint8_t> read_prefix(const std::filesystem::path& p, std::size_t limit) {

@@ -47,7 +47,7 @@ struct settings {
     std::vector<std::size_t> block_sizes = {4096, 65536, 262144, 4194304};
     int runs = 5;
     std::vector<vyre::ops::block_variant> variants = {vyre::ops::block_variant::reference, vyre::ops::block_variant::fast};
-    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    unsigned threads = vyre::util::thread_count();
     bool kernel_only = false;
     bool timeline = false; // print when each step of the best end-to-end run ran
     std::vector<std::uint32_t> lanes = {cz::lz4_fast_lanes}; // widths of the fast program to measure

@@ -6,6 +6,7 @@
 #include <vyre/ops/primitive.hpp>
 #include <vyre/ops/registry.hpp>
 #include <vyre/runtime/dispatch.hpp>
+#include <vyre/util/parallel.hpp>
 
 #include <cstdlib>
 #include <cstring>
@@ -82,14 +83,11 @@ void build_latency(rt::context& ctx) {
 }
 
 void cpu_xor(const std::uint32_t* in, std::uint32_t* out, std::size_t n) {
-    const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t)
-        pool.emplace_back([=] {
-            const std::size_t begin = n * t / threads, end = n * (t + 1) / threads;
-            for (std::size_t i = begin; i < end; ++i) out[i] = in[2 * i] ^ in[2 * i + 1];
-        });
-    for (auto& th : pool) th.join();
+    const unsigned threads = vyre::util::thread_count();
+    vyre::util::run_on_threads(threads, [=](unsigned t) {
+        const std::size_t begin = n * t / threads, end = n * (t + 1) / threads;
+        for (std::size_t i = begin; i < end; ++i) out[i] = in[2 * i] ^ in[2 * i + 1];
+    });
 }
 
 void streaming_xor(rt::context& ctx, std::size_t mib, int runs) {
@@ -141,7 +139,7 @@ void streaming_xor(rt::context& ctx, std::size_t mib, int runs) {
     std::printf("%-44s %10.1f\n", "device copy (clEnqueueCopyBuffer)", copy_gbs);
     std::printf("%-44s %10.1f   (%.0f%% of device copy)\n", "vyre xor, kernel only", kernel_gbs, 100 * kernel_gbs / copy_gbs);
     std::printf("%-44s %10.1f\n", "vyre xor, end to end (pinned in -> out)", e2e_gbs);
-    std::printf("%-44s %10.1f   (%u threads)\n", "CPU xor, all cores", cpu_gbs, std::thread::hardware_concurrency());
+    std::printf("%-44s %10.1f   (%u threads)\n", "CPU xor, all cores", cpu_gbs, vyre::util::thread_count());
     std::printf("%-44s %10.2f\n", "ratio kernel / CPU", kernel_gbs / cpu_gbs);
     std::printf("%-44s %10.2f\n", "ratio end-to-end / CPU", e2e_gbs / cpu_gbs);
     const auto emit_row = [&](const std::string& series, const char* metric, double value) {
@@ -150,7 +148,7 @@ void streaming_xor(rt::context& ctx, std::size_t mib, int runs) {
     emit_row("device copy (clEnqueueCopyBuffer)", "kernel GB/s", copy_gbs);
     emit_row("vyre primitive.bitwise.xor", "kernel GB/s", kernel_gbs);
     emit_row("vyre primitive.bitwise.xor", "e2e GB/s", e2e_gbs);
-    emit_row("CPU xor " + std::to_string(std::thread::hardware_concurrency()) + " threads", "GB/s", cpu_gbs);
+    emit_row("CPU xor " + std::to_string(vyre::util::thread_count()) + " threads", "GB/s", cpu_gbs);
     if (!same) std::exit(1);
 }
 

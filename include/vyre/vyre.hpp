@@ -62,7 +62,6 @@
 // ops
 #include <vyre/ops/block_op.hpp>
 #include <vyre/ops/block_program.hpp>
-#include <vyre/ops/compression/block.hpp>
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
 #include <vyre/ops/compression/zstd.hpp>

@@ -255,8 +255,8 @@ public:
 
     // The same into `r`, replacing its contents but keeping its allocations: a caller that
     // compresses batch after batch into one result skips the page faults of first touching fresh
-    // result memory, which cost more than the packing copy itself (measured at about 1.5 GB/s on a
-    // 2-core VM, with one thread or two). The bytes are the same as compress_device(pages)'s.
+    // result memory, which cost more than the packing copy itself. The bytes are the same as
+    // compress_device(pages)'s.
     void compress_device(std::span<const std::uint8_t> pages, packed_pages& r) {
         check_input(pages);
         const std::size_t count = pages.size() / page_size_;

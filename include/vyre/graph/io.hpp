@@ -36,6 +36,7 @@
 #include <vyre/error.hpp>
 #include <vyre/graph/csr.hpp>
 #include <vyre/graph/labels.hpp>
+#include <vyre/util/little_endian.hpp>
 
 #include <algorithm>
 #include <array>
@@ -245,14 +246,10 @@ private:
     std::vector<edge> edges_;
 };
 
-inline void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
+inline void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) { util::append_le(out, v, 4); }
 
 inline std::uint64_t get_le(std::span<const std::uint8_t> in, std::size_t at, int bytes) noexcept {
-    std::uint64_t v = 0;
-    for (int i = 0; i < bytes; ++i) v |= std::uint64_t{in[at + i]} << (8 * i);
-    return v;
+    return util::read_le(in, at, static_cast<unsigned>(bytes));
 }
 
 inline std::string role_field(std::uint32_t label) {

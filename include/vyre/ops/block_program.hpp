@@ -4,6 +4,12 @@
 
 #include <vyre/dsl.hpp>
 #include <vyre/ops/block_op.hpp>
+#include <vyre/ops/op.hpp>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace vyre::ops {
 
@@ -23,5 +29,22 @@ inline block_program_buffers declare_block_buffers(dsl::kernel& k) {
 
 // The signature of every block op: bytes in, bytes out.
 inline ir::op_signature block_op_signature() { return {{ir::data_type::bytes}, ir::data_type::bytes}; }
+
+// The registry entries of a block op with two programs: the op itself (its seed program) and its
+// fast program under `fast_id` (not a separate op: listed so that `vyre emit` shows it and the
+// golden-kernel test guards its lowering).
+inline std::vector<op_info> block_op_infos(const char* id, const char* fast_id, std::uint32_t version, std::string reference_summary,
+                                           std::string fast_summary, std::function<ir::program()> reference,
+                                           std::function<ir::program()> fast) {
+    return {{id, version, std::move(reference_summary), block_op_signature(), ir::convention::v1(), std::move(reference)},
+            {fast_id, version, std::move(fast_summary), block_op_signature(), ir::convention::v1(), std::move(fast)}};
+}
+
+// `automatic` for ops whose fast program shares a block among a workgroup's invocations: that
+// program on GPUs, the seed's on CPU devices, where a workgroup's invocations run one after another
+// and the sharing costs more than it saves (each op's page has the figures).
+inline block_variant fast_on_gpus(const runtime::device_info& device) noexcept {
+    return device.is_cpu() && !device.is_gpu() ? block_variant::reference : block_variant::fast;
+}
 
 } // namespace vyre::ops

@@ -1,5 +1,6 @@
-// Device buffers and host transfers, including pinned host memory: on the H100 pageable copies run
-// at ~7.6 GB/s and pinned ones at ~55 GB/s, so bulk data should be staged through pinned memory.
+// Device buffers and host transfers, including pinned host memory: pageable copies are staged by
+// the driver and run several times slower than pinned ones (doc/runtime.md), so bulk data should
+// be staged through pinned memory.
 #pragma once
 
 #include <vyre/runtime/context.hpp>

@@ -46,7 +46,7 @@ enum class zstd_target { host, device };
 inline bool zstd_plain(const fmt::zstd_block& b) { return b.type != fmt::zstd_block_type::compressed; }
 
 // Two dispatched blocks whose file ranges are at most this far apart upload as one copy, gap
-// included: one enqueue costs the driver microseconds, in which PCIe (~55 GB/s pinned) moves
+// included: one enqueue costs the driver microseconds, in which a pinned PCIe copy moves
 // hundreds of KiB, so 64 KiB of extra bytes costs less than the copy it saves.
 inline constexpr std::uint64_t zstd_merge_gap = std::uint64_t{64} << 10;
 

@@ -342,24 +342,18 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
     return k.program();
 }
 
-
 // ---- the op ------------------------------------------------------------------------------------
 
 struct lz4_op {
     static constexpr const char* id = "compression.lz4";
-    // Not a separate op: the same op's fast program, listed so that `vyre emit` shows it and the
-    // golden-kernel test guards its lowering.
     static constexpr const char* fast_id = "compression.lz4.fast";
     static constexpr std::uint32_t version = 1;
 
     static const char* status_name(std::uint32_t code) noexcept { return vyre::compression::lz4_error_name(code); }
 
-    // The cooperative program on GPUs; the seed's program on CPU devices, where a workgroup's
-    // invocations run one after another and the cooperative program's barriers cost more than
-    // they share (measured on PoCL: doc/ops/compression.lz4.md).
-    static block_variant automatic(const runtime::device_info& device) noexcept {
-        return device.is_cpu() && !device.is_gpu() ? block_variant::reference : block_variant::fast;
-    }
+    // Measured on PoCL: the cooperative program's barriers cost more than they share there
+    // (doc/ops/compression.lz4.md).
+    static block_variant automatic(const runtime::device_info& device) noexcept { return fast_on_gpus(device); }
 
     // A resolved variant's program, built; `lanes` and `window` shape the fast one.
     static block_kernel kernel(block_variant v, std::uint32_t lanes = lz4_fast_lanes, std::uint32_t window = lz4_fast_window) {
@@ -369,12 +363,10 @@ struct lz4_op {
     }
 
     static std::vector<op_info> infos() {
-        return {{id, version, "LZ4 block decompression, one block per invocation (the seed's design; reference variant)",
-                 block_op_signature(), ir::convention::v1(), [] { return lz4_program_reference(); }},
-                {fast_id, version,
-                 "compression.lz4 with one block per workgroup of " + std::to_string(lz4_fast_lanes) +
-                     " invocations (fast variant, same results)",
-                 block_op_signature(), ir::convention::v1(), [] { return lz4_program_fast(); }}};
+        return block_op_infos(id, fast_id, version, "LZ4 block decompression, one block per invocation (the seed's design; reference variant)",
+                              "compression.lz4 with one block per workgroup of " + std::to_string(lz4_fast_lanes) +
+                                  " invocations (fast variant, same results)",
+                              [] { return lz4_program_reference(); }, [] { return lz4_program_fast(); });
     }
 };
 static_assert(block_op<lz4_op>);

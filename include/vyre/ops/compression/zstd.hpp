@@ -194,19 +194,14 @@ inline ir::program zstd_program_fast(std::uint32_t workgroup = zstd_fast_workgro
 
 struct zstd_op {
     static constexpr const char* id = "compression.zstd";
-    // Not a separate op: the same op's cooperative program, listed so that `vyre emit` shows it and
-    // the golden-kernel test guards its lowering.
     static constexpr const char* fast_id = "compression.zstd.fast";
     static constexpr std::uint32_t version = 1;
 
     static const char* status_name(std::uint32_t code) noexcept { return vyre::compression::zstd_error_name(code); }
 
-    // The cooperative program where a workgroup's invocations run side by side (GPUs); the seed's
-    // program on CPU devices, where a 256-invocation workgroup is a loop and one invocation per
-    // block copies fastest (measured with `bench_zstd --shapes`: doc/ops/compression.zstd.md).
-    static block_variant automatic(const runtime::device_info& device) noexcept {
-        return device.is_cpu() && !device.is_gpu() ? block_variant::reference : block_variant::fast;
-    }
+    // Measured with `bench_zstd --shapes` on PoCL, where a 256-invocation workgroup is a loop and
+    // one invocation per block copies fastest (doc/ops/compression.zstd.md).
+    static block_variant automatic(const runtime::device_info& device) noexcept { return fast_on_gpus(device); }
 
     // A resolved variant's program, built; workgroup, unroll and slice shape the cooperative one.
     static block_kernel kernel(block_variant v, std::uint32_t workgroup = zstd_fast_workgroup, std::uint32_t unroll = zstd_fast_unroll,
@@ -219,14 +214,12 @@ struct zstd_op {
     }
 
     static std::vector<op_info> infos() {
-        return {{id, version,
-                 "Zstandard raw/RLE blocks, compressed blocks rejected with code 4; one block per invocation (the seed's "
-                 "design; reference variant)",
-                 block_op_signature(), ir::convention::v1(), [] { return zstd_program_reference(); }},
-                {fast_id, version,
-                 "compression.zstd with a workgroup of " + std::to_string(zstd_fast_workgroup) +
-                     " invocations per block slice (cooperative variant, same results)",
-                 block_op_signature(), ir::convention::v1(), [] { return zstd_program_fast(); }}};
+        return block_op_infos(id, fast_id, version,
+                              "Zstandard raw/RLE blocks, compressed blocks rejected with code 4; one block per invocation (the "
+                              "seed's design; reference variant)",
+                              "compression.zstd with a workgroup of " + std::to_string(zstd_fast_workgroup) +
+                                  " invocations per block slice (cooperative variant, same results)",
+                              [] { return zstd_program_reference(); }, [] { return zstd_program_fast(); });
     }
 };
 static_assert(block_op<zstd_op>);
