@@ -64,6 +64,7 @@
 #include <vyre/ops/block_program.hpp>
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
+#include <vyre/ops/compression/lz4_pages_program.hpp>
 #include <vyre/ops/compression/zstd.hpp>
 #include <vyre/ops/dataflow/level.hpp>
 #include <vyre/ops/dataflow/transfer.hpp>
