@@ -32,6 +32,8 @@
 
 namespace rt = vyre::runtime;
 namespace cz = vyre::ops::compression;
+namespace vc = vyre::compression;
+namespace vo = vyre::ops;
 namespace bcm = boost::compute;
 using vyre::bench::median;
 using vyre::bench::parallel_for;
@@ -46,7 +48,7 @@ struct settings {
     std::size_t mib = 64;
     std::vector<std::size_t> block_sizes = {4096, 65536, 262144, 4194304};
     int runs = 5;
-    std::vector<vyre::ops::block_variant> variants = {vyre::ops::block_variant::reference, vyre::ops::block_variant::fast};
+    std::vector<vo::block_variant> variants = {vo::block_variant::reference, vo::block_variant::fast};
     unsigned threads = vyre::util::thread_count();
     bool kernel_only = false;
     bool timeline = false; // print when each step of the best end-to-end run ran
@@ -71,7 +73,7 @@ bytes load_input(const settings& s) {
 struct block_set {
     std::size_t block_size = 0;
     bytes compressed;
-    std::vector<vyre::compression::block_descriptor> blocks;
+    std::vector<vc::block_descriptor> blocks;
     std::uint64_t output_bytes = 0;
 };
 
@@ -110,8 +112,8 @@ double liblz4_seconds(const block_set& s, bytes& out, unsigned threads) {
 
 struct device_set {
     bcm::buffer input, descriptors, output, statuses;
-    vyre::ops::block_launch_params params; // made once, reused by every run of this set
-    vyre::ops::block_buffers args() const {
+    vo::block_launch_params params; // made once, reused by every run of this set
+    vo::block_buffers args() const {
         return {input, input_bytes, descriptors, count, output, output_bytes, statuses};
     }
     std::uint64_t input_bytes = 0, output_bytes = 0;
@@ -120,7 +122,7 @@ struct device_set {
 
 device_set upload_set(rt::context& ctx, const block_set& s, std::size_t first, std::size_t last) {
     // Descriptors relative to this range of blocks.
-    std::vector<vyre::compression::block_descriptor> d(s.blocks.begin() + static_cast<std::ptrdiff_t>(first), s.blocks.begin() + static_cast<std::ptrdiff_t>(last));
+    std::vector<vc::block_descriptor> d(s.blocks.begin() + static_cast<std::ptrdiff_t>(first), s.blocks.begin() + static_cast<std::ptrdiff_t>(last));
     const std::uint32_t in0 = d.empty() ? 0 : d.front().input_offset, out0 = d.empty() ? 0 : d.front().output_offset;
     device_set r;
     for (auto& x : d) {
@@ -131,15 +133,15 @@ device_set upload_set(rt::context& ctx, const block_set& s, std::size_t first, s
     r.input_bytes = d.empty() ? 0 : std::uint64_t{d.back().input_offset} + d.back().input_size;
     r.output_bytes = d.empty() ? 0 : std::uint64_t{d.back().output_offset} + d.back().output_size;
     r.input = rt::allocate(ctx, vyre::runtime::padded_bytes(r.input_bytes), CL_MEM_READ_ONLY);
-    r.descriptors = rt::upload(ctx, std::span<const vyre::compression::block_descriptor>(d), CL_MEM_READ_ONLY);
+    r.descriptors = rt::upload(ctx, std::span<const vc::block_descriptor>(d), CL_MEM_READ_ONLY);
     r.output = rt::allocate(ctx, vyre::runtime::padded_bytes(r.output_bytes));
-    r.statuses = rt::allocate(ctx, std::max<std::size_t>(d.size(), 1) * sizeof(vyre::compression::block_status));
+    r.statuses = rt::allocate(ctx, std::max<std::size_t>(d.size(), 1) * sizeof(vc::block_status));
     return r;
 }
 
-bool statuses_ok(const std::vector<vyre::compression::block_status>& st, const block_set& s, std::size_t first) {
+bool statuses_ok(const std::vector<vc::block_status>& st, const block_set& s, std::size_t first) {
     for (std::size_t i = 0; i < st.size(); ++i)
-        if (st[i].code != vyre::compression::lz4_error::none || st[i].output_size != s.blocks[first + i].output_size) return false;
+        if (st[i].code != vc::lz4_error::none || st[i].output_size != s.blocks[first + i].output_size) return false;
     return true;
 }
 
@@ -150,7 +152,7 @@ struct figures {
     std::string timeline;      // with --timeline: when each step of the best end-to-end run ran
 };
 
-figures run_variant(rt::context& ctx, const vyre::ops::block_kernel& kernel, const block_set& s, const bytes& input,
+figures run_variant(rt::context& ctx, const vo::block_kernel& kernel, const block_set& s, const bytes& input,
                     rt::pinned_host_buffer& pin_in, rt::pinned_host_buffer& pin_out, int runs, bool kernel_only, bool timeline, const char* name) {
     figures f;
     const double out_bytes = double(s.output_bytes);
@@ -159,12 +161,12 @@ figures run_variant(rt::context& ctx, const vyre::ops::block_kernel& kernel, con
     rt::write(ctx, all.input, s.compressed.data(), s.compressed.size());
     std::vector<double> kt;
     for (int r = 0; r < runs + 1; ++r) {
-        auto e = vyre::ops::enqueue_blocks(ctx, kernel, all.args(), all.params);
+        auto e = vo::enqueue_blocks(ctx, kernel, all.args(), all.params);
         e.wait();
         if (r > 0) kt.push_back(vyre::bench::event_seconds(e)); // the first run builds and warms up
     }
-    std::vector<vyre::compression::block_status> st(s.blocks.size());
-    rt::read(ctx, all.statuses, st.data(), st.size() * sizeof(vyre::compression::block_status));
+    std::vector<vc::block_status> st(s.blocks.size());
+    rt::read(ctx, all.statuses, st.data(), st.size() * sizeof(vc::block_status));
     bytes out(s.output_bytes);
     rt::read(ctx, all.output, out.data(), out.size());
     if (!statuses_ok(st, s, 0) || out != input) {
@@ -204,10 +206,10 @@ figures run_variant(rt::context& ctx, const vyre::ops::block_kernel& kernel, con
         for (std::size_t c = 0; c < chunks; ++c) sets.push_back(upload_set(ctx, s, cut[c], cut[c + 1]));
         // Statuses come back into pinned memory too: a read into pageable memory is staged by the
         // driver, which can hold the host thread until the queue reaches it and serialize the pieces.
-        rt::pinned_host_buffer pin_statuses(ctx, s.blocks.size() * sizeof(vyre::compression::block_status));
+        rt::pinned_host_buffer pin_statuses(ctx, s.blocks.size() * sizeof(vc::block_status));
         const auto statuses_of = [&](std::size_t c) {
-            const auto* first = reinterpret_cast<const vyre::compression::block_status*>(pin_statuses.span().data()) + cut[c];
-            return std::vector<vyre::compression::block_status>(first, first + (cut[c + 1] - cut[c]));
+            const auto* first = reinterpret_cast<const vc::block_status*>(pin_statuses.span().data()) + cut[c];
+            return std::vector<vc::block_status>(first, first + (cut[c + 1] - cut[c]));
         };
         // One end-to-end pass over `qs`; with `steps`, each piece's three events (queues made with
         // profiling) for the timeline.
@@ -225,15 +227,15 @@ figures run_variant(rt::context& ctx, const vyre::ops::block_kernel& kernel, con
                     qu.queue().flush();
                     qk.queue().enqueue_barrier(bcm::wait_list(uploaded));
                 }
-                const bcm::event decoded = vyre::ops::enqueue_blocks(qk, kernel, d.args(), d.params);
+                const bcm::event decoded = vo::enqueue_blocks(qk, kernel, d.args(), d.params);
                 if (!streams) {
                     qk.queue().flush();
                     qd.queue().enqueue_barrier(bcm::wait_list(decoded));
                 }
                 const bcm::event read =
                     qd.queue().enqueue_read_buffer_async(d.output, 0, d.output_bytes, pin_out.span().data() + first.output_offset);
-                qd.queue().enqueue_read_buffer_async(d.statuses, 0, d.count * sizeof(vyre::compression::block_status),
-                                                     pin_statuses.span().data() + cut[c] * sizeof(vyre::compression::block_status));
+                qd.queue().enqueue_read_buffer_async(d.statuses, 0, d.count * sizeof(vc::block_status),
+                                                     pin_statuses.span().data() + cut[c] * sizeof(vc::block_status));
                 qd.queue().flush();
                 if (steps) steps->push_back({uploaded, decoded, read});
             }
@@ -335,8 +337,8 @@ int main(int argc, char** argv) {
         } else if (a == "--variants") {
             s.variants.clear();
             for (const auto& v : split(value())) {
-                if (v == "reference") s.variants.push_back(vyre::ops::block_variant::reference);
-                else if (v == "fast") s.variants.push_back(vyre::ops::block_variant::fast);
+                if (v == "reference") s.variants.push_back(vo::block_variant::reference);
+                else if (v == "fast") s.variants.push_back(vo::block_variant::fast);
                 else usage();
             }
         } else if (a == "--help" || a == "-h") usage();
@@ -357,13 +359,13 @@ int main(int argc, char** argv) {
     // (name, series, kernel): the fast program at its default width is the series "vyre fast".
     struct named_kernel {
         std::string name, series;
-        std::unique_ptr<vyre::ops::block_kernel> kernel;
+        std::unique_ptr<vo::block_kernel> kernel;
     };
     std::vector<named_kernel> kernels;
     for (auto v : s.variants) {
-        if (v != vyre::ops::block_variant::fast) {
-            kernels.push_back({vyre::ops::block_variant_name(v), std::string("vyre ") + vyre::ops::block_variant_name(v),
-                               std::unique_ptr<vyre::ops::block_kernel>(new vyre::ops::block_kernel(vyre::ops::compression::lz4_op::kernel(v)))});
+        if (v != vo::block_variant::fast) {
+            kernels.push_back({vo::block_variant_name(v), std::string("vyre ") + vo::block_variant_name(v),
+                               std::unique_ptr<vo::block_kernel>(new vo::block_kernel(cz::lz4_op::kernel(v)))});
             continue;
         }
         for (std::uint32_t lanes : s.lanes)
@@ -372,7 +374,7 @@ int main(int argc, char** argv) {
                 kernels.push_back({"fast(" + std::to_string(lanes) + ",w" + std::to_string(window) + ")",
                                    standard ? std::string("vyre fast")
                                             : "vyre fast (" + std::to_string(lanes) + " lanes, window " + std::to_string(window) + ")",
-                                   std::unique_ptr<vyre::ops::block_kernel>(new vyre::ops::block_kernel(vyre::ops::compression::lz4_op::kernel(v, lanes, window)))});
+                                   std::unique_ptr<vo::block_kernel>(new vo::block_kernel(cz::lz4_op::kernel(v, lanes, window)))});
             }
     }
 

@@ -53,6 +53,7 @@
 
 namespace rt = vyre::runtime;
 namespace cz = vyre::ops::compression;
+namespace vc = vyre::compression;
 namespace en = vyre::engine;
 using bytes = std::vector<std::uint8_t>;
 using vyre::bench::median;
@@ -114,12 +115,12 @@ bool round_trips(const en::packed_pages& r, std::span<const std::uint8_t> pages,
         const auto b = r.block(i);
         std::uint8_t got[page];
         switch (rec.kind()) {
-        case vyre::compression::page_kind::same_fill: std::memset(got, rec.fill(), page); break;
-        case vyre::compression::page_kind::stored:
+        case vc::page_kind::same_fill: std::memset(got, rec.fill(), page); break;
+        case vc::page_kind::stored:
             if (b.size() != page) ok = false;
             else std::memcpy(got, b.data(), page);
             break;
-        case vyre::compression::page_kind::compressed:
+        case vc::page_kind::compressed:
             if (LZ4_decompress_safe(reinterpret_cast<const char*>(b.data()), reinterpret_cast<char*>(got), static_cast<int>(b.size()), page) !=
                 static_cast<int>(page))
                 ok = false;
@@ -292,8 +293,8 @@ int main(int argc, char** argv) {
             return 1;
         }
         // The kernel-only run must give the pipeline's bytes (same program, same pages).
-        std::vector<vyre::compression::page_record> records(n);
-        rt::read(ctx, d.records, records.data(), n * sizeof(vyre::compression::page_record));
+        std::vector<vc::page_record> records(n);
+        rt::read(ctx, d.records, records.data(), n * sizeof(vc::page_record));
         if (records != dev.records || reused.records != dev.records || reused.offsets != dev.offsets || reused.data != dev.data) {
             std::fprintf(stderr, "bench_lz4_pages: %zu pages: kernel-only records differ from the pipeline's: NOT printing figures\n", n);
             return 1;
@@ -332,7 +333,7 @@ int main(int argc, char** argv) {
             en::packed_pages got;
             got.records.resize(n);
             got.offsets.resize(n);
-            rt::read(ctx, d.records, got.records.data(), n * sizeof(vyre::compression::page_record));
+            rt::read(ctx, d.records, got.records.data(), n * sizeof(vc::page_record));
             bool ok = true;
             std::uint64_t bytes_out = 0;
             for (std::size_t i = 0; i < n && ok; ++i) {

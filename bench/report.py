@@ -311,6 +311,11 @@ def main():
                 out.append(f"| {b} | {inp} | {x} | {s} | {m} | {fmt(ov)} | {fmt(nv)} | {ov / nv:.2f}× |")
         out.append("")
 
+    changes = os.path.join(HERE, "notes", "changes.md")
+    if os.path.exists(changes):
+        with open(changes) as f:
+            out += ["## Before and after changes to shared code (`bench/compare.py`)", "", f.read().strip(), ""]
+
     for bench, title in BENCHES.items():
         mine = [r for r in results if r["bench"] == bench]
         notes_path = os.path.join(HERE, "notes", bench + ".md")

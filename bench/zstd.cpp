@@ -47,7 +47,6 @@
 #include <vector>
 
 namespace rt = vyre::runtime;
-namespace cz = vyre::ops::compression;
 namespace fmt = vyre::format;
 namespace eng = vyre::engine;
 using vyre::bench::median;

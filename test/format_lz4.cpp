@@ -44,7 +44,6 @@ std::ostream& operator<<(std::ostream& os, lz4_frame_kind k) { return os << lz4_
 
 namespace {
 
-namespace cz = vyre::ops::compression;
 namespace lz = vyre::compression::lz4_error;
 namespace fmt = vyre::format;
 namespace ref = vyre::reference;

@@ -48,13 +48,15 @@ std::ostream& operator<<(std::ostream& os, block_variant v) { return os << block
 namespace {
 
 namespace cz = vyre::ops::compression;
+namespace vc = vyre::compression;
+namespace vo = vyre::ops;
 namespace lz = vyre::compression::lz4_error;
 namespace fmt = vyre::format;
 namespace ref = vyre::reference;
 namespace rt = vyre::runtime;
 using bytes = std::vector<std::uint8_t>;
 
-constexpr vyre::ops::block_variant variants[] = {vyre::ops::block_variant::reference, vyre::ops::block_variant::fast};
+constexpr vo::block_variant variants[] = {vo::block_variant::reference, vo::block_variant::fast};
 constexpr std::uint8_t canary = 0xA5;
 
 using vyre::test::concat;
@@ -78,7 +80,7 @@ struct block_case {
 
 struct batch {
     bytes input;
-    std::vector<vyre::compression::block_descriptor> blocks;
+    std::vector<vc::block_descriptor> blocks;
     bytes output; // initial contents: all canary
 };
 
@@ -101,31 +103,31 @@ batch pack(const std::vector<block_case>& cases, std::mt19937_64& rng) {
 
 struct run_result {
     bytes output;
-    std::vector<vyre::compression::block_status> statuses;
+    std::vector<vc::block_status> statuses;
 };
 
 // The device run through the kernel-level API, on an output buffer that starts as b.output;
 // `params` (when given) is the launch's parameter buffer, kept between calls.
-run_result run_device(rt::context& ctx, const vyre::ops::block_kernel& kernel, const batch& b, vyre::ops::block_launch_params* params = nullptr) {
-    vyre::ops::block_buffers d;
+run_result run_device(rt::context& ctx, const vo::block_kernel& kernel, const batch& b, vo::block_launch_params* params = nullptr) {
+    vo::block_buffers d;
     d.input = rt::allocate(ctx, vyre::runtime::padded_bytes(b.input.size()), CL_MEM_READ_ONLY);
     rt::write(ctx, d.input, b.input.data(), b.input.size());
     d.input_bytes = b.input.size();
-    d.descriptors = rt::upload(ctx, std::span<const vyre::compression::block_descriptor>(b.blocks), CL_MEM_READ_ONLY);
+    d.descriptors = rt::upload(ctx, std::span<const vc::block_descriptor>(b.blocks), CL_MEM_READ_ONLY);
     d.block_count = static_cast<std::uint32_t>(b.blocks.size());
     d.output = rt::allocate(ctx, vyre::runtime::padded_bytes(b.output.size()));
     bytes padded = b.output;
     padded.resize(vyre::runtime::padded_bytes(b.output.size()), canary);
     rt::write(ctx, d.output, padded.data(), padded.size());
     d.output_bytes = b.output.size();
-    d.statuses = rt::allocate(ctx, std::max<std::size_t>(b.blocks.size(), 1) * sizeof(vyre::compression::block_status));
-    vyre::ops::block_launch_params fresh;
-    vyre::ops::enqueue_blocks(ctx, kernel, d, params ? *params : fresh);
+    d.statuses = rt::allocate(ctx, std::max<std::size_t>(b.blocks.size(), 1) * sizeof(vc::block_status));
+    vo::block_launch_params fresh;
+    vo::enqueue_blocks(ctx, kernel, d, params ? *params : fresh);
     run_result r;
     r.output.resize(padded.size());
     r.statuses.resize(b.blocks.size());
     rt::read(ctx, d.output, r.output.data(), r.output.size());
-    rt::read(ctx, d.statuses, r.statuses.data(), r.statuses.size() * sizeof(vyre::compression::block_status));
+    rt::read(ctx, d.statuses, r.statuses.data(), r.statuses.size() * sizeof(vc::block_status));
     ctx.finish();
     // The padding past output_bytes is no block's: it must still hold the canary too.
     BOOST_TEST(std::all_of(r.output.begin() + static_cast<std::ptrdiff_t>(b.output.size()), r.output.end(),
@@ -134,8 +136,8 @@ run_result run_device(rt::context& ctx, const vyre::ops::block_kernel& kernel, c
     return r;
 }
 
-run_result run_device(rt::context& ctx, vyre::ops::block_variant v, const batch& b) {
-    return run_device(ctx, vyre::ops::kernel_for<vyre::ops::compression::lz4_op>(vyre::ops::resolve<vyre::ops::compression::lz4_op>(v, ctx.device())), b);
+run_result run_device(rt::context& ctx, vo::block_variant v, const batch& b) {
+    return run_device(ctx, vo::kernel_for<cz::lz4_op>(vo::resolve<cz::lz4_op>(v, ctx.device())), b);
 }
 
 run_result run_reference(const batch& b) {
@@ -158,7 +160,7 @@ bool guards_intact(const batch& b, const bytes& output) {
 
 // Runs the batch on the device and checks it against the CPU oracle: every status, every byte of
 // the output buffer (partial outputs, untouched tails and guards alike). Returns the device result.
-run_result check_batch(rt::context& ctx, const vyre::ops::block_kernel& kernel, const batch& b, vyre::ops::block_launch_params* params = nullptr) {
+run_result check_batch(rt::context& ctx, const vo::block_kernel& kernel, const batch& b, vo::block_launch_params* params = nullptr) {
     const run_result want = run_reference(b);
     const run_result got = run_device(ctx, kernel, b, params);
     BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
@@ -176,17 +178,17 @@ run_result check_batch(rt::context& ctx, const vyre::ops::block_kernel& kernel, 
     return got;
 }
 
-run_result check_batch(rt::context& ctx, vyre::ops::block_variant v, const batch& b) {
-    return check_batch(ctx, vyre::ops::kernel_for<vyre::ops::compression::lz4_op>(vyre::ops::resolve<vyre::ops::compression::lz4_op>(v, ctx.device())), b);
+run_result check_batch(rt::context& ctx, vo::block_variant v, const batch& b) {
+    return check_batch(ctx, vo::kernel_for<cz::lz4_op>(vo::resolve<cz::lz4_op>(v, ctx.device())), b);
 }
 
-std::vector<block_case> conformance_cases(std::vector<vyre::compression::block_status>& expected) {
+std::vector<block_case> conformance_cases(std::vector<vc::block_status>& expected) {
     std::vector<block_case> cases;
-    const auto add = [&](bytes block, std::uint32_t capacity, vyre::compression::block_status want, std::uint32_t flags = 0) {
+    const auto add = [&](bytes block, std::uint32_t capacity, vc::block_status want, std::uint32_t flags = 0) {
         cases.push_back({std::move(block), capacity, flags});
         expected.push_back(want);
     };
-    const auto ok = [](std::size_t n) { return vyre::compression::block_status{lz::none, static_cast<std::uint32_t>(n)}; };
+    const auto ok = [](std::size_t n) { return vc::block_status{lz::none, static_cast<std::uint32_t>(n)}; };
     // Empty blocks and literals only.
     add({}, 0, ok(0));
     add({}, 16, ok(0));
@@ -256,13 +258,13 @@ std::vector<block_case> conformance_cases(std::vector<vyre::compression::block_s
     // same bytes without the flag are read as tokens.
     const bytes stored = to_bytes("stored verbatim, flag bit 0");
     const auto size = static_cast<std::uint32_t>(stored.size());
-    add(stored, size, ok(size), vyre::compression::block_flag_uncompressed);
-    add(stored, size + 10, ok(size), vyre::compression::block_flag_uncompressed);
-    add(stored, size - 1, {lz::output_overflow, 0}, vyre::compression::block_flag_uncompressed);
-    add({}, 0, ok(0), vyre::compression::block_flag_uncompressed);
+    add(stored, size, ok(size), vc::block_flag_uncompressed);
+    add(stored, size + 10, ok(size), vc::block_flag_uncompressed);
+    add(stored, size - 1, {lz::output_overflow, 0}, vc::block_flag_uncompressed);
+    add({}, 0, ok(0), vc::block_flag_uncompressed);
     std::mt19937_64 rng(7);
     const bytes big = random_bytes(rng, 70000);
-    add(big, 70000, ok(70000), vyre::compression::block_flag_uncompressed);
+    add(big, 70000, ok(70000), vc::block_flag_uncompressed);
     bytes scratch(200);
     add(stored, 200, ref::lz4_decompress_block(stored, scratch));
     return cases;
@@ -273,7 +275,7 @@ std::vector<block_case> conformance_cases(std::vector<vyre::compression::block_s
 // ---- the seed's conformance list ----------------------------------------------------------------
 
 VYRE_DEVICE_TEST(seed_conformance_list) {
-    std::vector<vyre::compression::block_status> expected;
+    std::vector<vc::block_status> expected;
     const auto cases = conformance_cases(expected);
     std::mt19937_64 rng(vyre::test::test_seed());
     const batch b = pack(cases, rng);
@@ -304,7 +306,7 @@ VYRE_DEVICE_TEST(lengths_saturate_instead_of_wrapping) {
     for (auto v : variants)
         BOOST_TEST_CONTEXT("variant " << v) {
             const run_result r = check_batch(dev.ctx(), v, b);
-            BOOST_TEST(r.statuses[0] == (vyre::compression::block_status{lz::literal_overflow, 0}));
+            BOOST_TEST(r.statuses[0] == (vc::block_status{lz::literal_overflow, 0}));
         }
 }
 
@@ -320,7 +322,7 @@ VYRE_DEVICE_TEST(descriptors_outside_the_buffers) {
     const std::uint32_t in = u(b.input.size());
     b.output.assign(38, canary);
     b.blocks = {{0, u(b1.size()), 0, 13, 0},
-                {u(b1.size()), 5, 13, 5, vyre::compression::block_flag_uncompressed},
+                {u(b1.size()), 5, 13, 5, vc::block_flag_uncompressed},
                 {u(b1.size() + 5), 7, 18, 8, 0},
                 {in - 2, 3, 26, 4, 0},            // input range past the input
                 {0, u(b1.size()), 30, 13, 0},     // output range past the output
@@ -329,9 +331,9 @@ VYRE_DEVICE_TEST(descriptors_outside_the_buffers) {
                 {in, 0, 38, 0, 0},                // empty, at the very ends
                 {in + 1, 0, 30, 0, 0},            // empty but starting past the input
                 {0, u(b1.size()), 39, 0, 0},      // empty region past the output
-                {in - 1, 1, 31, 7, vyre::compression::block_flag_uncompressed},
-                {0, 4, 26, 0xFFFFFFFFu, vyre::compression::block_flag_uncompressed}};
-    const std::vector<vyre::compression::block_status> expected = {{lz::none, 13},           {lz::none, 5},
+                {in - 1, 1, 31, 7, vc::block_flag_uncompressed},
+                {0, 4, 26, 0xFFFFFFFFu, vc::block_flag_uncompressed}};
+    const std::vector<vc::block_status> expected = {{lz::none, 13},           {lz::none, 5},
                                                     {lz::offset_oob, 4},      {lz::literal_overflow, 0},
                                                     {lz::output_overflow, 0}, {lz::literal_overflow, 0},
                                                     {lz::output_overflow, 0}, {lz::none, 0},
@@ -348,7 +350,7 @@ VYRE_DEVICE_TEST(descriptors_outside_the_buffers) {
 // Other widths of the fast program (invocations per block) give the same results: the
 // conformance list and a batch of mutated blocks.
 VYRE_DEVICE_TEST(fast_program_shapes_agree) {
-    std::vector<vyre::compression::block_status> expected;
+    std::vector<vc::block_status> expected;
     std::vector<block_case> cases = conformance_cases(expected);
     std::mt19937_64 rng(vyre::test::test_seed() ^ 0x5a);
     for (int i = 0; i < 300; ++i) {
@@ -375,7 +377,7 @@ VYRE_DEVICE_TEST(fast_program_shapes_agree) {
             if (window != 0 && window < lanes) continue;
             if (pocl && lanes == 1 && window >= 512) continue;
             BOOST_TEST_CONTEXT("fast program, " << lanes << " invocations per block, window " << window) {
-                const vyre::ops::block_kernel kernel = vyre::ops::compression::lz4_op::kernel(vyre::ops::block_variant::fast, lanes, window);
+                const vo::block_kernel kernel = cz::lz4_op::kernel(vo::block_variant::fast, lanes, window);
                 check_batch(dev.ctx(), kernel, b);
             }
         }
@@ -385,14 +387,14 @@ VYRE_DEVICE_TEST(fast_program_shapes_agree) {
 // they change: a batch with more blocks, decoded with the buffer of a smaller one, would leave its
 // last blocks undecoded.
 VYRE_DEVICE_TEST(launch_parameters_are_kept_and_renewed) {
-    std::vector<vyre::compression::block_status> expected;
+    std::vector<vc::block_status> expected;
     std::vector<block_case> cases = conformance_cases(expected);
     std::mt19937_64 rng(vyre::test::test_seed() ^ 0x77);
     const batch small = pack(std::vector<block_case>(cases.begin(), cases.begin() + 3), rng);
     const batch large = pack(cases, rng);
     BOOST_TEST_REQUIRE(large.blocks.size() > small.blocks.size());
-    const vyre::ops::block_kernel& kernel = vyre::ops::kernel_for<vyre::ops::compression::lz4_op>(vyre::ops::resolve<vyre::ops::compression::lz4_op>(vyre::ops::block_variant::automatic, dev.ctx().device()));
-    vyre::ops::block_launch_params params;
+    const vo::block_kernel& kernel = vo::kernel_for<cz::lz4_op>(vo::resolve<cz::lz4_op>(vo::block_variant::automatic, dev.ctx().device()));
+    vo::block_launch_params params;
     check_batch(dev.ctx(), kernel, small, &params);
     const cl_mem first = params.buffer.get();
     BOOST_TEST(params.words[0] == small.blocks.size());
@@ -438,7 +440,7 @@ VYRE_DEVICE_TEST(parity_with_reference_and_liblz4) {
             const run_result r = check_batch(dev.ctx(), v, b);
             for (std::size_t i = 0; i < cases.size(); ++i)
                 BOOST_TEST_CONTEXT("block " << i << " of " << originals[i].size() << " bytes") {
-                    BOOST_TEST(r.statuses[i] == (vyre::compression::block_status{lz::none, cases[i].capacity}));
+                    BOOST_TEST(r.statuses[i] == (vc::block_status{lz::none, cases[i].capacity}));
                     const auto at = r.output.begin() + b.blocks[i].output_offset;
                     const bytes got(at, at + static_cast<std::ptrdiff_t>(cases[i].capacity));
                     BOOST_TEST((got == originals[i]));
@@ -483,7 +485,7 @@ VYRE_DEVICE_TEST(survives_mutations) {
                 break;
             }
             const std::size_t capacity = rng() % 4 == 0 ? rng() % (original.size() + 64) : original.size();
-            cases.push_back({std::move(m), static_cast<std::uint32_t>(capacity), rng() % 50 == 0 ? vyre::compression::block_flag_uncompressed : 0u});
+            cases.push_back({std::move(m), static_cast<std::uint32_t>(capacity), rng() % 50 == 0 ? vc::block_flag_uncompressed : 0u});
         }
         const batch b = pack(cases, rng);
         const run_result want = run_reference(b);
@@ -528,38 +530,38 @@ VYRE_DEVICE_TEST(block_api_keeps_output_on_the_device) {
     const bytes input = concat({ca, c, cc});
     const auto u = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
     // Regions with gaps: bytes no block writes read as zero.
-    const std::vector<vyre::compression::block_descriptor> blocks = {{0, u(ca.size()), 3, 5000, 0},
-                                                      {u(ca.size()), 3000, 5010, 3000, vyre::compression::block_flag_uncompressed},
+    const std::vector<vc::block_descriptor> blocks = {{0, u(ca.size()), 3, 5000, 0},
+                                                      {u(ca.size()), 3000, 5010, 3000, vc::block_flag_uncompressed},
                                                       {u(ca.size() + c.size()), u(cc.size()), 8020, 3100, 0}};
-    for (auto v : {vyre::ops::block_variant::reference, vyre::ops::block_variant::fast, vyre::ops::block_variant::automatic})
+    for (auto v : {vo::block_variant::reference, vo::block_variant::fast, vo::block_variant::automatic})
         BOOST_TEST_CONTEXT("variant " << v) {
-            const auto r = vyre::ops::decode_blocks<vyre::ops::compression::lz4_op>(dev.ctx(), input, blocks, 11125, v);
+            const auto r = vo::decode_blocks<cz::lz4_op>(dev.ctx(), input, blocks, 11125, v);
             BOOST_TEST(r.output_bytes == 11125u);
             BOOST_TEST(r.output.size() >= 11125u);
-            const std::vector<vyre::compression::block_status> want = {{lz::none, 5000}, {lz::none, 3000}, {lz::none, 3000}};
+            const std::vector<vc::block_status> want = {{lz::none, 5000}, {lz::none, 3000}, {lz::none, 3000}};
             BOOST_TEST(r.statuses == want, boost::test_tools::per_element());
-            const bytes out = vyre::ops::read_output(dev.ctx(), r);
+            const bytes out = vo::read_output(dev.ctx(), r);
             const bytes expected = concat({bytes(3, 0), a, bytes(7, 0), c, bytes(10, 0), c, bytes(105, 0)});
             BOOST_TEST((out == expected));
         }
     // The device-input overload decodes in place from a buffer a previous stage left there.
     auto device_input = rt::allocate(dev.ctx(), vyre::runtime::padded_bytes(input.size()));
     rt::write(dev.ctx(), device_input, input.data(), input.size());
-    const auto r = vyre::ops::decode_blocks<vyre::ops::compression::lz4_op>(dev.ctx(), device_input, input.size(), blocks, 11125);
-    BOOST_TEST(r.statuses[2] == (vyre::compression::block_status{lz::none, 3000}));
+    const auto r = vo::decode_blocks<cz::lz4_op>(dev.ctx(), device_input, input.size(), blocks, 11125);
+    BOOST_TEST(r.statuses[2] == (vc::block_status{lz::none, 3000}));
     // Descriptors are checked on the host: overlapping outputs, ranges past the buffers, flags.
     auto bad = blocks;
     bad[1].output_offset = 4000;
-    BOOST_CHECK_THROW(vyre::ops::decode_blocks<vyre::ops::compression::lz4_op>(dev.ctx(), input, bad, 11125), vyre::format_error);
+    BOOST_CHECK_THROW(vo::decode_blocks<cz::lz4_op>(dev.ctx(), input, bad, 11125), vyre::format_error);
     bad = blocks;
     bad[2].input_size += 1;
-    BOOST_CHECK_THROW(vyre::ops::decode_blocks<vyre::ops::compression::lz4_op>(dev.ctx(), input, bad, 11125), vyre::format_error);
+    BOOST_CHECK_THROW(vo::decode_blocks<cz::lz4_op>(dev.ctx(), input, bad, 11125), vyre::format_error);
     bad = blocks;
     bad[0].flags = 2;
-    BOOST_CHECK_THROW(vyre::ops::decode_blocks<vyre::ops::compression::lz4_op>(dev.ctx(), input, bad, 11125), vyre::format_error);
-    BOOST_CHECK_THROW(vyre::ops::decode_blocks<vyre::ops::compression::lz4_op>(dev.ctx(), device_input, input.size() + 8, blocks, 11125), vyre::resource_error);
+    BOOST_CHECK_THROW(vo::decode_blocks<cz::lz4_op>(dev.ctx(), input, bad, 11125), vyre::format_error);
+    BOOST_CHECK_THROW(vo::decode_blocks<cz::lz4_op>(dev.ctx(), device_input, input.size() + 8, blocks, 11125), vyre::resource_error);
     // No blocks: no dispatch, an empty result.
-    const auto none = vyre::ops::decode_blocks<vyre::ops::compression::lz4_op>(dev.ctx(), input, {}, 0);
+    const auto none = vo::decode_blocks<cz::lz4_op>(dev.ctx(), input, {}, 0);
     BOOST_TEST(none.statuses.empty());
 }
 
@@ -568,7 +570,7 @@ VYRE_DEVICE_TEST(block_api_keeps_output_on_the_device) {
 // The programs mean, by the IR's own definition (the CPU interpreter), what the oracle says; the
 // device tests then check the lowering. Small cases only: the interpreter is slow.
 BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
-    std::vector<vyre::compression::block_status> expected;
+    std::vector<vc::block_status> expected;
     std::vector<block_case> cases = conformance_cases(expected);
     cases.erase(std::remove_if(cases.begin(), cases.end(), [](const block_case& c) { return c.block.size() > 3000 || c.capacity > 5000; }),
                 cases.end());
@@ -596,15 +598,15 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
             BOOST_CHECK_NO_THROW(vyre::ir::validate(program));
             std::vector<ref::buffer_data> buffers(5);
             buffers[0] = padded(b.input, 0x5A);
-            buffers[1].resize(b.blocks.size() * sizeof(vyre::compression::block_descriptor));
+            buffers[1].resize(b.blocks.size() * sizeof(vc::block_descriptor));
             std::memcpy(buffers[1].data(), b.blocks.data(), buffers[1].size());
             buffers[2] = padded(b.output, canary);
-            buffers[3].assign(b.blocks.size() * sizeof(vyre::compression::block_status), 0xEE);
+            buffers[3].assign(b.blocks.size() * sizeof(vc::block_status), 0xEE);
             const std::uint32_t params[4] = {u(b.blocks.size()), u(b.input.size()), u(b.output.size()), 0};
             buffers[4].resize(sizeof params);
             std::memcpy(buffers[4].data(), params, sizeof params);
             ref::run(program, {u((b.blocks.size() + per_group - 1) / per_group), 1, 1}, buffers);
-            std::vector<vyre::compression::block_status> statuses(b.blocks.size());
+            std::vector<vc::block_status> statuses(b.blocks.size());
             std::memcpy(statuses.data(), buffers[3].data(), buffers[3].size());
             BOOST_TEST(statuses == want.statuses, boost::test_tools::per_element());
             BOOST_TEST((buffers[2] == padded(want.output, canary)));
@@ -614,16 +616,16 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
 
 BOOST_AUTO_TEST_CASE(programs_have_the_permanent_bindings) {
     for (const auto& p : {cz::lz4_program_reference(), cz::lz4_program_fast()}) vyre::test::check_block_bindings(p);
-    BOOST_TEST(vyre::ops::compression::lz4_op::infos()[0].id == "compression.lz4");
-    BOOST_TEST(vyre::ops::compression::lz4_op::infos()[0].version == 1u);
-    BOOST_TEST((vyre::ops::compression::lz4_op::infos()[0].signature == vyre::ir::op_signature{{vyre::ir::data_type::bytes}, vyre::ir::data_type::bytes}));
-    BOOST_TEST(vyre::ops::compression::lz4_op::infos()[0].program() == cz::lz4_program_reference());
+    BOOST_TEST(cz::lz4_op::infos()[0].id == "compression.lz4");
+    BOOST_TEST(cz::lz4_op::infos()[0].version == 1u);
+    BOOST_TEST((cz::lz4_op::infos()[0].signature == vyre::ir::op_signature{{vyre::ir::data_type::bytes}, vyre::ir::data_type::bytes}));
+    BOOST_TEST(cz::lz4_op::infos()[0].program() == cz::lz4_program_reference());
     vyre::runtime::device_info gpu, cpu;
     gpu.type = CL_DEVICE_TYPE_GPU;
     cpu.type = CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_DEFAULT;
-    BOOST_TEST((vyre::ops::resolve<vyre::ops::compression::lz4_op>(vyre::ops::block_variant::automatic, gpu) == vyre::ops::block_variant::fast));
-    BOOST_TEST((vyre::ops::resolve<vyre::ops::compression::lz4_op>(vyre::ops::block_variant::automatic, cpu) == vyre::ops::block_variant::reference));
-    BOOST_TEST((vyre::ops::resolve<vyre::ops::compression::lz4_op>(vyre::ops::block_variant::fast, cpu) == vyre::ops::block_variant::fast));
+    BOOST_TEST((vo::resolve<cz::lz4_op>(vo::block_variant::automatic, gpu) == vo::block_variant::fast));
+    BOOST_TEST((vo::resolve<cz::lz4_op>(vo::block_variant::automatic, cpu) == vo::block_variant::reference));
+    BOOST_TEST((vo::resolve<cz::lz4_op>(vo::block_variant::fast, cpu) == vo::block_variant::fast));
     BOOST_CHECK_THROW(cz::lz4_program_fast(3), vyre::resource_error);
     BOOST_CHECK_THROW(cz::lz4_program_fast(0), vyre::resource_error);
     BOOST_CHECK_THROW(cz::lz4_program_fast(2048), vyre::resource_error);
@@ -658,7 +660,7 @@ VYRE_DEVICE_TEST(frames_from_lz4_tool) {
             const bytes file = lz4_tool(dir, *c.content, c.options, "t" + std::to_string(i));
             vyre::engine::lz4_report report;
             vyre::engine::lz4_options options;
-            options.variant = i % 4 == 3 ? vyre::ops::block_variant::reference : vyre::ops::block_variant::automatic;
+            options.variant = i % 4 == 3 ? vo::block_variant::reference : vo::block_variant::automatic;
             const bytes out = vyre::engine::decompress_lz4(dev.ctx(), file, options, &report);
             BOOST_TEST((out == *c.content));
             BOOST_TEST(report.frames == 1u);

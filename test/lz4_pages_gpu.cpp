@@ -26,6 +26,8 @@
 namespace {
 
 namespace cz = vyre::ops::compression;
+namespace vc = vyre::compression;
+namespace vo = vyre::ops;
 namespace ref = vyre::reference;
 using bytes = std::vector<std::uint8_t>;
 constexpr std::size_t page_size = 4096;
@@ -204,22 +206,22 @@ void check_batch(vyre::runtime::context& ctx, const bytes& batch, const std::str
         BOOST_CHECK_EQUAL(mismatches, 0u);
 
         // compression.lz4 on the device decodes the compressed blocks (and copies the stored ones).
-        std::vector<vyre::compression::block_descriptor> blocks;
+        std::vector<vc::block_descriptor> blocks;
         std::vector<std::size_t> which;
         for (std::size_t i = 0; i < got.records.size(); ++i) {
             const auto& r = got.records[i];
             if (r.kind() == ref::page_kind::same_fill) continue;
-            const std::uint32_t flags = r.kind() == ref::page_kind::stored ? vyre::compression::block_flag_uncompressed : 0u;
+            const std::uint32_t flags = r.kind() == ref::page_kind::stored ? vc::block_flag_uncompressed : 0u;
             blocks.push_back({static_cast<std::uint32_t>(i * page_size), r.length, static_cast<std::uint32_t>(blocks.size() * page_size),
                               static_cast<std::uint32_t>(page_size), flags});
             which.push_back(i);
         }
         if (blocks.empty()) return;
-        const auto result = vyre::ops::decode_blocks<vyre::ops::compression::lz4_op>(ctx, got.data, blocks, blocks.size() * page_size);
-        const bytes decoded = vyre::ops::read_output(ctx, result);
+        const auto result = vo::decode_blocks<cz::lz4_op>(ctx, got.data, blocks, blocks.size() * page_size);
+        const bytes decoded = vo::read_output(ctx, result);
         for (std::size_t k = 0; k < blocks.size(); ++k) {
             const std::size_t i = which[k];
-            BOOST_CHECK_MESSAGE(result.statuses[k].code == vyre::compression::lz4_error::none && result.statuses[k].output_size == page_size,
+            BOOST_CHECK_MESSAGE(result.statuses[k].code == vc::lz4_error::none && result.statuses[k].output_size == page_size,
                                 "page " << i << ": compression.lz4 status " << result.statuses[k].code << ", " << result.statuses[k].output_size);
             BOOST_CHECK_MESSAGE(std::equal(decoded.begin() + static_cast<std::ptrdiff_t>(k * page_size),
                                            decoded.begin() + static_cast<std::ptrdiff_t>((k + 1) * page_size),

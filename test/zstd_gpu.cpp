@@ -55,6 +55,8 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace cz = vyre::ops::compression;
+namespace vc = vyre::compression;
+namespace vo = vyre::ops;
 namespace ze = vyre::compression::zstd_error;
 namespace fmt = vyre::format;
 namespace ref = vyre::reference;
@@ -62,7 +64,7 @@ namespace rt = vyre::runtime;
 namespace eng = vyre::engine;
 using bytes = std::vector<std::uint8_t>;
 
-constexpr vyre::ops::block_variant variants[] = {vyre::ops::block_variant::reference, vyre::ops::block_variant::fast};
+constexpr vo::block_variant variants[] = {vo::block_variant::reference, vo::block_variant::fast};
 constexpr std::uint8_t canary = 0xA5;
 constexpr std::uint32_t kib128 = 128u << 10;
 
@@ -96,7 +98,7 @@ struct block_case {
 
 struct batch {
     bytes input;
-    std::vector<vyre::compression::block_descriptor> blocks;
+    std::vector<vc::block_descriptor> blocks;
     bytes output; // initial contents: canary everywhere
 };
 
@@ -116,23 +118,23 @@ batch pack(const std::vector<block_case>& cases, std::mt19937_64& rng) {
 
 struct run_result {
     bytes output;
-    std::vector<vyre::compression::block_status> statuses;
+    std::vector<vc::block_status> statuses;
 };
 
 run_result run_reference(const batch& b) {
-    run_result r{b.output, std::vector<vyre::compression::block_status>(b.blocks.size())};
+    run_result r{b.output, std::vector<vc::block_status>(b.blocks.size())};
     ref::zstd_decode_blocks(b.input, b.blocks, r.output, r.statuses);
     return r;
 }
 
-run_result run_device(rt::context& ctx, vyre::ops::block_variant v, const batch& b) {
-    run_result r{b.output, std::vector<vyre::compression::block_status>(b.blocks.size())};
-    vyre::ops::decode_blocks_into<vyre::ops::compression::zstd_op>(ctx, b.input, b.blocks, r.output, r.statuses, v);
+run_result run_device(rt::context& ctx, vo::block_variant v, const batch& b) {
+    run_result r{b.output, std::vector<vc::block_status>(b.blocks.size())};
+    vo::decode_blocks_into<cz::zstd_op>(ctx, b.input, b.blocks, r.output, r.statuses, v);
     return r;
 }
 
 // Device == oracle, bytes (guards included) and statuses; returns the device's result.
-run_result check_batch(rt::context& ctx, vyre::ops::block_variant v, const batch& b) {
+run_result check_batch(rt::context& ctx, vo::block_variant v, const batch& b) {
     const run_result want = run_reference(b);
     const run_result got = run_device(ctx, v, b);
     BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
@@ -153,10 +155,10 @@ run_result check_batch(rt::context& ctx, vyre::ops::block_variant v, const batch
 }
 
 // The seed's list and the edges of every rule, with the statuses the oracle gives.
-std::vector<block_case> conformance_cases(std::vector<vyre::compression::block_status>& expected) {
+std::vector<block_case> conformance_cases(std::vector<vc::block_status>& expected) {
     std::mt19937_64 rng(7);
     std::vector<block_case> cases;
-    const auto add = [&](bytes block, std::uint32_t capacity, vyre::compression::block_status s) {
+    const auto add = [&](bytes block, std::uint32_t capacity, vc::block_status s) {
         cases.push_back({std::move(block), capacity});
         expected.push_back(s);
     };
@@ -228,14 +230,14 @@ std::vector<block_case> random_cases(std::mt19937_64& rng, std::size_t count) {
 
 VYRE_DEVICE_TEST(automatic_picks_a_program_for_the_device) {
     const auto& d = dev.ctx().device();
-    BOOST_TEST((vyre::ops::resolve<vyre::ops::compression::zstd_op>(vyre::ops::block_variant::automatic, d) ==
-                (d.is_cpu() && !d.is_gpu() ? vyre::ops::block_variant::reference : vyre::ops::block_variant::fast)));
-    BOOST_TEST((vyre::ops::resolve<vyre::ops::compression::zstd_op>(vyre::ops::block_variant::reference, d) == vyre::ops::block_variant::reference));
-    BOOST_TEST((vyre::ops::resolve<vyre::ops::compression::zstd_op>(vyre::ops::block_variant::fast, d) == vyre::ops::block_variant::fast));
+    BOOST_TEST((vo::resolve<cz::zstd_op>(vo::block_variant::automatic, d) ==
+                (d.is_cpu() && !d.is_gpu() ? vo::block_variant::reference : vo::block_variant::fast)));
+    BOOST_TEST((vo::resolve<cz::zstd_op>(vo::block_variant::reference, d) == vo::block_variant::reference));
+    BOOST_TEST((vo::resolve<cz::zstd_op>(vo::block_variant::fast, d) == vo::block_variant::fast));
 }
 
 VYRE_DEVICE_TEST(seed_conformance_list) {
-    std::vector<vyre::compression::block_status> expected;
+    std::vector<vc::block_status> expected;
     const auto cases = conformance_cases(expected);
     std::mt19937_64 rng(vyre::test::test_seed());
     const batch b = pack(cases, rng);
@@ -275,7 +277,7 @@ VYRE_DEVICE_TEST(descriptors_outside_the_buffers) {
         {rle_at, 4, 41, 10, 0},              // window starting past the output
         {0, 8, 20, 0xFFFFFFFFu, 0},          // window size that wraps
     };
-    const std::vector<vyre::compression::block_status> expected = {
+    const std::vector<vc::block_status> expected = {
         {ze::none, 5}, {ze::none, 10}, {ze::output_overflow, 0}, {ze::none, 10},
         {ze::corrupt_block, 0}, {ze::corrupt_block, 0}, {ze::output_overflow, 0}, {ze::corrupt_block, 0},
         {ze::corrupt_block, 0}, {ze::output_overflow, 0}, {ze::output_overflow, 0}, {ze::none, 5}};
@@ -304,25 +306,25 @@ VYRE_DEVICE_TEST(cooperative_edges) {
     const run_result want = run_reference(b);
     auto& ctx = dev.ctx();
     for (std::uint32_t largest : {1u, 16384u, kib128, 40000u})
-        for (const auto& kernel : {vyre::ops::compression::zstd_op::kernel(vyre::ops::block_variant::fast),
-                                   vyre::ops::compression::zstd_op::kernel(vyre::ops::block_variant::fast, 64, 4, 1024)})
+        for (const auto& kernel : {cz::zstd_op::kernel(vo::block_variant::fast),
+                                   cz::zstd_op::kernel(vo::block_variant::fast, 64, 4, 1024)})
             BOOST_TEST_CONTEXT("largest_output " << largest << ", slice " << kernel.slice) {
-                vyre::ops::block_buffers d;
+                vo::block_buffers d;
                 d.input_bytes = b.input.size();
                 d.input = rt::allocate(ctx, vyre::runtime::padded_bytes(b.input.size()));
                 rt::write(ctx, d.input, b.input.data(), b.input.size());
-                d.descriptors = rt::upload(ctx, std::span<const vyre::compression::block_descriptor>(b.blocks));
+                d.descriptors = rt::upload(ctx, std::span<const vc::block_descriptor>(b.blocks));
                 d.block_count = static_cast<std::uint32_t>(b.blocks.size());
                 d.output_bytes = b.output.size();
                 d.output = rt::allocate(ctx, vyre::runtime::padded_bytes(b.output.size()));
                 rt::write(ctx, d.output, b.output.data(), b.output.size());
-                d.statuses = rt::allocate(ctx, b.blocks.size() * sizeof(vyre::compression::block_status));
+                d.statuses = rt::allocate(ctx, b.blocks.size() * sizeof(vc::block_status));
                 d.largest_output = largest;
-                vyre::ops::block_launch_params params;
-                vyre::ops::enqueue_blocks(ctx, kernel, d, params);
-                run_result got{bytes(b.output.size()), std::vector<vyre::compression::block_status>(b.blocks.size())};
+                vo::block_launch_params params;
+                vo::enqueue_blocks(ctx, kernel, d, params);
+                run_result got{bytes(b.output.size()), std::vector<vc::block_status>(b.blocks.size())};
                 rt::read(ctx, d.output, got.output.data(), got.output.size());
-                rt::read(ctx, d.statuses, got.statuses.data(), got.statuses.size() * sizeof(vyre::compression::block_status));
+                rt::read(ctx, d.statuses, got.statuses.data(), got.statuses.size() * sizeof(vc::block_status));
                 BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
                 BOOST_TEST((got.output == want.output));
             }
@@ -394,7 +396,7 @@ VYRE_DEVICE_TEST(deterministic_over_100_runs) {
 // ---- the IR programs on the reference interpreter ----------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
-    std::vector<vyre::compression::block_status> expected;
+    std::vector<vc::block_status> expected;
     std::vector<block_case> cases = conformance_cases(expected);
     cases.erase(std::remove_if(cases.begin(), cases.end(), [](const block_case& c) { return c.capacity > 5000; }), cases.end());
     std::mt19937_64 rng(11);
@@ -416,15 +418,15 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
             BOOST_CHECK_NO_THROW(vyre::ir::validate(program));
             std::vector<ref::buffer_data> buffers(5);
             buffers[0] = padded(b.input, 0x5A);
-            buffers[1].resize(b.blocks.size() * sizeof(vyre::compression::block_descriptor));
+            buffers[1].resize(b.blocks.size() * sizeof(vc::block_descriptor));
             std::memcpy(buffers[1].data(), b.blocks.data(), buffers[1].size());
             buffers[2] = padded(b.output, canary);
-            buffers[3].assign(b.blocks.size() * sizeof(vyre::compression::block_status), 0xEE);
+            buffers[3].assign(b.blocks.size() * sizeof(vc::block_status), 0xEE);
             const std::uint32_t params[4] = {n, u(b.input.size()), u(b.output.size()), slices};
             buffers[4].resize(sizeof params);
             std::memcpy(buffers[4].data(), params, sizeof params);
             ref::run(program, {groups, 1, 1}, buffers);
-            std::vector<vyre::compression::block_status> statuses(b.blocks.size());
+            std::vector<vc::block_status> statuses(b.blocks.size());
             std::memcpy(statuses.data(), buffers[3].data(), buffers[3].size());
             BOOST_TEST(statuses == want.statuses, boost::test_tools::per_element());
             BOOST_TEST((buffers[2] == padded(want.output, canary)));
@@ -434,11 +436,11 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
 
 BOOST_AUTO_TEST_CASE(programs_have_the_permanent_bindings) {
     for (const auto& p : {cz::zstd_program_reference(), cz::zstd_program_fast()}) vyre::test::check_block_bindings(p);
-    BOOST_TEST(vyre::ops::compression::zstd_op::infos()[0].id == "compression.zstd");
-    BOOST_TEST(vyre::ops::compression::zstd_op::infos()[0].version == 1u);
-    BOOST_TEST((vyre::ops::compression::zstd_op::infos()[0].signature == vyre::ir::op_signature{{vyre::ir::data_type::bytes}, vyre::ir::data_type::bytes}));
-    BOOST_TEST(vyre::ops::compression::zstd_op::infos()[0].program() == cz::zstd_program_reference());
-    BOOST_TEST(vyre::ops::compression::zstd_op::infos()[1].program() == cz::zstd_program_fast());
+    BOOST_TEST(cz::zstd_op::infos()[0].id == "compression.zstd");
+    BOOST_TEST(cz::zstd_op::infos()[0].version == 1u);
+    BOOST_TEST((cz::zstd_op::infos()[0].signature == vyre::ir::op_signature{{vyre::ir::data_type::bytes}, vyre::ir::data_type::bytes}));
+    BOOST_TEST(cz::zstd_op::infos()[0].program() == cz::zstd_program_reference());
+    BOOST_TEST(cz::zstd_op::infos()[1].program() == cz::zstd_program_fast());
     BOOST_TEST(ze::none == 0u);
     BOOST_TEST(ze::corrupt_block == 1u);
     BOOST_TEST(ze::output_overflow == 2u);
@@ -580,7 +582,7 @@ std::map<eng::zstd_route, eng::zstd_report> check_pipeline(rt::context& ctx, std
         small.batch_input_bytes = 5000;
         small.threads = 2;
         eng::zstd_options reference_program = base;
-        reference_program.variant = vyre::ops::block_variant::reference;
+        reference_program.variant = vo::block_variant::reference;
         int run = 0;
         for (const eng::zstd_options& options : {base, small, reference_program}) {
             BOOST_TEST_CONTEXT("route " << route << ", options " << run) {
@@ -932,7 +934,7 @@ BOOST_AUTO_TEST_CASE(device_frame_check_redoes_failed_blocks) {
     bytes content;
     const bytes zst = plain_frame(rng, content, 4, false, true);
     const auto file = fmt::parse_zstd(zst);
-    std::vector<vyre::compression::block_status> st;
+    std::vector<vc::block_status> st;
     for (const auto& b : file.frames[0].blocks) st.push_back({ze::none, *b.regenerated_size});
     st[1] = {ze::corrupt_block, 0};
     bytes staging(file.staging_size, canary);
@@ -1012,7 +1014,7 @@ BOOST_AUTO_TEST_CASE(split_frame_decodes_its_prefix_only) {
     const auto file = fmt::parse_zstd(z);
     const auto& f = file.frames.at(0);
     BOOST_TEST_REQUIRE(f.exact_layout);
-    const std::vector<vyre::compression::block_status> st = {
+    const std::vector<vc::block_status> st = {
         {ze::none, 50}, {ze::unsupported_compressed_block, 0}, {ze::none, 5000}, {ze::corrupt_block, 0}};
     bytes staging(file.staging_size, canary);
     const auto dctx = vyre::engine::detail::zstd_make_frame_dctx();

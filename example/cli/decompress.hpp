@@ -48,7 +48,6 @@ struct archive_format {
 };
 
 inline decoded decode_lz4(std::span<const std::uint8_t> file, const decompress_settings& s) {
-    namespace cz = vyre::ops::compression;
     decoded d;
     if (s.cpu) {
         const auto layout = vyre::format::parse_lz4_frames(file);
@@ -73,7 +72,6 @@ inline decoded decode_lz4(std::span<const std::uint8_t> file, const decompress_s
 // Zstandard: frames routed to the device (compression.zstd), to the host (libzstd), or split
 // between them (engine/zstd_decompress.hpp), frames in parallel; prints who did what.
 inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_settings& s) {
-    namespace cz = vyre::ops::compression;
     decoded d;
     const auto pct = [](std::uint64_t part, std::uint64_t whole) {
         char b[16];
@@ -97,9 +95,7 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
     }
     vyre::runtime::context ctx;
     vyre::engine::zstd_options options;
-    options.variant = s.variant == vyre::ops::block_variant::reference ? vyre::ops::block_variant::reference
-                      : s.variant == vyre::ops::block_variant::fast    ? vyre::ops::block_variant::fast
-                                                              : vyre::ops::block_variant::automatic;
+    options.variant = s.variant;
     options.route = s.route;
     auto r = vyre::engine::decompress_zstd(ctx, file, options);
     d.bytes = std::move(r.bytes);
@@ -199,12 +195,11 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
                &positional))
         return 0;
     if (!vm.count("file")) throw po::error("give the file to decompress");
-    namespace cz = vyre::ops::compression;
     decompress_settings settings;
     const std::string variant = vm["variant"].as<std::string>();
-    if (variant == "reference") settings.variant = vyre::ops::block_variant::reference;
-    else if (variant == "fast") settings.variant = vyre::ops::block_variant::fast;
-    else if (variant != "automatic") throw po::error("--variant must be reference, fast or automatic, not \"" + variant + "\"");
+    const auto chosen = vyre::ops::block_variant_from_name(variant);
+    if (!chosen) throw po::error("--variant must be reference, fast or automatic, not \"" + variant + "\"");
+    settings.variant = *chosen;
     settings.cpu = vm.count("cpu") > 0;
     const std::string route = vm["route"].as<std::string>();
     if (const auto r = vyre::engine::zstd_route_from_name(route)) settings.route = *r;
