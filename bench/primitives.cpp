@@ -83,8 +83,10 @@ void build_latency(rt::context& ctx) {
 }
 
 void cpu_xor(const std::uint32_t* in, std::uint32_t* out, std::size_t n) {
+    // One slice per thread, handed out like any other index: a thread that cannot start leaves its
+    // slice to the others.
     const unsigned threads = vyre::util::thread_count();
-    vyre::util::run_on_threads(threads, [=](unsigned t) {
+    vyre::util::parallel_for(threads, threads, [=](std::size_t t) {
         const std::size_t begin = n * t / threads, end = n * (t + 1) / threads;
         for (std::size_t i = begin; i < end; ++i) out[i] = in[2 * i] ^ in[2 * i + 1];
     });

@@ -90,7 +90,7 @@ struct rle_op {
     // One program serves every device; a codec with a faster variant picks it here per device.
     static ops::block_variant automatic(const vyre::runtime::device_info&) noexcept { return ops::block_variant::reference; }
     static ops::block_kernel kernel(ops::block_variant) {
-        return {vyre::runtime::compiled_program(rle_program()), ops::block_variant::reference, 64};
+        return {id, vyre::runtime::compiled_program(rle_program()), ops::block_variant::reference, 64};
     }
     static std::vector<ops::op_info> infos() {
         return {{id, version, "toy run-length decoding, one block per invocation", ops::block_op_signature(),

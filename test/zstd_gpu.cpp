@@ -539,7 +539,7 @@ void check_routing(const eng::zstd_report& r, std::span<const std::uint8_t> zst,
             const bool plain = b.type != fmt::zstd_block_type::compressed;
             if (!plain && want == eng::zstd_frame_path::split) continue; // the host's alone
             ++dispatched;
-            dispatched_bytes += fmt::zstd_block_header_size + b.content_size;
+            dispatched_bytes += vyre::compression::zstd_block_header_bytes + b.content_size;
             if (plain) {
                 ++plain_blocks;
                 plain_bytes += b.block_size;

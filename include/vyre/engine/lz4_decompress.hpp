@@ -144,7 +144,8 @@ struct lz4_files_result {
 };
 
 // Decodes every file of `files` (see the note at the top), the device's blocks of all of them in
-// one set of launches. Sizes are the caller's to bound (their layouts say what each decodes to).
+// one set of launches. Adds to `report`. A pass whose files decode to more than
+// options.max_output_bytes in all is a resource_error before anything is allocated.
 inline lz4_files_result decompress_lz4_files(runtime::context& ctx, std::span<const lz4_file> files, const lz4_options& options = {},
                                              lz4_report* report = nullptr) {
     namespace vc = vyre::compression;
@@ -169,6 +170,9 @@ inline lz4_files_result decompress_lz4_files(runtime::context& ctx, std::span<co
             if (!files[k].bytes.empty()) std::memcpy(joined.data() + in_base[k], files[k].bytes.data(), files[k].bytes.size());
         input = joined;
     }
+    if (out_total > options.max_output_bytes || out_total > std::numeric_limits<std::size_t>::max() / 2)
+        throw resource_error("LZ4 files decode to " + std::to_string(out_total) + " bytes, above the limit of " +
+                             std::to_string(options.max_output_bytes));
     r.output = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(out_total));
 
     // Every independent block of every file: one set of descriptors for the whole pass.
@@ -223,6 +227,8 @@ inline lz4_files_result decompress_lz4_files(runtime::context& ctx, std::span<co
             format::verify_lz4_content(l, out);
         } catch (const format_error& e) {
             r.errors[k] = e;
+        } catch (const std::exception& e) {
+            r.errors[k].emplace(e.what());
         }
     });
     if (report) {
@@ -246,6 +252,7 @@ inline std::vector<std::uint8_t> decompress_lz4(runtime::context& ctx, std::span
                                                 lz4_report* report = nullptr) {
     const format::lz4_layout layout = format::parse_lz4_frames(file);
     detail::check_lz4_output_size(layout, options.max_output_bytes);
+    if (report) *report = {};
     const lz4_file one{file, &layout};
     lz4_files_result r = decompress_lz4_files(ctx, std::span(&one, 1), options, report);
     if (r.errors[0]) throw *r.errors[0];

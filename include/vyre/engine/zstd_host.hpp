@@ -124,7 +124,7 @@ inline std::size_t zstd_decode_compressed(ZSTD_DCtx* dctx, std::span<const std::
 
 inline std::size_t zstd_redo_plain(std::span<const std::uint8_t> data, const format::zstd_block& b, std::span<std::uint8_t> dst) {
     const auto s = reference::zstd_decode_block(
-        data.subspan(b.header_offset, format::zstd_block_header_size + b.content_size), dst);
+        data.subspan(b.header_offset, vyre::compression::zstd_block_header_bytes + b.content_size), dst);
     if (s.code != compression::zstd_error::none)
         throw format_error(std::string("zstd: block rejected by the reference decoder: ") +
                                compression::zstd_error_name(s.code),
@@ -307,7 +307,7 @@ inline zstd_host_result decompress_zstd_host(std::span<const std::uint8_t> data,
     for (const auto& f : file.frames)
         for (const auto& b : f.blocks)
             statuses.push_back(reference::zstd_decode_block(
-                data.subspan(b.header_offset, format::zstd_block_header_size + b.content_size),
+                data.subspan(b.header_offset, vyre::compression::zstd_block_header_bytes + b.content_size),
                 std::span(result.output).subspan(b.output_offset, b.output_capacity)));
     const auto hybrid = decompress_zstd_hybrid_host(data, file, statuses, result.output, threads);
     result.output.resize(hybrid.output_size);

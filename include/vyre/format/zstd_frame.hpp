@@ -34,10 +34,8 @@
 
 namespace vyre::format {
 
-// RFC 8878's numbers (magic numbers, block limits) are in compression/zstd.hpp and compression/lz4.hpp.
+// RFC 8878's numbers (magic numbers, block limits) are in compression/zstd.hpp and compression/skippable.hpp.
 using compression::zstd_magic;
-inline constexpr std::uint32_t zstd_block_size_limit = compression::zstd_max_block_bytes;
-inline constexpr std::size_t zstd_block_header_size = compression::zstd_block_header_bytes;
 
 enum class zstd_block_type : std::uint8_t { raw = 0, rle = 1, compressed = 2, reserved = 3 };
 
@@ -53,7 +51,7 @@ struct zstd_block {
     std::uint64_t output_offset = 0;  // staging slot (see the layout note above)
     std::uint32_t output_capacity = 0;
 
-    std::uint64_t content_offset() const noexcept { return header_offset + zstd_block_header_size; }
+    std::uint64_t content_offset() const noexcept { return header_offset + compression::zstd_block_header_bytes; }
     std::uint64_t end_offset() const noexcept { return content_offset() + content_size; }
 };
 
@@ -103,8 +101,6 @@ struct zstd_parse_options {
 
 namespace detail {
 
-inline std::string zstd_hex(std::uint64_t v) { return util::hex(v); }
-
 inline std::uint64_t zstd_read_le(std::span<const std::uint8_t> data, std::uint64_t pos, unsigned bytes) {
     return util::read_le(data, pos, bytes);
 }
@@ -132,7 +128,7 @@ inline zstd_frame_header zstd_parse_frame_header(std::span<const std::uint8_t> d
     zstd_need(data, pos, 1, "frame header descriptor");
     const std::uint8_t fhd = data[pos];
     if (fhd & 0x08)
-        throw format_error("zstd: frame header descriptor " + zstd_hex(fhd) + " has the reserved bit 3 set", pos);
+        throw format_error("zstd: frame header descriptor " + util::hex(fhd) + " has the reserved bit 3 set", pos);
     zstd_frame_header h;
     const unsigned fcs_flag = fhd >> 6;
     h.single_segment = (fhd >> 5) & 1u;
@@ -148,7 +144,7 @@ inline zstd_frame_header zstd_parse_frame_header(std::span<const std::uint8_t> d
         const std::uint8_t wd = data[at];
         const unsigned window_log = 10 + (wd >> 3);
         if (window_log > options.max_window_log)
-            throw format_error("zstd: window descriptor " + zstd_hex(wd) + " asks for window log " +
+            throw format_error("zstd: window descriptor " + util::hex(wd) + " asks for window log " +
                                    std::to_string(window_log) + ", above the supported " +
                                    std::to_string(options.max_window_log),
                                at);
@@ -168,7 +164,7 @@ inline zstd_frame_header zstd_parse_frame_header(std::span<const std::uint8_t> d
 
 inline zstd_block zstd_parse_block_header(std::span<const std::uint8_t> data, std::uint64_t pos,
                                           std::uint32_t block_maximum_size) {
-    zstd_need(data, pos, zstd_block_header_size, "block header");
+    zstd_need(data, pos, compression::zstd_block_header_bytes, "block header");
     const auto header = static_cast<std::uint32_t>(zstd_read_le(data, pos, 3));
     zstd_block b;
     b.header_offset = pos;
@@ -176,7 +172,7 @@ inline zstd_block zstd_parse_block_header(std::span<const std::uint8_t> data, st
     b.type = static_cast<zstd_block_type>((header >> 1) & 3u);
     b.block_size = header >> 3;
     if (b.type == zstd_block_type::reserved)
-        throw format_error("zstd: block header " + zstd_hex(header) + " has the reserved block type 3", pos);
+        throw format_error("zstd: block header " + util::hex(header) + " has the reserved block type 3", pos);
     if (b.block_size > block_maximum_size)
         throw format_error("zstd: block size " + std::to_string(b.block_size) + " exceeds the frame's block maximum " +
                                std::to_string(block_maximum_size),
@@ -228,7 +224,7 @@ inline zstd_frame zstd_parse_frame(std::span<const std::uint8_t> data, std::uint
     f.dictionary_id = h.dictionary_id;
     f.single_segment = h.single_segment;
     f.content_size = h.content_size;
-    f.block_maximum_size = static_cast<std::uint32_t>(std::min<std::uint64_t>(h.window_size, zstd_block_size_limit));
+    f.block_maximum_size = static_cast<std::uint32_t>(std::min<std::uint64_t>(h.window_size, compression::zstd_max_block_bytes));
     std::uint64_t at = pos + 4 + h.size;
     std::uint64_t known_bytes = 0;  // raw + RLE; at most (file size / 3) * 128 KiB, far from overflow
     for (bool last = false; !last;) {
@@ -283,7 +279,7 @@ inline zstd_file parse_zstd(std::span<const std::uint8_t> data, const zstd_parse
             pos = s.data_offset() + s.data_size;
             file.skippable_frames.push_back(s);
         } else {
-            throw format_error("zstd: unknown frame magic number " + detail::zstd_hex(magic) +
+            throw format_error("zstd: unknown frame magic number " + util::hex(magic) +
                                    " (zstd frames start with 0xFD2FB528, skippable frames with 0x184D2A5?)",
                                pos);
         }
@@ -300,7 +296,7 @@ inline std::vector<compression::block_extent> zstd_block_extents(const zstd_file
     for (const auto& f : file.frames)
         for (const auto& b : f.blocks)
             out.push_back({b.header_offset, b.output_offset,
-                           static_cast<std::uint32_t>(zstd_block_header_size + b.content_size), b.output_capacity, 0u});
+                           static_cast<std::uint32_t>(compression::zstd_block_header_bytes + b.content_size), b.output_capacity, 0u});
     return out;
 }
 

@@ -60,6 +60,7 @@ using block_launch_params = runtime::parameter_buffer<block_param_words>;
 
 // A built program of a block op and the shape of its launches.
 struct block_kernel {
+    const char* op = "block op"; // the op's permanent id, for messages
     runtime::compiled_program program;
     block_variant variant = block_variant::reference; // resolved: reference or fast
     // Unsliced launches: workgroups cover the blocks, this many blocks per workgroup.
@@ -118,14 +119,12 @@ struct block_buffers {
 // until the event completes.
 inline boost::compute::event enqueue_blocks(runtime::context& ctx, const block_kernel& kernel, const block_buffers& b,
                                             block_launch_params& params) {
-    const std::string& op = kernel.program.program().name;
+    const std::string op = kernel.op;
     const std::uint64_t u32_max = std::numeric_limits<std::uint32_t>::max();
     if (b.input_bytes > u32_max || b.output_bytes > u32_max)
-        throw resource_error(op + ": one launch addresses at most 2^32-1 input and output bytes (input " +
-                             std::to_string(b.input_bytes) + ", output " + std::to_string(b.output_bytes) +
-                             "); vyre::compression::make_block_batches splits larger work");
+        throw resource_error(op + ": one dispatch addresses at most 2^32-1 input and output bytes (split into batches)");
     if (b.block_count > vyre::compression::max_blocks_per_dispatch)
-        throw resource_error(op + ": " + std::to_string(b.block_count) + " blocks in one launch; at most " +
+        throw resource_error(op + ": " + std::to_string(b.block_count) + " blocks in one dispatch; at most " +
                              std::to_string(vyre::compression::max_blocks_per_dispatch));
     if (b.block_count == 0) return {};
     const std::uint32_t wg = kernel.program.program().workgroup_size[0];
@@ -135,9 +134,10 @@ inline boost::compute::event enqueue_blocks(runtime::context& ctx, const block_k
         const std::uint32_t largest = std::max(b.largest_output, 1u);
         slices = std::min(largest / kernel.slice + (largest % kernel.slice != 0), std::max(kernel.max_slices, 1u));
         groups = std::uint64_t{b.block_count} * slices;
+        // A sliced program computes invocation indices in 32 bits.
+        if (groups * wg > u32_max)
+            throw resource_error(op + ": " + std::to_string(b.block_count) + " blocks need more than 2^32 invocations; split the dispatch");
     }
-    if (groups * wg > u32_max)
-        throw resource_error(op + ": " + std::to_string(b.block_count) + " blocks need more than 2^32 invocations; split the launch");
     const auto words = [](std::uint64_t bytes) { return static_cast<std::uint32_t>((bytes + 3) / 4); };
     const auto& p = params.hold(ctx, {b.block_count, static_cast<std::uint32_t>(b.input_bytes),
                                       static_cast<std::uint32_t>(b.output_bytes), slices});
@@ -185,7 +185,7 @@ inline void check_block_call(const char* op, std::uint64_t input_bytes, std::uin
     if (input_bytes > u32_max || output_bytes > u32_max)
         throw resource_error(std::string(op) + ": input (" + std::to_string(input_bytes) + " bytes) and output (" +
                              std::to_string(output_bytes) + " bytes) of one call must each stay below 4 GiB; "
-                             "vyre::compression::make_block_batches splits larger work");
+                             "make_block_batches splits larger work");
     if (blocks > vyre::compression::max_blocks_per_dispatch)
         throw resource_error(std::string(op) + ": " + std::to_string(blocks) + " blocks in one call");
 }

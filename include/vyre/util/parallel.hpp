@@ -85,12 +85,20 @@ void parallel_for(std::size_t n, unsigned threads, F&& f, std::size_t grain = 1)
 
 // A copy of worker() on each of `threads` threads of their own (copies: state a worker carries,
 // such as futures it waits on, is its own) while drive() runs on the calling thread (a device
-// pipeline that a host pass works beside). Returns when all have finished; a thread that cannot
-// be started is an error (drive() may be waiting on the workers' results).
+// pipeline that a host pass works beside). Returns when all have finished. Workers share their
+// work through counters of their own, so the ones that start do it all; when none can be started
+// the error is thrown before drive() runs, since drive() may wait for the workers' results.
 template <class Worker, class Driver>
 void run_beside(unsigned threads, const Worker& worker, Driver&& drive) {
     std::vector<std::jthread> pool;
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (unsigned t = 0; t < threads; ++t) {
+        try {
+            pool.emplace_back(worker);
+        } catch (const std::system_error&) {
+            if (pool.empty()) throw;
+            break;
+        }
+    }
     drive();
 }
 

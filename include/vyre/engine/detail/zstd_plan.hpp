@@ -156,7 +156,7 @@ inline zstd_plan make_zstd_plan(runtime::context& ctx, const fmt::zstd_file& fil
         zstd_input_run& run = plan.runs.back();
         run.bytes = end - run.file_offset;
         plan.packed_bytes = run.packed_offset + run.bytes;
-        const std::uint32_t in_size = static_cast<std::uint32_t>(fmt::zstd_block_header_size + b.content_size);
+        const std::uint32_t in_size = static_cast<std::uint32_t>(vyre::compression::zstd_block_header_bytes + b.content_size);
         // A compressed block answers code 4 before its window is looked at: it needs none.
         const std::uint32_t out_size = zstd_plain(b) ? b.output_capacity : 0;
         const std::uint64_t out = target == zstd_target::device ? b.output_offset : packed_out;

@@ -358,8 +358,8 @@ struct lz4_op {
     // A resolved variant's program, built; `lanes` and `window` shape the fast one.
     static block_kernel kernel(block_variant v, std::uint32_t lanes = lz4_fast_lanes, std::uint32_t window = lz4_fast_window) {
         if (v == block_variant::reference)
-            return {runtime::compiled_program(lz4_program_reference()), block_variant::reference, lz4_reference_workgroup};
-        return {runtime::compiled_program(lz4_program_fast(lanes, window)), block_variant::fast, 1};
+            return {id, runtime::compiled_program(lz4_program_reference()), block_variant::reference, lz4_reference_workgroup};
+        return {id, runtime::compiled_program(lz4_program_fast(lanes, window)), block_variant::fast, 1};
     }
 
     static std::vector<op_info> infos() {

@@ -207,9 +207,9 @@ struct zstd_op {
     static block_kernel kernel(block_variant v, std::uint32_t workgroup = zstd_fast_workgroup, std::uint32_t unroll = zstd_fast_unroll,
                                std::uint32_t slice = zstd_fast_slice) {
         if (v == block_variant::reference)
-            return {runtime::compiled_program(zstd_program_reference()), block_variant::reference, zstd_reference_workgroup};
+            return {id, runtime::compiled_program(zstd_program_reference()), block_variant::reference, zstd_reference_workgroup};
         const std::uint32_t max_bytes = vyre::compression::zstd_max_block_bytes;
-        return {runtime::compiled_program(zstd_program_fast(workgroup, unroll, slice)), block_variant::fast, 1, slice,
+        return {id, runtime::compiled_program(zstd_program_fast(workgroup, unroll, slice)), block_variant::fast, 1, slice,
                 max_bytes / slice + (max_bytes % slice != 0)};
     }
 
