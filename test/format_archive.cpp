@@ -5,6 +5,7 @@
 #include "harness.hpp"
 #include "test_data.hpp"
 
+#include <vyre/engine/zip_extract.hpp>
 #include <vyre/format/detect.hpp>
 #include <vyre/format/gzip.hpp>
 #include <vyre/format/tar.hpp>
@@ -223,7 +224,7 @@ void check_zip(std::span<const std::uint8_t> archive, const expected_tree& want,
                 continue;
             }
             const fmt::zip_entry& e = *it->second;
-            const bytes content = fmt::zip_extract(archive, e);
+            const bytes content = vyre::engine::zip_extract(archive, e);
             switch (item.kind) {
             case expected_item::directory: BOOST_TEST(e.is_directory()); break;
             case expected_item::symlink:
@@ -1022,7 +1023,7 @@ BOOST_AUTO_TEST_CASE(zip_hostile_central_directory) {
     BOOST_TEST(m.entries.size() == 4u);
     BOOST_TEST_REQUIRE(m.problems.size() == 1u);
     BOOST_TEST(m.problems[0].offset == a.entries[4].central_offset);
-    for (const auto& e : m.entries) BOOST_TEST(same(fmt::zip_extract(broken, e), fmt::zip_extract(good, a.entries[&e - m.entries.data()])));
+    for (const auto& e : m.entries) BOOST_TEST(same(vyre::engine::zip_extract(broken, e), vyre::engine::zip_extract(good, a.entries[&e - m.entries.data()])));
 
     // A directory size running past the end record.
     bytes longer = good;
@@ -1058,7 +1059,7 @@ BOOST_AUTO_TEST_CASE(zip_hostile_central_directory) {
     BOOST_TEST_REQUIRE(m.entries.size() == n);
     for (std::size_t i = 0; i < n; ++i) {
         BOOST_TEST((m.entries[i].status == fmt::zip_entry_status::ok), m.entries[i].problem);
-        BOOST_TEST(same(fmt::zip_extract(stub, m.entries[i]), fmt::zip_extract(good, a.entries[i])));
+        BOOST_TEST(same(vyre::engine::zip_extract(stub, m.entries[i]), vyre::engine::zip_extract(good, a.entries[i])));
     }
     // An empty archive is its end record alone.
     const hand_zip empty = build_zip({});
@@ -1084,7 +1085,7 @@ BOOST_AUTO_TEST_CASE(zip_hostile_entries_are_reported_one_by_one) {
             if (i == bad) continue;
             BOOST_TEST((a.entries[i].status == fmt::zip_entry_status::ok), a.entries[i].name << ": " << a.entries[i].problem);
             if (a.entries[i].status == fmt::zip_entry_status::ok)
-                BOOST_TEST(same(fmt::zip_extract(data, a.entries[i]), entries[i].content));
+                BOOST_TEST(same(vyre::engine::zip_extract(data, a.entries[i]), entries[i].content));
         }
         return a;
     };
@@ -1101,7 +1102,7 @@ BOOST_AUTO_TEST_CASE(zip_hostile_entries_are_reported_one_by_one) {
     fmt::zip_archive a = all_ok_but(patch(1, 18, 20, 0x7FFFFFF0), 1);
     BOOST_TEST((a.entries[1].status == fmt::zip_entry_status::corrupt));
     BOOST_TEST(contains(a.entries[1].problem, "runs past"), a.entries[1].problem);
-    BOOST_TEST(contains(error_of<vyre::format_error>([&] { fmt::zip_extract(z.data, a.entries[1]); }), "'b.txt'"));
+    BOOST_TEST(contains(error_of<vyre::format_error>([&] { vyre::engine::zip_extract(z.data, a.entries[1]); }), "'b.txt'"));
     // An uncompressed size smaller or larger than what decompression makes (deflate, zstd).
     for (const std::size_t i : {std::size_t{1}, std::size_t{2}, std::size_t{3}}) {
         for (const std::int64_t delta : {-1, 100}) {
@@ -1109,7 +1110,7 @@ BOOST_AUTO_TEST_CASE(zip_hostile_entries_are_reported_one_by_one) {
                 const bytes d = patch(i, 22, 24, entries[i].content.size() + delta);
                 a = all_ok_but(d, i);
                 BOOST_TEST((a.entries[i].status == fmt::zip_entry_status::ok));
-                const std::string msg = error_of<vyre::format_error>([&] { fmt::zip_extract(d, a.entries[i]); });
+                const std::string msg = error_of<vyre::format_error>([&] { vyre::engine::zip_extract(d, a.entries[i]); });
                 BOOST_TEST(contains(msg, entries[i].name), msg);
             }
         }
@@ -1118,7 +1119,7 @@ BOOST_AUTO_TEST_CASE(zip_hostile_entries_are_reported_one_by_one) {
     for (const std::size_t i : {std::size_t{1}, std::size_t{2}}) {
         const bytes d = patch(i, 22, 24, 0xF0000000);
         a = all_ok_but(d, i);
-        const std::string msg = error_of<vyre::format_error>([&] { fmt::zip_extract(d, a.entries[i]); });
+        const std::string msg = error_of<vyre::format_error>([&] { vyre::engine::zip_extract(d, a.entries[i]); });
         BOOST_TEST(contains(msg, "bytes declared"), msg);
     }
     // A stored entry whose sizes differ.
@@ -1128,14 +1129,14 @@ BOOST_AUTO_TEST_CASE(zip_hostile_entries_are_reported_one_by_one) {
     for (const std::size_t i : {std::size_t{0}, std::size_t{3}}) {
         const bytes d = patch(i, 14, 16, 0x12345678);
         a = all_ok_but(d, i);
-        const std::string msg = error_of<vyre::format_error>([&] { fmt::zip_extract(d, a.entries[i]); });
+        const std::string msg = error_of<vyre::format_error>([&] { vyre::engine::zip_extract(d, a.entries[i]); });
         BOOST_TEST(contains(msg, "CRC-32 mismatch"), msg);
     }
     // Flipped data bytes: a CRC mismatch for stored data.
     bytes flipped = z.data;
     flipped[z.local[4] + 30 + 5 + 100] ^= 0x40;
     a = all_ok_but(flipped, 4);
-    BOOST_TEST(contains(error_of<vyre::format_error>([&] { fmt::zip_extract(flipped, a.entries[4]); }), "CRC-32"));
+    BOOST_TEST(contains(error_of<vyre::format_error>([&] { vyre::engine::zip_extract(flipped, a.entries[4]); }), "CRC-32"));
     // Local and central headers that disagree on the name, the method or the CRC.
     bytes renamed = z.data;
     renamed[z.local[2] + 30] = 'X';
@@ -1155,7 +1156,7 @@ BOOST_AUTO_TEST_CASE(zip_hostile_entries_are_reported_one_by_one) {
     BOOST_TEST((all_ok_but(moved, 3).entries[3].status == fmt::zip_entry_status::corrupt));
     // A declared size above the caller's limit: refused before decompressing.
     a = fmt::parse_zip(z.data);
-    BOOST_CHECK_THROW(fmt::zip_extract(z.data, a.entries[1], 1000), vyre::resource_error);
+    BOOST_CHECK_THROW(vyre::engine::zip_extract(z.data, a.entries[1], 1000), vyre::resource_error);
 
     // Two directory records for the same bytes (overlapping entries): the second is corrupt.
     const hand_zip dup = build_zip(entries, false, {}, {1});
@@ -1178,8 +1179,8 @@ BOOST_AUTO_TEST_CASE(zip_hostile_entries_are_reported_one_by_one) {
     BOOST_TEST((a.entries[2].status == fmt::zip_entry_status::encrypted));
     BOOST_TEST((a.entries[3].status == fmt::zip_entry_status::encrypted));
     BOOST_TEST((a.entries[4].status == fmt::zip_entry_status::ok));
-    BOOST_CHECK_THROW(fmt::zip_extract(o.data, a.entries[1]), vyre::format_error);
-    BOOST_TEST(same(fmt::zip_extract(o.data, a.entries[4]), noise));
+    BOOST_CHECK_THROW(vyre::engine::zip_extract(o.data, a.entries[1]), vyre::format_error);
+    BOOST_TEST(same(vyre::engine::zip_extract(o.data, a.entries[4]), noise));
 
     // A data descriptor that does not match the central directory.
     std::vector<hand_entry> described = entries;
@@ -1202,7 +1203,7 @@ BOOST_AUTO_TEST_CASE(zip_hostile_entries_are_reported_one_by_one) {
     for (std::size_t i = 0; i < names.size(); ++i) {
         BOOST_TEST(a.entries[i].name == names[i]);
         BOOST_TEST((a.entries[i].status == fmt::zip_entry_status::ok));
-        BOOST_TEST(same(fmt::zip_extract(s.data, a.entries[i]), text));
+        BOOST_TEST(same(vyre::engine::zip_extract(s.data, a.entries[i]), text));
     }
 }
 
@@ -1347,7 +1348,7 @@ BOOST_AUTO_TEST_CASE(seeded_mutations_never_crash) {
                 (void)fmt::detect(z);
                 attempt(zip_t, [&] {
                     const fmt::zip_archive a = fmt::parse_zip(z);
-                    for (const auto& e : a.entries) attempt(zip_entries, [&] { fmt::zip_extract(z, e, limit); });
+                    for (const auto& e : a.entries) attempt(zip_entries, [&] { vyre::engine::zip_extract(z, e, limit); });
                 });
 
                 const bytes g = mutate(gz);

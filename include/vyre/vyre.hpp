@@ -91,6 +91,7 @@
 #include <vyre/engine/taint_rules.hpp>
 #endif
 #include <vyre/engine/unpack.hpp>
+#include <vyre/engine/zip_extract.hpp>
 #include <vyre/engine/zstd_decompress.hpp>
 #include <vyre/engine/zstd_host.hpp>
 #include <vyre/engine/zstd_options.hpp>

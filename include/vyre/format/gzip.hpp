@@ -2,6 +2,11 @@
 // deflate streams (ZIP method 8), inflated on the CPU by libdeflate under a caller-supplied output limit.
 #pragma once
 
+// Why a parser inflates: a gzip member records neither its compressed size nor where the next
+// member starts, so the only way to find the members of a file is to inflate each one to its end.
+// The other frame parsers (LZ4, zstd) list blocks without decoding them and leave decoding to
+// engine/; a device inflate will need the same split (the deflate stream's block boundaries).
+
 #include <vyre/error.hpp>
 #include <vyre/format/names.hpp>
 #include <vyre/util/hex.hpp>
@@ -87,6 +92,9 @@ inline libdeflate_decompressor& thread_decompressor() {
     return *h.d;
 }
 
+} // namespace detail
+
+// What inflating one raw deflate stream gave (libdeflate, one decompressor per thread).
 struct inflate_outcome {
     libdeflate_result result = LIBDEFLATE_BAD_DATA;
     std::size_t consumed = 0; // input bytes of the deflate stream (on success)
@@ -97,17 +105,21 @@ struct inflate_outcome {
 inline inflate_outcome inflate_into(std::span<const std::uint8_t> in, std::span<std::uint8_t> out) {
     std::uint8_t none = 0; // libdeflate is handed a real pointer even for an empty destination
     inflate_outcome r;
-    r.result = libdeflate_deflate_decompress_ex(&thread_decompressor(), in.data(), in.size(),
+    r.result = libdeflate_deflate_decompress_ex(&detail::thread_decompressor(), in.data(), in.size(),
                                                 out.empty() ? &none : out.data(), out.size(), &r.consumed,
                                                 &r.produced);
     return r;
 }
 
+// The most bytes `in_size` bytes of deflate data can inflate to (deflate_max_ratio, and slack for
+// tiny inputs): a declared size above it is a lie, refused before anything is allocated.
 inline std::uint64_t deflate_output_bound(std::uint64_t in_size) {
     constexpr std::uint64_t slack = 64 * 1024;
     const std::uint64_t max = std::numeric_limits<std::uint64_t>::max();
     return in_size > (max - slack) / deflate_max_ratio ? max : in_size * deflate_max_ratio + slack;
 }
+
+namespace detail {
 
 // What inflate_append did on this thread (tests check that it stays linear in the output).
 struct inflate_counters {
@@ -163,12 +175,12 @@ inline std::vector<std::uint8_t> inflate_raw(std::span<const std::uint8_t> in, s
         throw resource_error("deflate stream at byte offset " + std::to_string(base_offset) + " declares " +
                              std::to_string(expected_size) + " bytes, above the output limit of " +
                              std::to_string(limit));
-    if (expected_size > detail::deflate_output_bound(in.size()))
+    if (expected_size > deflate_output_bound(in.size()))
         throw format_error("deflate stream of " + std::to_string(in.size()) + " bytes cannot inflate to the " +
                                std::to_string(expected_size) + " bytes declared for it",
                            base_offset);
     std::vector<std::uint8_t> out(static_cast<std::size_t>(expected_size));
-    const detail::inflate_outcome r = detail::inflate_into(in, out);
+    const inflate_outcome r = inflate_into(in, out);
     if (r.result == LIBDEFLATE_INSUFFICIENT_SPACE)
         throw format_error("deflate stream inflates to more than the " + std::to_string(expected_size) +
                                " bytes declared for it",

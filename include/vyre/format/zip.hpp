@@ -1,5 +1,6 @@
 // ZIP archives read through the central directory (ZIP64 included): every entry with its method,
-// sizes and data extent, cross-checked against its local header; CPU extraction of stored, deflate and zstd entries.
+// sizes and data extent, cross-checked against its local header. Extracting an entry:
+// engine/zip_extract.hpp.
 #pragma once
 
 // What is fatal and what is not. The end of central directory record is the archive's index: without
@@ -10,14 +11,10 @@
 // declared than present) goes to zip_archive::problems, while every entry that could be read is
 // listed. A caller treats problems like corrupt entries.
 
-#include <vyre/compression/zstd.hpp>
 #include <vyre/error.hpp>
-#include <vyre/util/hex.hpp>
 #include <vyre/format/gzip.hpp>
+#include <vyre/util/hex.hpp>
 #include <vyre/util/little_endian.hpp>
-
-#include <zstd.h>
-#include <zstd_errors.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -159,68 +156,6 @@ inline std::span<const std::uint8_t> zip_entry_data(std::span<const std::uint8_t
         throw format_error("ZIP entry " + archive_quote(e.name) + ": its data lies outside the archive",
                            e.central_offset);
     return data.subspan(static_cast<std::size_t>(e.data_offset), static_cast<std::size_t>(e.compressed_size));
-}
-
-// Decompresses one entry on the CPU (stored, deflate, zstd) and verifies its size and CRC-32. An
-// entry whose status is not ok, or whose content does not match its sizes or CRC, is a format_error
-// naming it; a declared size above `limit` a resource_error, before anything is decompressed.
-inline std::vector<std::uint8_t> zip_extract(std::span<const std::uint8_t> data, const zip_entry& e,
-                                             std::uint64_t limit = std::numeric_limits<std::uint64_t>::max()) {
-    const std::string who = "ZIP entry " + archive_quote(e.name);
-    if (e.status != zip_entry_status::ok)
-        throw format_error(who + " (" + zip_entry_status_name(e.status) + "): " + e.problem, e.problem_offset);
-    if (e.uncompressed_size > limit)
-        throw resource_error(who + " declares " + std::to_string(e.uncompressed_size) +
-                             " bytes, above the output limit of " + std::to_string(limit));
-    const auto in = zip_entry_data(data, e);
-    std::vector<std::uint8_t> out;
-    if (e.method == zip_method_stored) {
-        out.assign(in.begin(), in.end());
-    } else if (e.method == zip_method_deflate) {
-        if (e.uncompressed_size > detail::deflate_output_bound(in.size()))
-            throw format_error(who + ": " + std::to_string(in.size()) + " deflate bytes cannot inflate to the " +
-                                   std::to_string(e.uncompressed_size) + " bytes declared",
-                               e.central_offset + 24);
-        out.resize(static_cast<std::size_t>(e.uncompressed_size));
-        const auto r = detail::inflate_into(in, out);
-        if (r.result == LIBDEFLATE_INSUFFICIENT_SPACE)
-            throw format_error(who + " inflates to more than the " + std::to_string(e.uncompressed_size) + " bytes declared",
-                               e.data_offset);
-        if (r.result != LIBDEFLATE_SUCCESS) throw format_error(who + ": invalid deflate data", e.data_offset);
-        if (r.produced != e.uncompressed_size)
-            throw format_error(who + " inflates to " + std::to_string(r.produced) + " bytes, " +
-                                   std::to_string(e.uncompressed_size) + " were declared",
-                               e.data_offset);
-    } else if (e.is_zstd()) {
-        // The best zstd can do is a 4-byte RLE block regenerating a whole block (128 KiB).
-        constexpr std::uint64_t zstd_max_ratio = compression::zstd_max_block_bytes / 4, slack = 1 << 20;
-        if (in.size() < (std::numeric_limits<std::uint64_t>::max() - slack) / zstd_max_ratio &&
-            e.uncompressed_size > in.size() * zstd_max_ratio + slack)
-            throw format_error(who + ": " + std::to_string(in.size()) + " zstd bytes cannot decompress to the " +
-                                   std::to_string(e.uncompressed_size) + " bytes declared",
-                               e.central_offset + 24);
-        out.resize(static_cast<std::size_t>(e.uncompressed_size));
-        std::uint8_t none = 0;
-        const std::size_t r = ZSTD_decompress(out.empty() ? &none : out.data(), out.size(), in.data(), in.size());
-        if (ZSTD_isError(r)) {
-            if (ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall)
-                throw format_error(who + " decompresses to more than the " + std::to_string(e.uncompressed_size) +
-                                       " bytes declared",
-                                   e.data_offset);
-            throw format_error(who + ": invalid zstd data: " + ZSTD_getErrorName(r), e.data_offset);
-        }
-        if (r != e.uncompressed_size)
-            throw format_error(who + " decompresses to " + std::to_string(r) + " bytes, " +
-                                   std::to_string(e.uncompressed_size) + " were declared",
-                               e.data_offset);
-    } else {
-        throw format_error(who + ": compression method " + std::to_string(e.method) + " is not supported", e.central_offset + 10);
-    }
-    if (const std::uint32_t crc = crc32_of(out); crc != e.crc32)
-        throw format_error(who + ": CRC-32 mismatch: stored " + util::hex(e.crc32, 8) + ", computed " +
-                               util::hex(crc, 8),
-                           e.central_offset + 16);
-    return out;
 }
 
 } // namespace vyre::format

@@ -6,6 +6,7 @@
 
 #include <vyre/engine/detail/unpack_state.hpp>
 #include <vyre/engine/lz4_decompress.hpp>
+#include <vyre/engine/zip_extract.hpp>
 #include <vyre/engine/zstd_decompress.hpp>
 #include <vyre/engine/zstd_host.hpp>
 #include <vyre/error.hpp>
@@ -226,7 +227,7 @@ inline void decode_deflate(run_state& run, std::vector<decode_job*>& jobs) {
         try {
             if (j.kind == codec::zip_deflate) {
                 if (!admit(run, j, *j.declared_size)) return;
-                j.output = owned_blob(fmt::zip_extract(j.zip_archive, j.zip, *j.declared_size));
+                j.output = owned_blob(vyre::engine::zip_extract(j.zip_archive, j.zip, *j.declared_size));
             } else {
                 // The size is unknown until inflated: the cap is the tighter of both limits.
                 const std::uint64_t cap = std::min(ratio_cap(run.options.limits, j.input.bytes.size()), run.budget.left());
