@@ -184,7 +184,12 @@ public:
         const auto dev = [&](std::span<const std::uint8_t> p) { compress_device(p); };
         page_calibration c;
         const double cs = best_of_3(cpu, small), cl = best_of_3(cpu, large);
-        c.cpu_page_s = std::max(0.0, (cl - cs) / double(large - small));
+        // A slope at or below zero is noise (the small run was held up: a loaded host); the large
+        // run's average per page is then the better estimate, and never zero.
+        const auto per_page = [&](double t_small, double t_large) {
+            return t_large > t_small ? (t_large - t_small) / double(large - small) : t_large / double(large);
+        };
+        c.cpu_page_s = per_page(cs, cl);
         c.cpu_fixed_s = std::max(0.0, cs - c.cpu_page_s * small);
         compress_device(std::span<const std::uint8_t>(pages.data(), page_size_)); // builds the kernel, allocates
         const double ds = best_of_3(dev, small);
@@ -194,7 +199,7 @@ public:
             c.device_fixed_s = 0;
         } else {
             const double dl = best_of_3(dev, large);
-            c.device_page_s = std::max(0.0, (dl - ds) / double(large - small));
+            c.device_page_s = per_page(ds, dl);
             c.device_fixed_s = std::max(0.0, ds - c.device_page_s * small);
         }
         if (!slow_device && c.device_page_s < c.cpu_page_s) {
