@@ -31,6 +31,9 @@
 #include <vector>
 
 #include <stdlib.h> // mkdtemp
+#include <sys/resource.h> // setrlimit
+#include <sys/wait.h>     // waitpid
+#include <unistd.h>       // fork
 
 namespace {
 
@@ -1205,6 +1208,53 @@ BOOST_AUTO_TEST_CASE(zip_hostile_entries_are_reported_one_by_one) {
         BOOST_TEST((a.entries[i].status == fmt::zip_entry_status::ok));
         BOOST_TEST(same(vyre::engine::zip_extract(s.data, a.entries[i]), text));
     }
+}
+
+// A zstd entry that declares 2 GiB for about 70 KB of data (zstd's best ratio would allow it, so
+// the size check lets it through) is found out having allocated about what its data decodes to,
+// not the size it claims. Run in a child whose address space is capped 256 MiB above what this
+// process holds: allocating the declared size there fails with bad_alloc instead of the
+// format_error a careful reader gives.
+BOOST_AUTO_TEST_CASE(zip_zstd_entry_declaring_2_gib_allocates_what_it_decodes) {
+    const bytes noise = random_bytes(70000, 23);
+    const hand_zip z = build_zip({{"big.bin", noise, fmt::zip_method_zstd}});
+    bytes d = z.data;
+    const std::uint64_t declared = std::uint64_t{1} << 31;
+    set_le(d, z.local[0] + 22, declared, 4);
+    set_le(d, z.central[0] + 24, declared, 4);
+    const fmt::zip_archive a = fmt::parse_zip(d);
+    BOOST_TEST_REQUIRE(a.entries.size() == 1u);
+    BOOST_TEST_REQUIRE((a.entries[0].status == fmt::zip_entry_status::ok), a.entries[0].problem);
+    BOOST_TEST_REQUIRE(a.entries[0].uncompressed_size == declared);
+    std::uint64_t vm_kib = 0;
+    {
+        std::ifstream status("/proc/self/status");
+        for (std::string line; std::getline(status, line);)
+            if (line.rfind("VmSize:", 0) == 0) vm_kib = std::strtoull(line.c_str() + 7, nullptr, 10);
+    }
+    BOOST_TEST_REQUIRE(vm_kib > 0u);
+    std::fflush(nullptr);
+    const pid_t child = fork();
+    BOOST_TEST_REQUIRE(child >= 0);
+    if (child == 0) {
+        const rlimit cap{(vm_kib << 10) + (std::uint64_t{256} << 20), (vm_kib << 10) + (std::uint64_t{256} << 20)};
+        if (setrlimit(RLIMIT_AS, &cap) != 0) _exit(5);
+        try {
+            (void)vyre::engine::zip_extract(d, a.entries[0]);
+            _exit(4); // decoded 2 GiB from 70 KB: impossible
+        } catch (const vyre::format_error& e) {
+            _exit(std::string(e.what()).find("decompresses to 70000 bytes") != std::string::npos ? 0 : 3);
+        } catch (const std::bad_alloc&) {
+            _exit(2);
+        } catch (...) {
+            _exit(6);
+        }
+    }
+    int st = 0;
+    BOOST_TEST_REQUIRE(waitpid(child, &st, 0) == child);
+    BOOST_TEST_REQUIRE(WIFEXITED(st));
+    // 2: bad_alloc, the declared size was allocated; 3: another format_error; 4: no error at all.
+    BOOST_TEST(WEXITSTATUS(st) == 0);
 }
 
 // ================================================================ detection
