@@ -1255,6 +1255,22 @@ BOOST_AUTO_TEST_CASE(zip_zstd_entry_declaring_2_gib_allocates_what_it_decodes) {
     BOOST_TEST_REQUIRE(WIFEXITED(st));
     // 2: bad_alloc, the declared size was allocated; 3: another format_error; 4: no error at all.
     BOOST_TEST(WEXITSTATUS(st) == 0);
+
+    // The buffer grows as the data proves itself: a 3 MiB run of one byte (a few hundred bytes of
+    // zstd) doubles its way up from 64 KiB to exactly the declared size, and one byte less declared
+    // is found out at the boundary.
+    const bytes run(3u << 20, 'z');
+    const hand_zip r = build_zip({{"run.bin", run, fmt::zip_method_zstd}});
+    const fmt::zip_archive ra = fmt::parse_zip(r.data);
+    BOOST_TEST_REQUIRE(ra.entries.size() == 1u);
+    BOOST_TEST_REQUIRE(ra.entries[0].compressed_size * 4 < 64u * 1024);
+    BOOST_TEST(same(vyre::engine::zip_extract(r.data, ra.entries[0]), run));
+    bytes shorter = r.data;
+    set_le(shorter, r.local[0] + 22, run.size() - 1, 4);
+    set_le(shorter, r.central[0] + 24, run.size() - 1, 4);
+    const fmt::zip_archive sa = fmt::parse_zip(shorter);
+    BOOST_TEST(contains(error_of<vyre::format_error>([&] { vyre::engine::zip_extract(shorter, sa.entries[0]); }),
+                        "decompresses to more than the 3145727 bytes declared"));
 }
 
 // ================================================================ detection

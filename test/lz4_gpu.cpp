@@ -697,6 +697,45 @@ VYRE_DEVICE_TEST(frames_from_lz4_tool) {
     vyre::engine::lz4_options tight;
     tight.max_output_bytes = 1000;
     BOOST_CHECK_THROW((void)vyre::engine::decompress_lz4(dev.ctx(), files[0], tight), vyre::resource_error);
+
+    // Many files in one pass (as vyre unpack sends a layer): independent, linked and legacy frames
+    // together, one file whose block the device cannot decode and one whose content checksum
+    // lies. Each failure stays with its file; the others decode to their content.
+    const bytes& independent = files[0];
+    const bytes& linked = files[4];
+    const bytes& legacy = files[9];
+    const vyre::format::lz4_layout damaged_layout = vyre::format::parse_lz4_frames(independent);
+    bytes damaged = independent; // parsed first, then changed: only the device sees the damage
+    const auto& first = damaged_layout.blocks.at(0).extent;
+    BOOST_TEST_REQUIRE(first.flags == 0u); // a compressed block
+    damaged[first.input_offset] = 0x00;    // no literals, then a match before any output
+    damaged[first.input_offset + 1] = 0x01;
+    std::vector<bytes> inputs = {independent, damaged, linked, bad, legacy};
+    std::vector<vyre::format::lz4_layout> layouts;
+    for (std::size_t k = 0; k < inputs.size(); ++k)
+        layouts.push_back(k == 1 ? damaged_layout : vyre::format::parse_lz4_frames(inputs[k]));
+    std::vector<vyre::engine::lz4_file> pass;
+    for (std::size_t k = 0; k < inputs.size(); ++k) pass.push_back({inputs[k], &layouts[k]});
+    vyre::engine::lz4_report many;
+    many.batches = 7; // the pass adds to a report
+    const auto got = vyre::engine::decompress_lz4_files(dev.ctx(), pass, {}, &many);
+    BOOST_TEST(many.batches == 8u); // every device block of the five files in one dispatch
+    BOOST_TEST(many.files == 5u);
+    for (const std::size_t k : {std::size_t{0}, std::size_t{2}, std::size_t{4}}) {
+        BOOST_TEST_CONTEXT("file " << k) {
+            BOOST_TEST_REQUIRE(!got.errors[k].has_value());
+            const auto content = got.content(k, pass[k]);
+            BOOST_TEST((bytes(content.begin(), content.end()) == corpus));
+        }
+    }
+    BOOST_TEST_REQUIRE(got.errors[1].has_value());
+    BOOST_TEST(std::string(got.errors[1]->what()).find("device decoding gave offset_oob") != std::string::npos,
+               got.errors[1]->what());
+    BOOST_TEST(got.errors[1]->offset() == first.input_offset);
+    BOOST_TEST_REQUIRE(got.errors[3].has_value());
+    BOOST_TEST(std::string(got.errors[3]->what()).find("content checksum") != std::string::npos, got.errors[3]->what());
+    // The pass's total output is bounded before anything is allocated.
+    BOOST_CHECK_THROW((void)vyre::engine::decompress_lz4_files(dev.ctx(), pass, tight), vyre::resource_error);
 }
 
 VYRE_TEST_MAIN
