@@ -3,7 +3,7 @@
 // in pinned host memory -> decompressed bytes in pinned host memory, cut into pieces whose
 // uploads, kernels and readbacks overlap; see run_variant).
 //   bench_lz4 PATH [--mib N] [--block-sizes 4096,65536,...] [--runs N] [--variants reference,fast] [--lanes 32,...]
-//             [--windows 0,4096,...]
+//             [--windows 0,4096,...] [--blocks 1,2,4,...] [--stages 0,128,...] [--emulated]
 //   bench_lz4 --synthetic compressible|incompressible [--mib N] ...
 // PATH is a file (its first N MiB) or a folder (its files in sorted path order, concatenated up
 // to N MiB, as a tar would hold them). Blocks are made with LZ4_compress_default.
@@ -54,6 +54,9 @@ struct settings {
     bool timeline = false; // print when each step of the best end-to-end run ran
     std::vector<std::uint32_t> lanes = {cz::lz4_fast_lanes}; // widths of the fast program to measure
     std::vector<std::uint32_t> windows = {cz::lz4_fast_window}; // its windows of recent output (0: none)
+    std::vector<std::uint32_t> blocks;                          // blocks per workgroup (empty: the device's default)
+    std::vector<std::uint32_t> stages = {cz::lz4_fast_stage};   // bytes of input staged per block (0: none)
+    bool emulated = false; // also the default program with its subgroups emulated
 };
 
 bytes load_input(const settings& s) {
@@ -305,6 +308,9 @@ void usage() {
                  "       [--variants reference,fast] [--threads N (all cores)]\n"
                  "       [--lanes 32,16,... (invocations per block of the fast program; default 32)]\n"
                  "       [--windows 0,4096,... (bytes of recent output it keeps in workgroup memory; 0 none; default 0)]\n"
+                 "       [--blocks 1,2,4,... (blocks per workgroup; default 2 where subgroups are warps, else 1)]\n"
+                 "       [--stages 0,128,... (bytes of each block's input staged in workgroup memory; 0 none; default 128)]\n"
+                 "       [--emulated (also the default program with its subgroups emulated over workgroup memory)]\n"
                  "       [--kernel-only] [--timeline (when each step of the best end-to-end run ran)]\n");
     std::exit(2);
 }
@@ -329,7 +335,14 @@ int main(int argc, char** argv) {
         } else if (a == "--windows") {
             s.windows.clear();
             for (const auto& w : split(value())) s.windows.push_back(static_cast<std::uint32_t>(std::stoul(w)));
-        } else if (a == "--kernel-only") s.kernel_only = true;
+        } else if (a == "--blocks") {
+            s.blocks.clear();
+            for (const auto& b : split(value())) s.blocks.push_back(static_cast<std::uint32_t>(std::stoul(b)));
+        } else if (a == "--stages") {
+            s.stages.clear();
+            for (const auto& b : split(value())) s.stages.push_back(static_cast<std::uint32_t>(std::stoul(b)));
+        } else if (a == "--emulated") s.emulated = true;
+        else if (a == "--kernel-only") s.kernel_only = true;
         else if (a == "--timeline") s.timeline = true;
         else if (a == "--block-sizes") {
             s.block_sizes.clear();
@@ -368,15 +381,30 @@ int main(int argc, char** argv) {
                                std::unique_ptr<vo::block_kernel>(new vo::block_kernel(cz::lz4_op::kernel(v)))});
             continue;
         }
+        const auto native = vyre::runtime::native_subgroups(ctx.device());
+        const std::uint32_t default_blocks = native == vyre::lower::subgroup_lowering::nvidia_ptx ? cz::lz4_fast_blocks : 1;
+        const std::vector<std::uint32_t> blocks = s.blocks.empty() ? std::vector<std::uint32_t>{default_blocks} : s.blocks;
         for (std::uint32_t lanes : s.lanes)
-            for (std::uint32_t window : s.windows) {
-                const bool standard = lanes == cz::lz4_fast_lanes && window == cz::lz4_fast_window;
-                kernels.push_back({"fast(" + std::to_string(lanes) + ",w" + std::to_string(window) + ")",
-                                   standard ? std::string("vyre fast")
-                                            : "vyre fast (" + std::to_string(lanes) + " lanes, window " + std::to_string(window) + ")",
-                                   std::unique_ptr<vo::block_kernel>(new vo::block_kernel(cz::lz4_op::kernel(v, lanes, window)))});
-            }
+            for (std::uint32_t window : s.windows)
+                for (std::uint32_t per_group : blocks)
+                    for (std::uint32_t stage : s.stages) {
+                        const bool standard = lanes == cz::lz4_fast_lanes && window == cz::lz4_fast_window &&
+                                              per_group == default_blocks && stage == cz::lz4_fast_stage;
+                        const std::string shape = std::to_string(lanes) + " lanes, window " + std::to_string(window) + ", " +
+                                                  std::to_string(per_group) + " blocks/workgroup, stage " + std::to_string(stage);
+                        kernels.push_back({"fast(" + std::to_string(lanes) + ",w" + std::to_string(window) + ",b" +
+                                               std::to_string(per_group) + ",s" + std::to_string(stage) + ")",
+                                           standard ? std::string("vyre fast") : "vyre fast (" + shape + ")",
+                                           std::unique_ptr<vo::block_kernel>(new vo::block_kernel(cz::lz4_op::kernel(v, lanes, window, per_group, stage)))});
+                    }
+        if (s.emulated)
+            kernels.push_back({"fast(emulated)", "vyre fast (subgroups emulated)",
+                               std::unique_ptr<vo::block_kernel>(new vo::block_kernel(cz::lz4_op::kernel(v, vyre::lower::subgroup_lowering::emulated)))});
     }
+    for (const auto& k : kernels)
+        std::printf("# %s: subgroups %s, %u invocations per workgroup\n", k.name.c_str(),
+                    vyre::lower::subgroup_lowering_name(k.kernel->program.subgroups_on(ctx)),
+                    k.kernel->program.program().invocations_per_workgroup());
 
     // The PCIe reference points: one pinned copy each way of the whole compressed input / output.
     std::printf("# GB/s of decompressed output; e2e: pinned compressed bytes in, pinned decompressed bytes out, best of\n"

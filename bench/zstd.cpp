@@ -137,7 +137,7 @@ std::size_t libzstd_decompress(std::span<const std::uint8_t> zst, std::span<std:
 // compression.zstd alone: every block of the file in one dispatch, input resident on the device.
 double kernel_seconds(rt::context& ctx, const fmt::zstd_file& file, std::span<const std::uint8_t> zst, int runs,
                       const vyre::ops::block_kernel* kernel = nullptr) {
-    if (!kernel) kernel = &vyre::ops::kernel_for<vyre::ops::compression::zstd_op>(vyre::ops::resolve<vyre::ops::compression::zstd_op>(vyre::ops::block_variant::automatic, ctx.device()));
+    if (!kernel) kernel = &vyre::ops::kernel_for<vyre::ops::compression::zstd_op>(vyre::ops::block_variant::automatic, ctx.device());
     if (file.block_count == 0 || file.staging_size > 0xFFFFFFFFu || zst.size() > 0xFFFFFFFFu) return 0;
     std::vector<vyre::compression::block_descriptor> d;
     std::uint32_t largest = 1;

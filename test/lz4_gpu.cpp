@@ -137,7 +137,7 @@ run_result run_device(rt::context& ctx, const vo::block_kernel& kernel, const ba
 }
 
 run_result run_device(rt::context& ctx, vo::block_variant v, const batch& b) {
-    return run_device(ctx, vo::kernel_for<cz::lz4_op>(vo::resolve<cz::lz4_op>(v, ctx.device())), b);
+    return run_device(ctx, vo::kernel_for<cz::lz4_op>(v, ctx.device()), b);
 }
 
 run_result run_reference(const batch& b) {
@@ -179,7 +179,7 @@ run_result check_batch(rt::context& ctx, const vo::block_kernel& kernel, const b
 }
 
 run_result check_batch(rt::context& ctx, vo::block_variant v, const batch& b) {
-    return check_batch(ctx, vo::kernel_for<cz::lz4_op>(vo::resolve<cz::lz4_op>(v, ctx.device())), b);
+    return check_batch(ctx, vo::kernel_for<cz::lz4_op>(v, ctx.device()), b);
 }
 
 std::vector<block_case> conformance_cases(std::vector<vc::block_status>& expected) {
@@ -360,11 +360,11 @@ VYRE_DEVICE_TEST(fast_program_shapes_agree) {
         cases.push_back({std::move(block), static_cast<std::uint32_t>(original.size()), 0});
     }
     const batch b = pack(cases, rng);
-    // Every width, with and without the window of recent output, and windows small enough that
-    // most matches reach past them (global reads) or wrap the ring many times.
-    // Every width, with and without the window of recent output, and windows small enough that
-    // most matches reach past them (global reads) or wrap the ring many times (a window is at
-    // least the lane count).
+    // Every width, with and without the window of recent output (windows small enough that most
+    // matches reach past them, global reads, or wrap the ring many times; a window is at least the
+    // lane count), with and without the input stage (one of 16 bytes refills at almost every
+    // sequence), several blocks per workgroup where the device runs subgroups natively, and the
+    // subgroups emulated on every device, including those that have them.
     //
     // Left out: one invocation with a window of 512 bytes or more on PoCL. PoCL 3.1 (Debian 12)
     // leaves 16 or 32 output bytes of some long repeated matches unwritten there (they keep the
@@ -372,15 +372,35 @@ VYRE_DEVICE_TEST(fast_program_shapes_agree) {
     // the_interpreter below) and at 2 invocations and more on PoCL agrees with the oracle; a copy
     // loop of stride 1 is the one shape only that case has.
     const bool pocl = dev.ctx().device().platform.find("Portable Computing Language") != std::string::npos;
-    for (const std::uint32_t lanes : {1u, 4u, 8u, 16u, 32u, 64u, 128u})
-        for (const std::uint32_t window : {0u, 16u, 256u, cz::lz4_fast_window}) {
-            if (window != 0 && window < lanes) continue;
-            if (pocl && lanes == 1 && window >= 512) continue;
-            BOOST_TEST_CONTEXT("fast program, " << lanes << " invocations per block, window " << window) {
-                const vo::block_kernel kernel = cz::lz4_op::kernel(vo::block_variant::fast, lanes, window);
-                check_batch(dev.ctx(), kernel, b);
-            }
+    const auto native = vyre::runtime::native_subgroups(dev.ctx().device());
+    struct shape {
+        std::uint32_t lanes, window, blocks, stage;
+        bool emulate;
+    };
+    std::vector<shape> shapes;
+    for (const std::uint32_t lanes : {1u, 4u, 32u})
+        for (const std::uint32_t window : {0u, 16u, 256u})
+            for (const std::uint32_t stage : {0u, 16u, 128u})
+                if (window == 0 || window >= lanes) shapes.push_back({lanes, window, 1, stage, false});
+    for (const std::uint32_t lanes : {8u, 16u}) shapes.push_back({lanes, cz::lz4_fast_window, 1, cz::lz4_fast_stage, false});
+    shapes.push_back({32, 4096, 1, cz::lz4_fast_stage, false});
+    if (native == vyre::lower::subgroup_lowering::nvidia_ptx)
+        for (const std::uint32_t blocks : {2u, 4u, 8u}) {
+            shapes.push_back({32, cz::lz4_fast_window, blocks, cz::lz4_fast_stage, false});
+            shapes.push_back({16, 256, blocks, 16, false});
         }
+    for (const std::uint32_t stage : {0u, cz::lz4_fast_stage}) shapes.push_back({32, cz::lz4_fast_window, 1, stage, true});
+    for (const shape& sh : shapes) {
+        if (pocl && sh.lanes == 1 && sh.window >= 512) continue;
+        BOOST_TEST_CONTEXT("fast program, " << sh.lanes << " invocations per block, window " << sh.window << ", " << sh.blocks
+                                            << " blocks per workgroup, stage " << sh.stage << (sh.emulate ? ", subgroups emulated" : "")) {
+            const vo::block_kernel kernel =
+                cz::lz4_op::kernel(vo::block_variant::fast, sh.lanes, sh.window, sh.blocks, sh.stage,
+                                   sh.emulate ? std::optional(vyre::lower::subgroup_lowering::emulated) : std::nullopt);
+            check_batch(dev.ctx(), kernel, b);
+            if (sh.emulate) BOOST_TEST((kernel.program.subgroups_on(dev.ctx()) == vyre::lower::subgroup_lowering::emulated));
+        }
+    }
 }
 
 // A launch's parameter buffer is made once for launches with the same counts and made again when
@@ -393,7 +413,7 @@ VYRE_DEVICE_TEST(launch_parameters_are_kept_and_renewed) {
     const batch small = pack(std::vector<block_case>(cases.begin(), cases.begin() + 3), rng);
     const batch large = pack(cases, rng);
     BOOST_TEST_REQUIRE(large.blocks.size() > small.blocks.size());
-    const vo::block_kernel& kernel = vo::kernel_for<cz::lz4_op>(vo::resolve<cz::lz4_op>(vo::block_variant::automatic, dev.ctx().device()));
+    const vo::block_kernel& kernel = vo::kernel_for<cz::lz4_op>(vo::block_variant::automatic, dev.ctx().device());
     vo::block_launch_params params;
     check_batch(dev.ctx(), kernel, small, &params);
     const cl_mem first = params.buffer.get();
@@ -593,7 +613,10 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
           std::tuple{"fast, 4 invocations per block", cz::lz4_program_fast(4), 1u},
           std::tuple{"fast, 1 invocation per block", cz::lz4_program_fast(1), 1u},
           std::tuple{"fast, no window", cz::lz4_program_fast(cz::lz4_fast_lanes, 0), 1u},
-          std::tuple{"fast, 4 invocations per block, 16-byte window", cz::lz4_program_fast(4, 16), 1u}}) {
+          std::tuple{"fast, 4 invocations per block, 16-byte window", cz::lz4_program_fast(4, 16), 1u},
+          std::tuple{"fast, 2 blocks per workgroup", cz::lz4_program_fast(cz::lz4_fast_lanes, 0, 2), 2u},
+          std::tuple{"fast, 3 blocks of 8 invocations per workgroup, 16-byte stage, 64-byte window", cz::lz4_program_fast(8, 64, 3, 16), 3u},
+          std::tuple{"fast, no stage", cz::lz4_program_fast(cz::lz4_fast_lanes, 0, 1, 0), 1u}}) {
         BOOST_TEST_CONTEXT("program " << name) {
             BOOST_CHECK_NO_THROW(vyre::ir::validate(program));
             std::vector<ref::buffer_data> buffers(5);
@@ -628,7 +651,14 @@ BOOST_AUTO_TEST_CASE(programs_have_the_permanent_bindings) {
     BOOST_TEST((vo::resolve<cz::lz4_op>(vo::block_variant::fast, cpu) == vo::block_variant::fast));
     BOOST_CHECK_THROW(cz::lz4_program_fast(3), vyre::resource_error);
     BOOST_CHECK_THROW(cz::lz4_program_fast(0), vyre::resource_error);
-    BOOST_CHECK_THROW(cz::lz4_program_fast(2048), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::lz4_program_fast(64), vyre::resource_error); // a subgroup holds at most 32
+    BOOST_CHECK_THROW(cz::lz4_program_fast(32, 0, 0), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::lz4_program_fast(32, 0, 64), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::lz4_program_fast(32, 0, 1, 8), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::lz4_program_fast(32, 0, 1, 100), vyre::resource_error);
+    // Emulated subgroups are the whole workgroup: two blocks per workgroup cannot be emulated.
+    BOOST_CHECK_THROW(cz::lz4_op::kernel(vo::block_variant::fast, 32, 0, 2, 128, vyre::lower::subgroup_lowering::emulated),
+                      vyre::resource_error);
 }
 
 // ---- whole files written by the lz4 command line tool --------------------------------------------

@@ -5,6 +5,7 @@
 
 #include <vyre/lower/opencl.hpp>
 #include <vyre/ops/registry.hpp>
+#include <vyre/runtime/program_cache.hpp>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -18,11 +19,13 @@ inline int cmd_emit(const std::vector<std::string>& args) {
     po::options_description options("Prints the OpenCL C that an op lowers to, or writes the kernels of every op");
     options.add_options()("op", po::value<std::string>(), "op id, e.g. primitive.bitwise.xor")(
         "all", "every op of the registry")("list", "list op ids with their versions and summaries")(
-        "out", po::value<std::string>(), "with --all: folder to write <op-id>.cl files into (default: print)");
+        "out", po::value<std::string>(), "with --all: folder to write <op-id>.cl files into (default: print)")(
+        "device", po::value<std::string>(), "build the op on this device (a name filter; \"\" for the default) and print the "
+                                            "source it ran, with how its subgroups were lowered there");
     po::positional_options_description positional;
     positional.add("op", 1);
     po::variables_map vm;
-    if (!parse("emit", "<op-id> | --all [--out DIR] | --list", options, args, vm, &positional)) return 0;
+    if (!parse("emit", "<op-id> [--device FILTER] | --all [--out DIR] | --list", options, args, vm, &positional)) return 0;
     const auto& ops = vyre::ops::registry();
     if (vm.count("list")) {
         for (const auto& op : ops) std::cout << op.id << " v" << op.version << "  " << op.summary << "\n";
@@ -50,7 +53,21 @@ inline int cmd_emit(const std::vector<std::string>& args) {
         std::cerr << "vyre emit: no op \"" << id << "\" (vyre emit --list shows them)\n";
         return 2;
     }
-    std::cout << vyre::lower::to_opencl(op->program()).source;
+    if (!vm.count("device")) {
+        std::cout << vyre::lower::to_opencl(op->program()).source;
+        return 0;
+    }
+    // What the device really runs: a cl_khr_subgroups build may fall back to emulation.
+    vyre::runtime::context ctx(vyre::runtime::choose_device(vm["device"].as<std::string>()));
+    const auto offered = vyre::runtime::native_subgroups(ctx.device());
+    const vyre::ir::program p = op->program_for ? op->program_for(offered) : op->program();
+    const vyre::runtime::compiled_program built(p);
+    const auto lowering = built.subgroups_on(ctx);
+    std::cout << "// device: " << ctx.device().label() << "\n";
+    if (p.subgroup_size != 0)
+        std::cout << "// subgroups of " << p.subgroup_size << ": " << vyre::lower::subgroup_lowering_name(lowering) << " (the device offers "
+                  << vyre::lower::subgroup_lowering_name(offered) << ")\n";
+    std::cout << vyre::lower::to_opencl(p, lowering).source;
     return 0;
 }
 

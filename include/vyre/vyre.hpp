@@ -42,6 +42,7 @@
 #include <vyre/runtime/opencl.hpp>
 #include <vyre/runtime/parameters.hpp>
 #include <vyre/runtime/program_cache.hpp>
+#include <vyre/runtime/subgroups.hpp>
 
 // CPU references and host-side parsers
 #include <vyre/format/detect.hpp>

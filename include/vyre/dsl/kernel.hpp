@@ -99,7 +99,9 @@ template <ir::expr_kind K, class T, auto Op, class... C>
 struct is_pure<expression<K, T, Op, C...>>
     : std::bool_constant<K != ir::expr_kind::load && K != ir::expr_kind::buf_len && K != ir::expr_kind::atomic &&
                          K != ir::expr_kind::invocation_id && K != ir::expr_kind::local_id &&
-                         K != ir::expr_kind::workgroup_id && (is_pure<C>::value && ...)> {};
+                         K != ir::expr_kind::workgroup_id && K != ir::expr_kind::subgroup_local_id &&
+                         K != ir::expr_kind::subgroup_id && K != ir::expr_kind::subgroup_size &&
+                         K != ir::expr_kind::subgroup && (is_pure<C>::value && ...)> {};
 
 template <class Signature>
 struct signature;
@@ -244,6 +246,12 @@ public:
     void continue_() { emit(ir::continue_()); }
     void return_() { emit(ir::return_()); }
     void barrier() { emit(ir::barrier()); }
+    // Orders memory between the invocations of one subgroup, which all must reach it.
+    void subgroup_barrier() { emit(ir::subgroup_barrier()); }
+
+    // Declares that the program uses subgroups of `size` invocations (a power of two up to 32
+    // dividing the workgroup); the subgroup operations and ids need it.
+    void use_subgroups(std::uint32_t size) { program_.subgroup_size = size; }
 
     // A pure function `body(params...)` the program can call (inlined by the lowering):
     //   auto mad = k.function<u32(u32, u32, u32)>("mad", {"a", "b", "c"}, [](auto a, auto b, auto c) { return a * b + c; });

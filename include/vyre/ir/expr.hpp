@@ -25,6 +25,12 @@ enum class expr_kind : std::uint8_t {
     select,        // args: [condition, if_true, if_false]
     atomic,        // op: atomic_op; name: buffer; args: [index, value] or [index, expected, value]
     call,          // name: function of the program; args: its arguments
+    // Subgroups (ir/program.hpp: program::subgroup_size): the workgroup's invocations in groups of
+    // subgroup_size consecutive local linear ids that run together.
+    subgroup_local_id, // this invocation's index in its subgroup, 0..subgroup_size-1
+    subgroup_id,       // which subgroup of the workgroup: local linear id / subgroup_size
+    subgroup_size,     // the program's subgroup size, as a U32
+    subgroup,          // op: subgroup_op; args by op (below). Only the whole value of a let or assign.
 };
 
 enum class bin_op : std::uint8_t {
@@ -35,6 +41,21 @@ enum class bin_op : std::uint8_t {
 enum class un_op : std::uint8_t { negate, bit_not, logical_not, popcount, clz, ctz, reverse_bits };
 
 enum class atomic_op : std::uint8_t { add, bit_or, bit_and, bit_xor, min, max, exchange, compare_exchange };
+
+// Operations of a whole subgroup: every invocation of the subgroup evaluates them together
+// (reference/interpreter.hpp gives the values). Operands: value and lane are U32, condition Bool.
+enum class subgroup_op : std::uint8_t {
+    broadcast,     // [value, lane]: value of invocation `lane` (lane is the same for the subgroup)
+    shuffle,       // [value, lane]: value of invocation lane % size
+    shuffle_up,    // [value, delta]: value of invocation id - delta, own value where that is < 0
+    shuffle_down,  // [value, delta]: value of invocation id + delta, own value where that is >= size
+    shuffle_xor,   // [value, mask]: value of invocation id ^ mask, own value where that is >= size
+    ballot,        // [condition]: U32 with bit i set where invocation i's condition holds
+    any,           // [condition]: Bool, whether it holds for any invocation
+    all,           // [condition]: Bool, whether it holds for every invocation
+    inclusive_add, // [value]: sum of the values of invocations 0..id (wrapping)
+    exclusive_add, // [value]: sum of the values of invocations 0..id-1 (0 for invocation 0)
+};
 
 constexpr std::string_view name(bin_op op) noexcept {
     constexpr std::string_view names[] = {"Add", "Sub", "Mul", "Div", "Mod", "BitAnd", "BitOr",
@@ -50,6 +71,19 @@ constexpr std::string_view name(atomic_op op) noexcept {
     constexpr std::string_view names[] = {"Add", "Or", "And", "Xor", "Min", "Max", "Exchange", "CompareExchange"};
     return names[static_cast<int>(op)];
 }
+constexpr std::string_view name(subgroup_op op) noexcept {
+    constexpr std::string_view names[] = {"SubgroupBroadcast", "SubgroupShuffle", "SubgroupShuffleUp", "SubgroupShuffleDown",
+                                          "SubgroupShuffleXor", "SubgroupBallot", "SubgroupAny", "SubgroupAll",
+                                          "SubgroupInclusiveAdd", "SubgroupExclusiveAdd"};
+    return names[static_cast<int>(op)];
+}
+// Operands of a subgroup op: 2 for broadcast and the shuffles, else 1.
+constexpr std::size_t operand_count(subgroup_op op) noexcept { return op <= subgroup_op::shuffle_xor ? 2 : 1; }
+// Result type: U32 for all but any and all (Bool).
+constexpr data_type subgroup_result(subgroup_op op) noexcept {
+    return op == subgroup_op::any || op == subgroup_op::all ? data_type::boolean : data_type::u32;
+}
+
 constexpr bool is_comparison(bin_op op) noexcept { return op >= bin_op::eq && op <= bin_op::ge; }
 constexpr bool is_logical(bin_op op) noexcept { return op == bin_op::logical_and || op == bin_op::logical_or; }
 constexpr bool is_shift(bin_op op) noexcept { return op == bin_op::shl || op == bin_op::shr; }
@@ -57,7 +91,7 @@ constexpr bool is_shift(bin_op op) noexcept { return op == bin_op::shl || op == 
 struct expr {
     expr_kind kind = expr_kind::literal;
     data_type type = data_type::u32; // the type of the value this expression produces
-    std::uint8_t op = 0;             // bin_op, un_op, atomic_op or axis, by kind
+    std::uint8_t op = 0;             // bin_op, un_op, atomic_op, subgroup_op or axis, by kind
     std::uint64_t value = 0;         // literal bits (u32/i32/bool: low 32 bits)
     std::string name;                // variable, buffer or function
     std::vector<expr> args;
@@ -65,6 +99,7 @@ struct expr {
     bin_op binary_op() const noexcept { return static_cast<bin_op>(op); }
     un_op unary_op() const noexcept { return static_cast<un_op>(op); }
     atomic_op atomic_kind() const noexcept { return static_cast<atomic_op>(op); }
+    subgroup_op subgroup_kind() const noexcept { return static_cast<subgroup_op>(op); }
     friend bool operator==(const expr&, const expr&) = default;
 };
 
@@ -121,6 +156,14 @@ inline expr atomic_compare_exchange(const buffer_decl& buffer, expr index, expr 
     return {expr_kind::atomic, t, static_cast<std::uint8_t>(atomic_op::compare_exchange), 0, buffer.name,
             {std::move(index), std::move(expected), std::move(value)}};
 }
+inline expr subgroup_local_id() { return {expr_kind::subgroup_local_id, data_type::u32, 0, 0, {}, {}}; }
+inline expr subgroup_id() { return {expr_kind::subgroup_id, data_type::u32, 0, 0, {}, {}}; }
+inline expr subgroup_size() { return {expr_kind::subgroup_size, data_type::u32, 0, 0, {}, {}}; }
+// A subgroup op over its operands (operand_count(op) of them).
+inline expr subgroup(subgroup_op op, std::vector<expr> args) {
+    return {expr_kind::subgroup, subgroup_result(op), static_cast<std::uint8_t>(op), 0, {}, std::move(args)};
+}
+
 inline expr call(std::string function, data_type result, std::vector<expr> args) {
     return {expr_kind::call, result, 0, 0, std::move(function), std::move(args)};
 }

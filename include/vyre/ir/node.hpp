@@ -20,6 +20,7 @@ enum class node_kind : std::uint8_t {
     return_,   // ends this invocation
     barrier,   // workgroup barrier over local and global memory
     block,     // body: a nested scope
+    subgroup_barrier, // barrier of the invocation's subgroup over local and global memory
 };
 
 struct node {
@@ -57,6 +58,7 @@ inline node break_() { return {node_kind::break_, {}, data_type::u32, {}, {}, {}
 inline node continue_() { return {node_kind::continue_, {}, data_type::u32, {}, {}, {}}; }
 inline node return_() { return {node_kind::return_, {}, data_type::u32, {}, {}, {}}; }
 inline node barrier() { return {node_kind::barrier, {}, data_type::u32, {}, {}, {}}; }
+inline node subgroup_barrier() { return {node_kind::subgroup_barrier, {}, data_type::u32, {}, {}, {}}; }
 inline node block(std::vector<node> body) { return {node_kind::block, {}, data_type::u32, {}, std::move(body), {}}; }
 
 } // namespace vyre::ir

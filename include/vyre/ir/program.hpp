@@ -35,6 +35,9 @@ struct program {
     std::array<std::uint32_t, 3> workgroup_size{64, 1, 1};
     std::vector<function> functions;
     std::vector<node> body;
+    // Invocations per subgroup: 0 when the program uses no subgroup operation, else a power of two
+    // up to 32 that divides the workgroup (one-dimensional workgroups only).
+    std::uint32_t subgroup_size = 0;
 
     const buffer_decl* find_buffer(std::string_view n) const noexcept {
         for (const auto& b : buffers)
@@ -87,6 +90,14 @@ inline void print(std::ostream& os, const expr& e) {
         for (const auto& a : e.args) { os << " "; print(os, a); }
         os << ")";
         return;
+    case expr_kind::subgroup_local_id: os << "subgroup_local_id"; return;
+    case expr_kind::subgroup_id: os << "subgroup_id"; return;
+    case expr_kind::subgroup_size: os << "subgroup_size"; return;
+    case expr_kind::subgroup:
+        os << "(" << name(e.subgroup_kind());
+        for (const auto& a : e.args) { os << " "; print(os, a); }
+        os << ")";
+        return;
     }
 }
 
@@ -115,6 +126,7 @@ inline void print(std::ostream& os, const node& n, int depth) {
     case node_kind::continue_: os << pad << "continue\n"; return;
     case node_kind::return_: os << pad << "return\n"; return;
     case node_kind::barrier: os << pad << "barrier\n"; return;
+    case node_kind::subgroup_barrier: os << pad << "subgroup_barrier\n"; return;
     case node_kind::block: os << pad << "{\n"; print(os, n.body, depth + 1); os << pad << "}\n"; return;
     }
 }
@@ -130,7 +142,9 @@ inline std::ostream& operator<<(std::ostream& os, const node& n) { detail::print
 
 inline std::ostream& operator<<(std::ostream& os, const program& p) {
     os << "program " << p.name << " workgroup(" << p.workgroup_size[0] << ", " << p.workgroup_size[1] << ", "
-       << p.workgroup_size[2] << ")\n";
+       << p.workgroup_size[2] << ")";
+    if (p.subgroup_size != 0) os << " subgroup(" << p.subgroup_size << ")"; // absent otherwise: older hashes stay
+    os << "\n";
     for (const auto& b : p.buffers) {
         os << "  buffer " << b.name << ": " << name(b.element) << " " << name(b.access);
         if (b.is_storage()) os << " @" << b.binding;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -50,7 +51,7 @@ public:
         for (std::size_t i = 0; i < p_.functions.size(); ++i) check_function(i);
         compute_uniform_vars();
         scopes_.assign(1, {});
-        check_body(p_.body, "body", /*in_loop=*/false, /*divergent=*/false);
+        check_body(p_.body, "body", /*in_loop=*/false, workgroup);
     }
 
 private:
@@ -63,7 +64,8 @@ private:
     const program& p_;
     const resource_limits* limits_;
     std::vector<std::vector<variable>> scopes_;
-    std::set<std::string> non_uniform_vars_;
+    std::map<std::string, int> var_levels_; // variables less than workgroup-uniform
+    int control_ = 0;                       // uniformity of the statement being checked
     const function* current_function_ = nullptr;
 
     [[noreturn]] void fail(const std::string& where, const std::string& what) const {
@@ -85,6 +87,17 @@ private:
         if (limits_ && wg > limits_->max_workgroup_size)
             fail("program", "workgroup size " + std::to_string(wg) + " exceeds the device limit of " +
                                 std::to_string(limits_->max_workgroup_size));
+        if (p_.subgroup_size != 0) {
+            const std::uint32_t sg = p_.subgroup_size;
+            if (sg > 32 || (sg & (sg - 1)) != 0)
+                fail("program", "subgroup size " + std::to_string(sg) + " is not a power of two in 1..32");
+            if (p_.workgroup_size[1] != 1 || p_.workgroup_size[2] != 1)
+                fail("program", "subgroups need a one-dimensional workgroup; this one is (" + std::to_string(p_.workgroup_size[0]) +
+                                    ", " + std::to_string(p_.workgroup_size[1]) + ", " + std::to_string(p_.workgroup_size[2]) + ")");
+            if (p_.workgroup_size[0] % sg != 0)
+                fail("program", "workgroup size " + std::to_string(p_.workgroup_size[0]) + " is not a multiple of the subgroup size " +
+                                    std::to_string(sg));
+        }
         std::set<std::string> names;
         std::set<std::uint32_t> bindings;
         std::uint64_t local_bytes = 0;
@@ -189,6 +202,14 @@ private:
             if (e.op > 2) fail(where, "axis " + std::to_string(e.op) + " is out of range 0..2");
             expect(where, e, data_type::u32, "id");
             return;
+        case expr_kind::subgroup_local_id:
+        case expr_kind::subgroup_id:
+        case expr_kind::subgroup_size:
+            if (in_function) fail(where, "functions are pure: no subgroup ids");
+            check_uses_subgroups(where, to_string(e));
+            expect(where, e, data_type::u32, "id");
+            return;
+        case expr_kind::subgroup: check_subgroup(e, where, top_level_value); return;
         case expr_kind::binary: check_binary(e, where); return;
         case expr_kind::unary: {
             if (e.args.size() != 1) fail(where, "unary op needs one operand");
@@ -233,6 +254,37 @@ private:
         fail(where, "unknown expression kind");
     }
 
+    void check_uses_subgroups(const std::string& where, const std::string& what) const {
+        if (p_.subgroup_size == 0)
+            fail(where, what + " in a program that declares no subgroup size (set program::subgroup_size, e.g. 32)");
+    }
+
+    void check_subgroup(const expr& e, const std::string& where, bool top_level_value) {
+        const std::string what(name(e.subgroup_kind()));
+        if (e.op > static_cast<std::uint8_t>(subgroup_op::exclusive_add)) fail(where, "unknown subgroup op " + std::to_string(e.op));
+        if (current_function_) fail(where, "functions are pure: no " + what);
+        check_uses_subgroups(where, what);
+        if (!top_level_value)
+            fail(where, what + " must be the whole value of a let or assign (every invocation of the subgroup evaluates it "
+                               "together, so it cannot stand where an operand may be skipped)");
+        if (control_ == varying)
+            fail(where, what + " inside control flow that differs within a subgroup (a condition or loop bound that differs "
+                               "between invocations of a subgroup, or after some of them returned): every invocation of the "
+                               "subgroup must take part");
+        const subgroup_op op = e.subgroup_kind();
+        if (e.args.size() != operand_count(op))
+            fail(where, what + " needs " + std::to_string(operand_count(op)) + " operands, got " + std::to_string(e.args.size()));
+        for (const auto& a : e.args) check_expr(a, where, false);
+        const bool condition = op == subgroup_op::ballot || op == subgroup_op::any || op == subgroup_op::all;
+        if (condition) expect(where, e.args[0], data_type::boolean, "the condition of " + what);
+        else if (e.args[0].type != data_type::u32)
+            fail(where, what + " of a " + std::string(name(e.args[0].type)) + " value: subgroup values are U32 (cast it): " + to_string(e));
+        if (e.args.size() == 2) expect(where, e.args[1], data_type::u32, "the lane operand of " + what);
+        if (op == subgroup_op::broadcast && level(e.args[1]) == varying)
+            fail(where, what + "'s lane differs between invocations of the subgroup (use SubgroupShuffle): " + to_string(e.args[1]));
+        expect(where, e, subgroup_result(op), "result of " + what);
+    }
+
     void check_binary(const expr& e, const std::string& where) {
         if (e.args.size() != 2) fail(where, "binary op needs two operands");
         check_expr(e.args[0], where, false);
@@ -272,30 +324,53 @@ private:
         expect(where, e, b.element, "atomic result");
     }
 
-    // ---- uniformity: which values are the same for every invocation of a workgroup --------------
+    // ---- uniformity: which values are the same for every invocation of a workgroup or subgroup --
 
-    bool is_uniform(const expr& e) const {
+    // How far a value (or the control flow reaching a statement) is shared: by the whole
+    // workgroup, by each subgroup, or not at all. Barriers need `workgroup`; subgroup barriers and
+    // subgroup operations need `subgroup` or better.
+    enum uniformity : int { workgroup = 0, subgroup = 1, varying = 2 };
+
+    int level(const expr& e) const {
         switch (e.kind) {
         case expr_kind::literal:
         case expr_kind::buf_len:
-        case expr_kind::workgroup_id: return true;
-        case expr_kind::var: return !non_uniform_vars_.count(e.name);
+        case expr_kind::workgroup_id:
+        case expr_kind::subgroup_size: return workgroup;
+        case expr_kind::var: {
+            const auto it = var_levels_.find(e.name);
+            return it == var_levels_.end() ? workgroup : it->second;
+        }
         case expr_kind::invocation_id:
         case expr_kind::local_id:
-        case expr_kind::atomic: return false;
+        case expr_kind::subgroup_local_id:
+        case expr_kind::atomic: return varying;
+        case expr_kind::subgroup_id: return subgroup;
+        case expr_kind::subgroup: {
+            // A broadcast, ballot, any or all gives every invocation of the subgroup one value.
+            const auto op = e.subgroup_kind();
+            const bool shared = op == subgroup_op::broadcast || op == subgroup_op::ballot || op == subgroup_op::any ||
+                                op == subgroup_op::all;
+            return shared ? subgroup : varying;
+        }
         case expr_kind::load: {
             // Read-only and uniform memory holds one value per index for the whole dispatch. A
-            // workgroup buffer is shared by the workgroup: read at a uniform index after a barrier,
-            // every invocation sees the same value, which is how cooperative kernels broadcast
-            // shared state (programs must put a barrier between its writes and such reads).
+            // workgroup buffer is shared by the workgroup: read at a uniform index after a barrier
+            // (a subgroup barrier, for an index uniform in the subgroup), every invocation sees the
+            // same value, which is how cooperative kernels broadcast shared state (programs must put
+            // a barrier between its writes and such reads).
             const buffer_decl* b = p_.find_buffer(e.name);
             const bool shared = b && b->access != buffer_access::read_write;
-            return shared && is_uniform(e.args[0]);
+            return shared ? level(e.args[0]) : varying;
         }
-        default:
-            return std::all_of(e.args.begin(), e.args.end(), [&](const expr& a) { return is_uniform(a); });
+        default: {
+            int l = workgroup;
+            for (const auto& a : e.args) l = std::max(l, level(a));
+            return l;
+        }
         }
     }
+    bool is_uniform(const expr& e) const { return level(e) == workgroup; }
 
     static bool contains_kind(const std::vector<node>& body, node_kind k, bool into_loops) {
         for (const auto& n : body) {
@@ -307,52 +382,55 @@ private:
         return false;
     }
 
-    // A loop whose iterations some invocations leave early (a break or continue under a divergent
-    // condition) runs its body divergently.
-    bool loop_diverges(const node& n) const {
-        if (n.kind == node_kind::loop && !(is_uniform(n.exprs[0]) && is_uniform(n.exprs[1]))) return true;
-        if (n.kind == node_kind::while_ && !is_uniform(n.exprs[0])) return true;
-        return exits_divergently(n.body, false);
+    // A loop runs its body as divergently as its bounds (or condition) differ, and as its
+    // iterations are left early (a break, continue or return under a condition that differs).
+    int loop_level(const node& n) const {
+        int l = n.kind == node_kind::loop ? std::max(level(n.exprs[0]), level(n.exprs[1])) : level(n.exprs[0]);
+        return std::max(l, exit_level(n.body, workgroup));
     }
-    bool exits_divergently(const std::vector<node>& body, bool divergent) const {
+    // The most divergent control level at which the body leaves early.
+    int exit_level(const std::vector<node>& body, int control) const {
+        int l = workgroup;
         for (const auto& n : body) {
-            if ((n.kind == node_kind::break_ || n.kind == node_kind::continue_ || n.kind == node_kind::return_) && divergent)
-                return true;
-            if (n.kind == node_kind::if_) {
-                const bool d = divergent || !is_uniform(n.exprs[0]);
-                if (exits_divergently(n.body, d) || exits_divergently(n.else_body, d)) return true;
+            if (n.kind == node_kind::break_ || n.kind == node_kind::continue_ || n.kind == node_kind::return_) {
+                l = std::max(l, control);
+            } else if (n.kind == node_kind::if_) {
+                const int c = std::max(control, level(n.exprs[0]));
+                l = std::max({l, exit_level(n.body, c), exit_level(n.else_body, c)});
             } else if (n.kind == node_kind::block) {
-                if (exits_divergently(n.body, divergent)) return true;
+                l = std::max(l, exit_level(n.body, control));
             } else if ((n.kind == node_kind::loop || n.kind == node_kind::while_) && contains_kind(n.body, node_kind::return_, true)) {
-                if (divergent || loop_diverges(n)) return true;
+                l = std::max({l, control, loop_level(n)});
             }
         }
-        return false;
+        return l;
     }
 
-    void mark_uniformity(const std::vector<node>& body, bool divergent, bool& changed) {
-        bool d = divergent;
+    void mark_uniformity(const std::vector<node>& body, int control, bool& changed) {
+        int d = control;
         for (const auto& n : body) {
-            auto mark = [&](const std::string& v) {
-                if (non_uniform_vars_.insert(v).second) changed = true;
+            auto mark = [&](const std::string& v, int l) {
+                auto& known = var_levels_[v];
+                if (l > known) {
+                    known = l;
+                    changed = true;
+                }
             };
             switch (n.kind) {
             case node_kind::let:
-            case node_kind::assign:
-                if (d || !is_uniform(n.exprs[0])) mark(n.name);
-                break;
+            case node_kind::assign: mark(n.name, std::max(d, level(n.exprs[0]))); break;
             case node_kind::if_: {
-                const bool inner = d || !is_uniform(n.exprs[0]);
+                const int inner = std::max(d, level(n.exprs[0]));
                 mark_uniformity(n.body, inner, changed);
                 mark_uniformity(n.else_body, inner, changed);
-                if (!d && inner && (contains_kind(n.body, node_kind::return_, true) || contains_kind(n.else_body, node_kind::return_, true)))
-                    d = true; // some invocations have left: the rest of the body is divergent
+                if (contains_kind(n.body, node_kind::return_, true) || contains_kind(n.else_body, node_kind::return_, true))
+                    d = inner; // some invocations may have left: the rest of the body runs at that level
                 break;
             }
             case node_kind::loop:
             case node_kind::while_: {
-                const bool inner = d || loop_diverges(n);
-                if (n.kind == node_kind::loop && inner) mark(n.name);
+                const int inner = std::max(d, loop_level(n));
+                if (n.kind == node_kind::loop) mark(n.name, inner);
                 mark_uniformity(n.body, inner, changed);
                 break;
             }
@@ -366,7 +444,7 @@ private:
         bool changed = true;
         while (changed) {
             changed = false;
-            mark_uniformity(p_.body, false, changed);
+            mark_uniformity(p_.body, workgroup, changed);
         }
     }
 
@@ -379,23 +457,24 @@ private:
         scopes_.back().push_back({n, t, counter});
     }
 
-    void check_body(const std::vector<node>& body, const std::string& path, bool in_loop, bool divergent) {
+    void check_body(const std::vector<node>& body, const std::string& path, bool in_loop, int control) {
         scopes_.emplace_back();
-        bool d = divergent;
+        int d = control;
         for (std::size_t i = 0; i < body.size(); ++i) {
             const node& n = body[i];
             const std::string where = path + "[" + std::to_string(i) + "]";
             check_node(n, where, in_loop, d);
-            if (n.kind == node_kind::if_ && !d && !is_uniform(n.exprs[0]) &&
+            if (n.kind == node_kind::if_ &&
                 (contains_kind(n.body, node_kind::return_, true) || contains_kind(n.else_body, node_kind::return_, true) ||
                  (in_loop && (contains_kind(n.body, node_kind::break_, false) || contains_kind(n.body, node_kind::continue_, false) ||
                               contains_kind(n.else_body, node_kind::break_, false) || contains_kind(n.else_body, node_kind::continue_, false)))))
-                d = true;
+                d = std::max(d, level(n.exprs[0]));
         }
         scopes_.pop_back();
     }
 
-    void check_node(const node& n, const std::string& where, bool in_loop, bool divergent) {
+    void check_node(const node& n, const std::string& where, bool in_loop, int control) {
+        control_ = control;
         switch (n.kind) {
         case node_kind::let:
             if (n.exprs.size() != 1) fail(where, "let needs one value");
@@ -432,7 +511,7 @@ private:
             if (n.exprs.size() != 1) fail(where, "if needs one condition");
             check_expr(n.exprs[0], where + " (if condition)", false);
             expect(where, n.exprs[0], data_type::boolean, "if condition");
-            const bool inner = divergent || !is_uniform(n.exprs[0]);
+            const int inner = std::max(control, level(n.exprs[0]));
             check_body(n.body, where + ".then", in_loop, inner);
             check_body(n.else_body, where + ".else", in_loop, inner);
             return;
@@ -446,7 +525,7 @@ private:
             if (n.type != n.exprs[0].type) fail(where, "loop counter type differs from its bounds");
             scopes_.emplace_back();
             declare(where, n.name, n.type, true);
-            check_body(n.body, where + ".body", true, divergent || loop_diverges(n));
+            check_body(n.body, where + ".body", true, std::max(control, loop_level(n)));
             scopes_.pop_back();
             return;
         }
@@ -454,7 +533,7 @@ private:
             if (n.exprs.size() != 1) fail(where, "while needs one condition");
             check_expr(n.exprs[0], where + " (while condition)", false);
             expect(where, n.exprs[0], data_type::boolean, "while condition");
-            check_body(n.body, where + ".body", true, divergent || loop_diverges(n));
+            check_body(n.body, where + ".body", true, std::max(control, loop_level(n)));
             return;
         case node_kind::break_:
         case node_kind::continue_:
@@ -462,11 +541,18 @@ private:
             return;
         case node_kind::return_: return;
         case node_kind::barrier:
-            if (divergent)
+            if (control != workgroup)
                 fail(where, "barrier inside divergent control flow (a condition or loop bound that differs between invocations "
                             "of a workgroup, or after some invocations returned): every invocation must reach the same barriers");
             return;
-        case node_kind::block: check_body(n.body, where + ".block", in_loop, divergent); return;
+        case node_kind::subgroup_barrier:
+            check_uses_subgroups(where, "subgroup_barrier");
+            if (control == varying)
+                fail(where, "subgroup_barrier inside control flow that differs within a subgroup (a condition or loop bound "
+                            "that differs between invocations of a subgroup, or after some of them returned): every "
+                            "invocation of a subgroup must reach the same subgroup barriers");
+            return;
+        case node_kind::block: check_body(n.body, where + ".block", in_loop, control); return;
         }
         fail(where, "unknown node kind");
     }

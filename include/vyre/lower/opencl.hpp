@@ -14,12 +14,30 @@
 
 namespace vyre::lower {
 
+// How subgroup operations (ir::expr_kind::subgroup and friends) become OpenCL C; the runtime picks
+// one per device (runtime/subgroups.hpp). Programs without subgroups lower the same under each.
+enum class subgroup_lowering : std::uint8_t {
+    emulated,   // workgroup memory and workgroup barriers: needs the subgroup to be the whole workgroup
+    khr,        // cl_khr_subgroups built-ins (sub_group_shuffle where cl_khr_subgroup_shuffle is listed)
+    nvidia_ptx, // inline PTX on NVIDIA GPUs: shfl.sync, vote.sync, bar.warp.sync over the subgroup's lanes
+};
+
+inline const char* subgroup_lowering_name(subgroup_lowering l) noexcept {
+    switch (l) {
+    case subgroup_lowering::emulated: return "emulated";
+    case subgroup_lowering::khr: return "cl_khr_subgroups";
+    case subgroup_lowering::nvidia_ptx: return "nvidia_ptx";
+    }
+    return "?";
+}
+
 // Kernel arguments, in order: for each storage buffer sorted by binding, the buffer and then its
 // element count as `uint` (u32 words for Bytes buffers).
 struct kernel_source {
     std::string source;
     std::string entry;
     std::vector<ir::buffer_decl> arguments; // storage buffers in argument order
+    subgroup_lowering subgroups = subgroup_lowering::emulated; // how subgroup operations were lowered
 };
 
 namespace detail {
@@ -44,7 +62,7 @@ inline std::string zero(data_type t) { return t == data_type::u64 ? "0ul" : t ==
 
 class writer {
 public:
-    explicit writer(const ir::program& p) : p_(p) {}
+    writer(const ir::program& p, subgroup_lowering subgroups) : p_(p), sg_(subgroups) {}
 
     kernel_source run() {
         // Functions and kernel are written first: they decide which helpers the prelude needs.
@@ -58,7 +76,13 @@ public:
         std::ostringstream body;
         emit_kernel(body);
         std::ostringstream out;
-        out << "// vyre program \"" << p_.name << "\", lowered to OpenCL C 1.2\n";
+        out << "// vyre program \"" << p_.name << "\", lowered to OpenCL C 1.2";
+        if (p_.subgroup_size != 0) out << ", subgroups of " << p_.subgroup_size << " " << subgroup_lowering_name(sg_);
+        out << "\n";
+        if (p_.subgroup_size != 0 && sg_ == subgroup_lowering::khr) {
+            out << "#pragma OPENCL EXTENSION cl_khr_subgroups : enable\n";
+            out << "#ifdef cl_khr_subgroup_shuffle\n#pragma OPENCL EXTENSION cl_khr_subgroup_shuffle : enable\n#endif\n";
+        }
         for (const auto& [name, text] : helpers_) out << text;
         if (!helpers_.empty()) out << "\n";
         out << functions.str() << body.str();
@@ -66,11 +90,13 @@ public:
         ks.source = out.str();
         ks.entry = p_.name;
         ks.arguments = storage_in_binding_order();
+        ks.subgroups = sg_;
         return ks;
     }
 
 private:
     const ir::program& p_;
+    subgroup_lowering sg_;
     std::map<std::string, std::string> helpers_; // name -> definition, emitted in name order
 
     std::vector<ir::buffer_decl> storage_in_binding_order() const {
@@ -217,6 +243,141 @@ private:
             for (std::size_t i = 0; i < e.args.size(); ++i) out += (i ? ", " : "") + expr(e.args[i]);
             return out + ")";
         }
+        case ir::expr_kind::subgroup_local_id: need_subgroup_primitives(); return "vyre_sg_lane()";
+        case ir::expr_kind::subgroup_id:
+            return sg_ == subgroup_lowering::khr ? "(uint)get_sub_group_id()" : "((uint)get_local_id(0) / " + sg_size() + ")";
+        case ir::expr_kind::subgroup_size: return sg_size();
+        case ir::expr_kind::subgroup: return subgroup(e);
+        }
+        return "0u";
+    }
+
+    // ---- subgroups ---------------------------------------------------------------------------
+    //
+    // Every lowering provides three primitives for the subgroup of the calling invocation: its
+    // lane (0..S-1), fetch(v, src) (the value v of lane src, 0 <= src < S) and ballot(p) (bit i
+    // for each lane i whose p is nonzero). The operations are written once over them, with the
+    // interpreter's rules for lanes out of range. The lowerings differ only in the primitives,
+    // and where a device has a direct built-in for a whole operation (scans, any, all).
+
+    std::string sg_size() const { return std::to_string(p_.subgroup_size) + "u"; }
+    // Where emulation keeps the subgroup's values: the workgroup's scratch array.
+    std::string scratch_arg() const { return sg_ == subgroup_lowering::emulated ? "vyre_sg_scratch, " : ""; }
+    std::string scratch_param() const { return sg_ == subgroup_lowering::emulated ? "__local uint* s, " : ""; }
+
+    void need_subgroup_primitives() {
+        const std::string S = sg_size();
+        const std::uint32_t size = p_.subgroup_size;
+        const std::string full = size == 32 ? "0xffffffffu" : std::to_string((1ull << size) - 1) + "u";
+        switch (sg_) {
+        case subgroup_lowering::nvidia_ptx:
+            // A subgroup is S consecutive lanes of a warp; every instruction names exactly those
+            // lanes in its member mask, so subgroups of one warp never wait for each other.
+            need("vyre_sg_0", "static inline uint vyre_sg_lane(void) { return (uint)get_local_id(0) & (" + S + " - 1u); }\n"
+                              "static inline uint vyre_sg_base(void) { return ((uint)get_local_id(0) & 31u) & ~(" + S + " - 1u); }\n"
+                              "static inline uint vyre_sg_mask(void) { return " + full + " << vyre_sg_base(); }\n"
+                              "static inline uint vyre_sg_fetch(uint v, uint src) {\n"
+                              "    uint r, lane = vyre_sg_base() | src, mask = vyre_sg_mask();\n"
+                              "    asm volatile(\"shfl.sync.idx.b32 %0, %1, %2, 0x1f, %3;\" : \"=r\"(r) : \"r\"(v), \"r\"(lane), \"r\"(mask));\n"
+                              "    return r;\n}\n"
+                              "static inline uint vyre_sg_ballot(uint p) {\n"
+                              "    uint r, mask = vyre_sg_mask();\n"
+                              "    asm volatile(\"{ .reg .pred q; setp.ne.u32 q, %1, 0; vote.sync.ballot.b32 %0, q, %2; }\" : \"=r\"(r) : \"r\"(p), \"r\"(mask));\n"
+                              "    return (r >> vyre_sg_base()) & " + full + ";\n}\n"
+                              "static inline void vyre_sg_barrier(void) {\n"
+                              "    uint mask = vyre_sg_mask();\n"
+                              "    asm volatile(\"bar.warp.sync %0;\" : : \"r\"(mask) : \"memory\");\n}\n");
+            return;
+        case subgroup_lowering::khr:
+            need("vyre_sg_0", "static inline uint vyre_sg_lane(void) { return (uint)get_sub_group_local_id(); }\n"
+                              "#ifdef cl_khr_subgroup_shuffle\n"
+                              "static inline uint vyre_sg_fetch(uint v, uint src) { return sub_group_shuffle(v, src); }\n"
+                              "#else\n"
+                              "static inline uint vyre_sg_fetch(uint v, uint src) {\n"
+                              "    uint r = v;\n"
+                              "    for (uint j = 0u; j < " + S + "; ++j) {\n"
+                              "        const uint t = sub_group_broadcast(v, j);\n"
+                              "        if (j == src) r = t;\n"
+                              "    }\n"
+                              "    return r;\n}\n"
+                              "#endif\n"
+                              "static inline uint vyre_sg_ballot(uint p) { return sub_group_reduce_add(p != 0u ? 1u << vyre_sg_lane() : 0u); }\n"
+                              "static inline void vyre_sg_barrier(void) { sub_group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); }\n");
+            return;
+        case subgroup_lowering::emulated:
+            // The subgroup is the workgroup: a value goes through the scratch array between two
+            // workgroup barriers (the second keeps the next operation from overwriting it early).
+            need("vyre_sg_0", "static inline uint vyre_sg_lane(void) { return (uint)get_local_id(0); }\n"
+                              "static inline uint vyre_sg_fetch(__local uint* s, uint v, uint src) {\n"
+                              "    s[vyre_sg_lane()] = v;\n"
+                              "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                              "    const uint r = s[src];\n"
+                              "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                              "    return r;\n}\n"
+                              "static inline uint vyre_sg_ballot(__local uint* s, uint p) {\n"
+                              "    s[vyre_sg_lane()] = p != 0u ? 1u : 0u;\n"
+                              "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                              "    uint r = 0u;\n"
+                              "    for (uint j = 0u; j < " + S + "; ++j) r |= s[j] << j;\n"
+                              "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+                              "    return r;\n}\n"
+                              "static inline void vyre_sg_barrier(void) { barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); }\n");
+            return;
+        }
+    }
+
+    std::string subgroup(const ir::expr& e) {
+        using ir::subgroup_op;
+        need_subgroup_primitives();
+        const std::string S = sg_size(), sp = scratch_param(), sa = scratch_arg();
+        const std::string fetch = "vyre_sg_fetch(" + sa;
+        const std::string a = expr(e.args[0]), b = e.args.size() > 1 ? expr(e.args[1]) : "";
+        const bool khr = sg_ == subgroup_lowering::khr;
+        // Keys order the definitions: the primitives (vyre_sg_0) first, the exclusive scan after the
+        // inclusive one it calls.
+        auto helper = [&](const std::string& name, const std::string& params, const std::string& body) {
+            need(std::string(name == "vyre_sg_exclusive_add" ? "vyre_sg_2" : "vyre_sg_1") + name, "static inline uint " + name + "(" + sp + params + ") {\n" + body + "}\n");
+        };
+        switch (e.subgroup_kind()) {
+        case subgroup_op::broadcast:
+            if (khr) return "sub_group_broadcast(" + a + ", (" + b + ") & (" + S + " - 1u))";
+            return fetch + a + ", (" + b + ") & (" + S + " - 1u))";
+        case subgroup_op::shuffle: return fetch + a + ", (" + b + ") & (" + S + " - 1u))";
+        case subgroup_op::shuffle_up:
+            helper("vyre_sg_shuffle_up", "uint v, uint d", "    const uint i = vyre_sg_lane();\n    return " + fetch + "v, d <= i ? i - d : i);\n");
+            return "vyre_sg_shuffle_up(" + sa + a + ", " + b + ")";
+        case subgroup_op::shuffle_down:
+            helper("vyre_sg_shuffle_down", "uint v, uint d",
+                   "    const uint i = vyre_sg_lane();\n    return " + fetch + "v, d < " + S + " - i ? i + d : i);\n");
+            return "vyre_sg_shuffle_down(" + sa + a + ", " + b + ")";
+        case subgroup_op::shuffle_xor:
+            helper("vyre_sg_shuffle_xor", "uint v, uint m",
+                   "    const uint i = vyre_sg_lane();\n    return " + fetch + "v, (i ^ m) < " + S + " ? i ^ m : i);\n");
+            return "vyre_sg_shuffle_xor(" + sa + a + ", " + b + ")";
+        case subgroup_op::ballot: return "vyre_sg_ballot(" + sa + a + ")";
+        case subgroup_op::any:
+            if (khr) return "((uint)(sub_group_any((int)(" + a + ")) != 0))";
+            return "((uint)(vyre_sg_ballot(" + sa + a + ") != 0u))";
+        case subgroup_op::all: {
+            if (khr) return "((uint)(sub_group_all((int)(" + a + ")) != 0))";
+            const std::string full = p_.subgroup_size == 32 ? "0xffffffffu" : std::to_string((1ull << p_.subgroup_size) - 1) + "u";
+            return "((uint)(vyre_sg_ballot(" + sa + a + ") == " + full + "))";
+        }
+        case subgroup_op::inclusive_add:
+        case subgroup_op::exclusive_add: {
+            const bool inclusive = e.subgroup_kind() == subgroup_op::inclusive_add;
+            if (khr) return inclusive ? "sub_group_scan_inclusive_add(" + a + ")" : "sub_group_scan_exclusive_add(" + a + ")";
+            // Hillis-Steele: log2(S) rounds of fetching the partial sum d lanes down.
+            helper("vyre_sg_inclusive_add", "uint v",
+                   "    const uint i = vyre_sg_lane();\n"
+                   "    for (uint d = 1u; d < " + S + "; d <<= 1) {\n"
+                   "        const uint t = " + fetch + "v, d <= i ? i - d : i);\n"
+                   "        if (d <= i) v += t;\n"
+                   "    }\n    return v;\n");
+            if (inclusive) return "vyre_sg_inclusive_add(" + sa + a + ")";
+            helper("vyre_sg_exclusive_add", "uint v", "    return vyre_sg_inclusive_add(" + sa + "v) - v;\n");
+            return "vyre_sg_exclusive_add(" + sa + a + ")";
+        }
         }
         return "0u";
     }
@@ -338,6 +499,10 @@ private:
         case node_kind::continue_: line(os, depth, "continue;"); return;
         case node_kind::return_: line(os, depth, "return;"); return;
         case node_kind::barrier: line(os, depth, "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"); return;
+        case node_kind::subgroup_barrier:
+            need_subgroup_primitives();
+            line(os, depth, "vyre_sg_barrier();");
+            return;
         case node_kind::block:
             line(os, depth, "{");
             body(os, n.body, depth + 1, loop_depth);
@@ -359,6 +524,8 @@ private:
         }
         os << ")\n{\n";
         bool has_local = false;
+        if (p_.subgroup_size != 0 && sg_ == subgroup_lowering::emulated)
+            line(os, 1, "__local uint vyre_sg_scratch[" + std::to_string(p_.subgroup_size) + "];");
         for (const auto& b : p_.buffers)
             if (!b.is_storage()) {
                 line(os, 1, "__local " + c_type(b.element) + " " + b.name + "[" + std::to_string(b.count) + "];");
@@ -383,10 +550,15 @@ private:
 
 } // namespace detail
 
-// Validates `p` (without device limits) and returns its OpenCL C source.
-inline kernel_source to_opencl(const ir::program& p) {
+// Validates `p` (without device limits) and returns its OpenCL C source. A program with subgroups
+// lowers as `subgroups` says; emulation needs its subgroup to be the whole workgroup.
+inline kernel_source to_opencl(const ir::program& p, subgroup_lowering subgroups = subgroup_lowering::khr) {
     ir::validate(p);
-    return detail::writer(p).run();
+    if (p.subgroup_size != 0 && subgroups == subgroup_lowering::emulated && p.invocations_per_workgroup() != p.subgroup_size)
+        throw resource_error("program \"" + p.name + "\": emulated subgroups are the whole workgroup, but its workgroup of " +
+                             std::to_string(p.invocations_per_workgroup()) + " invocations holds subgroups of " +
+                             std::to_string(p.subgroup_size) + " (build it with one subgroup per workgroup for this device)");
+    return detail::writer(p, subgroups).run();
 }
 
 } // namespace vyre::lower

@@ -87,16 +87,28 @@ block_variant resolve(block_variant v, const runtime::device_info& device) noexc
     return v == block_variant::automatic ? Op::automatic(device) : v;
 }
 
-// The process-wide kernel of an op's default program, built on first use (`automatic` gives the
-// fast one: resolve it for the device first).
+// The process-wide kernel of an op's default program for a device, built on first use. An op
+// whose programs use subgroups also provides kernel(variant, lowering): its launch shape may
+// depend on how the device runs subgroups (runtime/subgroups.hpp), so each lowering has its own.
 template <block_op Op>
-const block_kernel& kernel_for(block_variant v) {
-    if (v == block_variant::reference) {
+const block_kernel& kernel_for(block_variant v, const runtime::device_info& device) {
+    v = resolve<Op>(v, device);
+    if constexpr (requires { Op::kernel(v, lower::subgroup_lowering::emulated); }) {
         static const block_kernel reference = Op::kernel(block_variant::reference);
-        return reference;
+        if (v == block_variant::reference) return reference;
+        using lower::subgroup_lowering;
+        static const block_kernel fast[] = {Op::kernel(block_variant::fast, subgroup_lowering::emulated),
+                                            Op::kernel(block_variant::fast, subgroup_lowering::khr),
+                                            Op::kernel(block_variant::fast, subgroup_lowering::nvidia_ptx)};
+        return fast[static_cast<int>(runtime::native_subgroups(device))];
+    } else {
+        if (v == block_variant::reference) {
+            static const block_kernel reference = Op::kernel(block_variant::reference);
+            return reference;
+        }
+        static const block_kernel fast = Op::kernel(block_variant::fast);
+        return fast;
     }
-    static const block_kernel fast = Op::kernel(block_variant::fast);
-    return fast;
 }
 
 // Device buffers of one launch. Input and output hold their byte counts rounded up to whole words
@@ -227,7 +239,7 @@ block_result decode_blocks(runtime::context& ctx, const boost::compute::buffer& 
     b.statuses = runtime::allocate(ctx, blocks.size() * sizeof(vyre::compression::block_status));
     b.largest_output = detail::largest_output(blocks);
     block_launch_params params;
-    enqueue_blocks(ctx, kernel_for<Op>(resolve<Op>(variant, ctx.device())), b, params);
+    enqueue_blocks(ctx, kernel_for<Op>(variant, ctx.device()), b, params);
     runtime::read(ctx, b.statuses, r.statuses.data(), blocks.size() * sizeof(vyre::compression::block_status));
     return r;
 }
@@ -268,7 +280,7 @@ void decode_blocks_into(runtime::context& ctx, std::span<const std::uint8_t> inp
     b.statuses = runtime::allocate(ctx, descriptors.size() * sizeof(vyre::compression::block_status));
     b.largest_output = detail::largest_output(descriptors);
     block_launch_params params;
-    enqueue_blocks(ctx, kernel_for<Op>(resolve<Op>(variant, ctx.device())), b, params);
+    enqueue_blocks(ctx, kernel_for<Op>(variant, ctx.device()), b, params);
     runtime::read(ctx, b.statuses, statuses.data(), descriptors.size() * sizeof(vyre::compression::block_status));
     runtime::read(ctx, b.output, output.data(), output.size());
 }

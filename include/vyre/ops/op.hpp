@@ -2,6 +2,7 @@
 // (for IR-first ops) the ir::program it lowers from. The registry lists these.
 #pragma once
 
+#include <vyre/lower/opencl.hpp>
 #include <vyre/ir/program.hpp>
 
 #include <cstdint>
@@ -17,6 +18,9 @@ struct op_info {
     ir::op_signature signature;
     ir::convention convention;
     std::function<ir::program()> program; // the IR the op lowers from
+    // Where the program's shape depends on how a device runs subgroups (lower::subgroup_lowering):
+    // the program for each; empty when program() serves every device.
+    std::function<ir::program(lower::subgroup_lowering)> program_for;
 
     // The file `vyre emit --all` writes and the golden test compares: "<id>.cl".
     std::string kernel_file() const { return id + ".cl"; }

@@ -44,13 +44,26 @@
 //   While(cond) evaluates cond before every iteration. Break and Continue act on the innermost loop;
 //   Return ends the invocation.
 // Ids. InvocationId(axis) = WorkgroupId(axis) * workgroup_size[axis] + LocalId(axis).
+// Subgroups. A program with subgroup_size S (a power of two up to 32, dividing its one-dimensional
+//   workgroup) splits each workgroup into subgroups of S consecutive local ids: SubgroupId =
+//   LocalId / S, SubgroupLocalId = LocalId % S, SubgroupSize = S. A subgroup op is evaluated by
+//   every invocation of the subgroup together (validation ensures all of them reach it); each
+//   first evaluates its operands (U32 values and lanes, Bool conditions), then, for invocation i:
+//     Broadcast(v, k), Shuffle(v, k)   v of invocation k % S
+//     ShuffleUp(v, d)                  v of invocation i - d, or its own v where d > i
+//     ShuffleDown(v, d)                v of invocation i + d, or its own v where i + d >= S
+//     ShuffleXor(v, m)                 v of invocation i ^ m, or its own v where i ^ m >= S
+//     Ballot(c)                        U32, bit j set where invocation j's c holds
+//     Any(c), All(c)                   Bool: c holds for some / every invocation of the subgroup
+//     InclusiveAdd(v), ExclusiveAdd(v) the wrapping sum of v over invocations 0..i / 0..i-1
+//   SubgroupBarrier, like Barrier, orders memory between the invocations it joins.
 // Execution. Workgroups run one after another, x fastest, then y, then z. Inside a workgroup the
 //   invocations run in LOCKSTEP: each statement runs to completion for every active invocation, in
 //   local linear id order (x fastest), before the next statement starts. An If runs its then-branch
 //   for the invocations whose condition holds, then its else-branch for the others. A loop iterates
 //   while any invocation is still in it. Break, Continue and Return deactivate an invocation for the
-//   rest of the iteration / the loop / the program. Hence Barrier is a no-op here, and stores and
-//   atomics of one workgroup take effect in a defined order.
+//   rest of the iteration / the loop / the program. Hence Barrier and SubgroupBarrier are no-ops
+//   here, and stores and atomics of one workgroup take effect in a defined order.
 #pragma once
 
 #include <vyre/ir/program.hpp>

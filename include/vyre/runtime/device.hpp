@@ -23,6 +23,7 @@ struct device_info {
     std::string vendor;
     std::string version;
     std::string driver_version;
+    std::string extensions; // CL_DEVICE_EXTENSIONS, space-separated
     cl_device_type type = 0; // a bitmask: PoCL reports CPU|DEFAULT, so test bits
     std::uint32_t compute_units = 0;
     std::uint64_t global_memory = 0;
@@ -36,6 +37,13 @@ struct device_info {
     bool is_cpu() const noexcept { return (type & CL_DEVICE_TYPE_CPU) != 0; }
     // "NVIDIA H100 80GB HBM3 (NVIDIA CUDA)": unique enough for filters and test names.
     std::string label() const { return name + " (" + platform + ")"; }
+    bool has_extension(std::string_view ext) const {
+        for (std::size_t at = extensions.find(ext); at != std::string::npos; at = extensions.find(ext, at + 1)) {
+            const std::size_t end = at + ext.size();
+            if ((at == 0 || extensions[at - 1] == ' ') && (end == extensions.size() || extensions[end] == ' ')) return true;
+        }
+        return false;
+    }
 };
 
 inline std::string device_type_name(cl_device_type type) {
@@ -58,6 +66,7 @@ inline device_info describe(const bc::device& d) {
     i.vendor = d.vendor();
     i.version = d.version();
     i.driver_version = d.driver_version();
+    i.extensions = d.get_info<std::string>(CL_DEVICE_EXTENSIONS);
     i.type = d.type();
     i.compute_units = d.compute_units();
     i.global_memory = d.global_memory_size();

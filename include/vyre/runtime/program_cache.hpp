@@ -6,6 +6,7 @@
 
 #include <vyre/lower/opencl.hpp>
 #include <vyre/runtime/context.hpp>
+#include <vyre/runtime/subgroups.hpp>
 
 #include <atomic>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <string>
@@ -144,11 +146,21 @@ inline bc::program build(const context& ctx, const lower::kernel_source& ks) {
 // A program ready to run: validated and lowered once at construction, built once per context.
 // Keep one per program for the life of the process (ops hold theirs in a function-local static).
 // Safe to use from several threads: a kernel's arguments are set and enqueued under its lock.
+//
+// A program with subgroups is lowered for each device as the device allows
+// (runtime/subgroups.hpp), unless `subgroups` forces one lowering everywhere. With
+// cl_khr_subgroups the built kernel must run the program's subgroup size; where it does not (or
+// the build fails) a program whose subgroup is its whole workgroup falls back to emulation, and
+// any other throws resource_error.
 class compiled_program {
 public:
-    explicit compiled_program(ir::program p) : program_(std::move(p)), source_(lower::to_opencl(program_)) {}
+    explicit compiled_program(ir::program p, std::optional<lower::subgroup_lowering> subgroups = std::nullopt)
+        : program_(std::move(p)), forced_(subgroups),
+          source_(lower::to_opencl(program_, subgroups.value_or(lower::subgroup_lowering::khr))) {}
 
     const ir::program& program() const noexcept { return program_; }
+    // The OpenCL C without a device in mind (subgroups as cl_khr_subgroups unless forced); the
+    // argument list is the same on every device.
     const lower::kernel_source& source() const noexcept { return source_; }
 
     // The kernel for this context, with the lock that guards its arguments.
@@ -156,6 +168,7 @@ public:
         cl_context context;
         bc::program program;
         bc::kernel kernel;
+        lower::subgroup_lowering subgroups = lower::subgroup_lowering::emulated; // how this device's build lowered them
         std::mutex lock;
     };
     entry& kernel_for(const context& ctx) const {
@@ -169,8 +182,8 @@ public:
         auto e = std::make_unique<entry>();
         e->context = key;
         ir::validate(program_, limits_of(ctx.device()));
-        e->program = detail::build(ctx, source_);
-        e->kernel = cl_call("clCreateKernel", [&] { return bc::kernel(e->program, source_.entry); });
+        if (program_.subgroup_size == 0) build_into(*e, ctx, source_);
+        else build_with_subgroups(*e, ctx);
         stats().kernels_created++;
         std::lock_guard<std::mutex> g(mutex_);
         for (auto& existing : entries_)
@@ -178,6 +191,9 @@ public:
         entries_.push_back(std::move(e));
         return *entries_.back();
     }
+
+    // How the program's subgroup operations run on this context's device.
+    lower::subgroup_lowering subgroups_on(const context& ctx) const { return kernel_for(ctx).subgroups; }
 
     // Forget the built kernels (e.g. before a context is destroyed).
     void purge() {
@@ -191,7 +207,36 @@ public:
 
 private:
     ir::program program_;
+    std::optional<lower::subgroup_lowering> forced_;
     lower::kernel_source source_;
+
+    static void build_into(entry& e, const context& ctx, const lower::kernel_source& ks) {
+        e.program = detail::build(ctx, ks);
+        e.kernel = cl_call("clCreateKernel", [&] { return bc::kernel(e.program, ks.entry); });
+        e.subgroups = ks.subgroups;
+    }
+
+    void build_with_subgroups(entry& e, const context& ctx) const {
+        const auto& dev = ctx.device();
+        const std::uint32_t S = program_.subgroup_size, wg = program_.invocations_per_workgroup();
+        lower::subgroup_lowering want = forced_.value_or(native_subgroups(dev));
+        if (want != lower::subgroup_lowering::khr) return build_into(e, ctx, lower::to_opencl(program_, want));
+        std::string why;
+        try {
+            build_into(e, ctx, lower::to_opencl(program_, want));
+            const std::size_t got = kernel_subgroup_size(e.kernel.get(), dev, wg);
+            if (got == S) return;
+            why = got == 0 ? "the driver does not report its kernels' subgroup size"
+                           : "its kernel runs subgroups of " + std::to_string(got);
+        } catch (const build_error& b) {
+            why = "the cl_khr_subgroups build failed: " + b.log();
+        }
+        if (forced_ || wg != S)
+            throw resource_error("program \"" + program_.name + "\" needs subgroups of " + std::to_string(S) + " on " + dev.label() +
+                                 ", which offers cl_khr_subgroups but " + why +
+                                 (wg != S ? " (a program whose subgroup is its whole workgroup would fall back to emulation)" : ""));
+        build_into(e, ctx, lower::to_opencl(program_, lower::subgroup_lowering::emulated));
+    }
     mutable std::mutex mutex_;
     mutable std::vector<std::unique_ptr<entry>> entries_;
 };

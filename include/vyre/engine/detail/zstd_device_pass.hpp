@@ -87,7 +87,7 @@ struct zstd_device_pass {
     void start(const zstd_options& options) {
         if (plan.target == zstd_target::device) result = make_queue();
         if (plan.batches.empty()) return;
-        kernel = &ops::kernel_for<ops::compression::zstd_op>(ops::resolve<ops::compression::zstd_op>(options.variant, ctx.device()));
+        kernel = &ops::kernel_for<ops::compression::zstd_op>(options.variant, ctx.device());
         up = make_queue();
         down = make_queue();
         run.emplace(make_queue());

@@ -32,9 +32,14 @@ namespace vyre::ops::compression {
 // program share nothing, so grouping 64 of them changes no result; it only lets a GPU fill its
 // SIMD lanes (a workgroup of 1 runs one lane of 32) and launch 64 times fewer workgroups.
 inline constexpr std::uint32_t lz4_reference_workgroup = 64;
-// The fast program: one block per workgroup of this many invocations (one warp on NVIDIA GPUs;
+// The fast program: one block per subgroup of this many invocations (one warp on NVIDIA GPUs;
 // bench_lz4 --lanes compares others).
 inline constexpr std::uint32_t lz4_fast_lanes = 32;
+// Blocks per workgroup where the device runs subgroups natively (one where they are emulated);
+// bench_lz4 --blocks compares others.
+inline constexpr std::uint32_t lz4_fast_blocks = 2;
+// Bytes of each block's input staged in workgroup memory for the parse (bench_lz4 --stages).
+inline constexpr std::uint32_t lz4_fast_stage = 128;
 // Bytes of recent output the fast program keeps in workgroup memory for matches to read (see the
 // program's comment; bench_lz4 --windows compares them). None by default: measured on the H100, a
 // window helps only blocks of 256 KiB and more and slows the common 4 KiB and 64 KiB blocks
@@ -151,73 +156,97 @@ inline ir::program lz4_program_reference() {
 
 // ---- the fast program ------------------------------------------------------------------------
 //
-// One workgroup of `lanes` invocations (a power of two; 32 = one warp on NVIDIA GPUs) decodes one
-// block. Every lane parses the same sequence from the same input bytes, so the parse is a single
-// instruction stream for the workgroup (its loads read one address: one transaction) and all the
-// control flow around it is uniform. The lanes split only to copy: a sequence's literals, then its
-// match, `lanes` bytes at a time, lane i taking bytes i, i + lanes, ...
+// One subgroup of `lanes` invocations (a power of two up to 32; 32 = one warp on NVIDIA GPUs)
+// decodes one block, and a workgroup holds `blocks_per_workgroup` of them. Every lane parses the
+// same sequence from the same bytes, so the parse is one instruction stream for the subgroup (its
+// loads read one address) and all control flow around it is uniform in the subgroup. The lanes
+// split only to copy: a sequence's literals, then its match, `lanes` bytes at a time, lane i taking
+// bytes i, i + lanes, ...
 //
-// Why one block per workgroup: blocks sharing a workgroup parse different sequences, so their
-// lanes diverge at every length extension and error check, and a barrier they share ties each
-// block to the slowest. Alone, a block costs a few dozen instructions per sequence, and the device
-// schedules blocks independently.
+// Why subgroups: blocks of one subgroup each share nothing but the workgroup's memory, and
+// synchronise with subgroup barriers only, so a workgroup can hold several blocks without tying
+// each to the slowest (a workgroup barrier would), and the device keeps more blocks in flight than
+// with one small workgroup per block (an SM holds a limited number of workgroups). Where subgroups
+// are emulated (lower::subgroup_lowering) the subgroup is the whole workgroup: one block each.
+//
+// The stage. Sequence headers and short literals are read from `stage` bytes of the block's input
+// copied into workgroup memory by the whole subgroup (each lane a few bytes, wide coalesced reads,
+// all in flight at once) instead of one byte at a time from global memory in the middle of the
+// serial chain, where each new 32-byte sector would cost a full memory round trip. A sequence that
+// starts with less than a quarter of the stage left refills it from its own start; literals,
+// offsets and extension bytes that reach past the stage are read from global memory directly.
+// stage = 0 builds the program reading global memory only.
 //
 // The window. A match usually copies bytes written a few hundred or thousand bytes earlier, by
-// this same workgroup. Read back from global memory, those bytes make a round trip to the device's
-// L2 cache (the first-level cache does not keep what an invocation stores) in the middle of every
-// sequence's serial chain. So every output byte is also written to a ring of the last `window`
-// bytes in workgroup memory (position p in slot p mod window), and a match whose source and own
-// bytes fit in the ring (offset + length <= window) reads from it; longer reaches read global
-// memory as before. window = 0 builds the program without the ring.
+// this same subgroup. Read back from global memory, those bytes make a round trip to the device's
+// L2 cache in the middle of every sequence's serial chain. With a window, every output byte is
+// also written to a ring of the last `window` bytes in workgroup memory (position p in slot
+// p mod window of the block's own ring), and a match whose source and own bytes fit in the ring
+// (offset + length <= window) reads from it; longer reaches read global memory as before.
 //
 // Ordering. Byte m of a match at offset o starting at p is out[p - o + (m mod o)], a position
 // before p that another lane may have written. Every position below `fenced` was written before
-// the last barrier, so every lane sees it; a match whose source reaches `fenced` first runs a
-// barrier (uniform: every lane takes the same branch) and moves `fenced` to p. Most matches reach
-// further back than the last sequence or two and need none. An overlapping match (o below its
-// length) reads only its first o bytes of pattern, all before p, so its own writes never feed its
-// reads and it needs no rounds. The ring adds two hazards, as its slots are reused: a lane still
-// reading a slot for one match while another lane, already at a later sequence, overwrites it;
-// and two lanes writing one slot (positions p and p + window) in either order. `ring_limit` is the
-// first position whose slot is unsafe to write: the lowest source read since the last barrier
+// the last subgroup barrier, so every lane sees it; a match whose source reaches `fenced` first
+// runs a barrier (uniform: every lane takes the same branch) and moves `fenced` to p. Most matches
+// reach further back than the last sequence or two and need none. An overlapping match (o below
+// its length) reads only its first o bytes of pattern, all before p, so its own writes never feed
+// its reads and it needs no rounds. The ring adds two hazards, as its slots are reused: a lane
+// still reading a slot for one match while another lane, already at a later sequence, overwrites
+// it; and two lanes writing one slot (positions p and p + window) in either order. `ring_limit` is
+// the first position whose slot is unsafe to write: the lowest source read since the last barrier
 // plus window, and at most fenced + window. Writing at or past it runs the barrier first (once per
 // window bytes of output at least). A match's own reads and writes never share a slot
-// (offset + length <= window).
+// (offset + length <= window). The stage is rewritten only between two subgroup barriers, after
+// every lane's last read of it.
 //
 // Errors and partial sizes come from the same checks in the same order as the reference program
 // (reference::lz4_decompress_block): a failing step writes nothing, earlier steps' bytes stay.
 // The three bytes after a sequence's literals (the offset, and the next token when the match
-// length has no extension) are loaded before the literal copy so that their latency overlaps it;
-// loads are bounded by the input buffer, and the values are used only once the checks have shown
+// length has no extension) are read before the literal copy so that their latency overlaps it;
+// reads are bounded by the input buffer, and the values are used only once the checks have shown
 // that the bytes belong to the block.
 
-inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::uint32_t window = lz4_fast_window) {
+inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::uint32_t window = lz4_fast_window,
+                                    std::uint32_t blocks_per_workgroup = 1, std::uint32_t stage = lz4_fast_stage) {
     namespace d = vyre::dsl;
     namespace codes = detail::lz4_code;
-    if (!std::has_single_bit(lanes) || lanes > 1024)
+    if (!std::has_single_bit(lanes) || lanes > 32)
         throw resource_error("lz4_program_fast: lanes per block (" + std::to_string(lanes) +
-                             ") must be a power of two in 1..1024 (one block per workgroup of that many invocations)");
+                             ") must be a power of two in 1..32 (one block per subgroup of that many invocations)");
+    if (blocks_per_workgroup == 0 || lanes * blocks_per_workgroup > 1024)
+        throw resource_error("lz4_program_fast: " + std::to_string(blocks_per_workgroup) + " blocks per workgroup of " +
+                             std::to_string(lanes) + " lanes each; it takes 1 or more, at most 1024 invocations in all");
     // One pass of a copy writes `lanes` consecutive positions; with a ring at least that long,
     // two positions `window` apart in one copy are written by the same invocation, in order.
     if (window != 0 && (!std::has_single_bit(window) || window < std::max(lanes, 4u) || window > 65536))
         throw resource_error("lz4_program_fast: window (" + std::to_string(window) + " bytes) must be 0 (none) or a power of two in " +
                              std::to_string(std::max(lanes, 4u)) + "..65536 (at least the " + std::to_string(lanes) + " lanes)");
-    d::kernel k(entry_name("compression.lz4.fast"), {lanes, 1, 1});
+    // A refill happens with less than stage / 4 bytes left, and must leave room for a token.
+    if (stage != 0 && (!std::has_single_bit(stage) || stage < 16 || stage > 4096))
+        throw resource_error("lz4_program_fast: stage (" + std::to_string(stage) + " bytes) must be 0 (none) or a power of two in 16..4096");
+    const std::uint32_t blocks = blocks_per_workgroup;
+    d::kernel k(entry_name("compression.lz4.fast"), {lanes * blocks, 1, 1});
+    k.use_subgroups(lanes);
     const block_program_buffers bufs = declare_block_buffers(k);
     const auto& in = bufs.input;
     const auto& out = bufs.output;
     const auto& st = bufs.statuses;
     const auto& params = bufs.params;
     d::workgroup_buffer<d::bytes> ring{"window"};
-    if (window != 0) ring = k.workgroup<d::bytes>("window", window);
+    if (window != 0) ring = k.workgroup<d::bytes>("window", window * blocks);
+    d::workgroup_buffer<d::bytes> staged{"staged"};
+    if (stage != 0) staged = k.workgroup<d::bytes>("staged", stage * blocks);
     const std::uint32_t slot_mask = window - 1;
 
-    const auto lane = k.let("lane", d::local_id());
-    const auto block = k.let("block_index", d::workgroup_id());
+    const auto lane = k.let("lane", d::subgroup_local_id());
+    const auto block = k.let("block_index", d::workgroup_id() * blocks + d::subgroup_id());
     k.if_(block >= params[0u], [&] { k.return_(); });
     const auto [in_base, n, out_base, cap, flags, in_bytes, out_bytes] = detail::let_block_fields(k, bufs, block);
     const auto code = k.let("code", codes::none);
     const auto op = k.let("op", 0u); // invariant: op <= cap
+    // This block's parts of the workgroup buffers.
+    const auto ring_base = k.let("ring_base", d::subgroup_id() * window);
+    const auto stage_base = k.let("stage_base", d::subgroup_id() * stage);
     // out[out_base + to + j] = source(j) for j < count, lane i taking j = i, i + lanes, ...; with
     // `keep`, the byte also goes to the ring.
     const auto copy = [&](const std::string& name, const auto& to, const auto& count, const auto& source, bool keep) {
@@ -226,7 +255,7 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
             if (keep) {
                 const auto byte = k.let(name + "_byte", source(j));
                 k.store(out, out_base + to + j, byte);
-                k.store(ring, (to + j) & slot_mask, byte);
+                k.store(ring, ring_base + ((to + j) & slot_mask), byte);
             } else {
                 k.store(out, out_base + to + j, source(j));
             }
@@ -248,9 +277,27 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                 // fenced + window at first: nothing read yet (declared only with the ring)
                 std::optional<d::variable<d::u32>> ring_limit;
                 if (windowed) ring_limit.emplace(k.let("ring_limit", window));
-                const auto token = k.let("token", in[in_base]);
+                // The stage holds input bytes [stage_from, stage_from + stage) of the block. It is
+                // refilled in one place only, at the top of a sequence with fewer than stage / 4
+                // bytes left in it (stage_from starts a whole stage back, so the first sequence
+                // fills it); bytes a sequence needs past it come from global memory. (One fill
+                // site, as each barrier site multiplies the work of compilers that run a
+                // workgroup's invocations in loops, such as PoCL's.)
+                const bool staging = stage != 0;
+                const auto stage_from = k.let("stage_from", 0u - stage);
+                const auto staged_at = [&](const auto& at) { return staged[stage_base + (at - stage_from)]; };
+                // `into` = the input byte at block position `at`, from the stage when it holds it.
+                const auto read_byte = [&](const auto& into, const auto& at) {
+                    if (!staging) {
+                        into = in[in_base + at];
+                    } else {
+                        k.if_(at - stage_from < stage, [&] { into = staged_at(at); }).else_([&] { into = in[in_base + at]; });
+                    }
+                };
+                const auto token = k.let("token", 0u);
+                if (!staging) token = in[in_base];
                 const auto sync = [&] {
-                    k.barrier();
+                    k.subgroup_barrier();
                     fenced = op;
                     if (windowed) *ring_limit = detail::saturating_add(op, window);
                 };
@@ -263,12 +310,25 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                             code = codes::corrupt_token;
                             k.break_();
                         });
-                        extra = in[in_base + ip];
+                        read_byte(extra, ip);
                         ip = ip + 1u;
                         length = detail::saturating_add(length, extra);
                     });
                 };
                 k.while_(ip < n, [&] {
+                    if (staging) {
+                        k.if_(ip - stage_from > stage - stage / 4, [&] {
+                            k.subgroup_barrier(); // every lane is done reading the old bytes
+                            stage_from = ip;
+                            const auto t = k.let("fill_t", lane);
+                            k.while_(t < stage, [&] {
+                                k.store(staged, stage_base + t, in[in_base + stage_from + t]);
+                                t = t + lanes;
+                            });
+                            k.subgroup_barrier();
+                        });
+                        token = staged_at(ip);
+                    }
                     ip = ip + 1u;
                     const auto literal_length = k.let("literal_length", token >> 4u);
                     const auto match_length = k.let("match_length", (token & 15u) + 4u);
@@ -276,13 +336,27 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                     k.if_(code == codes::none && literal_length > n - ip, [&] { code = codes::literal_overflow; });
                     k.if_(code == codes::none && literal_length > cap - op, [&] { code = codes::output_overflow; });
                     k.if_(code != codes::none, [&] { k.break_(); });
-                    const auto literal_at = k.let("literal_at", in_base + ip);
-                    const auto after = k.let("after_literals", literal_at + literal_length);
-                    const auto offset = k.let("offset", in[after] | (in[after + 1u] << 8u));
-                    token = in[after + 2u];
+                    const auto after = k.let("after_literals", ip + literal_length); // <= n
+                    const auto offset = k.let("offset", 0u);
                     if (windowed) k.if_(op + literal_length > *ring_limit, sync);
-                    copy("literal_j", op, literal_length, [&](const auto& j) { return in[literal_at + j]; }, windowed);
-                    ip = ip + literal_length;
+                    const auto from_global = [&] {
+                        const auto literal_at = k.let("literal_at", in_base + ip);
+                        offset = in[in_base + after] | (in[in_base + after + 1u] << 8u);
+                        if (!staging) token = in[in_base + after + 2u];
+                        copy("literal_j", op, literal_length, [&](const auto& j) { return in[literal_at + j]; }, windowed);
+                    };
+                    if (!staging) {
+                        from_global();
+                    } else {
+                        // The literals and the two offset bytes from the stage when it holds them
+                        // (after >= stage_from, so the difference does not wrap).
+                        k.if_(after - stage_from <= stage - 2u, [&] {
+                            offset = staged_at(after) | (staged_at(after + 1u) << 8u);
+                            const auto literal_at = k.let("staged_literal_at", stage_base + (ip - stage_from));
+                            copy("staged_literal_j", op, literal_length, [&](const auto& j) { return staged[literal_at + j]; }, windowed);
+                        }).else_(from_global);
+                    }
+                    ip = after;
                     op = op + literal_length;
                     k.if_(ip == n, [&] { k.break_(); });
 
@@ -293,7 +367,7 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                     ip = ip + 2u;
                     k.if_(match_length == 19u, [&] {
                         extend("match_extra", match_length);
-                        token = in[in_base + ip];
+                        if (!staging) token = in[in_base + ip]; // staged: read at the top of the loop
                     });
                     k.if_(code != codes::none, [&] { k.break_(); });
                     k.if_(offset == 0u || offset > op, [&] {
@@ -323,10 +397,11 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                         k.if_(offset + match_length <= window, [&] {
                             *ring_limit = d::min(*ring_limit, detail::saturating_add(from, window));
                             k.if_(offset >= match_length, [&] {
-                                copy("near_j", op, match_length, [&](const auto& j) { return ring[(from + j) & slot_mask]; }, true);
+                                copy("near_j", op, match_length, [&](const auto& j) { return ring[ring_base + ((from + j) & slot_mask)]; },
+                                     true);
                             }).else_([&] {
                                 copy("near_repeat_j", op, match_length,
-                                     [&](const auto& j) { return ring[(from + j % offset) & slot_mask]; }, true);
+                                     [&](const auto& j) { return ring[ring_base + ((from + j % offset) & slot_mask)]; }, true);
                             });
                         }).else_(copy_from_output);
                     }
@@ -355,18 +430,38 @@ struct lz4_op {
     // (doc/ops/compression.lz4.md).
     static block_variant automatic(const runtime::device_info& device) noexcept { return fast_on_gpus(device); }
 
-    // A resolved variant's program, built; `lanes` and `window` shape the fast one.
-    static block_kernel kernel(block_variant v, std::uint32_t lanes = lz4_fast_lanes, std::uint32_t window = lz4_fast_window) {
+    // A resolved variant's program, built; the rest shapes the fast one (lz4_program_fast), and
+    // `subgroups` forces one lowering of its subgroups on every device (else each device's own).
+    static block_kernel kernel(block_variant v, std::uint32_t lanes = lz4_fast_lanes, std::uint32_t window = lz4_fast_window,
+                               std::uint32_t blocks_per_workgroup = 1, std::uint32_t stage = lz4_fast_stage,
+                               std::optional<lower::subgroup_lowering> subgroups = std::nullopt) {
         if (v == block_variant::reference)
             return {id, runtime::compiled_program(lz4_program_reference()), block_variant::reference, lz4_reference_workgroup};
-        return {id, runtime::compiled_program(lz4_program_fast(lanes, window)), block_variant::fast, 1};
+        return {id, runtime::compiled_program(lz4_program_fast(lanes, window, blocks_per_workgroup, stage), subgroups),
+                block_variant::fast, blocks_per_workgroup};
+    }
+    // The default program for devices whose subgroups lower as `subgroups`: lz4_fast_blocks blocks
+    // per workgroup where they are native warps, one where they may be emulated (which needs the
+    // subgroup to be the workgroup).
+    static block_kernel kernel(block_variant v, lower::subgroup_lowering subgroups) {
+        return kernel(v, lz4_fast_lanes, lz4_fast_window, blocks_per_workgroup(subgroups), lz4_fast_stage,
+                      subgroups == lower::subgroup_lowering::emulated ? std::optional(subgroups) : std::nullopt);
+    }
+    static std::uint32_t blocks_per_workgroup(lower::subgroup_lowering subgroups) noexcept {
+        return subgroups == lower::subgroup_lowering::nvidia_ptx ? lz4_fast_blocks : 1;
     }
 
+    // The registry's fast program is the one NVIDIA GPUs run; program_for gives each device's.
     static std::vector<op_info> infos() {
-        return block_op_infos(id, fast_id, version, "LZ4 block decompression, one block per invocation (the seed's design; reference variant)",
-                              "compression.lz4 with one block per workgroup of " + std::to_string(lz4_fast_lanes) +
-                                  " invocations (fast variant, same results)",
-                              [] { return lz4_program_reference(); }, [] { return lz4_program_fast(); });
+        auto infos = block_op_infos(id, fast_id, version, "LZ4 block decompression, one block per invocation (the seed's design; reference variant)",
+                                    "compression.lz4 with one block per subgroup of " + std::to_string(lz4_fast_lanes) +
+                                        " invocations (fast variant, same results)",
+                                    [] { return lz4_program_reference(); },
+                                    [] { return lz4_program_fast(lz4_fast_lanes, lz4_fast_window, lz4_fast_blocks); });
+        infos[1].program_for = [](lower::subgroup_lowering l) {
+            return lz4_program_fast(lz4_fast_lanes, lz4_fast_window, blocks_per_workgroup(l), lz4_fast_stage);
+        };
+        return infos;
     }
 };
 static_assert(block_op<lz4_op>);

@@ -20,7 +20,7 @@ inline constexpr std::uint32_t none = ~std::uint32_t{0};
 // switch per node with no type dispatch left in it.
 enum class opcode : std::uint8_t {
     literal, var, param, load32, load64, load_bool, load_byte, buf_len,
-    local_id, workgroup_id, invocation_id,
+    local_id, workgroup_id, invocation_id, subgroup_local_id, subgroup_id,
     add32, add64, sub32, sub64, mul32, mul64,
     div_u32, div_i32, div_u64, mod_u32, mod_i32, mod_u64,
     bit_and, bit_or, bit_xor,
@@ -49,6 +49,7 @@ struct cexpr {
 
 enum class step : std::uint8_t {
     set, // let or assign: slot = e0
+    subgroup_set, // let or assign of a subgroup op (sub = ir::subgroup_op): slot = op(e0[, e1])
     store32, store64, store_bool, store_byte, // buffer[e0] = e1
     if_, loop, while_, break_, continue_, return_, block, nothing,
 };
@@ -63,6 +64,7 @@ struct cnode {
     std::uint32_t slot = none;     // set target; loop counter
     std::uint32_t end_slot = none; // loop: the `to` value read on entry
     std::uint32_t buffer = none;   // stores
+    std::uint8_t sub = 0;          // subgroup_set: the ir::subgroup_op
     std::uint32_t e0 = none, e1 = none;
     std::vector<cnode> body, else_body;
 };
@@ -206,6 +208,15 @@ private:
                                                         : opcode::workgroup_id;
             c.sub = e.op;
             return push(c);
+        case expr_kind::subgroup_local_id:
+        case expr_kind::subgroup_id:
+            c.code = e.kind == expr_kind::subgroup_local_id ? opcode::subgroup_local_id : opcode::subgroup_id;
+            return push(c);
+        case expr_kind::subgroup_size:
+            c.code = opcode::literal;
+            c.imm = p_.subgroup_size;
+            return push(c);
+        case expr_kind::subgroup: break; // only as a let's or assign's whole value: see statement()
         case expr_kind::binary:
             c.code = binary_code(e.binary_op(), e.args.at(0).type);
             c.a = expression(e.args[0]);
@@ -270,6 +281,19 @@ private:
 
     std::uint32_t new_slot() { return out_.slots++; }
 
+    // The value of a let or assign: a subgroup op runs as its own step over the whole subgroup.
+    void value(cnode& c, const ir::expr& e) {
+        if (e.kind != ir::expr_kind::subgroup) {
+            c.kind = step::set;
+            c.e0 = expression(e);
+            return;
+        }
+        c.kind = step::subgroup_set;
+        c.sub = e.op;
+        c.e0 = expression(e.args.at(0));
+        if (e.args.size() > 1) c.e1 = expression(e.args[1]);
+    }
+
     std::vector<cnode> body(const std::vector<ir::node>& nodes, std::uint32_t depth) {
         if (depth > out_.depth) out_.depth = depth;
         const std::size_t mark = scope_.size();
@@ -287,14 +311,12 @@ private:
         c.depth = depth;
         switch (n.kind) {
         case node_kind::let:
-            c.kind = step::set;
-            c.e0 = expression(n.exprs.at(0)); // before declaring: the value cannot see the new name
+            value(c, n.exprs.at(0)); // before declaring: the value cannot see the new name
             c.slot = new_slot();
             scope_.emplace_back(n.name, c.slot);
             return c;
         case node_kind::assign:
-            c.kind = step::set;
-            c.e0 = expression(n.exprs.at(0));
+            value(c, n.exprs.at(0));
             c.slot = slot_of(n.name);
             return c;
         case node_kind::store:
@@ -336,7 +358,8 @@ private:
         case node_kind::break_: c.kind = step::break_; return c;
         case node_kind::continue_: c.kind = step::continue_; return c;
         case node_kind::return_: c.kind = step::return_; return c;
-        case node_kind::barrier: c.kind = step::nothing; return c; // lockstep makes it implicit
+        case node_kind::barrier:
+        case node_kind::subgroup_barrier: c.kind = step::nothing; return c; // lockstep makes them implicit
         case node_kind::block:
             c.kind = step::block;
             c.body = body(n.body, depth + 1);

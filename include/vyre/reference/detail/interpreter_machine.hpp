@@ -54,7 +54,7 @@ struct buffer_view {
 class machine {
 public:
     machine(const ir::program& p, const compiled& c, std::vector<std::vector<std::uint8_t>>& buffers)
-        : c_(c), size_(p.workgroup_size), lanes_(p.invocations_per_workgroup()) {
+        : c_(c), size_(p.workgroup_size), lanes_(p.invocations_per_workgroup()), subgroup_size_(p.subgroup_size) {
         std::uint64_t local_bytes = 0;
         for (const auto& b : p.buffers)
             if (!b.is_storage()) local_bytes += std::uint64_t(b.count) * ir::element_bytes(b.element);
@@ -83,6 +83,9 @@ public:
                 for (std::uint32_t x = 0; x < size_[0]; ++x) local_ids_.push_back({x, y, z});
         all_.resize(lanes_);
         for (std::uint32_t i = 0; i < lanes_; ++i) all_[i] = i;
+        operands_.assign(2 * std::size_t(lanes_), 0);
+        results_.assign(lanes_, 0);
+        taking_part_.assign(lanes_, 0);
         scratch_.resize(2 * (std::size_t(c_.depth) + 1));
         for (auto& s : scratch_) s.reserve(lanes_);
     }
@@ -108,6 +111,10 @@ private:
     const compiled& c_;
     std::array<std::uint32_t, 3> size_;
     std::uint32_t lanes_;
+    std::uint32_t subgroup_size_;
+    std::vector<std::uint64_t> operands_;     // a subgroup op's two operands of every lane
+    std::vector<std::uint64_t> results_;      // and its results
+    std::vector<std::uint8_t> taking_part_;   // the lanes evaluating it
     std::vector<std::uint8_t> local_; // all workgroup buffers of the current workgroup
     std::vector<buffer_view> views_;  // by buffer index of the program
     std::vector<std::uint64_t> slots_;   // lanes_ x c_.slots variables
@@ -167,6 +174,8 @@ private:
         case opcode::workgroup_id: return group_[x.sub];
         case opcode::invocation_id:
             return std::uint32_t(group_[x.sub] * size_[x.sub] + local_ids_[lane_][x.sub]);
+        case opcode::subgroup_local_id: return lane_ % subgroup_size_;
+        case opcode::subgroup_id: return lane_ / subgroup_size_;
         case opcode::add32: return (arg(x.a) + arg(x.b)) & low32;
         case opcode::add64: return arg(x.a) + arg(x.b);
         case opcode::sub32: return (arg(x.a) - arg(x.b)) & low32;
@@ -320,6 +329,7 @@ private:
                     vars_[n.slot] = eval(n.e0);
                 }
             return;
+        case step::subgroup_set: subgroup_set(n, lanes); return;
         case step::store32:
         case step::store64:
         case step::store_bool:
@@ -352,6 +362,55 @@ private:
         case step::block: exec(n.body, lanes); return;
         case step::nothing: return;
         }
+    }
+
+    // Every lane taking part evaluates its operands, then each gets the op's value over its
+    // subgroup's operands. Validation keeps subgroup ops to control flow the whole subgroup takes,
+    // so every lane of a subgroup takes part; were one not to, it would count as 0 / false.
+    void subgroup_set(const cnode& n, lane_list lanes) {
+        using ir::subgroup_op;
+        const std::uint32_t S = subgroup_size_;
+        for (std::uint32_t l : lanes)
+            if (state_[l] == running) {
+                enter(l);
+                operands_[2 * l] = eval(n.e0);
+                operands_[2 * l + 1] = n.e1 == none ? 0 : eval(n.e1);
+                taking_part_[l] = 1;
+            }
+        for (std::uint32_t l : lanes) {
+            if (state_[l] != running) continue;
+            const std::uint32_t base = l - l % S, i = l % S;
+            const auto value = [&](std::uint32_t lane) -> std::uint64_t {
+                return taking_part_[base + lane] ? operands_[2 * (base + lane)] : 0;
+            };
+            const std::uint64_t a = operands_[2 * l], b = operands_[2 * l + 1];
+            std::uint64_t ballot = 0, sum = 0;
+            for (std::uint32_t j = 0; j < S; ++j) ballot |= std::uint64_t(value(j) != 0) << j;
+            std::uint64_t r = 0;
+            switch (static_cast<subgroup_op>(n.sub)) {
+            case subgroup_op::broadcast:
+            case subgroup_op::shuffle: r = value(static_cast<std::uint32_t>(b % S)); break;
+            case subgroup_op::shuffle_up: r = b <= i ? value(static_cast<std::uint32_t>(i - b)) : a; break;
+            case subgroup_op::shuffle_down: r = b < S - i ? value(static_cast<std::uint32_t>(i + b)) : a; break;
+            case subgroup_op::shuffle_xor: r = (i ^ b) < S ? value(static_cast<std::uint32_t>(i ^ b)) : a; break;
+            case subgroup_op::ballot: r = ballot; break;
+            case subgroup_op::any: r = ballot != 0; break;
+            case subgroup_op::all: r = ballot == (S == 64 ? ~0ull : (1ull << S) - 1); break;
+            case subgroup_op::inclusive_add:
+            case subgroup_op::exclusive_add: {
+                const bool inclusive = static_cast<subgroup_op>(n.sub) == subgroup_op::inclusive_add;
+                for (std::uint32_t j = 0; j < i + (inclusive ? 1 : 0); ++j) sum += value(j);
+                r = sum & low32;
+                break;
+            }
+            }
+            results_[l] = r;
+        }
+        for (std::uint32_t l : lanes)
+            if (state_[l] == running) {
+                slots_[std::size_t(l) * c_.slots + n.slot] = results_[l];
+                taking_part_[l] = 0;
+            }
     }
 
     void store(const cnode& n, std::uint64_t index, std::uint64_t value) {
