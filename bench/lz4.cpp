@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <functional>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -57,6 +58,7 @@ struct settings {
     std::vector<std::uint32_t> blocks;                          // blocks per workgroup (empty: the device's default)
     std::vector<std::uint32_t> stages = {cz::lz4_fast_stage};   // bytes of input staged per block (0: none)
     bool emulated = false; // also the default program with its subgroups emulated
+    bool shapes_given = false; // --lanes, --windows, --blocks or --stages: measure those fixed shapes too
 };
 
 bytes load_input(const settings& s) {
@@ -155,7 +157,10 @@ struct figures {
     std::string timeline;      // with --timeline: when each step of the best end-to-end run ran
 };
 
-figures run_variant(rt::context& ctx, const vo::block_kernel& kernel, const block_set& s, const bytes& input,
+// The program a launch of `blocks` blocks runs: a fixed shape, or the op's own choice per launch.
+using kernel_choice = std::function<const vo::block_kernel&(std::uint32_t blocks)>;
+
+figures run_variant(rt::context& ctx, const kernel_choice& kernel, const block_set& s, const bytes& input,
                     rt::pinned_host_buffer& pin_in, rt::pinned_host_buffer& pin_out, int runs, bool kernel_only, bool timeline, const char* name) {
     figures f;
     const double out_bytes = double(s.output_bytes);
@@ -164,7 +169,7 @@ figures run_variant(rt::context& ctx, const vo::block_kernel& kernel, const bloc
     rt::write(ctx, all.input, s.compressed.data(), s.compressed.size());
     std::vector<double> kt;
     for (int r = 0; r < runs + 1; ++r) {
-        auto e = vo::enqueue_blocks(ctx, kernel, all.args(), all.params);
+        auto e = vo::enqueue_blocks(ctx, kernel(static_cast<std::uint32_t>(s.blocks.size())), all.args(), all.params);
         e.wait();
         if (r > 0) kt.push_back(vyre::bench::event_seconds(e)); // the first run builds and warms up
     }
@@ -230,7 +235,7 @@ figures run_variant(rt::context& ctx, const vo::block_kernel& kernel, const bloc
                     qu.queue().flush();
                     qk.queue().enqueue_barrier(bcm::wait_list(uploaded));
                 }
-                const bcm::event decoded = vo::enqueue_blocks(qk, kernel, d.args(), d.params);
+                const bcm::event decoded = vo::enqueue_blocks(qk, kernel(static_cast<std::uint32_t>(d.count)), d.args(), d.params);
                 if (!streams) {
                     qk.queue().flush();
                     qd.queue().enqueue_barrier(bcm::wait_list(decoded));
@@ -306,10 +311,10 @@ void usage() {
                  "usage: bench_lz4 PATH | --synthetic compressible|incompressible\n"
                  "       [--mib N (64)] [--block-sizes 4096,65536,262144,4194304] [--runs N (5)]\n"
                  "       [--variants reference,fast] [--threads N (all cores)]\n"
-                 "       [--lanes 32,16,... (invocations per block of the fast program; default 32)]\n"
+                 "       [--lanes 32,16,... (invocations per block of fixed shapes measured beside the op's choice; default 32)]\n"
                  "       [--windows 0,4096,... (bytes of recent output it keeps in workgroup memory; 0 none; default 0)]\n"
-                 "       [--blocks 1,2,4,... (blocks per workgroup; default 2 where subgroups are warps, else 1)]\n"
-                 "       [--stages 0,128,... (bytes of each block's input staged in workgroup memory; 0 none; default 128)]\n"
+                 "       [--blocks 1,2,4,... (blocks per workgroup of the fixed shapes; default 1)]\n"
+                 "       [--stages 0,128,... (bytes of each block's input staged in workgroup memory; 0 none; default 0)]\n"
                  "       [--emulated (also the default program with its subgroups emulated over workgroup memory)]\n"
                  "       [--kernel-only] [--timeline (when each step of the best end-to-end run ran)]\n");
     std::exit(2);
@@ -330,15 +335,19 @@ int main(int argc, char** argv) {
         else if (a == "--runs") s.runs = std::max(1, std::stoi(value()));
         else if (a == "--threads") s.threads = static_cast<unsigned>(std::max(1, std::stoi(value())));
         else if (a == "--lanes") {
+            s.shapes_given = true;
             s.lanes.clear();
             for (const auto& l : split(value())) s.lanes.push_back(static_cast<std::uint32_t>(std::stoul(l)));
         } else if (a == "--windows") {
+            s.shapes_given = true;
             s.windows.clear();
             for (const auto& w : split(value())) s.windows.push_back(static_cast<std::uint32_t>(std::stoul(w)));
         } else if (a == "--blocks") {
+            s.shapes_given = true;
             s.blocks.clear();
             for (const auto& b : split(value())) s.blocks.push_back(static_cast<std::uint32_t>(std::stoul(b)));
         } else if (a == "--stages") {
+            s.shapes_given = true;
             s.stages.clear();
             for (const auto& b : split(value())) s.stages.push_back(static_cast<std::uint32_t>(std::stoul(b)));
         } else if (a == "--emulated") s.emulated = true;
@@ -369,10 +378,11 @@ int main(int argc, char** argv) {
                 LZ4_versionString(), s.threads, s.runs);
     if (input.empty()) return 2;
 
-    // (name, series, kernel): the fast program at its default width is the series "vyre fast".
+    // (name, series, kernel): "vyre fast" is the op's own choice for each launch (its shape may
+    // depend on the launch's block count); --lanes, --windows, --blocks and --stages add fixed shapes.
     struct named_kernel {
         std::string name, series;
-        std::unique_ptr<vo::block_kernel> kernel;
+        std::unique_ptr<vo::block_kernel> kernel; // null: the op's choice
     };
     std::vector<named_kernel> kernels;
     for (auto v : s.variants) {
@@ -381,30 +391,41 @@ int main(int argc, char** argv) {
                                std::unique_ptr<vo::block_kernel>(new vo::block_kernel(cz::lz4_op::kernel(v)))});
             continue;
         }
-        const auto native = vyre::runtime::native_subgroups(ctx.device());
-        const std::uint32_t default_blocks = native == vyre::lower::subgroup_lowering::nvidia_ptx ? cz::lz4_fast_blocks : 1;
-        const std::vector<std::uint32_t> blocks = s.blocks.empty() ? std::vector<std::uint32_t>{default_blocks} : s.blocks;
+        kernels.push_back({"fast", "vyre fast", nullptr});
+        if (!s.shapes_given) continue;
+        const std::vector<std::uint32_t> blocks = s.blocks.empty() ? std::vector<std::uint32_t>{1} : s.blocks;
         for (std::uint32_t lanes : s.lanes)
             for (std::uint32_t window : s.windows)
                 for (std::uint32_t per_group : blocks)
                     for (std::uint32_t stage : s.stages) {
-                        const bool standard = lanes == cz::lz4_fast_lanes && window == cz::lz4_fast_window &&
-                                              per_group == default_blocks && stage == cz::lz4_fast_stage;
                         const std::string shape = std::to_string(lanes) + " lanes, window " + std::to_string(window) + ", " +
                                                   std::to_string(per_group) + " blocks/workgroup, stage " + std::to_string(stage);
                         kernels.push_back({"fast(" + std::to_string(lanes) + ",w" + std::to_string(window) + ",b" +
                                                std::to_string(per_group) + ",s" + std::to_string(stage) + ")",
-                                           standard ? std::string("vyre fast") : "vyre fast (" + shape + ")",
+                                           "vyre fast (" + shape + ")",
                                            std::unique_ptr<vo::block_kernel>(new vo::block_kernel(cz::lz4_op::kernel(v, lanes, window, per_group, stage)))});
                     }
-        if (s.emulated)
-            kernels.push_back({"fast(emulated)", "vyre fast (subgroups emulated)",
-                               std::unique_ptr<vo::block_kernel>(new vo::block_kernel(cz::lz4_op::kernel(v, vyre::lower::subgroup_lowering::emulated)))});
     }
-    for (const auto& k : kernels)
+    if (s.emulated)
+        kernels.push_back({"fast(emulated)", "vyre fast (subgroups emulated)",
+                           std::unique_ptr<vo::block_kernel>(new vo::block_kernel(
+                               cz::lz4_op::kernel(vo::block_variant::fast, vyre::lower::subgroup_lowering::emulated)))});
+    const auto choice = [&](const named_kernel& k) -> kernel_choice {
+        if (k.kernel) return [&k](std::uint32_t) -> const vo::block_kernel& { return *k.kernel; };
+        return [&ctx](std::uint32_t blocks) -> const vo::block_kernel& {
+            return vo::kernel_for<cz::lz4_op>(vo::block_variant::fast, ctx.device(), blocks);
+        };
+    };
+    for (const auto& k : kernels) {
+        if (!k.kernel) {
+            std::printf("# %s: the op's choice per launch (subgroups %s)\n", k.name.c_str(),
+                        vyre::lower::subgroup_lowering_name(vyre::runtime::native_subgroups(ctx.device())));
+            continue;
+        }
         std::printf("# %s: subgroups %s, %u invocations per workgroup\n", k.name.c_str(),
                     vyre::lower::subgroup_lowering_name(k.kernel->program.subgroups_on(ctx)),
                     k.kernel->program.program().invocations_per_workgroup());
+    }
 
     // The PCIe reference points: one pinned copy each way of the whole compressed input / output.
     std::printf("# GB/s of decompressed output; e2e: pinned compressed bytes in, pinned decompressed bytes out, best of\n"
@@ -468,8 +489,14 @@ int main(int argc, char** argv) {
         emit_row(block, "liblz4 " + std::to_string(s.threads) + " threads", "GB/s", cpu_gbs);
         emit_row(block, "pinned copy bound", "e2e GB/s", bound_gbs);
         emit_row(block, "input", "compression ratio", ratio);
-        for (auto& [name, series, kernel] : kernels) {
-            const figures f = run_variant(ctx, *kernel, set, input, pin_in, pin_out, s.runs, s.kernel_only, s.timeline, name.c_str());
+        for (const auto& k : kernels) {
+            const auto& [name, series, kernel] = k;
+            if (!kernel) {
+                const auto& chosen = vo::kernel_for<cz::lz4_op>(vo::block_variant::fast, ctx.device(), static_cast<std::uint32_t>(set.blocks.size()));
+                std::printf("# %zu-byte blocks: one launch of all %zu runs %u lanes per block, %u invocations per workgroup\n", block,
+                            set.blocks.size(), chosen.program.program().subgroup_size, chosen.program.program().invocations_per_workgroup());
+            }
+            const figures f = run_variant(ctx, choice(k), set, input, pin_in, pin_out, s.runs, s.kernel_only, s.timeline, name.c_str());
             const std::string e2e = s.kernel_only ? std::string("-")
                                                   : std::to_string(f.e2e_gbs).substr(0, std::to_string(f.e2e_gbs).find('.') + 3) +
                                                         (f.e2e_streams ? " s" : " x") + std::to_string(f.e2e_depth);

@@ -12,9 +12,6 @@ static inline uint vyre_load_global_uchar(const __global uchar* b, uint words, u
 static inline uint vyre_load_global_uint(const __global uint* b, uint n, uint i) {
     return i < n ? b[i] : 0u;
 }
-static inline uint vyre_load_local_uchar(const __local uchar* b, uint words, uint i) {
-    return (i >> 2) < words ? (uint)b[i] : 0u;
-}
 static inline uint vyre_mod_uint(uint a, uint b) {
     return b == 0u ? 0u : a % b;
 }
@@ -39,9 +36,6 @@ static inline void vyre_store_global_uchar(__global uchar* b, uint words, uint i
 static inline void vyre_store_global_uint(__global uint* b, uint n, uint i, uint v) {
     if (i < n) b[i] = v;
 }
-static inline void vyre_store_local_uchar(__local uchar* b, uint words, uint i, uint v) {
-    if ((i >> 2) < words) b[i] = (uchar)v;
-}
 
 __kernel __attribute__((reqd_work_group_size(64, 1, 1)))
 void compression_lz4_fast(
@@ -51,13 +45,6 @@ void compression_lz4_fast(
     __global uint* statuses, const uint statuses_len,
     __constant uint* params, const uint params_len)
 {
-    __local uchar staged[256];
-    {
-        const uint vyre_lid = (uint)(get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2)));
-        const uint vyre_lsize = (uint)(get_local_size(0) * get_local_size(1) * get_local_size(2));
-        for (uint vyre_i = vyre_lid; vyre_i < 256u; vyre_i += vyre_lsize) staged[vyre_i] = 0u;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
     uint lane = vyre_sg_lane();
     uint block_index = (((uint)get_group_id(0) * 2u) + (uint)get_sub_group_id());
     if (((uint)(block_index >= vyre_load_constant_uint(params, params_len, 0u)))) {
@@ -73,7 +60,7 @@ void compression_lz4_fast(
     uint code = 0u;
     uint op = 0u;
     uint ring_base = ((uint)get_sub_group_id() * 0u);
-    uint stage_base = ((uint)get_sub_group_id() * 128u);
+    uint stage_base = ((uint)get_sub_group_id() * 0u);
     if (((uint)(((uint)(in_base > input_bytes)) || ((uint)(in_size > (input_bytes - in_base)))))) {
         code = 4u;
     } else {
@@ -94,20 +81,10 @@ void compression_lz4_fast(
             } else {
                 uint ip = 0u;
                 uint fenced = 0u;
-                uint stage_from = 4294967168u;
+                uint stage_from = 0u;
                 uint token = 0u;
+                token = vyre_load_global_uchar(input, input_len, in_base);
                 while (((uint)(ip < in_size))) {
-                    if (((uint)((ip - stage_from) > 96u))) {
-                        vyre_sg_barrier();
-                        stage_from = ip;
-                        uint fill_t = lane;
-                        while (((uint)(fill_t < 128u))) {
-                            vyre_store_local_uchar(staged, 64u, (stage_base + fill_t), vyre_load_global_uchar(input, input_len, ((in_base + stage_from) + fill_t)));
-                            fill_t = (fill_t + 32u);
-                        }
-                        vyre_sg_barrier();
-                    }
-                    token = vyre_load_local_uchar(staged, 64u, (stage_base + (ip - stage_from)));
                     ip = (ip + 1u);
                     uint literal_length = (token >> (4u & 31u));
                     uint match_length = ((token & 15u) + 4u);
@@ -118,11 +95,7 @@ void compression_lz4_fast(
                                 code = 1u;
                                 break;
                             }
-                            if (((uint)((ip - stage_from) < 128u))) {
-                                literal_extra = vyre_load_local_uchar(staged, 64u, (stage_base + (ip - stage_from)));
-                            } else {
-                                literal_extra = vyre_load_global_uchar(input, input_len, (in_base + ip));
-                            }
+                            literal_extra = vyre_load_global_uchar(input, input_len, (in_base + ip));
                             ip = (ip + 1u);
                             literal_length = (((uint)(literal_length > (4294967295u - literal_extra))) ? 4294967295u : (literal_length + literal_extra));
                         }
@@ -138,22 +111,13 @@ void compression_lz4_fast(
                     }
                     uint after_literals = (ip + literal_length);
                     uint offset = 0u;
-                    if (((uint)((after_literals - stage_from) <= 126u))) {
-                        offset = (vyre_load_local_uchar(staged, 64u, (stage_base + (after_literals - stage_from))) | (vyre_load_local_uchar(staged, 64u, (stage_base + ((after_literals + 1u) - stage_from))) << (8u & 31u)));
-                        uint staged_literal_at = (stage_base + (ip - stage_from));
-                        uint staged_literal_j = lane;
-                        while (((uint)(staged_literal_j < literal_length))) {
-                            vyre_store_global_uchar(output, output_len, ((out_base + op) + staged_literal_j), vyre_load_local_uchar(staged, 64u, (staged_literal_at + staged_literal_j)));
-                            staged_literal_j = (staged_literal_j + 32u);
-                        }
-                    } else {
-                        uint literal_at = (in_base + ip);
-                        offset = (vyre_load_global_uchar(input, input_len, (in_base + after_literals)) | (vyre_load_global_uchar(input, input_len, ((in_base + after_literals) + 1u)) << (8u & 31u)));
-                        uint literal_j = lane;
-                        while (((uint)(literal_j < literal_length))) {
-                            vyre_store_global_uchar(output, output_len, ((out_base + op) + literal_j), vyre_load_global_uchar(input, input_len, (literal_at + literal_j)));
-                            literal_j = (literal_j + 32u);
-                        }
+                    uint literal_at = (in_base + ip);
+                    offset = (vyre_load_global_uchar(input, input_len, (in_base + after_literals)) | (vyre_load_global_uchar(input, input_len, ((in_base + after_literals) + 1u)) << (8u & 31u)));
+                    token = vyre_load_global_uchar(input, input_len, ((in_base + after_literals) + 2u));
+                    uint literal_j = lane;
+                    while (((uint)(literal_j < literal_length))) {
+                        vyre_store_global_uchar(output, output_len, ((out_base + op) + literal_j), vyre_load_global_uchar(input, input_len, (literal_at + literal_j)));
+                        literal_j = (literal_j + 32u);
                     }
                     ip = after_literals;
                     op = (op + literal_length);
@@ -172,14 +136,11 @@ void compression_lz4_fast(
                                 code = 1u;
                                 break;
                             }
-                            if (((uint)((ip - stage_from) < 128u))) {
-                                match_extra = vyre_load_local_uchar(staged, 64u, (stage_base + (ip - stage_from)));
-                            } else {
-                                match_extra = vyre_load_global_uchar(input, input_len, (in_base + ip));
-                            }
+                            match_extra = vyre_load_global_uchar(input, input_len, (in_base + ip));
                             ip = (ip + 1u);
                             match_length = (((uint)(match_length > (4294967295u - match_extra))) ? 4294967295u : (match_length + match_extra));
                         }
+                        token = vyre_load_global_uchar(input, input_len, (in_base + ip));
                     }
                     if (((uint)(code != 0u))) {
                         break;

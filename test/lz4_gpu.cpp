@@ -388,6 +388,12 @@ VYRE_DEVICE_TEST(fast_program_shapes_agree) {
         for (const std::uint32_t blocks : {2u, 4u, 8u}) {
             shapes.push_back({32, cz::lz4_fast_window, blocks, cz::lz4_fast_stage, false});
             shapes.push_back({16, 256, blocks, 16, false});
+            shapes.push_back({8, 0, blocks, 0, false});
+        }
+    if (native == vyre::lower::subgroup_lowering::nvidia_ptx)
+        for (std::uint32_t shape = 0; shape < cz::lz4_op::shapes; ++shape) {
+            const auto lanes = cz::lz4_op::lanes_of(native, shape);
+            shapes.push_back({lanes, cz::lz4_fast_window, cz::lz4_op::blocks_per_workgroup(native, lanes), cz::lz4_fast_stage, false});
         }
     for (const std::uint32_t stage : {0u, cz::lz4_fast_stage}) shapes.push_back({32, cz::lz4_fast_window, 1, stage, true});
     for (const shape& sh : shapes) {
@@ -634,6 +640,35 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
             BOOST_TEST(statuses == want.statuses, boost::test_tools::per_element());
             BOOST_TEST((buffers[2] == padded(want.output, canary)));
         }
+    }
+}
+
+// The launch shape follows the block count on NVIDIA GPUs (measured there: 8 lanes per block with
+// a few waves of blocks, 16 with about one, 32 below); elsewhere one subgroup per workgroup.
+BOOST_AUTO_TEST_CASE(launch_shape_follows_the_block_count) {
+    using vyre::lower::subgroup_lowering;
+    vyre::runtime::device_info h100;
+    h100.type = CL_DEVICE_TYPE_GPU;
+    h100.compute_units = 132; // holds 8,448 blocks of 32 lanes at once, 16,896 of 16, 33,792 of 8
+    const auto lanes = [&](std::uint32_t blocks, subgroup_lowering l = subgroup_lowering::nvidia_ptx) {
+        return cz::lz4_op::lanes_of(l, cz::lz4_op::shape_for(h100, l, blocks));
+    };
+    BOOST_TEST(lanes(262144) == 8u);  // 4 KiB blocks of 1 GiB
+    BOOST_TEST(lanes(25344) == 8u);   // 3/4 of what 8-lane blocks fill
+    BOOST_TEST(lanes(25343) == 16u);
+    BOOST_TEST(lanes(16384) == 16u);  // 64 KiB blocks
+    BOOST_TEST(lanes(12672) == 16u);
+    BOOST_TEST(lanes(12671) == 32u);
+    BOOST_TEST(lanes(4096) == 32u);   // 256 KiB blocks
+    BOOST_TEST(lanes(0) == 32u);      // not known
+    BOOST_TEST(lanes(262144, subgroup_lowering::emulated) == 32u);
+    BOOST_TEST(lanes(262144, subgroup_lowering::khr) == 32u);
+    BOOST_TEST(cz::lz4_op::blocks_per_workgroup(subgroup_lowering::nvidia_ptx, 8) == 8u);
+    BOOST_TEST(cz::lz4_op::blocks_per_workgroup(subgroup_lowering::emulated, 32) == 1u);
+    for (std::uint32_t shape = 0; shape < cz::lz4_op::shapes; ++shape) {
+        const vo::block_kernel k = cz::lz4_op::kernel(vo::block_variant::fast, subgroup_lowering::nvidia_ptx, shape);
+        BOOST_TEST(k.program.program().invocations_per_workgroup() == cz::lz4_fast_group_invocations);
+        BOOST_TEST(k.blocks_per_workgroup * k.program.program().subgroup_size == cz::lz4_fast_group_invocations);
     }
 }
 

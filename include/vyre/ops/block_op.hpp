@@ -17,6 +17,8 @@
 #include <concepts>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -88,19 +90,24 @@ block_variant resolve(block_variant v, const runtime::device_info& device) noexc
 }
 
 // The process-wide kernel of an op's default program for a device, built on first use. An op
-// whose programs use subgroups also provides kernel(variant, lowering): its launch shape may
-// depend on how the device runs subgroups (runtime/subgroups.hpp), so each lowering has its own.
+// whose programs use subgroups also provides kernel(variant, lowering, shape) and
+// shape_for(device, lowering, block_count) (0 <= shape < Op::shapes): its launch shape may depend
+// on how the device runs subgroups (runtime/subgroups.hpp) and on how many blocks one launch
+// holds, so each lowering and shape has its own kernel. `block_count` 0 means not known.
 template <block_op Op>
-const block_kernel& kernel_for(block_variant v, const runtime::device_info& device) {
+const block_kernel& kernel_for(block_variant v, const runtime::device_info& device, std::uint32_t block_count = 0) {
     v = resolve<Op>(v, device);
-    if constexpr (requires { Op::kernel(v, lower::subgroup_lowering::emulated); }) {
+    if constexpr (requires { Op::kernel(v, lower::subgroup_lowering::emulated, 0u); }) {
         static const block_kernel reference = Op::kernel(block_variant::reference);
         if (v == block_variant::reference) return reference;
-        using lower::subgroup_lowering;
-        static const block_kernel fast[] = {Op::kernel(block_variant::fast, subgroup_lowering::emulated),
-                                            Op::kernel(block_variant::fast, subgroup_lowering::khr),
-                                            Op::kernel(block_variant::fast, subgroup_lowering::nvidia_ptx)};
-        return fast[static_cast<int>(runtime::native_subgroups(device))];
+        const lower::subgroup_lowering lowering = runtime::native_subgroups(device);
+        const std::uint32_t shape = std::min<std::uint32_t>(Op::shape_for(device, lowering, block_count), Op::shapes - 1);
+        static std::mutex lock;
+        static std::unique_ptr<block_kernel> fast[3][Op::shapes];
+        const std::lock_guard<std::mutex> g(lock);
+        auto& slot = fast[static_cast<int>(lowering)][shape];
+        if (!slot) slot.reset(new block_kernel(Op::kernel(block_variant::fast, lowering, shape)));
+        return *slot;
     } else {
         if (v == block_variant::reference) {
             static const block_kernel reference = Op::kernel(block_variant::reference);
@@ -239,7 +246,7 @@ block_result decode_blocks(runtime::context& ctx, const boost::compute::buffer& 
     b.statuses = runtime::allocate(ctx, blocks.size() * sizeof(vyre::compression::block_status));
     b.largest_output = detail::largest_output(blocks);
     block_launch_params params;
-    enqueue_blocks(ctx, kernel_for<Op>(variant, ctx.device()), b, params);
+    enqueue_blocks(ctx, kernel_for<Op>(variant, ctx.device(), b.block_count), b, params);
     runtime::read(ctx, b.statuses, r.statuses.data(), blocks.size() * sizeof(vyre::compression::block_status));
     return r;
 }
@@ -280,7 +287,7 @@ void decode_blocks_into(runtime::context& ctx, std::span<const std::uint8_t> inp
     b.statuses = runtime::allocate(ctx, descriptors.size() * sizeof(vyre::compression::block_status));
     b.largest_output = detail::largest_output(descriptors);
     block_launch_params params;
-    enqueue_blocks(ctx, kernel_for<Op>(variant, ctx.device()), b, params);
+    enqueue_blocks(ctx, kernel_for<Op>(variant, ctx.device(), b.block_count), b, params);
     runtime::read(ctx, b.statuses, statuses.data(), descriptors.size() * sizeof(vyre::compression::block_status));
     runtime::read(ctx, b.output, output.data(), output.size());
 }

@@ -35,11 +35,13 @@ inline constexpr std::uint32_t lz4_reference_workgroup = 64;
 // The fast program: one block per subgroup of this many invocations (one warp on NVIDIA GPUs;
 // bench_lz4 --lanes compares others).
 inline constexpr std::uint32_t lz4_fast_lanes = 32;
-// Blocks per workgroup where the device runs subgroups natively (one where they are emulated);
-// bench_lz4 --blocks compares others.
-inline constexpr std::uint32_t lz4_fast_blocks = 2;
-// Bytes of each block's input staged in workgroup memory for the parse (bench_lz4 --stages).
-inline constexpr std::uint32_t lz4_fast_stage = 128;
+// Invocations per workgroup where the device runs subgroups as warps: 64 / lanes blocks each
+// (one block each where they are emulated); bench_lz4 --blocks compares others.
+inline constexpr std::uint32_t lz4_fast_group_invocations = 64;
+// Bytes of each block's input staged in workgroup memory for the parse (bench_lz4 --stages). None
+// by default: measured on the H100, staging costs more instructions than the loads it replaces
+// (doc/ops/compression.lz4.md).
+inline constexpr std::uint32_t lz4_fast_stage = 0;
 // Bytes of recent output the fast program keeps in workgroup memory for matches to read (see the
 // program's comment; bench_lz4 --windows compares them). None by default: measured on the H100, a
 // window helps only blocks of 256 KiB and more and slows the common 4 KiB and 64 KiB blocks
@@ -440,26 +442,46 @@ struct lz4_op {
         return {id, runtime::compiled_program(lz4_program_fast(lanes, window, blocks_per_workgroup, stage), subgroups),
                 block_variant::fast, blocks_per_workgroup};
     }
-    // The default program for devices whose subgroups lower as `subgroups`: lz4_fast_blocks blocks
-    // per workgroup where they are native warps, one where they may be emulated (which needs the
-    // subgroup to be the workgroup).
-    static block_kernel kernel(block_variant v, lower::subgroup_lowering subgroups) {
-        return kernel(v, lz4_fast_lanes, lz4_fast_window, blocks_per_workgroup(subgroups), lz4_fast_stage,
+    // The default programs for devices whose subgroups lower as `subgroups`, one per shape.
+    // Where subgroups are NVIDIA warps, shape k decodes one block per 32 >> k lanes (32, 16 or 8),
+    // workgroups of lz4_fast_group_invocations; narrower blocks fit more blocks in one warp's
+    // instructions but copy fewer bytes per step, so they win only with blocks to fill the GPU.
+    // Elsewhere one subgroup of 32 is the whole workgroup (emulation needs that, and
+    // cl_khr_subgroups falls back to it), whatever the shape.
+    static constexpr std::uint32_t shapes = 3;
+    static block_kernel kernel(block_variant v, lower::subgroup_lowering subgroups, std::uint32_t shape = 0) {
+        const std::uint32_t lanes = lanes_of(subgroups, shape);
+        return kernel(v, lanes, lz4_fast_window, blocks_per_workgroup(subgroups, lanes), lz4_fast_stage,
                       subgroups == lower::subgroup_lowering::emulated ? std::optional(subgroups) : std::nullopt);
     }
-    static std::uint32_t blocks_per_workgroup(lower::subgroup_lowering subgroups) noexcept {
-        return subgroups == lower::subgroup_lowering::nvidia_ptx ? lz4_fast_blocks : 1;
+    static std::uint32_t lanes_of(lower::subgroup_lowering subgroups, std::uint32_t shape) noexcept {
+        return subgroups == lower::subgroup_lowering::nvidia_ptx ? lz4_fast_lanes >> std::min(shape, shapes - 1) : lz4_fast_lanes;
     }
-
+    static std::uint32_t blocks_per_workgroup(lower::subgroup_lowering subgroups, std::uint32_t lanes) noexcept {
+        return subgroups == lower::subgroup_lowering::nvidia_ptx ? lz4_fast_group_invocations / lanes : 1;
+    }
+    // The narrowest shape whose blocks still fill at least 3/4 of what the GPU holds at once
+    // (compute units x 2048 resident invocations on NVIDIA GPUs since Volta): measured on the
+    // H100 (doc/ops/compression.lz4.md), 8 lanes win on 4 KiB blocks (262,144 of them), 16 on
+    // 64 KiB (16,384) and 32 on 256 KiB (4,096), each by 13 to 60% over the next.
+    static std::uint32_t shape_for(const runtime::device_info& device, lower::subgroup_lowering subgroups, std::uint32_t block_count) noexcept {
+        if (subgroups != lower::subgroup_lowering::nvidia_ptx) return 0;
+        const std::uint64_t resident = std::uint64_t{std::max(device.compute_units, 1u)} * 2048;
+        for (std::uint32_t shape = shapes - 1; shape > 0; --shape) {
+            const std::uint64_t in_flight = resident / (lz4_fast_lanes >> shape);
+            if (4 * std::uint64_t{block_count} >= 3 * in_flight) return shape;
+        }
+        return 0;
+    }
     // The registry's fast program is the one NVIDIA GPUs run; program_for gives each device's.
     static std::vector<op_info> infos() {
         auto infos = block_op_infos(id, fast_id, version, "LZ4 block decompression, one block per invocation (the seed's design; reference variant)",
                                     "compression.lz4 with one block per subgroup of " + std::to_string(lz4_fast_lanes) +
                                         " invocations (fast variant, same results)",
                                     [] { return lz4_program_reference(); },
-                                    [] { return lz4_program_fast(lz4_fast_lanes, lz4_fast_window, lz4_fast_blocks); });
+                                    [] { return lz4_program_fast(lz4_fast_lanes, lz4_fast_window, lz4_fast_group_invocations / lz4_fast_lanes); });
         infos[1].program_for = [](lower::subgroup_lowering l) {
-            return lz4_program_fast(lz4_fast_lanes, lz4_fast_window, blocks_per_workgroup(l), lz4_fast_stage);
+            return lz4_program_fast(lz4_fast_lanes, lz4_fast_window, blocks_per_workgroup(l, lz4_fast_lanes), lz4_fast_stage);
         };
         return infos;
     }
