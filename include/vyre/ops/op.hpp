@@ -20,7 +20,7 @@ struct op_info {
     std::function<ir::program()> program; // the IR the op lowers from
     // Where the program's shape depends on how a device runs subgroups (lower::subgroup_lowering):
     // the program for each; empty when program() serves every device.
-    std::function<ir::program(lower::subgroup_lowering)> program_for;
+    std::function<ir::program(lower::subgroup_lowering)> program_for = {};
 
     // The file `vyre emit --all` writes and the golden test compares: "<id>.cl".
     std::string kernel_file() const { return id + ".cl"; }
