@@ -331,6 +331,9 @@ private:
         need_subgroup_primitives();
         const std::string S = sg_size(), sp = scratch_param(), sa = scratch_arg();
         const std::string fetch = "vyre_sg_fetch(" + sa;
+        // Inside a helper the scratch array is its parameter `s`, not the kernel's local array.
+        const std::string in_helper = sg_ == subgroup_lowering::emulated ? "s, " : "";
+        const std::string helper_fetch = "vyre_sg_fetch(" + in_helper;
         const std::string a = expr(e.args[0]), b = e.args.size() > 1 ? expr(e.args[1]) : "";
         const bool khr = sg_ == subgroup_lowering::khr;
         // Keys order the definitions: the primitives (vyre_sg_0) first, the exclusive scan after the
@@ -344,15 +347,15 @@ private:
             return fetch + a + ", (" + b + ") & (" + S + " - 1u))";
         case subgroup_op::shuffle: return fetch + a + ", (" + b + ") & (" + S + " - 1u))";
         case subgroup_op::shuffle_up:
-            helper("vyre_sg_shuffle_up", "uint v, uint d", "    const uint i = vyre_sg_lane();\n    return " + fetch + "v, d <= i ? i - d : i);\n");
+            helper("vyre_sg_shuffle_up", "uint v, uint d", "    const uint i = vyre_sg_lane();\n    return " + helper_fetch + "v, d <= i ? i - d : i);\n");
             return "vyre_sg_shuffle_up(" + sa + a + ", " + b + ")";
         case subgroup_op::shuffle_down:
             helper("vyre_sg_shuffle_down", "uint v, uint d",
-                   "    const uint i = vyre_sg_lane();\n    return " + fetch + "v, d < " + S + " - i ? i + d : i);\n");
+                   "    const uint i = vyre_sg_lane();\n    return " + helper_fetch + "v, d < " + S + " - i ? i + d : i);\n");
             return "vyre_sg_shuffle_down(" + sa + a + ", " + b + ")";
         case subgroup_op::shuffle_xor:
             helper("vyre_sg_shuffle_xor", "uint v, uint m",
-                   "    const uint i = vyre_sg_lane();\n    return " + fetch + "v, (i ^ m) < " + S + " ? i ^ m : i);\n");
+                   "    const uint i = vyre_sg_lane();\n    return " + helper_fetch + "v, (i ^ m) < " + S + " ? i ^ m : i);\n");
             return "vyre_sg_shuffle_xor(" + sa + a + ", " + b + ")";
         case subgroup_op::ballot: return "vyre_sg_ballot(" + sa + a + ")";
         case subgroup_op::any:
@@ -371,11 +374,11 @@ private:
             helper("vyre_sg_inclusive_add", "uint v",
                    "    const uint i = vyre_sg_lane();\n"
                    "    for (uint d = 1u; d < " + S + "; d <<= 1) {\n"
-                   "        const uint t = " + fetch + "v, d <= i ? i - d : i);\n"
+                   "        const uint t = " + helper_fetch + "v, d <= i ? i - d : i);\n"
                    "        if (d <= i) v += t;\n"
                    "    }\n    return v;\n");
             if (inclusive) return "vyre_sg_inclusive_add(" + sa + a + ")";
-            helper("vyre_sg_exclusive_add", "uint v", "    return vyre_sg_inclusive_add(" + sa + "v) - v;\n");
+            helper("vyre_sg_exclusive_add", "uint v", "    return vyre_sg_inclusive_add(" + in_helper + "v) - v;\n");
             return "vyre_sg_exclusive_add(" + sa + a + ")";
         }
         }

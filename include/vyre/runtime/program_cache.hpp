@@ -220,6 +220,12 @@ private:
         const auto& dev = ctx.device();
         const std::uint32_t S = program_.subgroup_size, wg = program_.invocations_per_workgroup();
         lower::subgroup_lowering want = forced_.value_or(native_subgroups(dev));
+        // PoCL 5.0 aborts at the launch of a kernel using sub-group collectives in workgroups of
+        // fewer than 4 invocations (its kernel lacks __pocl_work_group_alloca); PoCL's subgroup
+        // is its workgroup, so those programs can emulate.
+        if (!forced_ && want == lower::subgroup_lowering::khr && wg < 4 &&
+            detail::lower_case(dev.platform).find("portable computing language") != std::string::npos)
+            want = lower::subgroup_lowering::emulated;
         if (want != lower::subgroup_lowering::khr) return build_into(e, ctx, lower::to_opencl(program_, want));
         std::string why;
         try {
