@@ -422,8 +422,9 @@ int main(int argc, char** argv) {
                         vyre::lower::subgroup_lowering_name(vyre::runtime::native_subgroups(ctx.device())));
             continue;
         }
-        std::printf("# %s: subgroups %s, %u invocations per workgroup\n", k.name.c_str(),
-                    vyre::lower::subgroup_lowering_name(k.kernel->program.subgroups_on(ctx)),
+        const bool subgroups = k.kernel->program.program().subgroup_size != 0;
+        std::printf("# %s: %s%s, %u invocations per workgroup\n", k.name.c_str(), subgroups ? "subgroups " : "no subgroups",
+                    subgroups ? vyre::lower::subgroup_lowering_name(k.kernel->program.subgroups_on(ctx)) : "",
                     k.kernel->program.program().invocations_per_workgroup());
     }
 
