@@ -3,6 +3,8 @@
 
 #include "common.hpp"
 
+#include <vyre/runtime/subgroups.hpp>
+
 #include <vyre/runtime/device.hpp>
 #include <vyre/error.hpp>
 #include <cstddef>
@@ -39,7 +41,8 @@ inline int cmd_devices(const std::vector<std::string>& args) {
                   << "     compute units: " << d.compute_units
                   << " | global memory: " << (d.global_memory >> 20) << " MiB"
                   << " | max allocation: " << (d.max_allocation >> 20) << " MiB"
-                  << " | local memory: " << (d.local_memory >> 10) << " KiB\n";
+                  << " | local memory: " << (d.local_memory >> 10) << " KiB"
+                  << " | subgroups: " << vyre::lower::subgroup_lowering_name(rt::native_subgroups(d)) << "\n";
         if (vm["extensions"].as<bool>()) {
             std::cout << "     extensions:";
             for (const auto& e : d.device.extensions()) std::cout << " " << e;
