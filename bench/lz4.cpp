@@ -57,6 +57,7 @@ struct settings {
     std::vector<std::uint32_t> windows = {cz::lz4_fast_window}; // its windows of recent output (0: none)
     std::vector<std::uint32_t> blocks;                          // blocks per workgroup (empty: the device's default)
     std::vector<std::uint32_t> stages = {cz::lz4_fast_stage};   // bytes of input staged per block (0: none)
+    std::vector<std::uint32_t> unrolls = {cz::lz4_fast_unroll}; // bytes per lane per copy step
     bool emulated = false; // also the default program with its subgroups emulated
     bool shapes_given = false; // --lanes, --windows, --blocks or --stages: measure those fixed shapes too
 };
@@ -158,7 +159,7 @@ struct figures {
 };
 
 // The program a launch of `blocks` blocks runs: a fixed shape, or the op's own choice per launch.
-using kernel_choice = std::function<const vo::block_kernel&(std::uint32_t blocks)>;
+using kernel_choice = std::function<const vo::block_kernel&(std::uint32_t blocks, std::uint64_t input_bytes, std::uint64_t output_bytes)>;
 
 figures run_variant(rt::context& ctx, const kernel_choice& kernel, const block_set& s, const bytes& input,
                     rt::pinned_host_buffer& pin_in, rt::pinned_host_buffer& pin_out, int runs, bool kernel_only, bool timeline, const char* name) {
@@ -169,7 +170,8 @@ figures run_variant(rt::context& ctx, const kernel_choice& kernel, const block_s
     rt::write(ctx, all.input, s.compressed.data(), s.compressed.size());
     std::vector<double> kt;
     for (int r = 0; r < runs + 1; ++r) {
-        auto e = vo::enqueue_blocks(ctx, kernel(static_cast<std::uint32_t>(s.blocks.size())), all.args(), all.params);
+        auto e = vo::enqueue_blocks(ctx, kernel(static_cast<std::uint32_t>(s.blocks.size()), all.input_bytes, all.output_bytes), all.args(),
+                                    all.params);
         e.wait();
         if (r > 0) kt.push_back(vyre::bench::event_seconds(e)); // the first run builds and warms up
     }
@@ -235,7 +237,8 @@ figures run_variant(rt::context& ctx, const kernel_choice& kernel, const block_s
                     qu.queue().flush();
                     qk.queue().enqueue_barrier(bcm::wait_list(uploaded));
                 }
-                const bcm::event decoded = vo::enqueue_blocks(qk, kernel(static_cast<std::uint32_t>(d.count)), d.args(), d.params);
+                const bcm::event decoded =
+                    vo::enqueue_blocks(qk, kernel(static_cast<std::uint32_t>(d.count), d.input_bytes, d.output_bytes), d.args(), d.params);
                 if (!streams) {
                     qk.queue().flush();
                     qd.queue().enqueue_barrier(bcm::wait_list(decoded));
@@ -315,6 +318,7 @@ void usage() {
                  "       [--windows 0,4096,... (bytes of recent output it keeps in workgroup memory; 0 none; default 0)]\n"
                  "       [--blocks 1,2,4,... (blocks per workgroup of the fixed shapes; default 1)]\n"
                  "       [--stages 0,128,... (bytes of each block's input staged in workgroup memory; 0 none; default 0)]\n"
+                 "       [--unrolls 1,4,... (bytes per lane per copy step of the fixed shapes; default 1)]\n"
                  "       [--emulated (also the default program with its subgroups emulated over workgroup memory)]\n"
                  "       [--kernel-only] [--timeline (when each step of the best end-to-end run ran)]\n");
     std::exit(2);
@@ -350,6 +354,10 @@ int main(int argc, char** argv) {
             s.shapes_given = true;
             s.stages.clear();
             for (const auto& b : split(value())) s.stages.push_back(static_cast<std::uint32_t>(std::stoul(b)));
+        } else if (a == "--unrolls") {
+            s.shapes_given = true;
+            s.unrolls.clear();
+            for (const auto& b : split(value())) s.unrolls.push_back(static_cast<std::uint32_t>(std::stoul(b)));
         } else if (a == "--emulated") s.emulated = true;
         else if (a == "--kernel-only") s.kernel_only = true;
         else if (a == "--timeline") s.timeline = true;
@@ -397,23 +405,26 @@ int main(int argc, char** argv) {
         for (std::uint32_t lanes : s.lanes)
             for (std::uint32_t window : s.windows)
                 for (std::uint32_t per_group : blocks)
-                    for (std::uint32_t stage : s.stages) {
-                        const std::string shape = std::to_string(lanes) + " lanes, window " + std::to_string(window) + ", " +
-                                                  std::to_string(per_group) + " blocks/workgroup, stage " + std::to_string(stage);
-                        kernels.push_back({"fast(" + std::to_string(lanes) + ",w" + std::to_string(window) + ",b" +
-                                               std::to_string(per_group) + ",s" + std::to_string(stage) + ")",
-                                           "vyre fast (" + shape + ")",
-                                           std::unique_ptr<vo::block_kernel>(new vo::block_kernel(cz::lz4_op::kernel(v, lanes, window, per_group, stage)))});
-                    }
+                    for (std::uint32_t stage : s.stages)
+                        for (std::uint32_t unroll : s.unrolls) {
+                            const std::string shape = std::to_string(lanes) + " lanes, window " + std::to_string(window) + ", " +
+                                                      std::to_string(per_group) + " blocks/workgroup, stage " + std::to_string(stage) +
+                                                      ", unroll " + std::to_string(unroll);
+                            kernels.push_back({"fast(" + std::to_string(lanes) + ",w" + std::to_string(window) + ",b" +
+                                                   std::to_string(per_group) + ",s" + std::to_string(stage) + ",u" + std::to_string(unroll) + ")",
+                                               "vyre fast (" + shape + ")",
+                                               std::unique_ptr<vo::block_kernel>(new vo::block_kernel(
+                                                   cz::lz4_op::kernel(v, lanes, window, per_group, stage, std::nullopt, unroll)))});
+                        }
     }
     if (s.emulated)
         kernels.push_back({"fast(emulated)", "vyre fast (subgroups emulated)",
                            std::unique_ptr<vo::block_kernel>(new vo::block_kernel(
                                cz::lz4_op::kernel(vo::block_variant::fast, vyre::lower::subgroup_lowering::emulated)))});
     const auto choice = [&](const named_kernel& k) -> kernel_choice {
-        if (k.kernel) return [&k](std::uint32_t) -> const vo::block_kernel& { return *k.kernel; };
-        return [&ctx](std::uint32_t blocks) -> const vo::block_kernel& {
-            return vo::kernel_for<cz::lz4_op>(vo::block_variant::fast, ctx.device(), blocks);
+        if (k.kernel) return [&k](std::uint32_t, std::uint64_t, std::uint64_t) -> const vo::block_kernel& { return *k.kernel; };
+        return [&ctx](std::uint32_t blocks, std::uint64_t in, std::uint64_t out) -> const vo::block_kernel& {
+            return vo::kernel_for<cz::lz4_op>(vo::block_variant::fast, ctx.device(), blocks, in, out);
         };
     };
     for (const auto& k : kernels) {
@@ -493,7 +504,8 @@ int main(int argc, char** argv) {
         for (const auto& k : kernels) {
             const auto& [name, series, kernel] = k;
             if (!kernel) {
-                const auto& chosen = vo::kernel_for<cz::lz4_op>(vo::block_variant::fast, ctx.device(), static_cast<std::uint32_t>(set.blocks.size()));
+                const auto& chosen = vo::kernel_for<cz::lz4_op>(vo::block_variant::fast, ctx.device(), static_cast<std::uint32_t>(set.blocks.size()),
+                                                                set.compressed.size(), set.output_bytes);
                 std::printf("# %zu-byte blocks: one launch of all %zu runs %u lanes per block, %u invocations per workgroup\n", block,
                             set.blocks.size(), chosen.program.program().subgroup_size, chosen.program.program().invocations_per_workgroup());
             }

@@ -73,7 +73,8 @@ void compression_lz4_fast(
                 } else {
                     uint stored_j = lane;
                     while (((uint)(stored_j < in_size))) {
-                        vyre_store_global_uchar(output, output_len, ((out_base + 0u) + stored_j), vyre_load_global_uchar(input, input_len, (in_base + stored_j)));
+                        uint stored_j_byte = vyre_load_global_uchar(input, input_len, (in_base + stored_j));
+                        vyre_store_global_uchar(output, output_len, (((out_base + 0u) + stored_j) + 0u), stored_j_byte);
                         stored_j = (stored_j + 32u);
                     }
                     op = in_size;
@@ -116,7 +117,8 @@ void compression_lz4_fast(
                     token = vyre_load_global_uchar(input, input_len, ((in_base + after_literals) + 2u));
                     uint literal_j = lane;
                     while (((uint)(literal_j < literal_length))) {
-                        vyre_store_global_uchar(output, output_len, ((out_base + op) + literal_j), vyre_load_global_uchar(input, input_len, (literal_at + literal_j)));
+                        uint literal_j_byte = vyre_load_global_uchar(input, input_len, (literal_at + literal_j));
+                        vyre_store_global_uchar(output, output_len, (((out_base + op) + literal_j) + 0u), literal_j_byte);
                         literal_j = (literal_j + 32u);
                     }
                     ip = after_literals;
@@ -161,13 +163,15 @@ void compression_lz4_fast(
                     if (((uint)(offset >= match_length))) {
                         uint match_j = lane;
                         while (((uint)(match_j < match_length))) {
-                            vyre_store_global_uchar(output, output_len, ((out_base + op) + match_j), vyre_load_global_uchar(output, output_len, ((out_base + match_from) + match_j)));
+                            uint match_j_byte = vyre_load_global_uchar(output, output_len, ((out_base + match_from) + match_j));
+                            vyre_store_global_uchar(output, output_len, (((out_base + op) + match_j) + 0u), match_j_byte);
                             match_j = (match_j + 32u);
                         }
                     } else {
                         uint repeat_j = lane;
                         while (((uint)(repeat_j < match_length))) {
-                            vyre_store_global_uchar(output, output_len, ((out_base + op) + repeat_j), vyre_load_global_uchar(output, output_len, ((out_base + match_from) + vyre_mod_uint(repeat_j, offset))));
+                            uint repeat_j_byte = vyre_load_global_uchar(output, output_len, ((out_base + match_from) + vyre_mod_uint(repeat_j, offset)));
+                            vyre_store_global_uchar(output, output_len, (((out_base + op) + repeat_j) + 0u), repeat_j_byte);
                             repeat_j = (repeat_j + 32u);
                         }
                     }

@@ -376,6 +376,7 @@ VYRE_DEVICE_TEST(fast_program_shapes_agree) {
     struct shape {
         std::uint32_t lanes, window, blocks, stage;
         bool emulate;
+        std::uint32_t unroll = cz::lz4_fast_unroll;
     };
     std::vector<shape> shapes;
     for (const std::uint32_t lanes : {1u, 4u, 32u})
@@ -393,16 +394,23 @@ VYRE_DEVICE_TEST(fast_program_shapes_agree) {
     if (native == vyre::lower::subgroup_lowering::nvidia_ptx)
         for (std::uint32_t shape = 0; shape < cz::lz4_op::shapes; ++shape) {
             const auto lanes = cz::lz4_op::lanes_of(native, shape);
-            shapes.push_back({lanes, cz::lz4_fast_window, cz::lz4_op::blocks_per_workgroup(native, lanes), cz::lz4_fast_stage, false});
+            shapes.push_back({lanes, cz::lz4_fast_window, cz::lz4_op::blocks_per_workgroup(native, lanes), cz::lz4_fast_stage, false,
+                              cz::lz4_op::unroll_of(native, shape)});
         }
     for (const std::uint32_t stage : {0u, cz::lz4_fast_stage}) shapes.push_back({32, cz::lz4_fast_window, 1, stage, true});
+    // Copies of several bytes per lane per step, with and without the ring and the stage.
+    for (const std::uint32_t unroll : {2u, 4u}) {
+        shapes.push_back({32, 0, 1, 0, false, unroll});
+        shapes.push_back({4, 16, 1, 16, false, unroll});
+    }
     for (const shape& sh : shapes) {
         if (pocl && sh.lanes == 1 && sh.window >= 512) continue;
         BOOST_TEST_CONTEXT("fast program, " << sh.lanes << " invocations per block, window " << sh.window << ", " << sh.blocks
-                                            << " blocks per workgroup, stage " << sh.stage << (sh.emulate ? ", subgroups emulated" : "")) {
+                                            << " blocks per workgroup, stage " << sh.stage << ", unroll " << sh.unroll
+                                            << (sh.emulate ? ", subgroups emulated" : "")) {
             const vo::block_kernel kernel =
                 cz::lz4_op::kernel(vo::block_variant::fast, sh.lanes, sh.window, sh.blocks, sh.stage,
-                                   sh.emulate ? std::optional(vyre::lower::subgroup_lowering::emulated) : std::nullopt);
+                                   sh.emulate ? std::optional(vyre::lower::subgroup_lowering::emulated) : std::nullopt, sh.unroll);
             check_batch(dev.ctx(), kernel, b);
             if (sh.emulate) BOOST_TEST((kernel.program.subgroups_on(dev.ctx()) == vyre::lower::subgroup_lowering::emulated));
         }
@@ -622,7 +630,9 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
           std::tuple{"fast, 4 invocations per block, 16-byte window", cz::lz4_program_fast(4, 16), 1u},
           std::tuple{"fast, 2 blocks per workgroup", cz::lz4_program_fast(cz::lz4_fast_lanes, 0, 2), 2u},
           std::tuple{"fast, 3 blocks of 8 invocations per workgroup, 16-byte stage, 64-byte window", cz::lz4_program_fast(8, 64, 3, 16), 3u},
-          std::tuple{"fast, no stage", cz::lz4_program_fast(cz::lz4_fast_lanes, 0, 1, 0), 1u}}) {
+          std::tuple{"fast, no stage", cz::lz4_program_fast(cz::lz4_fast_lanes, 0, 1, 0), 1u},
+          std::tuple{"fast, 4 bytes per lane per copy step", cz::lz4_program_fast(cz::lz4_fast_lanes, 0, 2, 0, 4), 2u},
+          std::tuple{"fast, 8 lanes, 3 bytes per step, 16-byte stage and window", cz::lz4_program_fast(8, 16, 1, 16, 3), 1u}}) {
         BOOST_TEST_CONTEXT("program " << name) {
             BOOST_CHECK_NO_THROW(vyre::ir::validate(program));
             std::vector<ref::buffer_data> buffers(5);
@@ -661,6 +671,19 @@ BOOST_AUTO_TEST_CASE(launch_shape_follows_the_block_count) {
     BOOST_TEST(lanes(12671) == 32u);
     BOOST_TEST(lanes(4096) == 32u);   // 256 KiB blocks
     BOOST_TEST(lanes(0) == 32u);      // not known
+    // Nearly incompressible launches (output below 1.1x input) take the unrolled 32-lane shape.
+    const auto shape = [&](std::uint32_t blocks, std::uint64_t in, std::uint64_t out) {
+        return cz::lz4_op::shape_for(h100, subgroup_lowering::nvidia_ptx, blocks, in, out);
+    };
+    BOOST_TEST(shape(262144, 1000, 1000) == cz::lz4_op::literal_shape);
+    BOOST_TEST(shape(262144, 1000, 1099) == cz::lz4_op::literal_shape);
+    BOOST_TEST(shape(262144, 1000, 1100) == 2u);
+    BOOST_TEST(shape(262144, 1000, 1560) == 2u);
+    BOOST_TEST(shape(262144, 0, 1000) == 2u); // sizes not known
+    BOOST_TEST(cz::lz4_op::lanes_of(subgroup_lowering::nvidia_ptx, cz::lz4_op::literal_shape) == 32u);
+    BOOST_TEST(cz::lz4_op::unroll_of(subgroup_lowering::nvidia_ptx, cz::lz4_op::literal_shape) == 4u);
+    BOOST_TEST(cz::lz4_op::unroll_of(subgroup_lowering::nvidia_ptx, 0) == 1u);
+    BOOST_TEST(cz::lz4_op::shape_for(h100, subgroup_lowering::emulated, 262144, 1000, 1000) == 0u);
     BOOST_TEST(lanes(262144, subgroup_lowering::emulated) == 32u);
     BOOST_TEST(lanes(262144, subgroup_lowering::khr) == 32u);
     BOOST_TEST(cz::lz4_op::blocks_per_workgroup(subgroup_lowering::nvidia_ptx, 8) == 8u);
@@ -691,6 +714,8 @@ BOOST_AUTO_TEST_CASE(programs_have_the_permanent_bindings) {
     BOOST_CHECK_THROW(cz::lz4_program_fast(32, 0, 64), vyre::resource_error);
     BOOST_CHECK_THROW(cz::lz4_program_fast(32, 0, 1, 8), vyre::resource_error);
     BOOST_CHECK_THROW(cz::lz4_program_fast(32, 0, 1, 100), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::lz4_program_fast(32, 0, 1, 0, 0), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::lz4_program_fast(32, 0, 1, 0, 9), vyre::resource_error);
     // Emulated subgroups are the whole workgroup: two blocks per workgroup cannot be emulated.
     BOOST_CHECK_THROW(cz::lz4_op::kernel(vo::block_variant::fast, 32, 0, 2, 128, vyre::lower::subgroup_lowering::emulated),
                       vyre::resource_error);

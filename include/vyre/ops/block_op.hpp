@@ -91,17 +91,19 @@ block_variant resolve(block_variant v, const runtime::device_info& device) noexc
 
 // The process-wide kernel of an op's default program for a device, built on first use. An op
 // whose programs use subgroups also provides kernel(variant, lowering, shape) and
-// shape_for(device, lowering, block_count) (0 <= shape < Op::shapes): its launch shape may depend
-// on how the device runs subgroups (runtime/subgroups.hpp) and on how many blocks one launch
-// holds, so each lowering and shape has its own kernel. `block_count` 0 means not known.
+// shape_for(device, lowering, block_count, input_bytes, output_bytes) (0 <= shape < Op::shapes):
+// its launch shape may depend on how the device runs subgroups (runtime/subgroups.hpp) and on the
+// launch's blocks and bytes, so each lowering and shape has its own kernel. 0 means not known.
 template <block_op Op>
-const block_kernel& kernel_for(block_variant v, const runtime::device_info& device, std::uint32_t block_count = 0) {
+const block_kernel& kernel_for(block_variant v, const runtime::device_info& device, std::uint32_t block_count = 0,
+                               std::uint64_t input_bytes = 0, std::uint64_t output_bytes = 0) {
     v = resolve<Op>(v, device);
     if constexpr (requires { Op::kernel(v, lower::subgroup_lowering::emulated, 0u); }) {
         static const block_kernel reference = Op::kernel(block_variant::reference);
         if (v == block_variant::reference) return reference;
         const lower::subgroup_lowering lowering = runtime::native_subgroups(device);
-        const std::uint32_t shape = std::min<std::uint32_t>(Op::shape_for(device, lowering, block_count), Op::shapes - 1);
+        const std::uint32_t shape =
+            std::min<std::uint32_t>(Op::shape_for(device, lowering, block_count, input_bytes, output_bytes), Op::shapes - 1);
         static std::mutex lock;
         static std::unique_ptr<block_kernel> fast[3][Op::shapes];
         const std::lock_guard<std::mutex> g(lock);
@@ -246,7 +248,7 @@ block_result decode_blocks(runtime::context& ctx, const boost::compute::buffer& 
     b.statuses = runtime::allocate(ctx, blocks.size() * sizeof(vyre::compression::block_status));
     b.largest_output = detail::largest_output(blocks);
     block_launch_params params;
-    enqueue_blocks(ctx, kernel_for<Op>(variant, ctx.device(), b.block_count), b, params);
+    enqueue_blocks(ctx, kernel_for<Op>(variant, ctx.device(), b.block_count, b.input_bytes, b.output_bytes), b, params);
     runtime::read(ctx, b.statuses, r.statuses.data(), blocks.size() * sizeof(vyre::compression::block_status));
     return r;
 }
@@ -287,7 +289,7 @@ void decode_blocks_into(runtime::context& ctx, std::span<const std::uint8_t> inp
     b.statuses = runtime::allocate(ctx, descriptors.size() * sizeof(vyre::compression::block_status));
     b.largest_output = detail::largest_output(descriptors);
     block_launch_params params;
-    enqueue_blocks(ctx, kernel_for<Op>(variant, ctx.device(), b.block_count), b, params);
+    enqueue_blocks(ctx, kernel_for<Op>(variant, ctx.device(), b.block_count, b.input_bytes, b.output_bytes), b, params);
     runtime::read(ctx, b.statuses, statuses.data(), descriptors.size() * sizeof(vyre::compression::block_status));
     runtime::read(ctx, b.output, output.data(), output.size());
 }

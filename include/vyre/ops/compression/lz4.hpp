@@ -42,6 +42,9 @@ inline constexpr std::uint32_t lz4_fast_group_invocations = 64;
 // by default: measured on the H100, staging costs more instructions than the loads it replaces
 // (doc/ops/compression.lz4.md).
 inline constexpr std::uint32_t lz4_fast_stage = 0;
+// Bytes each lane copies per step of a literal or match copy (bench_lz4 --unrolls): its reads all
+// issue before its writes.
+inline constexpr std::uint32_t lz4_fast_unroll = 1;
 // Bytes of recent output the fast program keeps in workgroup memory for matches to read (see the
 // program's comment; bench_lz4 --windows compares them). None by default: measured on the H100, a
 // window helps only blocks of 256 KiB and more and slows the common 4 KiB and 64 KiB blocks
@@ -209,7 +212,8 @@ inline ir::program lz4_program_reference() {
 // that the bytes belong to the block.
 
 inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::uint32_t window = lz4_fast_window,
-                                    std::uint32_t blocks_per_workgroup = 1, std::uint32_t stage = lz4_fast_stage) {
+                                    std::uint32_t blocks_per_workgroup = 1, std::uint32_t stage = lz4_fast_stage,
+                                    std::uint32_t unroll = lz4_fast_unroll) {
     namespace d = vyre::dsl;
     namespace codes = detail::lz4_code;
     if (!std::has_single_bit(lanes) || lanes > 32)
@@ -223,6 +227,8 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
     if (window != 0 && (!std::has_single_bit(window) || window < std::max(lanes, 4u) || window > 65536))
         throw resource_error("lz4_program_fast: window (" + std::to_string(window) + " bytes) must be 0 (none) or a power of two in " +
                              std::to_string(std::max(lanes, 4u)) + "..65536 (at least the " + std::to_string(lanes) + " lanes)");
+    if (unroll == 0 || unroll > 8)
+        throw resource_error("lz4_program_fast: unroll (" + std::to_string(unroll) + " bytes per lane per copy step) must be in 1..8");
     // A refill happens with less than stage / 4 bytes left, and must leave room for a token.
     if (stage != 0 && (!std::has_single_bit(stage) || stage < 16 || stage > 4096))
         throw resource_error("lz4_program_fast: stage (" + std::to_string(stage) + " bytes) must be 0 (none) or a power of two in 16..4096");
@@ -250,18 +256,25 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
     const auto ring_base = k.let("ring_base", d::subgroup_id() * window);
     const auto stage_base = k.let("stage_base", d::subgroup_id() * stage);
     // out[out_base + to + j] = source(j) for j < count, lane i taking j = i, i + lanes, ...; with
-    // `keep`, the byte also goes to the ring.
+    // `keep`, the byte also goes to the ring. With unroll u, each step covers lanes * u bytes: every
+    // lane first reads its u bytes (indices past the end read the last byte again, so no read
+    // leaves the source), then writes those that belong to the copy.
     const auto copy = [&](const std::string& name, const auto& to, const auto& count, const auto& source, bool keep) {
         const auto j = k.let(name, lane);
         k.while_(j < count, [&] {
-            if (keep) {
-                const auto byte = k.let(name + "_byte", source(j));
-                k.store(out, out_base + to + j, byte);
-                k.store(ring, ring_base + ((to + j) & slot_mask), byte);
-            } else {
-                k.store(out, out_base + to + j, source(j));
+            std::vector<d::variable<d::u32>> bytes;
+            for (std::uint32_t u = 0; u < unroll; ++u)
+                bytes.push_back(u == 0 ? k.let(name + "_byte", source(j))
+                                       : k.let(name + "_byte" + std::to_string(u), source(d::min(j + u * lanes, count - 1u))));
+            for (std::uint32_t u = 0; u < unroll; ++u) {
+                const auto write = [&] {
+                    k.store(out, out_base + to + j + u * lanes, bytes[u]);
+                    if (keep) k.store(ring, ring_base + ((to + j + u * lanes) & slot_mask), bytes[u]);
+                };
+                if (u == 0) write();
+                else k.if_(j + u * lanes < count, write);
             }
-            j = j + lanes;
+            j = j + lanes * unroll;
         });
     };
 
@@ -436,38 +449,53 @@ struct lz4_op {
     // `subgroups` forces one lowering of its subgroups on every device (else each device's own).
     static block_kernel kernel(block_variant v, std::uint32_t lanes = lz4_fast_lanes, std::uint32_t window = lz4_fast_window,
                                std::uint32_t blocks_per_workgroup = 1, std::uint32_t stage = lz4_fast_stage,
-                               std::optional<lower::subgroup_lowering> subgroups = std::nullopt) {
+                               std::optional<lower::subgroup_lowering> subgroups = std::nullopt,
+                               std::uint32_t unroll = lz4_fast_unroll) {
         if (v == block_variant::reference)
             return {id, runtime::compiled_program(lz4_program_reference()), block_variant::reference, lz4_reference_workgroup};
-        return {id, runtime::compiled_program(lz4_program_fast(lanes, window, blocks_per_workgroup, stage), subgroups),
+        return {id, runtime::compiled_program(lz4_program_fast(lanes, window, blocks_per_workgroup, stage, unroll), subgroups),
                 block_variant::fast, blocks_per_workgroup};
     }
     // The default programs for devices whose subgroups lower as `subgroups`, one per shape.
-    // Where subgroups are NVIDIA warps, shape k decodes one block per 32 >> k lanes (32, 16 or 8),
-    // workgroups of lz4_fast_group_invocations; narrower blocks fit more blocks in one warp's
-    // instructions but copy fewer bytes per step, so they win only with blocks to fill the GPU.
-    // Elsewhere one subgroup of 32 is the whole workgroup (emulation needs that, and
-    // cl_khr_subgroups falls back to it), whatever the shape.
-    static constexpr std::uint32_t shapes = 3;
+    // Where subgroups are NVIDIA warps, shapes 0, 1 and 2 decode one block per 32, 16 or 8 lanes
+    // and shape 3 one per 32 lanes copying 4 bytes per lane per step, all in workgroups of
+    // lz4_fast_group_invocations. Narrower blocks share a warp's parse instructions but copy
+    // fewer bytes per step, so they win only with blocks to fill the GPU; wide unrolled copies win
+    // only where copies are long (incompressible data, one literal run per block) and cost the
+    // short copies of compressible data more than they save. Elsewhere one subgroup of 32 is the
+    // whole workgroup (emulation needs that, and cl_khr_subgroups falls back to it), whatever the
+    // shape.
+    static constexpr std::uint32_t shapes = 4;
+    static constexpr std::uint32_t literal_shape = 3;
     static block_kernel kernel(block_variant v, lower::subgroup_lowering subgroups, std::uint32_t shape = 0) {
         const std::uint32_t lanes = lanes_of(subgroups, shape);
         return kernel(v, lanes, lz4_fast_window, blocks_per_workgroup(subgroups, lanes), lz4_fast_stage,
-                      subgroups == lower::subgroup_lowering::emulated ? std::optional(subgroups) : std::nullopt);
+                      subgroups == lower::subgroup_lowering::emulated ? std::optional(subgroups) : std::nullopt,
+                      unroll_of(subgroups, shape));
     }
     static std::uint32_t lanes_of(lower::subgroup_lowering subgroups, std::uint32_t shape) noexcept {
-        return subgroups == lower::subgroup_lowering::nvidia_ptx ? lz4_fast_lanes >> std::min(shape, shapes - 1) : lz4_fast_lanes;
+        if (subgroups != lower::subgroup_lowering::nvidia_ptx || shape >= literal_shape) return lz4_fast_lanes;
+        return lz4_fast_lanes >> shape;
+    }
+    static std::uint32_t unroll_of(lower::subgroup_lowering subgroups, std::uint32_t shape) noexcept {
+        return subgroups == lower::subgroup_lowering::nvidia_ptx && shape == literal_shape ? 4 : lz4_fast_unroll;
     }
     static std::uint32_t blocks_per_workgroup(lower::subgroup_lowering subgroups, std::uint32_t lanes) noexcept {
         return subgroups == lower::subgroup_lowering::nvidia_ptx ? lz4_fast_group_invocations / lanes : 1;
     }
-    // The narrowest shape whose blocks still fill at least 3/4 of what the GPU holds at once
-    // (compute units x 2048 resident invocations on NVIDIA GPUs since Volta): measured on the
-    // H100 (doc/ops/compression.lz4.md), 8 lanes win on 4 KiB blocks (262,144 of them), 16 on
-    // 64 KiB (16,384) and 32 on 256 KiB (4,096), each by 13 to 60% over the next.
-    static std::uint32_t shape_for(const runtime::device_info& device, lower::subgroup_lowering subgroups, std::uint32_t block_count) noexcept {
+    // Measured on the H100 (doc/ops/compression.lz4.md): a launch whose output is less than 1.1x
+    // its input (nearly incompressible: 1.00 measured, against 1.56 and more for the mixed corpus)
+    // takes the unrolled 32-lane shape, 1.5 to 3.5x faster there than the others. Otherwise the
+    // narrowest width whose blocks still fill at least 3/4 of what the GPU holds at once (compute
+    // units x 2048 resident invocations on NVIDIA GPUs since Volta): 8 lanes win on 4 KiB blocks
+    // (262,144 of them), 16 on 64 KiB (16,384) and 32 on 256 KiB (4,096), each by 13 to 60% over
+    // the next. 0 for block_count, input_bytes or output_bytes means not known.
+    static std::uint32_t shape_for(const runtime::device_info& device, lower::subgroup_lowering subgroups, std::uint32_t block_count,
+                                   std::uint64_t input_bytes = 0, std::uint64_t output_bytes = 0) noexcept {
         if (subgroups != lower::subgroup_lowering::nvidia_ptx) return 0;
+        if (input_bytes != 0 && output_bytes != 0 && 10 * output_bytes < 11 * input_bytes) return literal_shape;
         const std::uint64_t resident = std::uint64_t{std::max(device.compute_units, 1u)} * 2048;
-        for (std::uint32_t shape = shapes - 1; shape > 0; --shape) {
+        for (std::uint32_t shape = 2; shape > 0; --shape) {
             const std::uint64_t in_flight = resident / (lz4_fast_lanes >> shape);
             if (4 * std::uint64_t{block_count} >= 3 * in_flight) return shape;
         }
