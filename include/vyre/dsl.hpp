@@ -3,3 +3,4 @@
 
 #include <vyre/dsl/expression.hpp>
 #include <vyre/dsl/kernel.hpp>
+#include <vyre/dsl/subgroup.hpp>

@@ -27,6 +27,7 @@
 #include <vyre/dsl.hpp>
 #include <vyre/dsl/expression.hpp>
 #include <vyre/dsl/kernel.hpp>
+#include <vyre/dsl/subgroup.hpp>
 #include <vyre/ir/expr.hpp>
 #include <vyre/ir/node.hpp>
 #include <vyre/ir/program.hpp>
