@@ -19,6 +19,7 @@
 #include <array>
 #include <atomic>
 #include <functional>
+#include <map>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -328,6 +329,9 @@ void usage() {
 
 int main(int argc, char** argv) {
     settings s;
+    // The fixed shapes' lists: each option replaces its default list and asks for those shapes.
+    const std::map<std::string, std::vector<std::uint32_t>*> shape_lists = {
+        {"--lanes", &s.lanes}, {"--windows", &s.windows}, {"--blocks", &s.blocks}, {"--stages", &s.stages}, {"--unrolls", &s.unrolls}};
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         const auto value = [&] {
@@ -338,26 +342,10 @@ int main(int argc, char** argv) {
         else if (a == "--mib") s.mib = std::stoull(value());
         else if (a == "--runs") s.runs = std::max(1, std::stoi(value()));
         else if (a == "--threads") s.threads = static_cast<unsigned>(std::max(1, std::stoi(value())));
-        else if (a == "--lanes") {
+        else if (const auto shape = shape_lists.find(a); shape != shape_lists.end()) {
             s.shapes_given = true;
-            s.lanes.clear();
-            for (const auto& l : split(value())) s.lanes.push_back(static_cast<std::uint32_t>(std::stoul(l)));
-        } else if (a == "--windows") {
-            s.shapes_given = true;
-            s.windows.clear();
-            for (const auto& w : split(value())) s.windows.push_back(static_cast<std::uint32_t>(std::stoul(w)));
-        } else if (a == "--blocks") {
-            s.shapes_given = true;
-            s.blocks.clear();
-            for (const auto& b : split(value())) s.blocks.push_back(static_cast<std::uint32_t>(std::stoul(b)));
-        } else if (a == "--stages") {
-            s.shapes_given = true;
-            s.stages.clear();
-            for (const auto& b : split(value())) s.stages.push_back(static_cast<std::uint32_t>(std::stoul(b)));
-        } else if (a == "--unrolls") {
-            s.shapes_given = true;
-            s.unrolls.clear();
-            for (const auto& b : split(value())) s.unrolls.push_back(static_cast<std::uint32_t>(std::stoul(b)));
+            shape->second->clear();
+            for (const auto& v : split(value())) shape->second->push_back(static_cast<std::uint32_t>(std::stoul(v)));
         } else if (a == "--emulated") s.emulated = true;
         else if (a == "--kernel-only") s.kernel_only = true;
         else if (a == "--timeline") s.timeline = true;

@@ -483,13 +483,12 @@ struct lz4_op {
     static std::uint32_t blocks_per_workgroup(lower::subgroup_lowering subgroups, std::uint32_t lanes) noexcept {
         return subgroups == lower::subgroup_lowering::nvidia_ptx ? lz4_fast_group_invocations / lanes : 1;
     }
-    // Measured on the H100 (doc/ops/compression.lz4.md): a launch whose output is less than 1.1x
-    // its input (nearly incompressible: 1.00 measured, against 1.56 and more for the mixed corpus)
-    // takes the unrolled 32-lane shape, 1.5 to 3.5x faster there than the others. Otherwise the
-    // narrowest width whose blocks still fill at least 3/4 of what the GPU holds at once (compute
-    // units x 2048 resident invocations on NVIDIA GPUs since Volta): 8 lanes win on 4 KiB blocks
-    // (262,144 of them), 16 on 64 KiB (16,384) and 32 on 256 KiB (4,096), each by 13 to 60% over
-    // the next. 0 for block_count, input_bytes or output_bytes means not known.
+    // The choice, measured on the H100 (doc/ops/compression.lz4.md has the figures): a launch whose
+    // output is less than 1.1x its input (nearly incompressible data) takes the unrolled 32-lane
+    // shape. Otherwise the narrowest width whose blocks still fill at least 3/4 of what the GPU
+    // holds at once (compute units x 2048 resident invocations on NVIDIA GPUs since Volta): many
+    // small blocks take 8 lanes, about one wave of blocks 16, fewer 32. 0 for block_count,
+    // input_bytes or output_bytes means not known.
     static std::uint32_t shape_for(const runtime::device_info& device, lower::subgroup_lowering subgroups, std::uint32_t block_count,
                                    std::uint64_t input_bytes = 0, std::uint64_t output_bytes = 0) noexcept {
         if (subgroups != lower::subgroup_lowering::nvidia_ptx) return 0;
