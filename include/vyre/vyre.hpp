@@ -6,6 +6,7 @@
 // ground: plain values every layer may include
 #include <vyre/compression/batch.hpp>
 #include <vyre/compression/block.hpp>
+#include <vyre/compression/deflate.hpp>
 #include <vyre/compression/lz4.hpp>
 #include <vyre/compression/pages.hpp>
 #include <vyre/compression/skippable.hpp>
@@ -57,6 +58,7 @@
 #include <vyre/reference/dataflow.hpp>
 #include <vyre/reference/graph.hpp>
 #include <vyre/reference/interpreter.hpp>
+#include <vyre/reference/deflate.hpp>
 #include <vyre/reference/lz4.hpp>
 #include <vyre/reference/lz4_pages.hpp>
 #include <vyre/reference/zstd.hpp>
@@ -64,6 +66,7 @@
 // ops
 #include <vyre/ops/block_op.hpp>
 #include <vyre/ops/block_program.hpp>
+#include <vyre/ops/compression/deflate.hpp>
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
 #include <vyre/ops/compression/lz4_pages_program.hpp>

@@ -2,6 +2,7 @@
 // golden-kernel test checks against kernels/.
 #pragma once
 
+#include <vyre/ops/compression/deflate.hpp>
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
 #include <vyre/ops/compression/zstd.hpp>
@@ -26,6 +27,7 @@ inline const std::vector<op_info>& registry() {
         add(compression::lz4_op::infos());
         add(compression::lz4_pages_op::infos());
         add(compression::zstd_op::infos());
+        add(compression::deflate_op::infos());
         out.push_back(graph::bfs_info());
         out.push_back(graph::bitset_init_info());
         out.push_back(graph::bitset_pull_info());

@@ -119,10 +119,6 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
     const auto sync = [&] {
         if (shared) k.subgroup_barrier();
     };
-    const auto let_ballot = [&](const std::string& name, const auto& condition) {
-        if (shared) return k.let(name, d::subgroup_ballot(condition));
-        return k.let(name, d::select(condition, 1u, 0u));
-    };
 
     const auto in_base = k.let("in_base", bufs.descriptors[block * 5u]);
     const auto n = k.let("in_size", bufs.descriptors[block * 5u + 1u]);
