@@ -42,11 +42,10 @@ namespace vyre::ops::compression {
 //
 // One subgroup per stream (lanes > 1): every lane reads the same bits and decodes the same symbols
 // (one instruction stream, uniform control flow, broadcast reads), and the lanes split the work
-// that has width: building a code (each lane takes symbols; a ballot per length ranks a symbol
-// among those of its length, so the lanes place symbols and fill table entries at once), stored
-// blocks and match copies. Lane 0 writes literals. A match reading bytes at or after `fenced`
-// (the output position at the last subgroup barrier) runs a barrier first, as in compression.lz4.
-// With one lane per stream the same program runs serially (ballots are the lane's own bit).
+// that has width: building a code (see `build` below), stored blocks and match copies. Lane 0
+// writes literals. A match reading bytes at or after `fenced` (the output position at the last
+// subgroup barrier) runs a barrier first, as in compression.lz4. With one lane per stream the
+// same program runs serially.
 
 // Table bits of the literal/length and distance codes: most codes are shorter (longer ones take
 // the canonical walk). The distance table also holds the code-length code, whose codes are at
