@@ -5,31 +5,52 @@
 //   zstd       nvcompBatchedZstdDecompressAsync over independent frames (bench_zstd's frames64k,
 //              frames1m: ZSTD_compress2 at --level, content checksums on)
 //   lz4_pages  nvcompBatchedLZ4CompressAsync over batches of 4 KiB pages (bench_lz4_pages's)
+//   deflate    nvcompBatchedDeflateDecompressAsync over raw DEFLATE streams (bench_deflate's): the
+//              corpus cut into --deflate-blocks pieces, each compressed by each of
+//              --deflate-compressors (libdeflate, zlib with windowBits -15) at --deflate-level; with
+//              --zip, every deflate entry of the ZIP files given, picked as bench_deflate picks them.
+//              In --cases only when named there or when --zip is given.
 // GB/s of uncompressed bytes. kernel: CUDA events around the nvCOMP call alone, data on the device.
 // e2e: compressed bytes (or pages) in pinned host memory -> results in pinned host memory, the
 // chunk pointer and size arrays uploaded in the timed region too, best of 1/2/4/8 pieces over two
 // streams (the same pipelining bench_lz4 gives vyre). Every output is checked before printing.
-//   bench_nvcomp PATH [--mib N] [--runs N] [--cases lz4,zstd,lz4_pages] [--block-sizes 4096,...]
+//   bench_nvcomp PATH [--mib N] [--runs N] [--cases lz4,zstd,lz4_pages,deflate] [--block-sizes 4096,...]
 //                [--zstd-chunks 65536,1048576] [--level L] [--pages 100,500,...]
+//                [--deflate-blocks 65536,1048576] [--deflate-level L] [--deflate-compressors libdeflate,zlib]
+//                [--zip DIR_OR_FILES[,...]]
 //   bench_nvcomp --synthetic compressible|incompressible ...
+//   bench_nvcomp --zip DIR_OR_FILES[,...] [--mib N] [--runs N]      (the deflate case alone)
 // CUDA is reached through the driver API (libcuda.so.1, loaded at run time) so that this program
 // builds without the CUDA toolkit: only nvCOMP's headers and libnvcomp.so are needed
 // (bench/run builds it when NVCOMP_ROOT points at an unpacked nvidia-libnvcomp wheel).
 #include "measure.hpp"
 #include "corpus.hpp"
 
+#include <vyre/format/zip.hpp>
+
 #include <nvcomp.h>
+#include <nvcomp/deflate.h>
 #include <nvcomp/lz4.h>
 #include <nvcomp/zstd.h>
 
 #include <dlfcn.h>
+#include <libdeflate.h>
+#include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -238,9 +259,10 @@ struct figures {
 };
 
 // Decompresses `chunks` (each decoding to `plain_sizes[i]` bytes of `plain`, consecutive) and
-// checks every byte; returns the medians.
+// checks every byte; returns the medians. With `exact_sizes`, every chunk's decompressed size as
+// nvCOMP reports it must also be its plain size (a short chunk could otherwise hide behind zeros).
 figures decompress_batch(const std::vector<bytes>& chunks, const std::vector<std::size_t>& plain_sizes, const bytes& plain,
-                         const codec_calls& codec, int runs, const char* what) {
+                         const codec_calls& codec, int runs, const char* what, bool exact_sizes = false) {
     const chunk_batch b = pack(chunks, plain_sizes);
     const std::size_t max_out = *std::max_element(plain_sizes.begin(), plain_sizes.end());
     pinned_mem host_in(b.in_bytes), host_out(b.out_bytes);
@@ -257,15 +279,20 @@ figures decompress_batch(const std::vector<bytes>& chunks, const std::vector<std
             at += plain_sizes[i];
         }
     };
-    const auto check_statuses = [&](const chunk_arrays& a) {
+    // `first`: the batch's index of a's first chunk.
+    const auto check_statuses = [&](const chunk_arrays& a, std::size_t first) {
         std::vector<nvcompStatus_t> st(a.count);
         std::vector<std::size_t> sizes(a.count);
         check(cu.cuMemcpyDtoHAsync_v2(st.data(), a.statuses.p, st.size() * sizeof st[0], nullptr), "cuMemcpyDtoH");
         check(cu.cuMemcpyDtoHAsync_v2(sizes.data(), a.actual.p, sizes.size() * 8, nullptr), "cuMemcpyDtoH");
         check(cu.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
-        for (std::size_t i = 0; i < a.count; ++i)
+        for (std::size_t i = 0; i < a.count; ++i) {
             if (st[i] != nvcompSuccess)
-                die(std::string(what) + ": nvCOMP status " + std::to_string(int(st[i])) + " on chunk " + std::to_string(i));
+                die(std::string(what) + ": nvCOMP status " + std::to_string(int(st[i])) + " on chunk " + std::to_string(first + i));
+            if (exact_sizes && sizes[i] != plain_sizes[first + i])
+                die(std::string(what) + ": nvCOMP decompressed chunk " + std::to_string(first + i) + " to " + std::to_string(sizes[i]) +
+                    " bytes, " + std::to_string(plain_sizes[first + i]) + " expected");
+        }
     };
 
     // Kernel only: everything on the device, one call over all chunks.
@@ -286,7 +313,7 @@ figures decompress_batch(const std::vector<bytes>& chunks, const std::vector<std
             const double t = ev.seconds();
             if (r > 0) kt.push_back(t);
         }
-        check_statuses(a);
+        check_statuses(a, 0);
         check(cu.cuMemcpyDtoHAsync_v2(host_out.p, d_out.p, b.out_bytes, streams[0]), "cuMemcpyDtoH");
         check(cu.cuStreamSynchronize(streams[0]), "cuStreamSynchronize");
         verify(host_out.ptr());
@@ -323,7 +350,7 @@ figures decompress_batch(const std::vector<bytes>& chunks, const std::vector<std
             const double t = now_seconds() - t0;
             if (r > 0) et.push_back(t);
         }
-        for (const auto& a : arrays) check_statuses(*a);
+        for (std::size_t p = 0; p < pieces; ++p) check_statuses(*arrays[p], c[p]);
         verify(host_out.ptr());
         const double gbs = double(plain.size()) / median(et) / 1e9;
         if (gbs > f.e2e_gbs) {
@@ -364,6 +391,215 @@ codec_calls zstd_decompress_calls() {
                  "nvcompBatchedZstdDecompressAsync");
     };
     return c;
+}
+
+codec_calls deflate_decompress_calls() {
+    codec_calls c;
+    c.temp_bytes = [](std::size_t n, std::size_t max_out, std::size_t total) {
+        std::size_t t = 0;
+        check_nv(nvcompBatchedDeflateDecompressGetTempSize(n, max_out, nvcompBatchedDeflateDecompressDefaultOpts, &t, total, nullptr),
+                 "nvcompBatchedDeflateDecompressGetTempSize");
+        return t;
+    };
+    c.run = [](const chunk_arrays& a, void* temp, std::size_t tb, std::size_t, CUstream s) {
+        check_nv(nvcompBatchedDeflateDecompressAsync(a.in_ptrs(), a.in_sizes(), a.out_caps(), a.actual_sizes(), a.count, temp, tb,
+                                                     a.out_ptrs(), nvcompBatchedDeflateDecompressDefaultOpts, a.status_words(), s),
+                 "nvcompBatchedDeflateDecompressAsync");
+    };
+    return c;
+}
+
+// ---- raw DEFLATE streams, made and picked exactly as bench_deflate makes and picks them ----------
+
+// A batch of streams: chunk i decodes to plain_sizes[i] bytes, `plain` holding them back to back.
+struct deflate_set {
+    std::string input; // the results' input name, as bench_deflate names it
+    std::vector<bytes> chunks;
+    std::vector<std::size_t> plain_sizes;
+    std::shared_ptr<const bytes> plain;
+};
+
+// One thread's libdeflate compressor or zlib stream, made on its first piece.
+struct deflate_compressor {
+    libdeflate_compressor* deflater = nullptr;
+    z_stream z{};
+    bool z_open = false;
+    deflate_compressor() = default;
+    deflate_compressor(const deflate_compressor&) = delete;
+    deflate_compressor& operator=(const deflate_compressor&) = delete;
+    ~deflate_compressor() {
+        if (deflater) libdeflate_free_compressor(deflater);
+        if (z_open) deflateEnd(&z);
+    }
+};
+
+// `input` cut into pieces of `block` bytes (the last one shorter), each one raw DEFLATE stream made
+// by `compressor` ("libdeflate", or "zlib": windowBits -15, memLevel 8, default strategy) at `level`.
+deflate_set deflate_pieces(const std::shared_ptr<const bytes>& input, const std::string& label, std::size_t block,
+                           const std::string& compressor, int level, unsigned threads) {
+    deflate_set s;
+    s.input = label + " " + compressor + "-" + std::to_string(level);
+    s.plain = input;
+    const std::size_t n = (input->size() + block - 1) / block;
+    s.chunks.resize(n);
+    std::atomic<bool> ok{true};
+    vyre::util::parallel_chunks<deflate_compressor>(n, threads, 1, [&](std::size_t begin, std::size_t end, deflate_compressor& st) {
+        for (std::size_t i = begin; i < end && ok; ++i) {
+            const std::uint8_t* piece = input->data() + i * block;
+            const std::size_t len = std::min(block, input->size() - i * block);
+            bytes& out = s.chunks[i];
+            if (compressor == "libdeflate") {
+                if (!st.deflater) st.deflater = libdeflate_alloc_compressor(level);
+                if (!st.deflater) {
+                    ok = false;
+                    break;
+                }
+                out.resize(libdeflate_deflate_compress_bound(st.deflater, len));
+                const std::size_t got = libdeflate_deflate_compress(st.deflater, piece, len, out.data(), out.size());
+                if (got == 0) ok = false;
+                out.resize(got);
+            } else {
+                if (!st.z_open) {
+                    if (deflateInit2(&st.z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+                        ok = false;
+                        break;
+                    }
+                    st.z_open = true;
+                } else if (deflateReset(&st.z) != Z_OK) {
+                    ok = false;
+                    break;
+                }
+                out.resize(deflateBound(&st.z, static_cast<uLong>(len)));
+                st.z.next_in = const_cast<Bytef*>(piece);
+                st.z.avail_in = static_cast<uInt>(len);
+                st.z.next_out = out.data();
+                st.z.avail_out = static_cast<uInt>(out.size());
+                if (deflate(&st.z, Z_FINISH) != Z_STREAM_END) ok = false;
+                out.resize(static_cast<std::size_t>(st.z.total_out));
+            }
+        }
+    });
+    if (!ok) die(compressor + " could not compress at level " + std::to_string(level) + " (libdeflate takes 0..12, zlib 0..9)");
+    for (std::size_t i = 0; i < n; ++i) s.plain_sizes.push_back(std::min(block, input->size() - i * block));
+    return s;
+}
+
+// The archives named: files as given, folders searched (recursively, sorted) for *.whl, *.zip, *.jar.
+std::vector<std::filesystem::path> zip_files(const std::vector<std::string>& given) {
+    namespace fs = std::filesystem;
+    const auto zip_like = [](const fs::path& p) {
+        std::string ext = p.extension().string();
+        std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        return ext == ".whl" || ext == ".zip" || ext == ".jar";
+    };
+    std::vector<fs::path> files;
+    for (const auto& g : given) {
+        if (fs::is_regular_file(g)) {
+            files.push_back(g);
+            continue;
+        }
+        if (!fs::is_directory(g)) die("--zip: " + g + " is neither a file nor a folder");
+        std::vector<fs::path> found;
+        std::error_code ec;
+        for (auto it = fs::recursive_directory_iterator(g, fs::directory_options::skip_permission_denied, ec);
+             !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+            if (it->is_regular_file(ec) && zip_like(it->path())) found.push_back(it->path());
+        std::sort(found.begin(), found.end());
+        files.insert(files.end(), found.begin(), found.end());
+    }
+    if (files.empty()) die("--zip: no .whl, .zip or .jar file found");
+    return files;
+}
+
+// Every deflate entry (method 8) of the archives, in order, until the next would pass `limit`
+// decompressed bytes; entries larger than `limit` alone, empty ones, and ones the directory marks
+// damaged or encrypted are skipped. The plain bytes are libdeflate's, held to each entry's recorded
+// size and CRC-32.
+deflate_set zip_entries(const std::vector<std::string>& given, std::uint64_t limit, unsigned threads) {
+    namespace fmt = vyre::format;
+    constexpr std::uint64_t u32_max = std::numeric_limits<std::uint32_t>::max();
+    deflate_set s;
+    s.input = vyre::bench::input_label(given.front()) + (given.size() > 1 ? " +" + std::to_string(given.size() - 1) : "") +
+              " ZIP deflate entries";
+    std::vector<std::uint32_t> crcs;
+    std::uint64_t total = 0, compressed = 0;
+    std::size_t files_read = 0, deflate_entries = 0, skipped_large = 0, skipped_empty = 0, skipped_bad = 0, left = 0;
+    bool full = false;
+    const auto files = zip_files(given);
+    for (const auto& file : files) {
+        if (full) break;
+        std::ifstream f(file, std::ios::binary);
+        if (!f) die("cannot read " + file.string());
+        const bytes archive((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        ++files_read;
+        fmt::zip_archive z;
+        try {
+            z = fmt::parse_zip(archive);
+        } catch (const std::exception& e) {
+            die("--zip: " + file.string() + ": " + e.what());
+        }
+        for (const auto& e : z.entries) {
+            if (e.method != fmt::zip_method_deflate) continue;
+            ++deflate_entries;
+            if (full) {
+                ++left;
+                continue;
+            }
+            if (e.status != fmt::zip_entry_status::ok || (e.flags & fmt::zip_flag_encrypted) != 0) {
+                ++skipped_bad;
+                continue;
+            }
+            if (e.uncompressed_size == 0) {
+                ++skipped_empty;
+                continue;
+            }
+            if (e.uncompressed_size > limit || e.uncompressed_size > u32_max || e.compressed_size > u32_max) {
+                ++skipped_large;
+                continue;
+            }
+            if (total + e.uncompressed_size > limit) {
+                full = true;
+                ++left;
+                continue;
+            }
+            std::span<const std::uint8_t> data;
+            try {
+                data = fmt::zip_entry_data(archive, e);
+            } catch (const std::exception& x) {
+                die("--zip: " + file.string() + ": " + x.what());
+            }
+            s.chunks.emplace_back(data.begin(), data.end());
+            s.plain_sizes.push_back(static_cast<std::size_t>(e.uncompressed_size));
+            crcs.push_back(e.crc32);
+            total += e.uncompressed_size;
+            compressed += data.size();
+        }
+    }
+    if (compressed > u32_max) die("--zip: the compressed entries pass 4 GiB; take a smaller --mib");
+    auto plain = std::make_shared<bytes>(static_cast<std::size_t>(total));
+    std::vector<std::size_t> at(s.chunks.size());
+    for (std::size_t i = 1; i < at.size(); ++i) at[i] = at[i - 1] + s.plain_sizes[i - 1];
+    std::atomic<std::size_t> bad{s.chunks.size()};
+    vyre::util::parallel_for(s.chunks.size(), threads, [&](std::size_t i) {
+        libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+        std::size_t got = 0;
+        const bool ok = d &&
+                        libdeflate_deflate_decompress(d, s.chunks[i].data(), s.chunks[i].size(), plain->data() + at[i], s.plain_sizes[i],
+                                                      &got) == LIBDEFLATE_SUCCESS &&
+                        got == s.plain_sizes[i] &&
+                        static_cast<std::uint32_t>(libdeflate_crc32(0, plain->data() + at[i], s.plain_sizes[i])) == crcs[i];
+        if (d) libdeflate_free_decompressor(d);
+        if (!ok) bad = i;
+    });
+    if (bad != s.chunks.size())
+        die("--zip: deflate entry " + std::to_string(bad) + " does not inflate to its recorded size and CRC-32 with libdeflate");
+    s.plain = std::move(plain);
+    std::printf("# %s: %zu of %zu archives read, %zu deflate entries: %zu taken (%llu -> %llu bytes), skipped %zu larger than "
+                "--mib, %zu empty, %zu damaged or encrypted; %zu left once the next would pass --mib\n",
+                s.input.c_str(), files_read, files.size(), deflate_entries, s.chunks.size(), static_cast<unsigned long long>(compressed),
+                static_cast<unsigned long long>(total), skipped_large, skipped_empty, skipped_bad, left);
+    if (s.chunks.empty()) die("--zip: no deflate entry to measure");
+    return s;
 }
 
 // LZ4 compression of `pages` 4 KiB pages taken from the start of `corpus` (wrapping around when it
@@ -444,6 +680,18 @@ page_figures compress_pages(const bytes& corpus, std::size_t pages, int runs) {
     return f;
 }
 
+std::vector<std::string> parse_names(const std::string& s) {
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    while (at < s.size()) {
+        const std::size_t comma = s.find(',', at);
+        const std::string item = s.substr(at, comma - at);
+        if (!item.empty()) out.push_back(item);
+        at = comma == std::string::npos ? s.size() : comma + 1;
+    }
+    return out;
+}
+
 std::vector<std::size_t> parse_list(const std::string& s) {
     std::vector<std::size_t> out;
     std::size_t at = 0;
@@ -458,8 +706,11 @@ std::vector<std::size_t> parse_list(const std::string& s) {
 [[noreturn]] void usage() {
     std::fprintf(stderr,
                  "usage: bench_nvcomp PATH|--synthetic compressible|incompressible [--mib N (1024)] [--runs N (3)]\n"
-                 "       [--cases lz4,zstd,lz4_pages] [--block-sizes 4096,65536,262144,4194304] [--zstd-chunks 65536,1048576]\n"
-                 "       [--level L (3)] [--pages 100,500,1000,2000,5000,10000,100000]\n");
+                 "       [--cases lz4,zstd,lz4_pages,deflate (lz4,zstd,lz4_pages)] [--block-sizes 4096,65536,262144,4194304]\n"
+                 "       [--zstd-chunks 65536,1048576] [--level L (3)] [--pages 100,500,1000,2000,5000,10000,100000]\n"
+                 "       [--deflate-blocks 65536,1048576] [--deflate-level L (6)] [--deflate-compressors libdeflate,zlib (libdeflate)]\n"
+                 "       [--zip DIR_OR_FILES[,...] (deflate case: every deflate entry; --mib caps their decompressed bytes)]\n"
+                 "       bench_nvcomp --zip DIR_OR_FILES[,...] [--mib N] [--runs N]   (the deflate case alone)\n");
     std::exit(2);
 }
 
@@ -467,10 +718,12 @@ std::vector<std::size_t> parse_list(const std::string& s) {
 
 int main(int argc, char** argv) {
     std::string path, synthetic, cases = "lz4,zstd,lz4_pages";
+    bool cases_given = false;
     std::size_t mib = 1024;
-    int runs = 3, level = 3;
+    int runs = 3, level = 3, deflate_level = 6;
     std::vector<std::size_t> block_sizes = {4096, 65536, 262144, 4194304}, zstd_chunks = {65536, 1048576},
-                             page_counts = {100, 500, 1000, 2000, 5000, 10000, 100000};
+                             page_counts = {100, 500, 1000, 2000, 5000, 10000, 100000}, deflate_blocks = {65536, 1048576};
+    std::vector<std::string> deflate_compressors = {"libdeflate"}, zip;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         const auto value = [&]() -> std::string {
@@ -480,15 +733,40 @@ int main(int argc, char** argv) {
         if (a == "--mib") mib = std::stoull(value());
         else if (a == "--runs") runs = std::stoi(value());
         else if (a == "--level") level = std::stoi(value());
-        else if (a == "--cases") cases = value();
+        else if (a == "--cases") {
+            cases = value();
+            cases_given = true;
+        }
         else if (a == "--synthetic") synthetic = value();
         else if (a == "--block-sizes") block_sizes = parse_list(value());
         else if (a == "--zstd-chunks") zstd_chunks = parse_list(value());
         else if (a == "--pages") page_counts = parse_list(value());
+        else if (a == "--deflate-blocks") deflate_blocks = parse_list(value());
+        else if (a == "--deflate-level") deflate_level = std::stoi(value());
+        else if (a == "--deflate-compressors") {
+            deflate_compressors = parse_names(value());
+            for (const auto& c : deflate_compressors)
+                if (c != "libdeflate" && c != "zlib") usage();
+        } else if (a == "--zip") {
+            for (const auto& z : parse_names(value())) zip.push_back(z);
+        }
         else if (!a.empty() && a[0] != '-' && path.empty()) path = a;
         else usage();
     }
-    if (path.empty() == synthetic.empty()) usage();
+    if (!path.empty() && !synthetic.empty()) usage();
+    const bool corpus = !path.empty() || !synthetic.empty();
+    if (!corpus) {
+        // --zip alone: the deflate case on the archives' entries; the other cases need PATH.
+        if (zip.empty()) usage();
+        if (!cases_given) cases = "deflate";
+    } else if (!zip.empty() && !cases_given) {
+        cases += ",deflate"; // --zip asks for the deflate case
+    }
+    for (const auto& c : parse_names(cases))
+        if (c != "lz4" && c != "zstd" && c != "lz4_pages" && c != "deflate") usage();
+        else if (!corpus && c != "deflate") usage();
+    for (std::size_t b : deflate_blocks)
+        if (b == 0 || b > (std::size_t{1} << 31)) usage();
     const std::string device = load_cuda();
     int driver = 0;
     cu.cuDriverGetVersion(&driver);
@@ -497,10 +775,12 @@ int main(int argc, char** argv) {
     const std::string nv = "nvCOMP " + std::to_string(props.version / 1000) + "." + std::to_string(props.version % 1000 / 100) + "." +
                            std::to_string(props.version % 100);
     const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    const bytes input = synthetic.empty() ? vyre::bench::read_input_path(path, mib << 20, "bench_nvcomp")
-                                          : vyre::bench::synthetic_input(synthetic, mib << 20);
-    if (input.empty()) usage();
-    const std::string label = vyre::bench::input_label(synthetic.empty() ? path : "synthetic-" + synthetic);
+    const auto shared_input = std::make_shared<const bytes>(!corpus              ? bytes()
+                                                            : synthetic.empty() ? vyre::bench::read_input_path(path, mib << 20, "bench_nvcomp")
+                                                                                : vyre::bench::synthetic_input(synthetic, mib << 20));
+    const bytes& input = *shared_input;
+    if (corpus && input.empty()) usage();
+    const std::string label = !corpus ? std::string("(none)") : vyre::bench::input_label(synthetic.empty() ? path : "synthetic-" + synthetic);
     std::printf("# bench_nvcomp: %s on %s, CUDA driver %d.%d; input %s, %zu bytes; %d runs, median\n", nv.c_str(), device.c_str(),
                 driver / 1000, driver % 1000 / 10, label.c_str(), input.size(), runs);
     const auto has = [&](const char* c) { return ("," + cases + ",").find(std::string(",") + c + ",") != std::string::npos; };
@@ -543,6 +823,36 @@ int main(int argc, char** argv) {
             vyre::bench::emit({"lz4_pages", device, label, "pages", double(pages), nv + " LZ4", "e2e GB/s", f.e2e_gbs});
             vyre::bench::emit({"lz4_pages", device, label, "pages", double(pages), nv + " LZ4", "compression ratio", f.ratio});
         }
+    }
+    if (has("deflate")) {
+        nvcompAlignmentRequirements_t align{};
+        check_nv(nvcompBatchedDeflateDecompressGetRequiredAlignments(nvcompBatchedDeflateDecompressDefaultOpts, &align),
+                 "nvcompBatchedDeflateDecompressGetRequiredAlignments");
+        // Chunks are packed at 16-byte offsets of buffers cuMemAlloc aligns further.
+        if (align.input > 16 || align.output > 16 || align.temp > 256)
+            die("nvCOMP Deflate asks for alignments (input " + std::to_string(align.input) + ", output " + std::to_string(align.output) +
+                ", temp " + std::to_string(align.temp) + ") this program does not give");
+        std::printf("\n## Deflate decompression, raw DEFLATE streams (GB/s of decompressed output)\n%9s %8s %6s %-13s %12s %12s\n",
+                    "stream", "streams", "ratio", "made with", "kernel GB/s", "e2e GB/s");
+        const auto measure = [&](const deflate_set& s, const std::string& size, const std::string& made_with, const char* x_name, double x) {
+            std::size_t compressed = 0;
+            for (const auto& c : s.chunks) compressed += c.size();
+            const figures f = decompress_batch(s.chunks, s.plain_sizes, *s.plain, deflate_decompress_calls(), runs, "Deflate",
+                                               /*exact_sizes=*/true);
+            std::printf("%9s %8zu %6.2f %-13s %12.2f %9.2f x%d\n", size.c_str(), s.chunks.size(), double(s.plain->size()) / double(compressed),
+                        made_with.c_str(), f.kernel_gbs, f.e2e_gbs, f.e2e_pieces);
+            vyre::bench::emit({"deflate", device, s.input, x_name, x, nv + " Deflate", "kernel GB/s", f.kernel_gbs});
+            vyre::bench::emit({"deflate", device, s.input, x_name, x, nv + " Deflate", "e2e GB/s", f.e2e_gbs});
+            std::fflush(stdout);
+        };
+        // The corpus's pieces (not the synthetic sets: bench_deflate has none), then the archives' entries.
+        if (corpus && synthetic.empty())
+            for (const auto& compressor : deflate_compressors)
+                for (std::size_t block : deflate_blocks) {
+                    const deflate_set s = deflate_pieces(shared_input, label, block, compressor, deflate_level, threads);
+                    measure(s, std::to_string(block), compressor + "-" + std::to_string(deflate_level), "block_bytes", double(block));
+                }
+        if (!zip.empty()) measure(zip_entries(zip, std::uint64_t{mib} << 20, threads), "ZIP", "archives", "", 0);
     }
     return 0;
 }

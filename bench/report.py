@@ -27,6 +27,7 @@ BENCHES = OrderedDict([
     ("build", "Kernel build and dispatch latency of every standard op (`bench_primitives`)"),
     ("lz4", "compression.lz4 decompression (`bench_lz4`, `bench_nvcomp`)"),
     ("zstd", "compression.zstd hybrid decompression (`bench_zstd`, `bench_nvcomp`)"),
+    ("deflate", "compression.deflate decompression (`bench_deflate`, `bench_nvcomp`)"),
     ("lz4_pages", "LZ4 compression of 4 KiB pages (`bench_lz4_pages`, `bench_nvcomp`)"),
     ("graph", "graph.bfs and graph.reachability (`bench_graph`)"),
     ("dataflow", "engine::dataflow taint analysis (`bench_dataflow`)"),

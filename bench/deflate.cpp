@@ -1,0 +1,720 @@
+// compression.deflate against libdeflate on all host cores and zlib on one, same streams, same run:
+// GB/s of decompressed bytes for each, and ours / peer. Ours is measured two ways:
+//   kernel  one dispatch over every stream, compressed bytes already on the device, time from the
+//           OpenCL profiling events (median of the runs after a first that builds and warms up);
+//   e2e     compressed bytes in pinned host memory -> decompressed bytes (and statuses) in pinned
+//           host memory, the streams cut into 1/2/4/.../32 pieces whose uploads, kernels and
+//           readbacks overlap, over three queues, one per step (shown as xN), or one queue per
+//           piece (sN); the best is reported (bench_lz4 pipelines the same way).
+// The peers: libdeflate_deflate_decompress, streams handed out one at a time to all host threads
+// (util/parallel.hpp, as the other benchmarks' host peers), and zlib's inflate (windowBits -15, raw
+// DEFLATE) on one thread. Every stream's status, size and bytes are checked against the original,
+// for ours and for both peers, before any figure is printed: a wrong stream stops the program with
+// exit status 1.
+//   bench_deflate PATH [--mib N (256)] [--block-sizes 65536,1048576] [--level L (6)]
+//                 [--compressors libdeflate,zlib] [--runs N (5)] [--variant reference|fast|automatic[,...]]
+//                 [--threads N] [--no-zlib] [--kernel-only]
+//   bench_deflate --zip DIR_OR_FILES[,...] [--mib N] ...      (with or without PATH)
+// PATH is a file (its first N MiB) or a folder (its files in sorted path order, concatenated up to
+// N MiB, as a tar would hold them), cut into pieces of each block size, each piece compressed as one
+// raw DEFLATE stream by each compressor named (libdeflate by default; zlib's deflate with
+// windowBits -15), at --level.
+// --zip takes ZIP files, or folders searched for *.whl, *.zip and *.jar (sorted paths): every
+// deflate entry (method 8) becomes one stream, as stored in the archive, in archive order, until the
+// next one would pass N MiB of decompressed bytes (an entry larger than N MiB on its own, an empty
+// one, or one the directory marks damaged or encrypted is skipped and counted). Python wheels are
+// ZIP files, so a folder of downloaded wheels is benchmarked as published. The expected bytes of an
+// entry are libdeflate's output checked against the size and CRC-32 its archive records.
+#include "bench_util.hpp"
+#include "corpus.hpp"
+
+#include <vyre/format/zip.hpp>
+#include <vyre/ops/compression/deflate.hpp>
+#include <vyre/runtime/buffer.hpp>
+
+#include <libdeflate.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <span>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace rt = vyre::runtime;
+namespace cz = vyre::ops::compression;
+namespace vc = vyre::compression;
+namespace vo = vyre::ops;
+namespace fmt = vyre::format;
+namespace bcm = boost::compute;
+namespace fs = std::filesystem;
+using vyre::bench::median;
+using vyre::bench::now_seconds;
+using bytes = std::vector<std::uint8_t>;
+
+namespace {
+
+constexpr std::uint64_t u32_max = std::numeric_limits<std::uint32_t>::max();
+
+// A decoder that got a stream wrong: no figures.
+[[noreturn]] void fail(const std::string& what) {
+    std::fprintf(stderr, "bench_deflate: %s: NOT printing figures\n", what.c_str());
+    std::exit(1);
+}
+
+// A setup that cannot run (bad option, unreadable input).
+[[noreturn]] void refuse(const std::string& what) {
+    std::fprintf(stderr, "bench_deflate: %s\n", what.c_str());
+    std::exit(2);
+}
+
+struct settings {
+    std::string path;
+    std::vector<std::string> zip;
+    std::size_t mib = 256;
+    std::vector<std::size_t> block_sizes = {65536, 1048576};
+    int level = 6;
+    std::vector<std::string> compressors = {"libdeflate"};
+    int runs = 5;
+    std::vector<vo::block_variant> variants = {vo::block_variant::automatic};
+    unsigned threads = vyre::util::thread_count();
+    bool zlib_peer = true;
+    bool kernel_only = false;
+};
+
+// Raw DEFLATE streams back to back in `compressed`, decoding to `plain` back to back: stream i reads
+// compressed[input_offset, +input_size) and must decode to exactly plain[output_offset, +output_size).
+struct stream_set {
+    std::string input;  // the results' input name
+    std::string x_name; // "block_bytes" (x: the block size), or "" (ZIP entries)
+    double x = 0;
+    std::string size;      // the table's first column: "64 KiB", "ZIP"
+    std::string made_with; // "libdeflate-6", "zlib-6", "archives"
+    bytes compressed;
+    std::shared_ptr<const bytes> plain;
+    std::vector<vc::block_descriptor> streams;
+};
+
+std::string size_text(std::size_t n) {
+    if (n >= (1u << 20) && n % (1u << 20) == 0) return std::to_string(n >> 20) + " MiB";
+    if (n >= 1024 && n % 1024 == 0) return std::to_string(n >> 10) + " KiB";
+    return std::to_string(n) + " B";
+}
+
+// ---- streams from the corpus --------------------------------------------------------------------
+
+// What one thread keeps while compressing pieces: its libdeflate compressor or zlib stream, made on
+// its first piece.
+struct compressor_state {
+    libdeflate_compressor* deflater = nullptr;
+    z_stream z{};
+    bool z_open = false;
+    compressor_state() = default;
+    compressor_state(const compressor_state&) = delete;
+    compressor_state& operator=(const compressor_state&) = delete;
+    ~compressor_state() {
+        if (deflater) libdeflate_free_compressor(deflater);
+        if (z_open) deflateEnd(&z);
+    }
+};
+
+// `input` cut into pieces of `block` bytes (the last one shorter), each one raw DEFLATE stream.
+std::vector<bytes> compress_pieces(std::span<const std::uint8_t> input, std::size_t block, const std::string& compressor, int level,
+                                   unsigned threads) {
+    const std::size_t n = (input.size() + block - 1) / block;
+    std::vector<bytes> parts(n);
+    std::atomic<bool> ok{true};
+    vyre::util::parallel_chunks<compressor_state>(n, threads, 1, [&](std::size_t begin, std::size_t end, compressor_state& st) {
+        for (std::size_t i = begin; i < end && ok; ++i) {
+            const auto piece = input.subspan(i * block, std::min(block, input.size() - i * block));
+            bytes& out = parts[i];
+            if (compressor == "libdeflate") {
+                if (!st.deflater) st.deflater = libdeflate_alloc_compressor(level);
+                if (!st.deflater) {
+                    ok = false;
+                    break;
+                }
+                out.resize(libdeflate_deflate_compress_bound(st.deflater, piece.size()));
+                const std::size_t got = libdeflate_deflate_compress(st.deflater, piece.data(), piece.size(), out.data(), out.size());
+                if (got == 0) ok = false;
+                out.resize(got);
+            } else {
+                if (!st.z_open) {
+                    if (deflateInit2(&st.z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+                        ok = false;
+                        break;
+                    }
+                    st.z_open = true;
+                } else if (deflateReset(&st.z) != Z_OK) {
+                    ok = false;
+                    break;
+                }
+                out.resize(deflateBound(&st.z, static_cast<uLong>(piece.size())));
+                st.z.next_in = const_cast<Bytef*>(piece.data());
+                st.z.avail_in = static_cast<uInt>(piece.size());
+                st.z.next_out = out.data();
+                st.z.avail_out = static_cast<uInt>(out.size());
+                if (deflate(&st.z, Z_FINISH) != Z_STREAM_END) ok = false;
+                out.resize(static_cast<std::size_t>(st.z.total_out));
+            }
+        }
+    });
+    if (!ok) refuse(compressor + " could not compress at level " + std::to_string(level) + " (libdeflate takes 0..12, zlib 0..9)");
+    return parts;
+}
+
+stream_set corpus_streams(const std::shared_ptr<const bytes>& input, const std::string& label, std::size_t block,
+                          const std::string& compressor, int level, unsigned threads) {
+    stream_set s;
+    s.made_with = compressor + "-" + std::to_string(level);
+    s.input = label + " " + s.made_with;
+    s.x_name = "block_bytes";
+    s.x = double(block);
+    s.size = size_text(block);
+    s.plain = input;
+    const std::vector<bytes> parts = compress_pieces(*input, block, compressor, level, threads);
+    std::uint64_t total = 0;
+    for (const auto& p : parts) total += p.size();
+    if (total > u32_max) refuse("the compressed streams pass 4 GiB; take a smaller --mib");
+    s.compressed.reserve(static_cast<std::size_t>(total));
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        const std::size_t at = i * block, len = std::min(block, input->size() - at);
+        s.streams.push_back({static_cast<std::uint32_t>(s.compressed.size()), static_cast<std::uint32_t>(parts[i].size()),
+                             static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(len), 0});
+        s.compressed.insert(s.compressed.end(), parts[i].begin(), parts[i].end());
+    }
+    return s;
+}
+
+// ---- streams from ZIP archives --------------------------------------------------------------------
+
+bool zip_like(const fs::path& p) {
+    std::string ext = p.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return ext == ".whl" || ext == ".zip" || ext == ".jar";
+}
+
+// The archives named: files as given, folders searched (recursively) for *.whl, *.zip, *.jar.
+std::vector<fs::path> zip_files(const std::vector<std::string>& given) {
+    std::vector<fs::path> files;
+    for (const auto& g : given) {
+        const fs::path p = g;
+        if (fs::is_regular_file(p)) {
+            files.push_back(p);
+            continue;
+        }
+        if (!fs::is_directory(p)) refuse("--zip: " + g + " is neither a file nor a folder");
+        std::vector<fs::path> found;
+        std::error_code ec;
+        for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
+             !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+            if (it->is_regular_file(ec) && zip_like(it->path())) found.push_back(it->path());
+        std::sort(found.begin(), found.end());
+        files.insert(files.end(), found.begin(), found.end());
+    }
+    if (files.empty()) refuse("--zip: no .whl, .zip or .jar file found");
+    return files;
+}
+
+bytes read_file(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    if (!f) refuse("cannot read " + p.string());
+    return bytes(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+std::string zip_label(const std::vector<std::string>& given) {
+    std::string label = vyre::bench::input_label(given.front());
+    if (given.size() > 1) label += " +" + std::to_string(given.size() - 1);
+    return label + " ZIP deflate entries";
+}
+
+struct inflater {
+    libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+    inflater() = default;
+    inflater(const inflater&) = delete;
+    inflater& operator=(const inflater&) = delete;
+    ~inflater() {
+        if (d) libdeflate_free_decompressor(d);
+    }
+};
+
+stream_set zip_streams(const std::vector<std::string>& given, std::uint64_t limit, unsigned threads) {
+    stream_set s;
+    s.input = zip_label(given);
+    s.size = "ZIP";
+    s.made_with = "archives";
+    auto plain = std::make_shared<bytes>();
+    std::vector<std::uint32_t> crcs;
+    std::uint64_t out_total = 0;
+    std::size_t files_read = 0, deflate_entries = 0, skipped_large = 0, skipped_empty = 0, skipped_bad = 0, left = 0;
+    bool full = false;
+    const std::vector<fs::path> files = zip_files(given);
+    for (const auto& file : files) {
+        if (full) break;
+        const bytes archive = read_file(file);
+        ++files_read;
+        fmt::zip_archive z;
+        try {
+            z = fmt::parse_zip(archive);
+        } catch (const std::exception& e) {
+            refuse("--zip: " + file.string() + ": " + e.what());
+        }
+        for (const auto& e : z.entries) {
+            if (e.method != fmt::zip_method_deflate) continue;
+            ++deflate_entries;
+            if (full) {
+                ++left;
+                continue;
+            }
+            if (e.status != fmt::zip_entry_status::ok || (e.flags & fmt::zip_flag_encrypted) != 0) {
+                ++skipped_bad;
+                continue;
+            }
+            if (e.uncompressed_size == 0) {
+                ++skipped_empty;
+                continue;
+            }
+            if (e.uncompressed_size > limit || e.uncompressed_size > u32_max || e.compressed_size > u32_max) {
+                ++skipped_large;
+                continue;
+            }
+            if (out_total + e.uncompressed_size > limit) { // the budget is spent: stop here
+                full = true;
+                ++left;
+                continue;
+            }
+            std::span<const std::uint8_t> data;
+            try {
+                data = fmt::zip_entry_data(archive, e);
+            } catch (const std::exception& x) {
+                refuse("--zip: " + file.string() + ": " + x.what());
+            }
+            if (s.compressed.size() + data.size() > u32_max) refuse("--zip: the compressed entries pass 4 GiB; take a smaller --mib");
+            s.streams.push_back({static_cast<std::uint32_t>(s.compressed.size()), static_cast<std::uint32_t>(data.size()),
+                                 static_cast<std::uint32_t>(out_total), static_cast<std::uint32_t>(e.uncompressed_size), 0});
+            crcs.push_back(e.crc32);
+            s.compressed.insert(s.compressed.end(), data.begin(), data.end());
+            out_total += e.uncompressed_size;
+        }
+    }
+    // The expected bytes: libdeflate's, held to the sizes and CRC-32s the archives record.
+    plain->resize(static_cast<std::size_t>(out_total));
+    std::atomic<std::size_t> bad{s.streams.size()};
+    vyre::util::parallel_chunks<inflater>(s.streams.size(), threads, 1, [&](std::size_t begin, std::size_t end, inflater& st) {
+        for (std::size_t i = begin; i < end; ++i) {
+            const auto& d = s.streams[i];
+            std::size_t got = 0;
+            const bool ok = st.d &&
+                            libdeflate_deflate_decompress(st.d, s.compressed.data() + d.input_offset, d.input_size,
+                                                          plain->data() + d.output_offset, d.output_size, &got) == LIBDEFLATE_SUCCESS &&
+                            got == d.output_size &&
+                            static_cast<std::uint32_t>(libdeflate_crc32(0, plain->data() + d.output_offset, d.output_size)) == crcs[i];
+            if (!ok) bad = i;
+        }
+    });
+    if (bad != s.streams.size())
+        refuse("--zip: deflate entry " + std::to_string(bad) + " does not inflate to its recorded size and CRC-32 with libdeflate");
+    s.plain = std::move(plain);
+    std::printf("# %s: %zu of %zu archives read, %zu deflate entries: %zu taken (%zu -> %llu bytes), skipped %zu larger than "
+                "--mib, %zu empty, %zu damaged or encrypted; %zu left once the next would pass --mib\n",
+                s.input.c_str(), files_read, files.size(), deflate_entries, s.streams.size(), s.compressed.size(),
+                static_cast<unsigned long long>(out_total), skipped_large, skipped_empty, skipped_bad, left);
+    if (s.streams.empty()) refuse("--zip: no deflate entry to measure");
+    return s;
+}
+
+// ---- checking ----------------------------------------------------------------------------------
+
+// The first of streams [first, first + st.size()) that decoded wrongly, described ("" when none):
+// status none with exactly its size, and the original's bytes in its region of `out` (which has
+// the set's plain layout).
+std::string wrong_stream(const stream_set& s, std::size_t first, std::span<const vc::block_status> st, const std::uint8_t* out) {
+    for (std::size_t i = 0; i < st.size(); ++i) {
+        const auto& d = s.streams[first + i];
+        if (!vo::block_ok(st[i], d.output_size))
+            return "stream " + std::to_string(first + i) + ": " + vo::block_failure_text<cz::deflate_op>(st[i], d.output_size);
+        if (std::memcmp(out + d.output_offset, s.plain->data() + d.output_offset, d.output_size) != 0)
+            return "stream " + std::to_string(first + i) + ": status none, but its bytes differ from the original";
+    }
+    return {};
+}
+
+// ---- the peers ---------------------------------------------------------------------------------
+
+// libdeflate on `threads` threads, one decompressor each, streams handed out one at a time.
+double libdeflate_seconds(const stream_set& s, std::uint8_t* out, unsigned threads) {
+    std::atomic<bool> ok{true};
+    const double t0 = now_seconds();
+    vyre::util::parallel_chunks<inflater>(s.streams.size(), threads, 1, [&](std::size_t begin, std::size_t end, inflater& st) {
+        for (std::size_t i = begin; i < end; ++i) {
+            const auto& d = s.streams[i];
+            std::size_t got = 0;
+            if (!st.d ||
+                libdeflate_deflate_decompress(st.d, s.compressed.data() + d.input_offset, d.input_size, out + d.output_offset,
+                                              d.output_size, &got) != LIBDEFLATE_SUCCESS ||
+                got != d.output_size)
+                ok = false;
+        }
+    });
+    const double t = now_seconds() - t0;
+    if (!ok) fail(s.input + ": libdeflate could not decode a stream to its size");
+    return t;
+}
+
+// zlib's inflate on this thread, one z_stream reset per stream.
+double zlib_seconds(const stream_set& s, std::uint8_t* out) {
+    z_stream z{};
+    if (inflateInit2(&z, -15) != Z_OK) refuse("inflateInit2 failed");
+    bool ok = true;
+    const double t0 = now_seconds();
+    for (const auto& d : s.streams) {
+        if (inflateReset(&z) != Z_OK) {
+            ok = false;
+            break;
+        }
+        z.next_in = const_cast<Bytef*>(s.compressed.data() + d.input_offset);
+        z.avail_in = d.input_size;
+        z.next_out = out + d.output_offset;
+        z.avail_out = d.output_size;
+        if (inflate(&z, Z_FINISH) != Z_STREAM_END || z.total_out != d.output_size) {
+            ok = false;
+            break;
+        }
+    }
+    const double t = now_seconds() - t0;
+    inflateEnd(&z);
+    if (!ok) fail(s.input + ": zlib could not decode a stream to its size");
+    return t;
+}
+
+// Median GB/s of `runs` timed calls of `once` (after one untimed), the output checked after.
+template <class F>
+double peer_gbs(const stream_set& s, bytes& out, int runs, const char* name, F once) {
+    std::memset(out.data(), 0, out.size()); // nothing left from another decoder
+    std::vector<double> t;
+    for (int r = 0; r < runs + 1; ++r) {
+        const double seconds = once(out.data());
+        if (r > 0) t.push_back(seconds);
+    }
+    if (std::memcmp(out.data(), s.plain->data(), s.plain->size()) != 0) fail(s.input + ": " + name + "'s output differs from the original");
+    return double(s.plain->size()) / median(t) / 1e9;
+}
+
+// ---- ours --------------------------------------------------------------------------------------
+
+// Streams [first, last) of a set on the device, with descriptors relative to the piece; input_at and
+// output_at: where the piece starts in the set's compressed and plain bytes.
+struct device_piece {
+    std::size_t first = 0, last = 0;
+    std::uint64_t input_at = 0, output_at = 0;
+    vo::block_buffers buffers;
+    vo::block_launch_params params; // made once, reused by every launch of this piece
+};
+
+std::unique_ptr<device_piece> make_piece(rt::context& ctx, const stream_set& s, std::size_t first, std::size_t last) {
+    auto p = std::make_unique<device_piece>();
+    p->first = first;
+    p->last = last;
+    std::vector<vc::block_descriptor> d(s.streams.begin() + static_cast<std::ptrdiff_t>(first),
+                                        s.streams.begin() + static_cast<std::ptrdiff_t>(last));
+    p->input_at = d.front().input_offset;
+    p->output_at = d.front().output_offset;
+    std::uint32_t largest = 1;
+    for (auto& x : d) {
+        x.input_offset -= static_cast<std::uint32_t>(p->input_at);
+        x.output_offset -= static_cast<std::uint32_t>(p->output_at);
+        largest = std::max(largest, x.output_size);
+    }
+    vo::block_buffers& b = p->buffers;
+    b.input_bytes = std::uint64_t{d.back().input_offset} + d.back().input_size;
+    b.output_bytes = std::uint64_t{d.back().output_offset} + d.back().output_size;
+    b.block_count = static_cast<std::uint32_t>(d.size());
+    b.largest_output = largest;
+    b.input = rt::allocate(ctx, rt::padded_bytes(b.input_bytes), CL_MEM_READ_ONLY);
+    b.descriptors = rt::upload(ctx, std::span<const vc::block_descriptor>(d), CL_MEM_READ_ONLY);
+    b.output = rt::allocate(ctx, rt::padded_bytes(b.output_bytes));
+    b.statuses = rt::allocate(ctx, d.size() * sizeof(vc::block_status));
+    // Nothing a kernel did not write can pass the checks: no status, and bytes that are no file's.
+    rt::fill(ctx, b.output, 0xA55AA55Au, rt::padded_bytes(b.output_bytes)).wait();
+    rt::fill(ctx, b.statuses, 0xFFFFFFFFu, d.size() * sizeof(vc::block_status)).wait();
+    return p;
+}
+
+struct figures {
+    double kernel_gbs = 0, e2e_gbs = 0;
+    std::size_t e2e_pieces = 0;
+    bool e2e_per_piece = false; // one queue per piece (sN), else one per step (xN)
+};
+
+figures run_ours(rt::context& ctx, vo::block_variant variant, const stream_set& s, rt::pinned_host_buffer& pin_in,
+                 rt::pinned_host_buffer& pin_out, int runs, bool kernel_only, const std::string& name) {
+    const std::size_t n = s.streams.size();
+    const double out_bytes = double(s.plain->size());
+    // The op's program for a launch of this piece (it may depend on the launch, as for compression.lz4).
+    const auto kernel = [&](const device_piece& p) -> const vo::block_kernel& {
+        return vo::kernel_for<cz::deflate_op>(variant, ctx.device(), p.buffers.block_count, p.buffers.input_bytes, p.buffers.output_bytes);
+    };
+    figures f;
+
+    // Kernel only: every stream in one dispatch, input resident.
+    {
+        auto all = make_piece(ctx, s, 0, n);
+        rt::write(ctx, all->buffers.input, s.compressed.data(), s.compressed.size());
+        std::vector<double> kt;
+        for (int r = 0; r < runs + 1; ++r) {
+            bcm::event e = vo::enqueue_blocks(ctx, kernel(*all), all->buffers, all->params);
+            e.wait();
+            if (r > 0) kt.push_back(vyre::bench::event_seconds(e)); // the first run builds and warms up
+        }
+        std::vector<vc::block_status> st(n);
+        rt::read(ctx, all->buffers.statuses, st.data(), n * sizeof(vc::block_status));
+        bytes out(s.plain->size());
+        rt::read(ctx, all->buffers.output, out.data(), out.size());
+        if (const std::string wrong = wrong_stream(s, 0, st, out.data()); !wrong.empty()) fail(s.input + ", " + name + ", kernel: " + wrong);
+        f.kernel_gbs = out_bytes / median(kt) / 1e9;
+    }
+    if (kernel_only) return f;
+
+    // End to end. Statuses come back into pinned memory too (a read into pageable memory may hold
+    // the host thread until the queue gets there, serializing the pieces).
+    constexpr std::size_t max_pieces = 32;
+    std::vector<rt::context> queues;
+    for (std::size_t q = 0; q < max_pieces; ++q) queues.emplace_back(bcm::command_queue(ctx.cl_context(), ctx.device().device));
+    rt::pinned_host_buffer pin_statuses(ctx, n * sizeof(vc::block_status));
+    const auto* statuses = reinterpret_cast<const vc::block_status*>(pin_statuses.span().data());
+    double best = 0;
+    for (std::size_t pieces = 1; pieces <= std::min(max_pieces, n); pieces *= 2) {
+        std::vector<std::unique_ptr<device_piece>> parts;
+        for (std::size_t c = 0; c < pieces; ++c) parts.push_back(make_piece(ctx, s, n * c / pieces, n * (c + 1) / pieces));
+        for (const bool per_piece : {false, true}) {
+            // One pass: every piece uploaded, decoded and read back; with one queue per step, events
+            // order a piece's steps across the queues; with one queue per piece, its queue does.
+            const auto pass = [&] {
+                for (std::size_t c = 0; c < pieces; ++c) {
+                    device_piece& p = *parts[c];
+                    rt::context& up = queues[per_piece ? c : 0];
+                    rt::context& run = queues[per_piece ? c : 1];
+                    rt::context& down = queues[per_piece ? c : 2];
+                    const bcm::event uploaded =
+                        up.queue().enqueue_write_buffer_async(p.buffers.input, 0, p.buffers.input_bytes, pin_in.span().data() + p.input_at);
+                    if (!per_piece) {
+                        up.queue().flush();
+                        run.queue().enqueue_barrier(bcm::wait_list(uploaded));
+                    }
+                    const bcm::event decoded = vo::enqueue_blocks(run, kernel(p), p.buffers, p.params);
+                    if (!per_piece) {
+                        run.queue().flush();
+                        down.queue().enqueue_barrier(bcm::wait_list(decoded));
+                    }
+                    down.queue().enqueue_read_buffer_async(p.buffers.output, 0, p.buffers.output_bytes, pin_out.span().data() + p.output_at);
+                    down.queue().enqueue_read_buffer_async(p.buffers.statuses, 0, p.buffers.block_count * sizeof(vc::block_status),
+                                                           pin_statuses.span().data() + p.first * sizeof(vc::block_status));
+                    down.queue().flush();
+                }
+                for (rt::context& q : queues) q.finish();
+            };
+            std::vector<double> et;
+            for (int r = 0; r < runs + 1; ++r) {
+                std::memset(pin_out.span().data(), 0, s.plain->size());
+                std::memset(pin_statuses.span().data(), 0xFF, pin_statuses.size());
+                const double t0 = now_seconds();
+                pass();
+                if (r > 0) et.push_back(now_seconds() - t0);
+            }
+            const std::string wrong = wrong_stream(s, 0, std::span<const vc::block_status>(statuses, n), pin_out.span().data());
+            if (!wrong.empty())
+                fail(s.input + ", " + name + ", end to end (" + (per_piece ? "s" : "x") + std::to_string(pieces) + "): " + wrong);
+            const double gbs = out_bytes / median(et) / 1e9;
+            if (gbs > best) {
+                best = gbs;
+                f.e2e_pieces = pieces;
+                f.e2e_per_piece = per_piece;
+            }
+        }
+    }
+    f.e2e_gbs = best;
+    return f;
+}
+
+// ---- the program -------------------------------------------------------------------------------
+
+std::vector<std::string> split(const std::string& s) {
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string item; std::getline(ss, item, ',');)
+        if (!item.empty()) out.push_back(item);
+    return out;
+}
+
+void usage() {
+    std::fprintf(stderr,
+                 "usage: bench_deflate [PATH] [--zip DIR_OR_FILES[,...]] (one or both)\n"
+                 "       [--mib N (256: of PATH; of decompressed entries with --zip)] [--block-sizes 65536,1048576]\n"
+                 "       [--level L (6)] [--compressors libdeflate,zlib (default libdeflate)] [--runs N (5)]\n"
+                 "       [--variant reference|fast|automatic[,...] (automatic)] [--threads N (all cores)]\n"
+                 "       [--no-zlib (skip the single-threaded zlib peer)] [--kernel-only]\n");
+    std::exit(2);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    settings s;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        const auto value = [&] {
+            if (i + 1 >= argc) usage();
+            return std::string(argv[++i]);
+        };
+        if (a == "--mib") s.mib = std::stoull(value());
+        else if (a == "--runs") s.runs = std::max(1, std::stoi(value()));
+        else if (a == "--threads") s.threads = static_cast<unsigned>(std::max(1, std::stoi(value())));
+        else if (a == "--level") s.level = std::stoi(value());
+        else if (a == "--zip") {
+            for (const auto& z : split(value())) s.zip.push_back(z);
+        } else if (a == "--compressors") {
+            s.compressors = split(value());
+            for (const auto& c : s.compressors)
+                if (c != "libdeflate" && c != "zlib") usage();
+            if (s.compressors.empty()) usage();
+        } else if (a == "--block-sizes") {
+            s.block_sizes.clear();
+            for (const auto& b : split(value())) s.block_sizes.push_back(std::stoull(b));
+            for (std::size_t b : s.block_sizes)
+                if (b == 0 || b > (std::size_t{1} << 31)) refuse("--block-sizes: each between 1 byte and 2 GiB");
+        } else if (a == "--variant" || a == "--variants") {
+            s.variants.clear();
+            for (const auto& v : split(value())) {
+                const auto parsed = vo::block_variant_from_name(v);
+                if (!parsed) usage();
+                s.variants.push_back(*parsed);
+            }
+            if (s.variants.empty()) usage();
+        } else if (a == "--no-zlib") s.zlib_peer = false;
+        else if (a == "--kernel-only") s.kernel_only = true;
+        else if (a == "--help" || a == "-h") usage();
+        else if (!a.empty() && a[0] != '-' && s.path.empty()) s.path = a;
+        else usage();
+    }
+    if (s.path.empty() && s.zip.empty()) usage();
+    if (s.mib == 0 || s.mib > 4095) refuse("--mib: 1 to 4095 (one dispatch addresses below 4 GiB of output)");
+
+    rt::context ctx(rt::choose_device(), /*profiling=*/true);
+    vyre::bench::print_header(ctx, "bench_deflate: compression.deflate against libdeflate on all host cores and zlib on one");
+    const std::uint64_t limit = std::uint64_t{s.mib} << 20;
+    std::printf("# libdeflate %s on up to %u threads; zlib %s on 1 thread%s; %d runs, median; GB/s of decompressed bytes\n",
+                LIBDEFLATE_VERSION_STRING, s.threads, zlibVersion(), s.zlib_peer ? "" : " (skipped: --no-zlib)", s.runs);
+    std::printf("# kernel: one dispatch over every stream (OpenCL profiling events); e2e: pinned compressed bytes in, pinned\n"
+                "# decompressed bytes out, best of 1/2/4/.../32 pieces over three queues, one per step (xN), or one queue\n"
+                "# per piece (sN)\n");
+
+    // The programs measured: each variant asked for, resolved on this device, once.
+    std::vector<vo::block_variant> variants;
+    for (const auto v : s.variants) {
+        const vo::block_variant r = vo::resolve<cz::deflate_op>(v, ctx.device());
+        if (v == vo::block_variant::automatic) std::printf("# automatic runs the %s variant on this device\n", vo::block_variant_name(r));
+        if (std::find(variants.begin(), variants.end(), r) != variants.end()) continue;
+        variants.push_back(r);
+        const vo::block_kernel& k = vo::kernel_for<cz::deflate_op>(r, ctx.device());
+        const auto& p = k.program.program();
+        if (p.subgroup_size != 0)
+            std::printf("# vyre %s: %u lanes per stream (subgroups %s), workgroups of %u invocations, %u stream%s each\n",
+                        vo::block_variant_name(r), p.subgroup_size, vyre::lower::subgroup_lowering_name(k.program.subgroups_on(ctx)),
+                        p.invocations_per_workgroup(), k.blocks_per_workgroup, k.blocks_per_workgroup == 1 ? "" : "s");
+        else
+            std::printf("# vyre %s: one invocation per stream, %u per workgroup\n", vo::block_variant_name(r), p.invocations_per_workgroup());
+    }
+
+    // The sets: the corpus cut and compressed each way asked for, then the ZIP entries.
+    std::vector<std::function<stream_set()>> makers;
+    std::shared_ptr<const bytes> input;
+    if (!s.path.empty()) {
+        input = std::make_shared<const bytes>(vyre::bench::read_input_path(s.path, static_cast<std::size_t>(limit), "bench_deflate"));
+        if (input->empty()) refuse(s.path + " is empty");
+        std::printf("# input: %s, %zu bytes\n", s.path.c_str(), input->size());
+        const std::string label = vyre::bench::input_label(s.path);
+        for (const auto& compressor : s.compressors)
+            for (std::size_t block : s.block_sizes)
+                makers.push_back([&, compressor, block, label] { return corpus_streams(input, label, block, compressor, s.level, s.threads); });
+    }
+    if (!s.zip.empty()) makers.push_back([&] { return zip_streams(s.zip, limit, s.threads); });
+
+    std::printf("\n%-7s %8s %6s %-13s %-10s %11s %11s %11s %9s %8s %8s %8s %8s\n", "stream", "streams", "ratio", "made with", "program",
+                "kernel GB/s", "e2e GB/s", "libdeflate", "zlib", "kern/ldf", "e2e/ldf", "kern/zl", "e2e/zl");
+    for (const auto& make : makers) {
+        const stream_set set = make();
+        const std::size_t plain_bytes = set.plain->size();
+        const double ratio = double(plain_bytes) / double(set.compressed.size());
+        const unsigned lib_threads = static_cast<unsigned>(std::min<std::size_t>(s.threads, set.streams.size()));
+        const auto emit_row = [&](const std::string& series, const char* metric, double value) {
+            vyre::bench::emit({"deflate", ctx.device().label(), set.input, set.x_name, set.x, series, metric, value});
+        };
+
+        // The peers, on the same streams.
+        bytes host_out(plain_bytes);
+        const double lib_gbs = peer_gbs(set, host_out, s.runs, "libdeflate",
+                                        [&](std::uint8_t* out) { return libdeflate_seconds(set, out, lib_threads); });
+        const double zlib_gbs = s.zlib_peer ? peer_gbs(set, host_out, s.runs, "zlib", [&](std::uint8_t* out) { return zlib_seconds(set, out); })
+                                            : 0.0;
+        emit_row("libdeflate " + std::to_string(lib_threads) + " threads", "GB/s", lib_gbs);
+        if (s.zlib_peer) emit_row("zlib 1 thread", "GB/s", zlib_gbs);
+        emit_row("input", "compression ratio", ratio);
+
+        // Pinned copies of this set's bytes, both directions: the end-to-end bound.
+        rt::pinned_host_buffer pin_in(ctx, set.compressed.size()), pin_out(ctx, plain_bytes);
+        std::memcpy(pin_in.span().data(), set.compressed.data(), set.compressed.size());
+        double bound_gbs = 0;
+        {
+            auto d_in = rt::allocate(ctx, rt::padded_bytes(set.compressed.size()));
+            auto d_out = rt::allocate(ctx, rt::padded_bytes(plain_bytes));
+            std::vector<double> h2d, d2h;
+            for (int r = 0; r < 3; ++r) {
+                auto e1 = pin_in.copy_to_device(d_in, set.compressed.size());
+                e1.wait();
+                auto e2 = pin_out.copy_from_device(d_out, plain_bytes);
+                e2.wait();
+                h2d.push_back(vyre::bench::event_seconds(e1));
+                d2h.push_back(vyre::bench::event_seconds(e2));
+            }
+            bound_gbs = double(plain_bytes) / std::max(median(h2d), median(d2h)) / 1e9;
+            emit_row("pinned copy bound", "e2e GB/s", bound_gbs);
+        }
+
+        for (const auto v : variants) {
+            const std::string series = std::string("vyre ") + vo::block_variant_name(v);
+            const figures f = run_ours(ctx, v, set, pin_in, pin_out, s.runs, s.kernel_only, series);
+            char e2e[32] = "-", e2e_lib[16] = "-", e2e_zlib[16] = "-", kern_zlib[16] = "-", zlib_text[16] = "-";
+            if (!s.kernel_only) {
+                std::snprintf(e2e, sizeof e2e, "%.2f %s%zu", f.e2e_gbs, f.e2e_per_piece ? "s" : "x", f.e2e_pieces);
+                std::snprintf(e2e_lib, sizeof e2e_lib, "%.2f", f.e2e_gbs / lib_gbs);
+                if (s.zlib_peer) std::snprintf(e2e_zlib, sizeof e2e_zlib, "%.2f", f.e2e_gbs / zlib_gbs);
+            }
+            if (s.zlib_peer) {
+                std::snprintf(kern_zlib, sizeof kern_zlib, "%.2f", f.kernel_gbs / zlib_gbs);
+                std::snprintf(zlib_text, sizeof zlib_text, "%.3f", zlib_gbs);
+            }
+            std::printf("%-7s %8zu %6.2f %-13s %-10s %11.3f %11s %11.3f %9s %8.2f %8s %8s %8s\n", set.size.c_str(), set.streams.size(), ratio,
+                        set.made_with.c_str(), vo::block_variant_name(v), f.kernel_gbs, e2e, lib_gbs, zlib_text, f.kernel_gbs / lib_gbs,
+                        e2e_lib, kern_zlib, e2e_zlib);
+            emit_row(series, "kernel GB/s", f.kernel_gbs);
+            if (!s.kernel_only) emit_row(series, "e2e GB/s", f.e2e_gbs);
+            std::fflush(stdout);
+        }
+        std::printf("#   %s: %zu streams, %zu -> %zu bytes; libdeflate on %u threads; pinned copy bound %.2f GB/s of output\n",
+                    set.input.c_str(), set.streams.size(), set.compressed.size(), plain_bytes, lib_threads, bound_gbs);
+        std::fflush(stdout);
+    }
+    return 0;
+}
