@@ -23,7 +23,7 @@ using vyre::cli::subcommand;
 std::map<std::string, subcommand> subcommands() {
     std::map<std::string, subcommand> all;
     all["compress"] = {"compress a file of 4 KiB pages into a page file (vyre compress --pages FILE [-o OUT])", vyre::cli::cmd_compress};
-    all["decompress"] = {"decompress an .lz4 or .zst file on the device (vyre decompress FILE [-o OUT])", vyre::cli::cmd_decompress};
+    all["decompress"] = {"decompress an .lz4, .zst or .gz file on the device (vyre decompress FILE [-o OUT])", vyre::cli::cmd_decompress};
     all["devices"] = {"list OpenCL devices and the default choice", vyre::cli::cmd_devices};
     all["emit"] = {"print the OpenCL C of an op, or write every op's kernel", vyre::cli::cmd_emit};
     all["taint"] = {"taint analysis of a program graph on the device (vyre taint --graph FILE --rules FILE.toml)", vyre::cli::cmd_taint};

@@ -1,14 +1,17 @@
-// `vyre decompress FILE`: an .lz4 or .zst file decoded on the device (format found by magic number).
+// `vyre decompress FILE`: an .lz4, .zst or .gz file decoded on the device (format found by magic number).
 #pragma once
 
 #include "common.hpp"
 
+#include <vyre/engine/deflate_decompress.hpp>
 #include <vyre/engine/zstd_decompress.hpp>
 #include <vyre/engine/lz4_decompress.hpp>
+#include <vyre/format/gzip.hpp>
 #include <vyre/format/lz4_frame.hpp>
 #include <vyre/engine/zstd_host.hpp>
 #include <vyre/engine/page_file.hpp>
 #include <vyre/format/page_file.hpp>
+#include <vyre/ops/compression/deflate.hpp>
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
 #include <vyre/ops/compression/zstd.hpp>
@@ -21,6 +24,7 @@
 #include <functional>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -29,10 +33,10 @@
 namespace vyre::cli {
 
 // How `vyre decompress` decodes one container format. A format is recognised by the first magic
-// number that is not a skippable frame's; add zstd by adding an entry to archive_formats().
+// number that is not a skippable frame's; add one by adding an entry to archive_formats().
 struct decompress_settings {
     vyre::ops::block_variant variant = vyre::ops::block_variant::automatic;
-    vyre::engine::zstd_route route = vyre::engine::zstd_route::automatic; // Zstandard only
+    std::string route = "automatic"; // Zstandard and gzip, each reads it as its own routes ("auto": automatic)
     bool cpu = false;
 };
 struct decoded {
@@ -93,14 +97,16 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
         d.where = "CPU";
         return d;
     }
-    vyre::runtime::context ctx;
     vyre::engine::zstd_options options;
     options.variant = s.variant;
-    options.route = s.route;
+    const auto route = vyre::engine::zstd_route_from_name(s.route == "auto" ? "automatic" : s.route);
+    if (!route) throw po::error("--route for a Zstandard file must be automatic, hybrid or host, not \"" + s.route + "\"");
+    options.route = *route;
+    vyre::runtime::context ctx;
     auto r = vyre::engine::decompress_zstd(ctx, file, options);
     d.bytes = std::move(r.bytes);
     const auto& p = r.report.paths;
-    d.summary = "route " + std::string(vyre::engine::zstd_route_name(s.route)) + ": frames " + std::to_string(p.device) +
+    d.summary = "route " + std::string(vyre::engine::zstd_route_name(options.route)) + ": frames " + std::to_string(p.device) +
                 " device / " + std::to_string(p.hybrid) + " hybrid / " + std::to_string(p.host) + " host; " +
                 std::to_string(r.report.dispatched_blocks) + " of " + std::to_string(r.report.blocks) + " blocks in " +
                 std::to_string(r.report.batches) + " dispatch(es) (" +
@@ -110,12 +116,45 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
     return d;
 }
 
+// gzip: the members' deflate streams routed to the device (compression.deflate) or the host
+// (libdeflate), when the file's headers say where they are (one member, or BGZF); else the file
+// inflated whole on the host (engine/deflate_decompress.hpp). Prints who did what.
+inline decoded decode_gzip(std::span<const std::uint8_t> file, const decompress_settings& s) {
+    namespace ve = vyre::engine;
+    ve::deflate_options options;
+    options.variant = s.variant;
+    const auto route = s.cpu ? std::optional(ve::deflate_route::host) : ve::deflate_route_from_name(s.route == "auto" ? "automatic" : s.route);
+    if (!route) throw po::error("--route for a gzip file must be automatic, device or host, not \"" + s.route + "\"");
+    options.route = *route;
+    vyre::runtime::context ctx;
+    ve::gzip_result r = ve::decompress_gzip(ctx, file, options);
+    decoded d;
+    d.bytes = std::move(r.bytes);
+    const ve::gzip_report& g = r.report;
+    const ve::deflate_report& p = g.deflate;
+    d.summary = "route " + std::string(ve::deflate_route_name(options.route)) + ": " + std::to_string(g.members) + " member(s)";
+    if (p.streams != 0) {
+        d.summary += " (" + std::string(vyre::format::gzip_layout_kind_name(g.layout)) + "): " + std::to_string(p.device_streams) +
+                     " stream(s) on the device in " + std::to_string(p.batches) + " dispatch(es)";
+        if (p.device_streams != 0)
+            d.summary += std::string(" (") +
+                         vyre::ops::block_variant_name(vyre::ops::resolve<vyre::ops::compression::deflate_op>(options.variant, ctx.device())) +
+                         " program)";
+        d.summary += ", " + std::to_string(p.host_streams) + " on the host (libdeflate)";
+    }
+    if (g.whole_on_host) d.summary += "; inflated whole on the host (libdeflate): " + g.host_reason;
+    d.where = p.device_streams != 0 ? ctx.device().label() : "CPU (libdeflate)";
+    return d;
+}
+
 inline const std::vector<archive_format>& archive_formats() {
     static const std::vector<archive_format> formats = {
         {"LZ4", ".lz4",
          [](std::uint32_t m) { return m == vyre::format::lz4_frame_magic || m == vyre::format::lz4_legacy_magic; },
          decode_lz4},
         {"Zstandard", ".zst", [](std::uint32_t m) { return m == vyre::format::zstd_magic; }, decode_zstd},
+        // ID1, ID2 and CM (deflate): the FLG byte above them varies.
+        {"gzip", ".gz", [](std::uint32_t m) { return (m & 0xFFFFFFu) == 0x088B1Fu; }, decode_gzip},
     };
     return formats;
 }
@@ -172,18 +211,21 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "every block of frames with independent blocks goes to the device in one dispatch; frames with linked blocks\n"
         "are decoded on the host. Zstandard files: each frame is routed (--route): frames of raw/RLE blocks only are\n"
         "regenerated on the device (compression.zstd), frames with compressed blocks are decoded whole on the host\n"
-        "(libzstd), frames in parallel. Checksums are verified");
+        "(libzstd), frames in parallel. gzip files: each member's deflate stream is routed (--route) to the device\n"
+        "(compression.deflate) or the host (libdeflate) when the headers say where the members are (one member, or\n"
+        "BGZF); other files (several plain members) are inflated whole on the host. Checksums are verified");
     options.add_options()("file", po::value<std::string>(), "input file; its format is detected by its magic number")(
-        "output,o", po::value<std::string>(), "output file (default: FILE without its .lz4 or .zst suffix)")(
+        "output,o", po::value<std::string>(), "output file (default: FILE without its .lz4, .zst or .gz suffix)")(
         "variant", po::value<std::string>()->default_value("automatic"),
-        "compression.lz4 / compression.zstd program: reference (one block per invocation, the seed's design), fast, or "
-        "automatic (fast on GPUs, reference on CPU devices)")(
+        "compression.lz4 / compression.zstd / compression.deflate program: reference (one block or stream per "
+        "invocation, the seed's design), fast, or automatic (fast on GPUs, reference on CPU devices)")(
         "route", po::value<std::string>()->default_value("automatic"),
         "Zstandard: which frames go where. automatic: frames with a compressed block decoded whole on the host "
         "(libzstd's frame API), the others made on the device; hybrid: every block to the device, which writes the "
         "raw/RLE blocks, compressed blocks on the host with libzstd's block API (the seed's design); host: every frame "
-        "on the host")(
-        "cpu", "decode on the host instead (reference decoder, liblz4 for linked blocks)")(
+        "on the host. gzip: device: every member's stream on the device; host: libdeflate on every core; automatic "
+        "(or auto): the device for streams of at most engine::deflate_device_max_bytes (256 KiB), larger ones and every stream on CPU devices on the host")(
+        "cpu", "decode on the host instead (reference decoder, liblz4 for linked blocks; gzip: libdeflate)")(
         "force,f", "overwrite the output file if it exists")(
         "pages", "FILE is a page file (vyre compress --pages); the output is the pages (default name: FILE without .vypg)")(
         "max-output", po::value<std::uint64_t>()->default_value(vyre::format::page_file_default_max_output),
@@ -191,7 +233,7 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
     po::positional_options_description positional;
     positional.add("file", 1);
     po::variables_map vm;
-    if (!parse("decompress", "FILE [-o OUT] [--variant reference|fast|automatic] [--route automatic|hybrid|host] [--cpu] [--force] [--pages [--max-output BYTES]]", options, args, vm,
+    if (!parse("decompress", "FILE [-o OUT] [--variant reference|fast|automatic] [--route automatic|hybrid|device|host] [--cpu] [--force] [--pages [--max-output BYTES]]", options, args, vm,
                &positional))
         return 0;
     if (!vm.count("file")) throw po::error("give the file to decompress");
@@ -201,9 +243,10 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
     if (!chosen) throw po::error("--variant must be reference, fast or automatic, not \"" + variant + "\"");
     settings.variant = *chosen;
     settings.cpu = vm.count("cpu") > 0;
-    const std::string route = vm["route"].as<std::string>();
-    if (const auto r = vyre::engine::zstd_route_from_name(route)) settings.route = *r;
-    else throw po::error("--route must be automatic, hybrid or host, not \"" + route + "\"");
+    settings.route = vm["route"].as<std::string>(); // each format's decoder reads it as its own routes
+    if (settings.route != "auto" && !vyre::engine::zstd_route_from_name(settings.route) &&
+        !vyre::engine::deflate_route_from_name(settings.route))
+        throw po::error("--route must be automatic (or auto), hybrid, device or host, not \"" + settings.route + "\"");
 
     const std::filesystem::path in = vm["file"].as<std::string>();
     if (!vm["max-output"].defaulted() && !vm.count("pages")) throw po::error("--max-output applies to page files: give --pages");

@@ -167,9 +167,10 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     namespace ve = vyre::engine;
     po::options_description options(
         "Opens archives and compressed streams found by their content (LZ4, zstd, gzip, tar, ZIP), nested to any depth\n"
-        "up to --max-depth, and extracts them below DIR or lists them. Every LZ4 and zstd block of one nesting layer\n"
-        "goes to the OpenCL device in one pass; deflate is inflated on all CPU cores. Unsafe names and links are\n"
-        "refused, corrupt entries reported; the exit status is 1 when anything was refused or corrupt");
+        "up to --max-depth, and extracts them below DIR or lists them. Every LZ4 and zstd block and every deflate\n"
+        "stream (gzip members, ZIP entries) of one nesting layer goes to the OpenCL device in one pass per codec\n"
+        "(deflate: see --deflate-route). Unsafe names and links are refused, corrupt entries reported; the exit\n"
+        "status is 1 when anything was refused or corrupt");
     options.add_options()("archive", po::value<std::vector<std::string>>(), "input files")(
         "output,o", po::value<std::string>(), "extract below this folder (default: the current folder, unless --list or --json)")(
         "list,l", "print every entry: type, size, compressed size, method, SHA-256, path")(
@@ -183,11 +184,18 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         "ratio-min-size", po::value<std::string>()->default_value("1M"), "outputs up to this size pass the ratio check")(
         "no-recurse", "leave archives found inside entries closed (the inputs' own compression and archive still open)")(
         "threads", po::value<unsigned>()->default_value(0), "host threads (0: every hardware thread)")(
+        "deflate-route", po::value<std::string>()->default_value("automatic"),
+        "where deflate streams (gzip members, ZIP entries) are inflated: device (compression.deflate), host "
+        "(libdeflate on every core), or automatic (on GPUs the device for streams up to --deflate-device-max, the "
+        "host for larger ones; the host on CPU devices); gzip files whose members only inflating finds (several "
+        "plain members) are inflated on the host on every route")(
+        "deflate-device-max", po::value<std::string>()->default_value("256K"),
+        "the automatic deflate route's cap: streams that decode to more go to the host cores")(
         "no-progress", "no progress bar (it is drawn on stderr only when stderr is a terminal)");
     po::positional_options_description positional;
     positional.add("archive", -1);
     po::variables_map vm;
-    if (!parse("unpack", "ARCHIVE... [-o DIR] [--list] [--json] [--max-depth N] [--max-total SIZE] [--max-entries N] [--max-ratio R] [--no-recurse]",
+    if (!parse("unpack", "ARCHIVE... [-o DIR] [--list] [--json] [--max-depth N] [--max-total SIZE] [--max-entries N] [--max-ratio R] [--no-recurse] [--deflate-route automatic|device|host] [--deflate-device-max SIZE]",
                options, args, vm, &positional))
         return 0;
     if (!vm.count("archive")) throw po::error("give at least one archive");
@@ -201,6 +209,10 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     o.limits.ratio_min_bytes = parse_size("ratio-min-size", vm["ratio-min-size"].as<std::string>());
     o.recurse = !vm.count("no-recurse");
     o.threads = vm["threads"].as<unsigned>();
+    const std::string route = vm["deflate-route"].as<std::string>();
+    if (const auto r = ve::deflate_route_from_name(route == "auto" ? "automatic" : route)) o.deflate = *r;
+    else throw po::error("--deflate-route must be automatic, device or host, not \"" + route + "\"");
+    o.deflate_device_max_bytes = parse_size("deflate-device-max", vm["deflate-device-max"].as<std::string>());
     const bool list = vm.count("list") > 0, json = vm.count("json") > 0;
     o.hash = list || json;
     if (vm.count("output")) o.output_dir = vm["output"].as<std::string>();
@@ -240,7 +252,9 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
            << ",\"decoded_bytes\":" << r.decoded_bytes << ",\"written_bytes\":" << r.written_bytes
            << ",\"lz4_device_blocks\":" << r.lz4_device_blocks << ",\"lz4_dispatches\":" << r.lz4_dispatches
            << ",\"zstd_blocks\":" << r.zstd_blocks << ",\"zstd_dispatches\":" << r.zstd_dispatches
-           << ",\"deflate_streams\":" << r.deflate_streams << ",\"seconds\":" << seconds
+           << ",\"deflate_streams\":" << r.deflate_streams << ",\"deflate_device_streams\":" << r.deflate_device_streams
+           << ",\"deflate_dispatches\":" << r.deflate_dispatches << ",\"deflate_host_files\":" << r.deflate_host_files
+           << ",\"seconds\":" << seconds
            << ",\"device\":" << json_string(ctx.device().label());
     if (json) print_json(std::cout, r, fields.str());
     else if (list) print_list(std::cout, r);
@@ -256,7 +270,10 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
               << " (LZ4: " << r.lz4_device_blocks << " blocks in " << r.lz4_dispatches << " dispatch(es)"
               << (r.lz4_host_blocks ? ", " + std::to_string(r.lz4_host_blocks) + " linked on the host" : std::string())
               << "; zstd: " << r.zstd_blocks << " blocks in " << r.zstd_dispatches << " dispatch(es); deflate: "
-              << r.deflate_streams << " streams on " << threads << " host threads)"
+              << r.deflate_streams << " streams, " << r.deflate_device_streams << " on the device in " << r.deflate_dispatches
+              << " dispatch(es), " << r.deflate_streams - r.deflate_device_streams << " on " << threads << " host threads"
+              << (r.deflate_host_files ? " (" + std::to_string(r.deflate_host_files) + " gzip file(s) inflated whole)" : std::string())
+              << ")"
               << (o.output_dir.empty() ? std::string() : "; wrote " + human_bytes(r.written_bytes) + " below " + o.output_dir.string())
               << "\n";
     return r.problems.empty() ? 0 : 1;

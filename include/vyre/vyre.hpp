@@ -88,6 +88,7 @@
 
 // engines
 #include <vyre/engine/dataflow.hpp>
+#include <vyre/engine/deflate_decompress.hpp>
 #include <vyre/engine/lz4_decompress.hpp>
 #include <vyre/engine/page_compressor.hpp>
 #include <vyre/engine/page_file.hpp>

@@ -1,7 +1,7 @@
 // The archive pipeline behind `vyre unpack`: archives and compressed streams (LZ4, zstd, gzip, tar,
-// ZIP) nested in each other, opened layer by layer, every LZ4/zstd block of a layer decoded in one
-// device pass, with safe extraction below one folder, limits against decompression bombs, and
-// per-entry SHA-256.
+// ZIP) nested in each other, opened layer by layer, every LZ4/zstd block and deflate stream of a
+// layer decoded in one device pass per codec, with safe extraction below one folder, limits
+// against decompression bombs, and per-entry SHA-256.
 #pragma once
 
 // How a run goes. A layer is every container found at one nesting depth (the inputs are layer 1).
@@ -15,8 +15,11 @@
 //               blocks go to compression.lz4 as one set of descriptors (one dispatch per batch,
 //               make_block_batches); every zstd job is concatenated into one multi-frame stream
 //               for the zstd engine (its automatic route: frames of raw/RLE blocks on the device,
-//               frames with compressed blocks decoded whole on all cores); deflate (gzip, ZIP
-//               method 8) is inflated by libdeflate on all cores.
+//               frames with compressed blocks decoded whole on all cores); every deflate stream
+//               (the members of gzip files whose headers say where they are, ZIP method-8
+//               entries) goes to the deflate engine in one pass (options.deflate_route: by default
+//               the device on GPUs, libdeflate on all cores on CPU devices); gzip files whose
+//               members only inflating finds are inflated whole by libdeflate on all cores.
 //   3. finish   sizes, CRCs and limits are checked; an entry whose content is itself a container
 //               (by magic number, never by name) becomes part of the next layer; the content of a
 //               compressed stream that is an archive opens in place (x.tar.zst lists x's entries
@@ -41,6 +44,7 @@
 // Writing never follows a symbolic link: every folder on the way is opened with O_NOFOLLOW from
 // the output folder down, so a link written earlier cannot redirect a later entry.
 
+#include <vyre/engine/deflate_decompress.hpp>
 #include <vyre/runtime/context.hpp>
 #include <vyre/util/sha256.hpp>
 
@@ -105,6 +109,10 @@ struct unpack_options {
     // Extract below this folder (created if missing); empty: list only.
     std::filesystem::path output_dir;
     unsigned threads = 0; // 0: every hardware thread
+    // Where the deflate streams of gzip files and ZIP entries are inflated (engine/deflate_decompress.hpp).
+    deflate_route deflate = deflate_route::automatic;
+    // The automatic route's cap: streams decoding to more go to the host cores.
+    std::uint64_t deflate_device_max_bytes = engine::deflate_device_max_bytes;
     std::function<void(const unpack_progress&)> progress; // called from one thread at a time
 };
 
@@ -163,10 +171,13 @@ struct unpack_report {
     std::uint64_t decoded_bytes = 0;     // counted against limits.max_total_bytes: decoded, hard-link copies, ZIP stored entries
     std::uint64_t written_bytes = 0;
     // Device work: LZ4 blocks sent to the device, zstd blocks decoded by the zstd engine (only
-    // frames without compressed blocks reach the device), and the dispatches they took.
+    // frames without compressed blocks reach the device), deflate streams (gzip members, ZIP
+    // entries; a gzip file inflated whole on the host counts one) and how many of them went to
+    // the device, and the dispatches they took. deflate_host_files: gzip files inflated whole on
+    // the host (members not found without inflating, or a member's stream failed its checks).
     std::size_t lz4_device_blocks = 0, lz4_dispatches = 0, lz4_host_blocks = 0;
     std::size_t zstd_blocks = 0, zstd_dispatches = 0;
-    std::size_t deflate_streams = 0; // inflated on the host
+    std::size_t deflate_streams = 0, deflate_device_streams = 0, deflate_dispatches = 0, deflate_host_files = 0;
     std::size_t refused() const noexcept { return count(unpack_status::refused); }
     std::size_t corrupt() const noexcept { return count(unpack_status::corrupt); }
 

@@ -3,9 +3,11 @@
 #pragma once
 
 // Why a parser inflates: a gzip member records neither its compressed size nor where the next
-// member starts, so the only way to find the members of a file is to inflate each one to its end.
-// The other frame parsers (LZ4, zstd) list blocks without decoding them and leave decoding to
-// engine/; a device inflate will need the same split (the deflate stream's block boundaries).
+// member starts, so the only way to find the members of every file is to inflate each one to its
+// end (gzip_decompress). The other frame parsers (LZ4, zstd) list blocks without decoding them and
+// leave decoding to engine/; gzip_layout_of does the same for the files whose members can be found
+// without inflating (one member, the usual .gz and .tar.gz, and BGZF files, whose members say their
+// size), for engine/deflate_decompress.hpp to inflate on the device.
 
 #include <vyre/error.hpp>
 #include <vyre/format/names.hpp>
@@ -18,8 +20,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <new>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -303,6 +307,136 @@ inline gzip_content gzip_decompress(std::span<const std::uint8_t> in,
         out.members.push_back(std::move(m));
     }
     out.data.resize(used);
+    return out;
+}
+
+// ---- members found without inflating ------------------------------------------------------------
+
+// BGZF (the blocked gzip of SAM/BAM, tabix and bgzip): every member carries an FEXTRA subfield
+// SI1 'B', SI2 'C', LEN 2 whose value, BSIZE, is the whole member's size minus 1.
+inline constexpr std::uint8_t bgzf_si1 = 'B';
+inline constexpr std::uint8_t bgzf_si2 = 'C';
+
+// The member's size by its BGZF subfield, or nothing when it has none. Subfields (RFC 1952,
+// 2.3.1.1: SI1, SI2, LEN, then LEN bytes) are walked while they fit in the extra field; one that
+// does not fit ends the walk, as gzip itself ignores the field's content.
+inline std::optional<std::uint64_t> gzip_bgzf_member_size(std::span<const std::uint8_t> in, const gzip_member& m) {
+    if (!(m.flags & gzip_flag_extra)) return std::nullopt;
+    const std::uint64_t end = m.extra_offset + m.extra_size;
+    for (std::uint64_t p = m.extra_offset; end - p >= 4;) {
+        const std::uint16_t len = util::read_le16(in, p + 2);
+        if (len > end - p - 4) break;
+        if (in[p] == bgzf_si1 && in[p + 1] == bgzf_si2 && len == 2) return std::uint64_t{util::read_le16(in, p + 4)} + 1;
+        p += 4 + std::uint64_t{len};
+    }
+    return std::nullopt;
+}
+
+// How a file's members were found: as one member, by their BGZF sizes, or not at all.
+enum class gzip_layout_kind { single, bgzf, unknown };
+
+inline const char* gzip_layout_kind_name(gzip_layout_kind k) noexcept {
+    switch (k) {
+    case gzip_layout_kind::single: return "single";
+    case gzip_layout_kind::bgzf: return "bgzf";
+    case gzip_layout_kind::unknown: return "unknown";
+    }
+    return "?";
+}
+
+// Where a gzip file's members are, as far as their headers and trailers tell without inflating:
+//   single   the file read as one member: its deflate stream runs from the end of its header to
+//            the last 8 bytes of the file, which are its trailer (CRC-32, ISIZE);
+//   bgzf     the first member has a BGZF size, and so has every member after it (zero bytes
+//            after the last one are padding, as in gzip_decompress);
+//   unknown  anything else, `why` says what: only inflating finds the members (gzip_decompress).
+// Each member's deflate_size, trailer_offset, crc32 and isize are what that reading gives, and
+// output_size is its ISIZE (the content size modulo 2^32), output_offset the ISIZEs before it.
+// Nothing is inflated, so the reading is what the trailers claim: whoever inflates a member checks
+// its content against crc32 and output_size, and inflates the file with gzip_decompress when one
+// differs. A file of several plain members (`cat a.gz b.gz`) read as one member fails that check:
+// its first stream ends at its own final block, whose content is not what the last trailer
+// describes. It could pass only where the first member's own trailer is the same 8 bytes as the
+// last one (`cat a.gz a.gz`); so a reading is refused (unknown) when a member's trailer bytes
+// occur inside its deflate bytes, wherever a member boundary could hide. Also refused: an ISIZE
+// larger than deflate_output_bound of the member's deflate bytes (no stream could make it: a
+// truncated file, whose last 8 bytes are deflate data), and a trailer that overlaps the header.
+// What the checks leave unseen: bytes between a stream's final block and its trailer that are
+// not a trailer, which gzip_decompress refuses and the reading ignores. A broken header is a
+// format_error, as in gzip_decompress.
+struct gzip_layout {
+    gzip_layout_kind kind = gzip_layout_kind::unknown;
+    std::vector<gzip_member> members; // single: one; bgzf: every member; unknown: none
+    std::uint64_t output_size = 0;    // the members' ISIZEs added up
+    std::string why;                  // unknown: why the members cannot be found without inflating
+};
+
+namespace detail {
+
+// The trailer at m.trailer_offset read into m; an empty string when the member passes the checks
+// above, else why it does not.
+inline std::string read_gzip_trailer(std::span<const std::uint8_t> in, gzip_member& m, std::size_t index) {
+    const std::string who = "member " + std::to_string(index) + " (byte offset " + std::to_string(m.offset) + ")";
+    if (m.trailer_offset < m.deflate_offset || m.trailer_offset + gzip_trailer_size > in.size())
+        return who + ": no room for a deflate stream and a trailer after its header";
+    m.deflate_size = m.trailer_offset - m.deflate_offset;
+    m.crc32 = util::read_le32(in, m.trailer_offset);
+    m.isize = util::read_le32(in, m.trailer_offset + 4);
+    if (m.isize > deflate_output_bound(m.deflate_size))
+        return who + ": ISIZE " + std::to_string(m.isize) + " is more than " + std::to_string(m.deflate_size) +
+               " deflate bytes can make (not a trailer)";
+    const auto stream = in.subspan(static_cast<std::size_t>(m.deflate_offset), static_cast<std::size_t>(m.deflate_size));
+    const auto trailer = in.subspan(static_cast<std::size_t>(m.trailer_offset), gzip_trailer_size);
+    const auto hit = std::search(stream.begin(), stream.end(), std::boyer_moore_horspool_searcher(trailer.begin(), trailer.end()));
+    if (hit != stream.end())
+        return who + ": its trailer's 8 bytes also occur at byte offset " +
+               std::to_string(m.deflate_offset + static_cast<std::uint64_t>(hit - stream.begin())) +
+               ", where another member could start";
+    return {};
+}
+
+} // namespace detail
+
+inline gzip_layout gzip_layout_of(std::span<const std::uint8_t> in) {
+    if (in.empty()) throw format_error("empty input is not a gzip file", 0);
+    gzip_layout out;
+    const auto give_up = [&](std::string why) {
+        out.kind = gzip_layout_kind::unknown;
+        out.members.clear();
+        out.output_size = 0;
+        out.why = std::move(why);
+        return out;
+    };
+    gzip_member first = parse_gzip_header(in, 0);
+    if (!gzip_bgzf_member_size(in, first)) {
+        first.trailer_offset = in.size() >= gzip_trailer_size ? in.size() - gzip_trailer_size : 0;
+        if (std::string why = detail::read_gzip_trailer(in, first, 0); !why.empty()) return give_up("read as one member, " + why);
+        first.output_size = first.isize;
+        out.kind = gzip_layout_kind::single;
+        out.output_size = first.isize;
+        out.members.push_back(std::move(first));
+        return out;
+    }
+    out.kind = gzip_layout_kind::bgzf;
+    for (std::uint64_t pos = 0; pos < in.size();) {
+        const auto rest = in.subspan(static_cast<std::size_t>(pos));
+        if (!out.members.empty() && std::all_of(rest.begin(), rest.end(), [](std::uint8_t b) { return b == 0; })) break;
+        const std::string who = "BGZF member " + std::to_string(out.members.size()) + " (byte offset " + std::to_string(pos) + ")";
+        if (rest.size() < 2 || rest[0] != gzip_id1 || rest[1] != gzip_id2)
+            return give_up(who + ": neither a gzip header nor zero padding");
+        gzip_member m = parse_gzip_header(in, pos);
+        const std::optional<std::uint64_t> size = gzip_bgzf_member_size(in, m);
+        if (!size) return give_up(who + ": no BGZF size in its header");
+        if (*size > in.size() - pos)
+            return give_up(who + ": its BGZF size of " + std::to_string(*size) + " bytes runs past the end of the file");
+        m.trailer_offset = *size >= gzip_trailer_size ? pos + *size - gzip_trailer_size : 0; // 0: read_gzip_trailer says why
+        if (std::string why = detail::read_gzip_trailer(in, m, out.members.size()); !why.empty()) return give_up("BGZF " + why);
+        m.output_offset = out.output_size;
+        m.output_size = m.isize;
+        out.output_size += m.isize;
+        pos += *size;
+        out.members.push_back(std::move(m));
+    }
     return out;
 }
 

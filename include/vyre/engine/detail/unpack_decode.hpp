@@ -1,12 +1,13 @@
 // Part of engine/unpack.hpp (included there after the public types): step 2 of a layer, decoding.
 // Every LZ4 job goes to engine::decompress_lz4_files in one pass (one set of descriptors), every zstd
-// job to the zstd engine as one multi-frame stream, deflate to libdeflate on all cores; each
-// decoder checks its jobs against the ratio limit and takes their bytes from the run's budget.
+// job to the zstd engine as one multi-frame stream, every deflate stream (gzip members, ZIP entries)
+// to the deflate engine in one pass; each decoder checks its jobs against the ratio limit and takes
+// their bytes from the run's budget.
 #pragma once
 
+#include <vyre/engine/deflate_decompress.hpp>
 #include <vyre/engine/detail/unpack_state.hpp>
 #include <vyre/engine/lz4_decompress.hpp>
-#include <vyre/engine/zip_extract.hpp>
 #include <vyre/engine/zstd_decompress.hpp>
 #include <vyre/engine/zstd_host.hpp>
 #include <vyre/error.hpp>
@@ -219,36 +220,134 @@ inline void decode_zstd(run_state& run, std::vector<decode_job*>& all) {
     }
 }
 
-// gzip streams and ZIP deflate entries: inflated by libdeflate, one job per thread.
+// A gzip file inflated whole by libdeflate (format::gzip_decompress), which finds its members by
+// inflating them: the size is unknown until inflated, so the cap is the tighter of both limits.
+// `found` is what the file's streams found when they were tried, added to a failure's message.
+inline void inflate_gzip_whole(run_state& run, decode_job& j, const std::string& found) {
+    const std::uint64_t cap = std::min(ratio_cap(run.options.limits, j.input.bytes.size()), run.budget.left());
+    fmt::gzip_content g;
+    try {
+        g = fmt::gzip_decompress(j.input.bytes, cap);
+    } catch (const resource_error&) {
+        j.fail(unpack_status::refused, cap == run.budget.left() ? total_message(run.budget, cap + 1)
+                                                                : ratio_message(run.options.limits, cap + 1, j.input.bytes.size()));
+        return;
+    } catch (const std::exception& e) {
+        j.fail(unpack_status::corrupt, std::string("gzip: ") + e.what() + (found.empty() ? "" : "; " + found));
+        return;
+    }
+    if (!run.budget.take(g.data.size())) {
+        j.fail(unpack_status::refused, total_message(run.budget, g.data.size()));
+        return;
+    }
+    j.output = owned_blob(std::move(g.data));
+}
+
+// How one deflate job goes through decode_deflate.
+struct deflate_job_plan {
+    fmt::gzip_layout layout;          // gzip: its members, as their headers tell
+    std::uint64_t reserved = 0;       // taken from the budget for its streams
+    std::size_t first = 0, count = 0; // its streams in the pass
+    bool whole = false;               // gzip: inflated whole on the host
+    std::string found;                // gzip: what its streams found, when one failed
+};
+
+// gzip streams and ZIP deflate entries: every deflate stream of the layer (the members of gzip
+// files whose headers and trailers say where they are, ZIP method-8 entries) through the deflate
+// engine in one pass, on options.deflate's route. Their sizes are known before decoding (ISIZE,
+// the entry's declared size), so the ratio is checked and the bytes are taken from the budget
+// first. A gzip file whose members cannot be found so, whose ISIZEs do not pass the limits (they
+// may lie: the host finds out) or one of whose streams fails is inflated whole on the host, one
+// file per thread, under the limits as it decodes. ZIP entries keep their checks (size, CRC-32),
+// failures named by the entry.
 inline void decode_deflate(run_state& run, std::vector<decode_job*>& jobs) {
-    run.report.deflate_streams += jobs.size();
+    std::vector<deflate_job_plan> plans(jobs.size());
     util::parallel_for(jobs.size(), run.threads, [&](std::size_t k) {
         decode_job& j = *jobs[k];
-        try {
-            if (j.kind == codec::zip_deflate) {
-                if (!admit(run, j, *j.declared_size)) return;
-                j.output = owned_blob(vyre::engine::zip_extract(j.zip_archive, j.zip, *j.declared_size));
-            } else {
-                // The size is unknown until inflated: the cap is the tighter of both limits.
-                const std::uint64_t cap = std::min(ratio_cap(run.options.limits, j.input.bytes.size()), run.budget.left());
-                fmt::gzip_content g;
-                try {
-                    g = fmt::gzip_decompress(j.input.bytes, cap);
-                } catch (const resource_error&) {
-                    j.fail(unpack_status::refused,
-                           cap == run.budget.left() ? total_message(run.budget, cap + 1)
-                                                    : ratio_message(run.options.limits, cap + 1, j.input.bytes.size()));
-                    return;
-                }
-                if (!run.budget.take(g.data.size())) {
-                    j.fail(unpack_status::refused, total_message(run.budget, g.data.size()));
-                    return;
-                }
-                j.output = owned_blob(std::move(g.data));
+        deflate_job_plan& p = plans[k];
+        if (j.kind == codec::zip_deflate) {
+            const std::uint64_t declared = *j.declared_size;
+            if (!admit(run, j, declared)) return;
+            if (declared > fmt::deflate_output_bound(j.input.bytes.size())) {
+                run.budget.give_back(declared);
+                j.fail(unpack_status::corrupt, "ZIP entry " + fmt::archive_quote(j.zip.name) + ": " +
+                                                   std::to_string(j.input.bytes.size()) + " deflate bytes cannot inflate to the " +
+                                                   std::to_string(declared) + " bytes declared");
+                return;
             }
-        } catch (const std::exception& e) {
-            j.fail(unpack_status::corrupt, std::string(j.kind == codec::gzip ? "gzip: " : "") + e.what());
+            p.reserved = declared;
+            p.count = 1;
+            return;
         }
+        try {
+            p.layout = fmt::gzip_layout_of(j.input.bytes);
+        } catch (const std::exception&) { // a broken header: inflating the file says where
+            p.whole = true;
+            return;
+        }
+        const std::uint64_t total = p.layout.output_size;
+        if (p.layout.kind == fmt::gzip_layout_kind::unknown || total > ratio_cap(run.options.limits, j.input.bytes.size()) ||
+            !run.budget.take(total)) {
+            p.whole = true;
+            return;
+        }
+        p.reserved = total;
+        p.count = p.layout.members.size();
+    });
+
+    std::vector<deflate_stream> streams;
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+        decode_job& j = *jobs[k];
+        deflate_job_plan& p = plans[k];
+        if (j.failure != unpack_status::ok || p.count == 0) continue;
+        p.first = streams.size();
+        if (j.kind == codec::zip_deflate) {
+            streams.push_back({j.input.bytes, *j.declared_size, j.zip.crc32, j.zip_archive});
+        } else {
+            const std::vector<deflate_stream> members = gzip_member_streams(j.input.bytes, p.layout);
+            streams.insert(streams.end(), members.begin(), members.end());
+        }
+    }
+    if (!streams.empty()) {
+        deflate_options o;
+        o.route = run.options.deflate;
+        o.device_max_bytes = run.options.deflate_device_max_bytes;
+        o.threads = run.threads;
+        const deflate_result r = decompress_deflate(run.ctx, streams, o);
+        run.report.deflate_streams += r.report.streams;
+        run.report.deflate_device_streams += r.report.device_streams;
+        run.report.deflate_dispatches += r.report.batches;
+        for (std::size_t k = 0; k < jobs.size(); ++k) {
+            decode_job& j = *jobs[k];
+            deflate_job_plan& p = plans[k];
+            if (j.failure != unpack_status::ok || p.count == 0) continue;
+            std::size_t failed = p.count;
+            for (std::size_t m = 0; m < p.count && failed == p.count; ++m)
+                if (r.errors[p.first + m]) failed = m;
+            if (failed == p.count) {
+                const std::uint64_t begin = r.offsets[p.first], end = r.offsets[p.first + p.count];
+                j.output = {std::span<const std::uint8_t>(r.output->data() + begin, static_cast<std::size_t>(end - begin)), r.output};
+                run.progress_tick();
+                continue;
+            }
+            run.budget.give_back(p.reserved);
+            if (j.kind == codec::zip_deflate) {
+                j.fail(unpack_status::corrupt, "ZIP entry " + fmt::archive_quote(j.zip.name) + ": " + *r.errors[p.first]);
+                run.progress_tick();
+            } else {
+                p.whole = true;
+                p.found = gzip_member_failure(p.layout, failed, *r.errors[p.first + failed]);
+            }
+        }
+    }
+
+    std::vector<std::size_t> whole;
+    for (std::size_t k = 0; k < jobs.size(); ++k)
+        if (jobs[k]->failure == unpack_status::ok && plans[k].whole) whole.push_back(k);
+    run.report.deflate_streams += whole.size();
+    run.report.deflate_host_files += whole.size();
+    util::parallel_for(whole.size(), run.threads, [&](std::size_t i) {
+        inflate_gzip_whole(run, *jobs[whole[i]], plans[whole[i]].found);
         run.progress_tick();
     });
 }

@@ -165,7 +165,7 @@ inline void open_zip(const container& c, opened& out) {
                 j.zip_archive = c.data.bytes;
                 j.zip = z;
                 j.declared_size = z.uncompressed_size;
-                if (z.is_zstd()) it.crc = z.crc32; // zip_extract checks deflate entries itself
+                if (z.is_zstd()) it.crc = z.crc32; // the deflate engine checks deflate entries itself
                 it.job = static_cast<int>(out.jobs.size());
                 out.jobs.push_back(std::move(j));
             }

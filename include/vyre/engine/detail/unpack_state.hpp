@@ -57,7 +57,8 @@ enum class codec { none, gzip, lz4, zstd, zip_deflate };
 struct decode_job {
     codec kind = codec::none;
     blob input;
-    // ZIP entries: the archive and the entry (zip_extract checks sizes and the CRC).
+    // ZIP entries: the archive and the entry (the deflate engine checks sizes and the CRC of deflate
+    // entries; zstd entries are checked when their layer finishes).
     std::span<const std::uint8_t> zip_archive;
     fmt::zip_entry zip;
     std::optional<std::uint64_t> declared_size;

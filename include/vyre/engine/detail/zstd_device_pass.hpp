@@ -3,6 +3,7 @@
 // Internal to engine/zstd_decompress.hpp, whose opening comment describes the whole pipeline.
 #pragma once
 
+#include <vyre/engine/detail/queue_wait.hpp>
 #include <vyre/engine/detail/zstd_plan.hpp>
 
 namespace vyre::engine::detail {
@@ -11,19 +12,7 @@ namespace cz = ops::compression;
 namespace fmt = format;
 namespace bcm = boost::compute;
 
-inline void zstd_wait_idle(bcm::command_queue& q) {
-    bcm::event marker = runtime::cl_call("clEnqueueMarkerWithWaitList", [&] { return q.enqueue_marker(); });
-    runtime::cl_call("clFlush", [&] { q.flush(); });
-    for (;;) {
-        const cl_int status = runtime::cl_call("clGetEventInfo", [&] { return marker.status(); });
-        if (status == CL_COMPLETE) return;
-        if (status < 0) {
-            runtime::cl_call("clFinish", [&] { q.finish(); }); // reports the failed command's error
-            throw error("compression.zstd: a device command failed (status " + std::to_string(status) + ")");
-        }
-        std::this_thread::sleep_for(std::chrono::microseconds(50));
-    }
-}
+inline void zstd_wait_idle(bcm::command_queue& q) { wait_queue_idle(q, "compression.zstd"); }
 
 inline void zstd_wait_idle(runtime::context& ctx) { zstd_wait_idle(ctx.queue()); }
 

@@ -187,6 +187,5 @@ inline zstd_plan make_zstd_plan(runtime::context& ctx, const fmt::zstd_file& fil
     return plan;
 }
 
-// Waits for everything enqueued on `q` so far without keeping a core busy (a driver's clFinish
 
 } // namespace vyre::engine::detail

@@ -1,0 +1,280 @@
+// Raw DEFLATE streams (gzip members, ZIP method-8 entries) through compression.deflate and
+// libdeflate: many streams in one pass, each routed to the device or to the host cores, each
+// checked against the size and the CRC-32 its container declares; and whole gzip files, whose
+// members become streams where their headers and trailers say where they are.
+#pragma once
+
+// The routes (deflate_options::route):
+//
+//   route      stream
+//   automatic  device when it decodes to at most options.device_max_bytes (deflate_device_max_bytes),
+//              host above; host on a CPU device (PoCL), where libdeflate runs natively on the same
+//              cores the OpenCL program would
+//   device     device
+//   host       host: libdeflate, streams in parallel on every core (what ran before the device op)
+//
+// On every route a stream that one dispatch cannot hold (input or output above 2^32-1 bytes or the
+// device's largest allocation: compression.deflate's descriptors are 32-bit) goes to the host.
+//
+// What runs where, in order (the zstd pipeline's shape, engine/zstd_decompress.hpp):
+//
+//   1. host    every stream gets its path and its slot in the output (streams back to back, in
+//              order, each as large as the size it must decode to). The device streams' input is
+//              packed: streams of one source (a file, an archive) closer than deflate_merge_gap
+//              upload as one copy with the bytes between them, and the packed input is cut into
+//              as few batches (make_block_batches) as the device's limits allow, or smaller ones
+//              of options.batch_input_bytes input and options.batch_output_bytes output. Nothing
+//              is decoded.
+//   2. device  One dispatch of compression.deflate per batch, over command queues of their own,
+//              ordered by events: batch k+1 uploads while batch k runs and batch k-1 reads back.
+//              Three sets of batch buffers, allocated once at the largest batch, rotate (fewer
+//              where three would take over half the device's memory). Each
+//              stream's output comes back into its slot (streams adjacent in the output in one
+//              copy) with its status. The driving thread enqueues everything, then sleeps,
+//              polling each batch's last readback, and releases the batch's waiters.
+//   3. host    Meanwhile, on every core, the host streams are inflated by libdeflate into their
+//              slots, then each device stream is checked once its batch is back.
+//
+// The checks, the same on every path: the stream must decode without error to exactly the size
+// it was given, and its CRC-32 (format::crc32_of) must be the one it was given. A failure names
+// the op's status (ops::compression::deflate_op::status_name), the bytes made and the size
+// expected: "invalid_symbol after 1234 bytes, 5000 expected", "decodes to 4000 bytes, 5000
+// expected", "CRC-32 mismatch: expected 0x..., computed 0x...". A stream that fails on the host
+// (libdeflate refuses it, or what it makes fails a check) is run through the op's CPU oracle
+// (reference::deflate_inflate) to name the status the device would report, so the messages are
+// the same on every route (streams up to deflate_oracle_bytes; a larger one is named by
+// libdeflate's verdict). A stream the oracle then accepts with the right size and CRC-32 is kept:
+// the device would have made it. Input after a stream's final block is not looked at, as in
+// zip_extract.
+//
+// gzip files (decompress_gzip): format::gzip_layout_of finds the members from their headers and
+// trailers when the file is one member (stream: from the end of its header to the last 8 bytes)
+// or BGZF (every member says its size), and every member is a stream with its ISIZE and CRC-32.
+// Any other file (several plain members, a trailer that cannot be one), and any file one of whose
+// streams fails, is inflated whole on the host by format::gzip_decompress, which finds the
+// members by inflating them; the report says so and why. That also covers what a layout cannot
+// know: a member of 4 GiB or more (ISIZE is its size modulo 2^32) overflows its stream's slot and
+// goes to the host, and a file of several members read as one fails its checks (format/gzip.hpp
+// says which files a reading is refused for, and the one thing the checks cannot see).
+
+#include <vyre/compression/batch.hpp>
+#include <vyre/compression/block.hpp>
+#include <vyre/compression/deflate.hpp>
+#include <vyre/error.hpp>
+#include <vyre/format/gzip.hpp>
+#include <vyre/ops/block_op.hpp>
+#include <vyre/ops/compression/deflate.hpp>
+#include <vyre/runtime/context.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vyre::engine {
+
+// Which streams go where (see the table above).
+enum class deflate_route { automatic, device, host };
+
+inline const char* deflate_route_name(deflate_route r) noexcept {
+    switch (r) {
+    case deflate_route::automatic: return "automatic";
+    case deflate_route::device: return "device";
+    case deflate_route::host: return "host";
+    }
+    return "?";
+}
+
+inline std::optional<deflate_route> deflate_route_from_name(std::string_view name) noexcept {
+    for (deflate_route r : {deflate_route::automatic, deflate_route::device, deflate_route::host})
+        if (name == deflate_route_name(r)) return r;
+    return std::nullopt;
+}
+
+// The automatic route's crossover: a stream that decodes to at most this many bytes goes to the
+// device, a larger one to libdeflate on the host cores. compression.deflate decodes a stream
+// serially in one subgroup, so the device wins by decoding thousands at once, and a single large
+// stream holds its whole batch back (doc/ops/compression.deflate.md has the per-stream rate
+// measured on the H100), while libdeflate inflates one stream on one host core far faster. CPU
+// devices never get the device path from this route.
+inline constexpr std::uint64_t deflate_device_max_bytes = 256 * 1024;
+
+// One raw DEFLATE stream (RFC 1951, no header) and what it must decode to.
+struct deflate_stream {
+    std::span<const std::uint8_t> input; // bytes after its final block are ignored
+    std::uint64_t size = 0;              // the content's size, exactly
+    std::uint32_t crc32 = 0;             // the content's CRC-32 (gzip's and ZIP's)
+    // The buffer `input` lies in (a file, an archive), when known: streams of one source that lie
+    // close together upload in one copy with the bytes between them, which must then be readable.
+    std::span<const std::uint8_t> source = {};
+};
+
+// Where one stream was decoded.
+enum class deflate_path : std::uint8_t { device, host };
+
+inline const char* deflate_path_name(deflate_path p) noexcept { return p == deflate_path::device ? "device" : "host"; }
+
+struct deflate_options {
+    // automatic: the fast program (one stream per subgroup) on GPUs, the reference one (one stream
+    // per invocation) on CPU devices (ops::compression::deflate_op::automatic).
+    ops::block_variant variant = ops::block_variant::automatic;
+    deflate_route route = deflate_route::automatic;
+    std::uint64_t device_max_bytes = deflate_device_max_bytes; // the automatic route's crossover
+    // Input and output bytes of one dispatch, raised to the largest stream. By default only the
+    // device's limits cut batches (ops::device_batch_limits: its largest allocation, 32-bit
+    // descriptors), so the streams take as few dispatches as the device allows; smaller batches
+    // overlap one batch's upload, kernel and readback with the next ones'.
+    std::uint64_t batch_input_bytes = std::numeric_limits<std::uint64_t>::max();
+    std::uint64_t batch_output_bytes = std::numeric_limits<std::uint64_t>::max();
+    // The streams' sizes added up may be at most this much: above it, resource_error before
+    // anything is allocated.
+    std::uint64_t max_output_bytes = std::numeric_limits<std::uint64_t>::max();
+    unsigned threads = 0; // threads of the host pass; 0: every hardware thread
+};
+
+// Who did what.
+struct deflate_report {
+    std::size_t streams = 0;
+    std::size_t device_streams = 0;    // sent to compression.deflate
+    std::size_t host_streams = 0;      // inflated by libdeflate
+    std::size_t oversized_streams = 0; // of the host streams, those one dispatch cannot hold
+    std::size_t failed_streams = 0;    // that failed a check (errors[k] says why)
+    std::size_t batches = 0;           // dispatches of compression.deflate
+    std::uint64_t input_bytes = 0;     // every stream's input
+    std::uint64_t output_bytes = 0;    // every stream's size
+    std::uint64_t device_input_bytes = 0;  // bytes uploaded for the dispatches (the packed input)
+    std::uint64_t device_output_bytes = 0; // the device streams' sizes
+    std::size_t transfers = 0;             // host <-> device copies enqueued
+    // Wall clock from the start of the passes: until the last batch was back, until the host
+    // pass ended, and how long the host pass's threads waited for the device in all.
+    double device_seconds = 0;
+    double host_seconds = 0;
+    double wait_seconds = 0;
+};
+
+// What a pass made: stream k's content is output[offsets[k], offsets[k + 1]) unless errors[k]
+// says why it failed (a failed stream's slot holds whatever was made). The output is shared so
+// that contents can be handed on without a copy.
+struct deflate_result {
+    std::shared_ptr<std::vector<std::uint8_t>> output;
+    std::vector<std::uint64_t> offsets; // one more than the streams
+    std::vector<deflate_path> paths;
+    std::vector<std::optional<std::string>> errors;
+    deflate_report report;
+
+    std::span<const std::uint8_t> content(std::size_t k) const {
+        return {output->data() + offsets[k], static_cast<std::size_t>(offsets[k + 1] - offsets[k])};
+    }
+    bool ok() const noexcept { return report.failed_streams == 0; }
+};
+
+} // namespace vyre::engine
+
+// The pipeline's plan, device pass and host pass (engine/detail/); they use the types above.
+#include <vyre/engine/detail/deflate_pass.hpp>
+
+namespace vyre::engine {
+
+// Decodes every stream (see the note at the top): one set of batches for all the device streams,
+// the host streams on every core beside them. A stream that fails is reported in errors[k], never
+// thrown; what throws is a device command failing, and sizes above options.max_output_bytes
+// (resource_error, before anything is allocated).
+inline deflate_result decompress_deflate(runtime::context& ctx, std::span<const deflate_stream> streams,
+                                         const deflate_options& options = {}) {
+    detail::deflate_plan plan = detail::make_deflate_plan(ctx.device(), streams, options);
+    deflate_result r;
+    r.output = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(plan.offsets.back()));
+    r.errors.resize(streams.size());
+    r.report = detail::deflate_run_passes(ctx, plan, options, *r.output, r.errors);
+    r.offsets = std::move(plan.offsets);
+    r.paths = std::move(plan.paths);
+    return r;
+}
+
+// ---- gzip files ---------------------------------------------------------------------------------
+
+// The deflate streams of a gzip file's members as format::gzip_layout_of found them (single or
+// BGZF): each member's deflate bytes, its ISIZE and its CRC-32. Their contents, in order, are the
+// file's content.
+inline std::vector<deflate_stream> gzip_member_streams(std::span<const std::uint8_t> file, const format::gzip_layout& layout) {
+    std::vector<deflate_stream> streams;
+    streams.reserve(layout.members.size());
+    for (const format::gzip_member& m : layout.members)
+        streams.push_back({file.subspan(static_cast<std::size_t>(m.deflate_offset), static_cast<std::size_t>(m.deflate_size)),
+                           m.isize, m.crc32, file});
+    return streams;
+}
+
+// "read as one member, member 0 (byte offset 0, ISIZE 5000): invalid_symbol after 17 bytes, 5000
+// expected": what a member's stream did, for messages.
+inline std::string gzip_member_failure(const format::gzip_layout& layout, std::size_t member, std::string_view why) {
+    const format::gzip_member& m = layout.members.at(member);
+    return std::string(layout.kind == format::gzip_layout_kind::bgzf ? "read as BGZF members" : "read as one member") +
+           ", member " + std::to_string(member) + " (byte offset " + std::to_string(m.offset) + ", ISIZE " +
+           std::to_string(m.isize) + "): " + std::string(why);
+}
+
+struct gzip_report {
+    format::gzip_layout_kind layout = format::gzip_layout_kind::unknown;
+    std::size_t members = 0;    // found by the layout, or by inflating the file whole
+    bool whole_on_host = false; // inflated by format::gzip_decompress (libdeflate)
+    std::string host_reason;    // why: the layout's `why`, or the member whose stream failed
+    deflate_report deflate;     // the members' pass (nothing when the layout found none)
+};
+
+struct gzip_result {
+    std::vector<std::uint8_t> bytes;
+    gzip_report report;
+};
+
+// Decodes a whole gzip file (see the note at the top). A file whose members were found decodes as
+// streams on options.route; any other, or one whose streams fail, is inflated whole on the host,
+// whose verdict stands: a format_error from format::gzip_decompress (naming the byte offset), with
+// what the streams found added to its message when they were tried. Output above
+// options.max_output_bytes is a resource_error.
+inline gzip_result decompress_gzip(runtime::context& ctx, std::span<const std::uint8_t> file, const deflate_options& options = {}) {
+    gzip_result result;
+    gzip_report& rep = result.report;
+    format::gzip_layout layout;
+    try {
+        layout = format::gzip_layout_of(file);
+    } catch (const format_error& e) { // a broken header: gzip_decompress says the same, and stops the file
+        layout.why = e.what();
+    }
+    rep.layout = layout.kind;
+    std::string found; // what the streams found
+    if (layout.kind != format::gzip_layout_kind::unknown && layout.output_size <= options.max_output_bytes) {
+        const std::vector<deflate_stream> streams = gzip_member_streams(file, layout);
+        deflate_result r = decompress_deflate(ctx, streams, options);
+        rep.deflate = r.report;
+        rep.members = layout.members.size();
+        for (std::size_t k = 0; k < streams.size() && found.empty(); ++k)
+            if (r.errors[k]) found = gzip_member_failure(layout, k, *r.errors[k]);
+        if (found.empty()) {
+            result.bytes = std::move(*r.output);
+            return result;
+        }
+        rep.host_reason = found;
+    } else if (layout.kind != format::gzip_layout_kind::unknown) {
+        rep.host_reason = "its members' ISIZEs add up to " + std::to_string(layout.output_size) + " bytes, above the limit of " +
+                          std::to_string(options.max_output_bytes);
+    } else {
+        rep.host_reason = layout.why;
+    }
+    rep.whole_on_host = true;
+    try {
+        format::gzip_content g = format::gzip_decompress(file, options.max_output_bytes);
+        rep.members = g.members.size();
+        result.bytes = std::move(g.data);
+    } catch (const format_error& e) {
+        if (found.empty()) throw;
+        throw format_error(std::string(e.what()) + "; " + found);
+    }
+    return result;
+}
+
+} // namespace vyre::engine

@@ -1,0 +1,472 @@
+// The deflate pipeline: the plan (each stream's path, its output slot, the packed device input and
+// its batches), the device pass (buffer sets in rotation, uploads, launches of compression.deflate
+// and readbacks over queues of their own) and the host pass beside it (libdeflate for the host
+// streams, the checks of every stream).
+// Internal to engine/deflate_decompress.hpp (included there after the public types), whose opening
+// comment describes the whole pipeline.
+#pragma once
+
+#include <vyre/compression/batch.hpp>
+#include <vyre/compression/block.hpp>
+#include <vyre/compression/deflate.hpp>
+#include <vyre/engine/detail/queue_wait.hpp>
+#include <vyre/error.hpp>
+#include <vyre/format/gzip.hpp>
+#include <vyre/ops/block_op.hpp>
+#include <vyre/ops/compression/deflate.hpp>
+#include <vyre/reference/deflate.hpp>
+#include <vyre/runtime/buffer.hpp>
+#include <vyre/runtime/context.hpp>
+#include <vyre/runtime/parameters.hpp>
+#include <vyre/util/hex.hpp>
+#include <vyre/util/parallel.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <future>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace vyre::engine::detail {
+
+namespace bcm = boost::compute;
+
+// Two streams of one source whose bytes are at most this far apart upload as one copy, gap
+// included: one enqueue costs the driver microseconds, in which a PCIe copy moves tens of KiB, and
+// the entries of a ZIP are a local header apart.
+inline constexpr std::uint64_t deflate_merge_gap = std::uint64_t{64} << 10;
+
+// Batch buffer sets in rotation: one uploading, one running, one reading back.
+inline constexpr std::size_t deflate_buffer_sets = 3;
+
+// A stream libdeflate refuses is run through the CPU oracle, which reads a bit at a time, to name
+// the status the device would report; only up to this size, so that a huge corrupt stream does
+// not hold the host pass for the oracle's time. Larger ones are named by libdeflate's verdict.
+inline constexpr std::uint64_t deflate_oracle_bytes = std::uint64_t{64} << 20;
+
+// Host bytes [data, data + bytes) sit at packed_offset of the packed device input.
+struct deflate_input_run {
+    const std::uint8_t* data = nullptr;
+    std::uint64_t packed_offset = 0;
+    std::uint64_t bytes = 0;
+    const std::uint8_t* source = nullptr; // the source it came from (nullptr: none given)
+};
+
+struct deflate_plan {
+    static constexpr std::uint32_t no_batch = std::numeric_limits<std::uint32_t>::max();
+
+    std::span<const deflate_stream> streams;
+    std::vector<deflate_path> paths;         // per stream
+    std::vector<std::uint64_t> offsets;      // per stream, and the end: its slot in the output
+    std::vector<std::size_t> dispatched;     // device streams, in order (extent order)
+    std::vector<std::uint32_t> batch_index;  // per stream: its batch, or no_batch
+    std::vector<deflate_input_run> runs;     // the packed device input
+    std::uint64_t packed_bytes = 0;
+    std::uint64_t device_output_bytes = 0;
+    // Descriptors' input offsets are relative to the batch's window of the packed input, output
+    // offsets to the batch's own output buffer (device streams packed back to back).
+    std::vector<compression::block_batch> batches;
+    std::uint64_t largest_input = 0, largest_output = 0;
+    std::size_t largest_count = 0;
+    std::size_t oversized = 0; // streams one dispatch cannot hold
+};
+
+inline bool deflate_cpu_device(const runtime::device_info& d) noexcept { return d.is_cpu() && !d.is_gpu(); }
+
+inline std::uintptr_t deflate_address(const std::uint8_t* p) noexcept { return reinterpret_cast<std::uintptr_t>(p); }
+
+// The source a stream's bytes may be merged within: its own, when the input lies inside it.
+inline const std::uint8_t* deflate_source_of(const deflate_stream& s) noexcept {
+    if (s.source.empty() || s.input.empty()) return nullptr;
+    const std::uintptr_t lo = deflate_address(s.source.data()), hi = lo + s.source.size();
+    const std::uintptr_t a = deflate_address(s.input.data()), b = a + s.input.size();
+    return lo <= a && b <= hi ? s.source.data() : nullptr;
+}
+
+inline deflate_plan make_deflate_plan(const runtime::device_info& device, std::span<const deflate_stream> streams,
+                                      const deflate_options& options) {
+    deflate_plan plan;
+    plan.streams = streams;
+    const std::size_t n = streams.size();
+    plan.paths.resize(n, deflate_path::host);
+    plan.offsets.resize(n + 1, 0);
+    plan.batch_index.assign(n, deflate_plan::no_batch);
+    const std::uint64_t u32_max = std::numeric_limits<std::uint32_t>::max();
+    const std::uint64_t one_dispatch = std::min(u32_max, runtime::max_word_buffer_bytes(device));
+    const bool cpu = deflate_cpu_device(device);
+    for (std::size_t k = 0; k < n; ++k) {
+        const deflate_stream& s = streams[k];
+        if (s.size > options.max_output_bytes - std::min(options.max_output_bytes, plan.offsets[k]))
+            throw resource_error("deflate: streams 0 to " + std::to_string(k) + " decode to more than the output limit of " +
+                                 std::to_string(options.max_output_bytes) + " bytes (stream " + std::to_string(k) + ": " +
+                                 std::to_string(s.size) + " bytes)");
+        plan.offsets[k + 1] = plan.offsets[k] + s.size;
+        if (s.input.size() > one_dispatch || s.size > one_dispatch) {
+            ++plan.oversized;
+            continue;
+        }
+        switch (options.route) {
+        case deflate_route::host: break;
+        case deflate_route::device: plan.paths[k] = deflate_path::device; break;
+        case deflate_route::automatic:
+            if (!cpu && s.size <= options.device_max_bytes) plan.paths[k] = deflate_path::device;
+            break;
+        }
+        if (plan.paths[k] == deflate_path::device) plan.dispatched.push_back(k);
+    }
+    if (plan.offsets[n] > std::numeric_limits<std::size_t>::max() / 2)
+        throw resource_error("deflate: " + std::to_string(plan.offsets[n]) + " bytes of output do not fit in memory");
+    if (plan.dispatched.empty()) return plan;
+
+    std::vector<compression::block_extent> extents;
+    extents.reserve(plan.dispatched.size());
+    std::uint64_t largest_in = 1, largest_out = 1; // a batch holds at least one stream, however small the options
+    for (const std::size_t k : plan.dispatched) {
+        const deflate_stream& s = streams[k];
+        const std::uint8_t* source = deflate_source_of(s);
+        std::uint64_t at = plan.packed_bytes; // where the stream's input lands in the packed input
+        if (!s.input.empty()) {
+            deflate_input_run* last = plan.runs.empty() ? nullptr : &plan.runs.back();
+            const std::uintptr_t a = deflate_address(s.input.data());
+            const std::uintptr_t end = last ? deflate_address(last->data) + last->bytes : 0;
+            if (last && source && last->source == source && a >= end && a - end <= deflate_merge_gap) {
+                last->bytes = a + s.input.size() - deflate_address(last->data);
+            } else {
+                plan.runs.push_back({s.input.data(), plan.packed_bytes, s.input.size(), source});
+                last = &plan.runs.back();
+            }
+            at = last->packed_offset + (a - deflate_address(last->data));
+            plan.packed_bytes = last->packed_offset + last->bytes;
+        }
+        extents.push_back({at, plan.device_output_bytes, static_cast<std::uint32_t>(s.input.size()),
+                           static_cast<std::uint32_t>(s.size), 0u});
+        plan.device_output_bytes += s.size;
+        largest_in = std::max<std::uint64_t>(largest_in, s.input.size());
+        largest_out = std::max<std::uint64_t>(largest_out, s.size);
+    }
+    compression::batch_limits limits;
+    limits.max_input_bytes = std::max(options.batch_input_bytes, largest_in);
+    limits.max_output_bytes = std::max(options.batch_output_bytes, largest_out);
+    plan.batches = compression::make_block_batches(extents, ops::device_batch_limits(device, limits));
+    for (std::size_t b = 0; b < plan.batches.size(); ++b) {
+        const compression::block_batch& batch = plan.batches[b];
+        for (std::size_t p = batch.first_extent; p < batch.first_extent + batch.blocks.size(); ++p)
+            plan.batch_index[plan.dispatched[p]] = static_cast<std::uint32_t>(b);
+        plan.largest_input = std::max(plan.largest_input, batch.input_bytes);
+        plan.largest_output = std::max(plan.largest_output, batch.output_bytes);
+        plan.largest_count = std::max(plan.largest_count, batch.blocks.size());
+    }
+    return plan;
+}
+
+// ---- the checks ---------------------------------------------------------------------------------
+
+// What a stream that ended with status `s` did, against the `expected` size; empty when it made
+// exactly that.
+inline std::string deflate_status_failure(const compression::block_status& s, std::uint64_t expected) {
+    if (s.code != compression::deflate_error::none)
+        return std::string(ops::compression::deflate_op::status_name(s.code)) + " after " + std::to_string(s.output_size) +
+               " bytes, " + std::to_string(expected) + " expected";
+    if (s.output_size != expected)
+        return "decodes to " + std::to_string(s.output_size) + " bytes, " + std::to_string(expected) + " expected";
+    return {};
+}
+
+// The checks of a stream that ended with status `s`, its slot `out` holding what it made.
+inline std::optional<std::string> deflate_check(const deflate_stream& stream, const compression::block_status& s,
+                                                std::span<const std::uint8_t> out) {
+    if (std::string why = deflate_status_failure(s, stream.size); !why.empty()) return why;
+    if (const std::uint32_t crc = format::crc32_of(out); crc != stream.crc32)
+        return "CRC-32 mismatch: expected " + util::hex(stream.crc32, 8) + ", computed " + util::hex(crc, 8);
+    return std::nullopt;
+}
+
+// A host stream: libdeflate into its slot. One that fails (refused, or made the wrong bytes) goes
+// through the oracle (see deflate_oracle_bytes), whose status is what the device would report:
+// libdeflate is more lenient than RFC 1951 in places (it may end a corrupt stream where the
+// oracle finds an invalid symbol), and the message must not depend on the route.
+inline std::optional<std::string> deflate_host_stream(const deflate_stream& stream, std::span<std::uint8_t> out) {
+    const format::inflate_outcome r = format::inflate_into(stream.input, out);
+    std::optional<std::string> failure;
+    if (r.result == LIBDEFLATE_SUCCESS) {
+        failure = deflate_check(stream, {compression::deflate_error::none, static_cast<std::uint32_t>(r.produced)}, out);
+        if (!failure) return failure;
+    }
+    if (stream.size <= deflate_oracle_bytes && stream.input.size() <= std::numeric_limits<std::uint32_t>::max())
+        return deflate_check(stream, reference::deflate_inflate(stream.input, out).status, out);
+    if (failure) return failure;
+    if (r.result == LIBDEFLATE_INSUFFICIENT_SPACE)
+        return "decodes to more than the " + std::to_string(stream.size) + " bytes expected (libdeflate)";
+    return "invalid deflate data (libdeflate), " + std::to_string(stream.size) + " bytes expected";
+}
+
+// ---- the device pass ----------------------------------------------------------------------------
+
+// One set of batch buffers, sized for the largest batch.
+struct deflate_batch_buffers {
+    bcm::buffer input, descriptors, statuses, output;
+};
+
+// Step 2: queues of its own over the caller's OpenCL context (uploads, kernels, readbacks). The
+// destructor waits for everything enqueued, so that no copy lands in host memory after the caller
+// has let go of it, whatever was thrown.
+struct deflate_device_pass {
+    runtime::context& ctx;
+    const deflate_plan& plan;
+    std::span<std::uint8_t> output;
+    std::vector<compression::block_status>& statuses; // per stream, published per batch
+    // Per dispatched stream, as read back. Pinned: a read into pageable memory is staged by the
+    // driver, which can hold the host thread until the queue reaches it.
+    std::optional<runtime::pinned_host_buffer> dense_memory;
+    std::span<compression::block_status> dense;
+    const ops::block_kernel* kernel = nullptr;
+    std::optional<runtime::context> run; // a context over the kernel queue (ops::enqueue_blocks takes one)
+    bcm::command_queue up, down;
+    std::vector<deflate_batch_buffers> sets;
+    std::vector<ops::block_launch_params> params; // per batch, alive until it ran
+    std::vector<bcm::event> ran, done;            // per batch: its kernel, its last readback
+    std::size_t transfers = 0;
+
+    deflate_device_pass(runtime::context& c, const deflate_plan& p, std::span<std::uint8_t> o,
+                        std::vector<compression::block_status>& s)
+        : ctx(c), plan(p), output(o), statuses(s) {}
+    deflate_device_pass(const deflate_device_pass&) = delete;
+    deflate_device_pass& operator=(const deflate_device_pass&) = delete;
+
+    ~deflate_device_pass() {
+        for (bcm::command_queue* q : {&up, run ? &run->queue() : nullptr, &down}) {
+            if (!q || !q->get()) continue;
+            try {
+                q->finish();
+            } catch (...) {
+            }
+        }
+    }
+
+    bcm::command_queue make_queue() {
+        return runtime::cl_call("clCreateCommandQueue", [&] { return bcm::command_queue(ctx.cl_context(), ctx.device().device); });
+    }
+
+    // Queues and buffers; nothing when no stream is dispatched.
+    void start(const deflate_options& options) {
+        if (plan.batches.empty()) return;
+        kernel = &ops::kernel_for<ops::compression::deflate_op>(options.variant, ctx.device());
+        up = make_queue();
+        down = make_queue();
+        run.emplace(make_queue());
+        dense_memory.emplace(ctx, plan.dispatched.size() * sizeof(compression::block_status));
+        dense = {reinterpret_cast<compression::block_status*>(dense_memory->span().data()), plan.dispatched.size()};
+        params.resize(plan.batches.size());
+        ran.resize(plan.batches.size());
+        done.resize(plan.batches.size());
+        // Fewer sets where three of the largest batch would take over half the device's memory (a
+        // stream of several GiB makes its batch that large): the pipeline then waits for a set.
+        const std::uint64_t per_set = plan.largest_input + plan.largest_output;
+        const std::uint64_t room = ctx.device().global_memory / 2;
+        const std::size_t fit =
+            per_set == 0 || room == 0 ? deflate_buffer_sets : static_cast<std::size_t>(std::max<std::uint64_t>(room / per_set, 1));
+        sets.resize(std::min({deflate_buffer_sets, plan.batches.size(), fit}));
+        for (auto& s : sets) {
+            s.input = runtime::allocate(ctx, runtime::padded_bytes(plan.largest_input), CL_MEM_READ_ONLY);
+            s.descriptors = runtime::allocate(ctx, plan.largest_count * sizeof(compression::block_descriptor), CL_MEM_READ_ONLY);
+            s.statuses = runtime::allocate(ctx, plan.largest_count * sizeof(compression::block_status));
+            s.output = runtime::allocate(ctx, runtime::padded_bytes(plan.largest_output));
+        }
+    }
+
+    // Upload, kernel and readback of batch k, each on its queue, each waiting for the one before.
+    void enqueue(std::size_t k) {
+        const compression::block_batch& batch = plan.batches[k];
+        deflate_batch_buffers& set = sets[k % sets.size()];
+        const std::size_t n = batch.blocks.size();
+        const std::size_t first = batch.first_extent;
+        bcm::wait_list after;
+        if (k >= sets.size()) after.insert(done[k - sets.size()]); // the set's previous batch is read back
+        bcm::event uploaded;
+        runtime::cl_call("clEnqueueWriteBuffer", [&] {
+            const std::uint64_t lo = batch.input_base, hi = lo + batch.input_bytes;
+            auto it = std::upper_bound(plan.runs.begin(), plan.runs.end(), lo, [](std::uint64_t v, const deflate_input_run& r) {
+                return v < r.packed_offset + r.bytes;
+            });
+            for (; it != plan.runs.end() && it->packed_offset < hi; ++it) {
+                const std::uint64_t a = std::max(lo, it->packed_offset), b = std::min(hi, it->packed_offset + it->bytes);
+                up.enqueue_write_buffer_async(set.input, a - lo, b - a, it->data + (a - it->packed_offset), after);
+                after = bcm::wait_list();
+                ++transfers;
+            }
+            uploaded = up.enqueue_write_buffer_async(set.descriptors, 0, n * sizeof(compression::block_descriptor),
+                                                     batch.blocks.data(), after);
+            ++transfers;
+        });
+        ops::block_buffers b;
+        b.input = set.input;
+        b.input_bytes = batch.input_bytes;
+        b.descriptors = set.descriptors;
+        b.block_count = static_cast<std::uint32_t>(n);
+        b.statuses = set.statuses;
+        b.output = set.output;
+        b.output_bytes = batch.output_bytes;
+        std::uint32_t largest = 1;
+        for (const auto& d : batch.blocks) largest = std::max(largest, d.output_size);
+        b.largest_output = largest;
+        runtime::cl_call("clEnqueueBarrierWithWaitList", [&] { run->queue().enqueue_barrier(bcm::wait_list(uploaded)); });
+        ran[k] = ops::enqueue_blocks(*run, *kernel, b, params[k]);
+        runtime::cl_call("clEnqueueReadBuffer", [&] {
+            bcm::event last = down.enqueue_read_buffer_async(set.statuses, 0, n * sizeof(compression::block_status),
+                                                             dense.data() + first, bcm::wait_list(ran[k]));
+            ++transfers;
+            // Streams next to each other in the output (no host stream between them) come back in
+            // one copy: the device packs its streams back to back.
+            for (std::size_t p = first; p < first + n;) {
+                std::size_t q = p + 1;
+                while (q < first + n && plan.offsets[plan.dispatched[q - 1] + 1] == plan.offsets[plan.dispatched[q]]) ++q;
+                const auto &d0 = batch.blocks[p - first], &dl = batch.blocks[q - 1 - first];
+                const std::uint64_t bytes = std::uint64_t{dl.output_offset} + dl.output_size - d0.output_offset;
+                if (bytes != 0) {
+                    last = down.enqueue_read_buffer_async(set.output, d0.output_offset, bytes,
+                                                          output.data() + plan.offsets[plan.dispatched[p]]);
+                    ++transfers;
+                }
+                p = q;
+            }
+            done[k] = last;
+        });
+        // Cross-queue waits only resolve once the commands waited on are submitted.
+        runtime::cl_call("clFlush", [&] {
+            up.flush();
+            run->queue().flush();
+            down.flush();
+        });
+    }
+
+    // Whether batch k is back (statuses and bytes); throws when a command of it failed.
+    bool complete(std::size_t k) {
+        for (bcm::event* e : {&ran[k], &done[k]}) {
+            const cl_int s = runtime::cl_call("clGetEventInfo", [&] { return e->status(); });
+            if (s < 0)
+                throw error("compression.deflate: a device command of batch " + std::to_string(k) + " failed (status " +
+                            std::to_string(s) + ")");
+        }
+        return runtime::cl_call("clGetEventInfo", [&] { return done[k].status(); }) == CL_COMPLETE;
+    }
+
+    void publish(std::size_t k) {
+        const compression::block_batch& batch = plan.batches[k];
+        for (std::size_t p = batch.first_extent; p < batch.first_extent + batch.blocks.size(); ++p)
+            statuses[plan.dispatched[p]] = dense[p];
+    }
+
+    void finish() {
+        for (bcm::command_queue* q : {&up, run ? &run->queue() : nullptr, &down})
+            if (q && q->get()) wait_queue_idle(*q, "compression.deflate");
+    }
+};
+
+// ---- both passes --------------------------------------------------------------------------------
+
+// Steps 2 and 3: the device pass on this thread, the host pass on every core beside it. `output`
+// holds plan.offsets.back() bytes; errors[k] is set for each stream that fails.
+inline deflate_report deflate_run_passes(runtime::context& ctx, const deflate_plan& plan, const deflate_options& options,
+                                         std::span<std::uint8_t> output, std::vector<std::optional<std::string>>& errors) {
+    const std::span<const deflate_stream> streams = plan.streams;
+    const std::size_t n = streams.size();
+    deflate_report report;
+    report.streams = n;
+    report.device_streams = plan.dispatched.size();
+    report.host_streams = n - plan.dispatched.size();
+    report.oversized_streams = plan.oversized;
+    report.batches = plan.batches.size();
+    report.output_bytes = plan.offsets.back();
+    report.device_input_bytes = plan.packed_bytes;
+    report.device_output_bytes = plan.device_output_bytes;
+    for (const auto& s : streams) report.input_bytes += s.input.size();
+    if (n == 0) return report;
+
+    std::vector<compression::block_status> statuses(n, compression::block_status{compression::deflate_error::none, 0});
+    std::vector<std::promise<void>> ready(plan.batches.size());
+    std::vector<std::shared_future<void>> futures;
+    futures.reserve(ready.size());
+    for (auto& p : ready) futures.push_back(p.get_future().share());
+    // Host streams first: they decode without waiting, and by the time the pool reaches the device
+    // streams, their batches are back.
+    std::vector<std::size_t> order;
+    order.reserve(n);
+    for (int pass = 0; pass < 2; ++pass)
+        for (std::size_t k = 0; k < n; ++k)
+            if ((plan.paths[k] == deflate_path::host) == (pass == 0)) order.push_back(k);
+
+    using clock = std::chrono::steady_clock;
+    std::atomic<std::int64_t> waited_ns{0};
+    std::atomic<std::size_t> next{0};
+    // A thread's exception (out of memory; a device failure, which the driver holds too) stops the
+    // call once both passes are over; the first is kept.
+    std::exception_ptr host_failure;
+    std::atomic_flag failed = ATOMIC_FLAG_INIT;
+    auto worker = [&, futures] { // each thread waits through its own copies of the futures
+        for (std::size_t i; (i = next.fetch_add(1)) < n;) {
+            const std::size_t k = order[i];
+            const std::span<std::uint8_t> out = output.subspan(static_cast<std::size_t>(plan.offsets[k]),
+                                                               static_cast<std::size_t>(streams[k].size));
+            try {
+                if (plan.paths[k] == deflate_path::host) {
+                    errors[k] = deflate_host_stream(streams[k], out);
+                    continue;
+                }
+                const auto& f = futures[plan.batch_index[k]];
+                if (f.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+                    const auto t0 = clock::now();
+                    f.wait();
+                    waited_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - t0).count();
+                }
+                f.get();
+                errors[k] = deflate_check(streams[k], statuses[k], out);
+            } catch (...) {
+                if (!failed.test_and_set()) host_failure = std::current_exception();
+            }
+        }
+    };
+    const auto n_threads = static_cast<unsigned>(std::min<std::size_t>(util::thread_count(options.threads), n));
+    std::exception_ptr device_failure;
+    const auto started = clock::now();
+    // This thread drives the device while the pool works; it sleeps while the device runs.
+    util::run_beside(n_threads, worker, [&] {
+        try {
+            deflate_device_pass pass(ctx, plan, output, statuses);
+            pass.start(options);
+            for (std::size_t k = 0; k < plan.batches.size(); ++k) pass.enqueue(k);
+            for (std::size_t published = 0; published < plan.batches.size();) {
+                while (published < plan.batches.size() && pass.complete(published)) {
+                    pass.publish(published);
+                    ready[published++].set_value();
+                }
+                if (published < plan.batches.size()) std::this_thread::sleep_for(std::chrono::microseconds(50));
+            }
+            report.device_seconds = std::chrono::duration<double>(clock::now() - started).count();
+            pass.finish();
+            report.transfers = pass.transfers;
+        } catch (...) {
+            device_failure = std::current_exception();
+            for (auto& p : ready) {
+                try {
+                    p.set_exception(device_failure);
+                } catch (const std::future_error&) { // already satisfied
+                }
+            }
+        }
+    });
+    report.host_seconds = std::chrono::duration<double>(clock::now() - started).count();
+    report.wait_seconds = double(waited_ns.load()) * 1e-9;
+    if (device_failure) std::rethrow_exception(device_failure);
+    if (host_failure) std::rethrow_exception(host_failure);
+    for (const auto& e : errors) report.failed_streams += e.has_value();
+    return report;
+}
+
+} // namespace vyre::engine::detail
