@@ -736,7 +736,8 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
     const auto u = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
     for (const auto& [name, program, per_group] :
          {std::tuple{"one lane per stream", cz::deflate_program(1), 1u}, std::tuple{"32 lanes per stream", cz::deflate_program(32), 1u},
-          std::tuple{"4 lanes, 3 streams per workgroup, 9- and 7-bit tables", cz::deflate_program(4, 3, 9, 7), 3u}}) {
+          std::tuple{"4 lanes, 3 streams per workgroup, 9- and 7-bit tables", cz::deflate_program(4, 3, 9, 7), 3u},
+          std::tuple{"one lane per stream, 3 streams per workgroup", cz::deflate_program(1, 3), 3u}}) {
         BOOST_TEST_CONTEXT("program " << name) {
             BOOST_CHECK_NO_THROW(vyre::ir::validate(program));
             vyre::test::check_block_bindings(program);
@@ -761,7 +762,8 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
 BOOST_AUTO_TEST_CASE(program_arguments_are_checked) {
     BOOST_CHECK_THROW(cz::deflate_program(3), vyre::resource_error);
     BOOST_CHECK_THROW(cz::deflate_program(64), vyre::resource_error);
-    BOOST_CHECK_THROW(cz::deflate_program(1, 2), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::deflate_program(1, 0), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::deflate_program(1, 1025), vyre::resource_error);
     BOOST_CHECK_THROW(cz::deflate_program(32, 0), vyre::resource_error);
     BOOST_CHECK_THROW(cz::deflate_program(32, 1, 13, 8), vyre::resource_error);
     BOOST_CHECK_THROW(cz::deflate_program(32, 1, 10, 6), vyre::resource_error);

@@ -81,7 +81,8 @@ struct deflate_layout {
 } // namespace detail
 
 // The program: `lanes` invocations per stream (1, or a power of two up to 32 forming a subgroup),
-// `streams_per_workgroup` streams per workgroup, table bits as above.
+// `streams_per_workgroup` streams per workgroup (with one lane per stream, invocation i of the
+// workgroup decodes its stream i alone), table bits as above.
 inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_per_workgroup = 1,
                                    std::uint32_t literal_bits = deflate_literal_table_bits,
                                    std::uint32_t distance_bits = deflate_distance_table_bits) {
@@ -93,8 +94,6 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
     if (streams_per_workgroup == 0 || lanes * streams_per_workgroup > 1024)
         throw resource_error("deflate_program: " + std::to_string(streams_per_workgroup) + " streams per workgroup of " +
                              std::to_string(lanes) + " lanes; it takes 1 or more, at most 1024 invocations in all");
-    if (lanes == 1 && streams_per_workgroup != 1)
-        throw resource_error("deflate_program: one lane per stream runs one stream per workgroup");
     if (literal_bits < 9 || literal_bits > 12 || distance_bits < 7 || distance_bits > 10)
         throw resource_error("deflate_program: table bits (" + std::to_string(literal_bits) + ", " + std::to_string(distance_bits) +
                              ") must be 9..12 for literal/length codes and 7..10 for distances");
@@ -111,10 +110,9 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
 
     const auto lane = shared ? k.let("lane", d::subgroup_local_id()) : k.let("lane", 0u);
     const auto block = shared ? k.let("block_index", d::workgroup_id() * streams_per_workgroup + d::subgroup_id())
-                              : k.let("block_index", d::workgroup_id());
+                              : k.let("block_index", d::workgroup_id() * streams_per_workgroup + d::local_id());
     k.if_(block >= params[0u], [&] { k.return_(); });
-    const auto base = shared ? k.let("region", d::subgroup_id() * at.words()) : k.let("region", 0u);
-    const auto below = k.let("lanes_below", (d::lit(1u) << lane) - 1u);
+    const auto base = shared ? k.let("region", d::subgroup_id() * at.words()) : k.let("region", d::local_id() * at.words());
     const auto sync = [&] {
         if (shared) k.subgroup_barrier();
     };
