@@ -13,7 +13,7 @@
 // exit status 1.
 //   bench_deflate PATH [--mib N (256)] [--block-sizes 65536,1048576] [--level L (6)]
 //                 [--compressors libdeflate,zlib] [--runs N (5)] [--variant reference|fast|automatic[,...]]
-//                 [--threads N] [--no-zlib] [--kernel-only]
+//                 [--threads N] [--no-zlib] [--kernel-only] [--shapes L:S:LB:DB[,...]]
 //   bench_deflate --zip DIR_OR_FILES[,...] [--mib N] ...      (with or without PATH)
 // PATH is a file (its first N MiB) or a folder (its files in sorted path order, concatenated up to
 // N MiB, as a tar would hold them), cut into pieces of each block size, each piece compressed as one
@@ -25,6 +25,13 @@
 // one, or one the directory marks damaged or encrypted is skipped and counted). Python wheels are
 // ZIP files, so a folder of downloaded wheels is benchmarked as published. The expected bytes of an
 // entry are libdeflate's output checked against the size and CRC-32 its archive records.
+// --shapes adds fixed shapes of the program beside the variants, one row each: L:S:LB:DB is
+// deflate_program(L, S, LB, DB), L lanes per stream (1: the reference program), S streams per
+// workgroup, LB and DB table bits of the literal/length and distance codes; the row is labelled
+// "LxS LB/DB". Shape rows are kernel only (no end to end), on the same streams, every stream checked
+// the same way. A shape this device cannot build (too much workgroup memory, subgroups it cannot
+// run, a kernel that cannot launch workgroups that large) prints a row saying so and why; the run
+// goes on.
 #include "bench_util.hpp"
 #include "corpus.hpp"
 
@@ -92,6 +99,15 @@ struct settings {
     unsigned threads = vyre::util::thread_count();
     bool zlib_peer = true;
     bool kernel_only = false;
+    // --shapes: fixed shapes of the program measured beside the variants (kernel only).
+    struct shape {
+        std::uint32_t lanes = 1, streams = 1, literal_bits = 0, distance_bits = 0;
+        std::string label() const {
+            return std::to_string(lanes) + "x" + std::to_string(streams) + " " + std::to_string(literal_bits) + "/" +
+                   std::to_string(distance_bits);
+        }
+    };
+    std::vector<shape> shapes;
 };
 
 // Raw DEFLATE streams back to back in `compressed`, decoding to `plain` back to back: stream i reads
@@ -458,12 +474,15 @@ struct figures {
     bool e2e_per_piece = false; // one queue per piece (sN), else one per step (xN)
 };
 
+// `fixed`: a program of one shape (--shapes) run for every launch instead of the variant's.
 figures run_ours(rt::context& ctx, vo::block_variant variant, const stream_set& s, rt::pinned_host_buffer& pin_in,
-                 rt::pinned_host_buffer& pin_out, int runs, bool kernel_only, const std::string& name) {
+                 rt::pinned_host_buffer& pin_out, int runs, bool kernel_only, const std::string& name,
+                 const vo::block_kernel* fixed = nullptr) {
     const std::size_t n = s.streams.size();
     const double out_bytes = double(s.plain->size());
     // The op's program for a launch of this piece (it may depend on the launch, as for compression.lz4).
     const auto kernel = [&](const device_piece& p) -> const vo::block_kernel& {
+        if (fixed) return *fixed;
         return vo::kernel_for<cz::deflate_op>(variant, ctx.device(), p.buffers.block_count, p.buffers.input_bytes, p.buffers.output_bytes);
     };
     figures f;
@@ -558,13 +577,34 @@ std::vector<std::string> split(const std::string& s) {
     return out;
 }
 
+// "L:S:LB:DB" (four unsigned numbers), or refuse.
+settings::shape parse_shape(const std::string& item) {
+    std::vector<std::uint32_t> v;
+    std::stringstream ss(item);
+    for (std::string part; std::getline(ss, part, ':');) {
+        if (part.empty() || part.size() > 9 || !std::all_of(part.begin(), part.end(), [](unsigned char c) { return std::isdigit(c) != 0; }))
+            refuse("--shapes: \"" + item + "\" is not L:S:LB:DB (lanes per stream, streams per workgroup, literal and distance table bits)");
+        v.push_back(static_cast<std::uint32_t>(std::stoul(part)));
+    }
+    if (v.size() != 4 || item.back() == ':')
+        refuse("--shapes: \"" + item + "\" is not L:S:LB:DB (lanes per stream, streams per workgroup, literal and distance table bits)");
+    return {v[0], v[1], v[2], v[3]};
+}
+
+// The first line of an error's message (a build log follows it in some).
+std::string first_line(const std::string& what) {
+    return what.substr(0, what.find('\n'));
+}
+
 void usage() {
     std::fprintf(stderr,
                  "usage: bench_deflate [PATH] [--zip DIR_OR_FILES[,...]] (one or both)\n"
                  "       [--mib N (256: of PATH; of decompressed entries with --zip)] [--block-sizes 65536,1048576]\n"
                  "       [--level L (6)] [--compressors libdeflate,zlib (default libdeflate)] [--runs N (5)]\n"
                  "       [--variant reference|fast|automatic[,...] (automatic)] [--threads N (all cores)]\n"
-                 "       [--no-zlib (skip the single-threaded zlib peer)] [--kernel-only]\n");
+                 "       [--no-zlib (skip the single-threaded zlib peer)] [--kernel-only]\n"
+                 "       [--shapes L:S:LB:DB[,...] (fixed shapes of the program, kernel only: L lanes per stream,\n"
+                 "        S streams per workgroup, LB/DB literal/length and distance table bits; e.g. 32:2:10:8,1:1:10:8)]\n");
     std::exit(2);
 }
 
@@ -604,12 +644,25 @@ int main(int argc, char** argv) {
             if (s.variants.empty()) usage();
         } else if (a == "--no-zlib") s.zlib_peer = false;
         else if (a == "--kernel-only") s.kernel_only = true;
-        else if (a == "--help" || a == "-h") usage();
+        else if (a == "--shapes") {
+            s.shapes.clear();
+            for (const auto& item : split(value())) s.shapes.push_back(parse_shape(item));
+            if (s.shapes.empty()) usage();
+        } else if (a == "--help" || a == "-h") usage();
         else if (!a.empty() && a[0] != '-' && s.path.empty()) s.path = a;
         else usage();
     }
     if (s.path.empty() && s.zip.empty()) usage();
     if (s.mib == 0 || s.mib > 4095) refuse("--mib: 1 to 4095 (one dispatch addresses below 4 GiB of output)");
+    // --shapes: each shape's program (no device needed yet); numbers it does not take are refused.
+    std::vector<vyre::ir::program> shape_programs;
+    for (const auto& sh : s.shapes) {
+        try {
+            shape_programs.push_back(cz::deflate_program(sh.lanes, sh.streams, sh.literal_bits, sh.distance_bits));
+        } catch (const vyre::resource_error& e) {
+            refuse("--shapes " + sh.label() + ": " + e.what());
+        }
+    }
 
     rt::context ctx(rt::choose_device(), /*profiling=*/true);
     vyre::bench::print_header(ctx, "bench_deflate: compression.deflate against libdeflate on all host cores and zlib on one");
@@ -619,6 +672,10 @@ int main(int argc, char** argv) {
     std::printf("# kernel: one dispatch over every stream (OpenCL profiling events); e2e: pinned compressed bytes in, pinned\n"
                 "# decompressed bytes out, best of 1/2/4/.../32 pieces over three queues, one per step (xN), or one queue\n"
                 "# per piece (sN)\n");
+    if (!s.shapes.empty())
+        std::printf("# --shapes: rows labelled LxS LB/DB run deflate_program(L, S, LB, DB) for every launch: L lanes per stream\n"
+                    "# (1: the reference program), S streams per workgroup, LB/DB table bits of the literal/length and\n"
+                    "# distance codes; kernel only (end to end skipped: -); a shape this device cannot build is skipped\n");
 
     // The programs measured: each variant asked for, resolved on this device, once.
     std::vector<vo::block_variant> variants;
@@ -637,6 +694,51 @@ int main(int argc, char** argv) {
             std::printf("# vyre %s: one invocation per stream, %u per workgroup\n", vo::block_variant_name(r), p.invocations_per_workgroup());
     }
 
+    // --shapes: each shape's program, built here once; a shape this device cannot build (workgroup
+    // memory, subgroups, a kernel that cannot launch workgroups that large) keeps why in `skipped`.
+    struct shape_kernel {
+        std::string label;
+        std::unique_ptr<vo::block_kernel> kernel;
+        std::string skipped;
+    };
+    std::vector<shape_kernel> shapes;
+    int program_width = 10; // the table's program column
+    for (std::size_t i = 0; i < s.shapes.size(); ++i) {
+        const auto& sh = s.shapes[i];
+        shape_kernel& k = shapes.emplace_back();
+        k.label = sh.label();
+        program_width = std::max(program_width, static_cast<int>(k.label.size()));
+        const vo::block_variant variant = sh.lanes == 1 ? vo::block_variant::reference : vo::block_variant::fast;
+        const std::uint32_t invocations = shape_programs[i].invocations_per_workgroup();
+        const std::uint64_t local_bytes =
+            std::uint64_t{cz::detail::deflate_layout{sh.literal_bits, sh.distance_bits}.words()} * 4 * sh.streams;
+        try {
+            k.kernel.reset(
+                new vo::block_kernel{cz::deflate_op::id, rt::compiled_program(std::move(shape_programs[i])), variant, sh.streams});
+            auto& built = k.kernel->program.kernel_for(ctx); // the build, and the checks of this device's limits
+            const auto most = built.kernel.get_work_group_info<std::size_t>(ctx.device().device, CL_KERNEL_WORK_GROUP_SIZE);
+            if (most < invocations)
+                k.skipped = "its kernel launches at most " + std::to_string(most) +
+                            " invocations per workgroup on this device, the shape needs " + std::to_string(invocations);
+        } catch (const vyre::error& e) { // validation_error, resource_error, build_error, opencl_error
+            k.skipped = first_line(e.what());
+            if (k.skipped.size() != std::string(e.what()).size())
+                std::fprintf(stderr, "bench_deflate: --shapes %s: %s\n", k.label.c_str(), e.what());
+        }
+        if (!k.skipped.empty()) {
+            std::printf("# vyre %s: skipped: %s\n", k.label.c_str(), k.skipped.c_str());
+            k.kernel.reset();
+        } else if (sh.lanes > 1)
+            std::printf("# vyre %s: %u lanes per stream (subgroups %s), workgroups of %u invocations, %u stream%s each, %llu bytes of "
+                        "workgroup memory\n",
+                        k.label.c_str(), sh.lanes, vyre::lower::subgroup_lowering_name(k.kernel->program.subgroups_on(ctx)), invocations,
+                        sh.streams, sh.streams == 1 ? "" : "s", static_cast<unsigned long long>(local_bytes));
+        else
+            std::printf("# vyre %s: one invocation per stream, %u per workgroup, %llu bytes of workgroup memory\n", k.label.c_str(),
+                        invocations, static_cast<unsigned long long>(local_bytes));
+        std::fflush(stdout);
+    }
+
     // The sets: the corpus cut and compressed each way asked for, then the ZIP entries.
     std::vector<std::function<stream_set()>> makers;
     std::shared_ptr<const bytes> input;
@@ -651,8 +753,8 @@ int main(int argc, char** argv) {
     }
     if (!s.zip.empty()) makers.push_back([&] { return zip_streams(s.zip, limit, s.threads); });
 
-    std::printf("\n%-7s %8s %6s %-13s %-10s %11s %11s %11s %9s %8s %8s %8s %8s\n", "stream", "streams", "ratio", "made with", "program",
-                "kernel GB/s", "e2e GB/s", "libdeflate", "zlib", "kern/ldf", "e2e/ldf", "kern/zl", "e2e/zl");
+    std::printf("\n%-7s %8s %6s %-13s %-*s %11s %11s %11s %9s %8s %8s %8s %8s\n", "stream", "streams", "ratio", "made with", program_width,
+                "program", "kernel GB/s", "e2e GB/s", "libdeflate", "zlib", "kern/ldf", "e2e/ldf", "kern/zl", "e2e/zl");
     for (const auto& make : makers) {
         const stream_set set = make();
         const std::size_t plain_bytes = set.plain->size();
@@ -705,11 +807,40 @@ int main(int argc, char** argv) {
                 std::snprintf(kern_zlib, sizeof kern_zlib, "%.2f", f.kernel_gbs / zlib_gbs);
                 std::snprintf(zlib_text, sizeof zlib_text, "%.3f", zlib_gbs);
             }
-            std::printf("%-7s %8zu %6.2f %-13s %-10s %11.3f %11s %11.3f %9s %8.2f %8s %8s %8s\n", set.size.c_str(), set.streams.size(), ratio,
-                        set.made_with.c_str(), vo::block_variant_name(v), f.kernel_gbs, e2e, lib_gbs, zlib_text, f.kernel_gbs / lib_gbs,
-                        e2e_lib, kern_zlib, e2e_zlib);
+            std::printf("%-7s %8zu %6.2f %-13s %-*s %11.3f %11s %11.3f %9s %8.2f %8s %8s %8s\n", set.size.c_str(), set.streams.size(), ratio,
+                        set.made_with.c_str(), program_width, vo::block_variant_name(v), f.kernel_gbs, e2e, lib_gbs, zlib_text,
+                        f.kernel_gbs / lib_gbs, e2e_lib, kern_zlib, e2e_zlib);
             emit_row(series, "kernel GB/s", f.kernel_gbs);
             if (!s.kernel_only) emit_row(series, "e2e GB/s", f.e2e_gbs);
+            std::fflush(stdout);
+        }
+        // --shapes: each fixed shape on the same streams, kernel only.
+        for (const auto& k : shapes) {
+            std::string skipped = k.skipped;
+            figures f;
+            if (skipped.empty()) {
+                try {
+                    f = run_ours(ctx, k.kernel->variant, set, pin_in, pin_out, s.runs, /*kernel_only=*/true, "vyre " + k.label,
+                                 k.kernel.get());
+                } catch (const vyre::error& e) { // a launch this device refuses
+                    skipped = first_line(e.what());
+                }
+            }
+            if (!skipped.empty()) {
+                std::printf("%-7s %8zu %6.2f %-13s %-*s skipped: %s\n", set.size.c_str(), set.streams.size(), ratio, set.made_with.c_str(),
+                            program_width, k.label.c_str(), skipped.c_str());
+                std::fflush(stdout);
+                continue;
+            }
+            char kern_zlib[16] = "-", zlib_text[16] = "-";
+            if (s.zlib_peer) {
+                std::snprintf(kern_zlib, sizeof kern_zlib, "%.2f", f.kernel_gbs / zlib_gbs);
+                std::snprintf(zlib_text, sizeof zlib_text, "%.3f", zlib_gbs);
+            }
+            std::printf("%-7s %8zu %6.2f %-13s %-*s %11.3f %11s %11.3f %9s %8.2f %8s %8s %8s\n", set.size.c_str(), set.streams.size(), ratio,
+                        set.made_with.c_str(), program_width, k.label.c_str(), f.kernel_gbs, "-", lib_gbs, zlib_text,
+                        f.kernel_gbs / lib_gbs, "-", kern_zlib, "-");
+            emit_row("vyre " + k.label + " (lanes x streams per workgroup, table bits)", "kernel GB/s", f.kernel_gbs);
             std::fflush(stdout);
         }
         std::printf("#   %s: %zu streams, %zu -> %zu bytes; libdeflate on %u threads; pinned copy bound %.2f GB/s of output\n",
