@@ -47,12 +47,11 @@ void compression_deflate(
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     uint lane = 0u;
-    uint block_index = (uint)get_group_id(0);
+    uint block_index = (((uint)get_group_id(0) * 1u) + (uint)get_local_id(0));
     if (((uint)(block_index >= vyre_load_constant_uint(params, params_len, 0u)))) {
         return;
     }
-    uint region = 0u;
-    uint lanes_below = ((1u << (lane & 31u)) - 1u);
+    uint region = ((uint)get_local_id(0) * 1952u);
     uint in_base = vyre_load_global_uint(descriptors, descriptors_len, (block_index * 5u));
     uint in_size = vyre_load_global_uint(descriptors, descriptors_len, ((block_index * 5u) + 1u));
     uint out_base = vyre_load_global_uint(descriptors, descriptors_len, ((block_index * 5u) + 2u));

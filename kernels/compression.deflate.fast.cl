@@ -71,7 +71,6 @@ void compression_deflate_fast(
         return;
     }
     uint region = ((uint)get_sub_group_id() * 1952u);
-    uint lanes_below = ((1u << (lane & 31u)) - 1u);
     uint in_base = vyre_load_global_uint(descriptors, descriptors_len, (block_index * 5u));
     uint in_size = vyre_load_global_uint(descriptors, descriptors_len, ((block_index * 5u) + 1u));
     uint out_base = vyre_load_global_uint(descriptors, descriptors_len, ((block_index * 5u) + 2u));

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <cstring>
 #include <filesystem>
 #include <optional>
@@ -157,9 +158,14 @@ struct gzip_outcome {
     ve::gzip_report report;
 };
 
+// The device cases lift the automatic route's size cap (every stream on a GPU), so that every stream
+// of these small inputs takes the device path there; plans_route_by_device_size_and_limits checks the cap.
+constexpr std::uint64_t no_cap = std::numeric_limits<std::uint64_t>::max();
+
 gzip_outcome gzip_on(vyre::test::device_case& dev, std::span<const std::uint8_t> file, ve::deflate_route route,
                      ve::deflate_options o = {}) {
     o.route = route;
+    o.device_max_bytes = no_cap;
     gzip_outcome out;
     try {
         ve::gzip_result r = ve::decompress_gzip(dev.ctx(), file, o);
@@ -319,6 +325,7 @@ VYRE_DEVICE_TEST(streams_decode_to_the_same_bytes_on_every_route) {
             BOOST_TEST_CONTEXT("route " << route << ", batches of " << batch << " bytes") {
                 ve::deflate_options o;
                 o.route = route;
+                o.device_max_bytes = no_cap;
                 o.batch_input_bytes = o.batch_output_bytes = batch;
                 const ve::deflate_result r = ve::decompress_deflate(dev.ctx(), streams, o);
                 BOOST_TEST(r.ok());
@@ -568,6 +575,7 @@ ve::unpack_report unpack_files(vyre::test::device_case& dev, const std::vector<f
     ve::unpack_options o;
     o.output_dir = out;
     o.deflate = route;
+    o.deflate_device_max_bytes = no_cap;
     return ve::unpack(dev.ctx(), inputs, o);
 }
 
