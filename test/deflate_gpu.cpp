@@ -467,19 +467,48 @@ std::vector<stream_case> conformance_cases(std::vector<vc::block_status>& expect
     return cases;
 }
 
-// The longest codes: symbol frequencies like Fibonacci numbers make zlib's Huffman-only coder
-// reach its 15-bit limit.
+// The longest codes: 26 symbols with Fibonacci frequencies would need codes of 25 bits, so zlib's
+// Huffman-only coder must limit them to its 15 (checked below).
 bytes skewed_bytes() {
     bytes out;
     std::uint64_t a = 1, b = 1;
-    for (std::uint8_t s = 0; s < 24; ++s) {
-        out.insert(out.end(), std::min<std::uint64_t>(a, 60000), s);
+    for (std::uint8_t s = 0; s < 26; ++s) {
+        out.insert(out.end(), a, s);
         const std::uint64_t c = a + b;
         a = b, b = c;
     }
     std::mt19937_64 rng(9);
     std::shuffle(out.begin(), out.end(), rng);
     return out;
+}
+
+// The longest literal/length code of a stream's first block, when it is dynamic (0 otherwise).
+std::uint32_t longest_literal_code(const bytes& stream) {
+    ref::detail::deflate_reader r(stream);
+    std::uint32_t last = 0, type = 0, nlen = 0, ndist = 0, ncode = 0;
+    if (!r.take(1, last) || !r.take(2, type) || type != 2 || !r.take(5, nlen) || !r.take(5, ndist) || !r.take(4, ncode)) return 0;
+    nlen += 257, ndist += 1, ncode += 4;
+    std::uint8_t clc[19] = {}, lengths[320] = {};
+    for (std::uint32_t i = 0; i < ncode; ++i) {
+        std::uint32_t v = 0;
+        r.take(3, v);
+        clc[vc::deflate_code_length_order[i]] = static_cast<std::uint8_t>(v);
+    }
+    ref::detail::deflate_code h;
+    ref::detail::build_deflate_code(h, clc, 19);
+    for (std::uint32_t i = 0; i < nlen + ndist;) {
+        std::uint32_t s = 0, repeat = 0, value = 0;
+        if (r.decode(h, s) != de::none) return 0;
+        if (s < 16) {
+            lengths[i++] = static_cast<std::uint8_t>(s);
+            continue;
+        }
+        if (s == 16) r.take(2, repeat), repeat += 3, value = i == 0 ? 0 : lengths[i - 1];
+        else if (s == 17) r.take(3, repeat), repeat += 3;
+        else r.take(7, repeat), repeat += 11;
+        for (std::uint32_t k = 0; k < repeat && i < nlen + ndist; ++k) lengths[i++] = static_cast<std::uint8_t>(value);
+    }
+    return *std::max_element(lengths, lengths + nlen);
 }
 
 } // namespace
@@ -598,7 +627,9 @@ VYRE_DEVICE_TEST(streams_from_zlib_libdeflate_and_gzip) {
         add(piece, libdeflate_deflate(piece, level));
     }
     const bytes skewed = skewed_bytes();
-    add(skewed, zlib_deflate(skewed, 9, Z_HUFFMAN_ONLY));
+    const bytes longest = zlib_deflate(skewed, 9, Z_HUFFMAN_ONLY, 9);
+    BOOST_TEST(longest_literal_code(longest) == 15u);
+    add(skewed, longest);
     add(corpus, zlib_deflate(corpus, 6));
     const bytes noise = random_bytes(rng, 100000);
     add(noise, zlib_deflate(noise, 6));
