@@ -34,8 +34,8 @@
 // goes on.
 #include "bench_util.hpp"
 #include "corpus.hpp"
+#include "deflate_streams.hpp"
 
-#include <vyre/format/zip.hpp>
 #include <vyre/ops/compression/deflate.hpp>
 #include <vyre/runtime/buffer.hpp>
 
@@ -49,10 +49,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <functional>
-#include <iterator>
 #include <limits>
 #include <memory>
 #include <span>
@@ -64,9 +61,8 @@ namespace rt = vyre::runtime;
 namespace cz = vyre::ops::compression;
 namespace vc = vyre::compression;
 namespace vo = vyre::ops;
-namespace fmt = vyre::format;
 namespace bcm = boost::compute;
-namespace fs = std::filesystem;
+namespace vb = vyre::bench;
 using vyre::bench::median;
 using vyre::bench::now_seconds;
 using bytes = std::vector<std::uint8_t>;
@@ -110,8 +106,9 @@ struct settings {
     std::vector<shape> shapes;
 };
 
-// Raw DEFLATE streams back to back in `compressed`, decoding to `plain` back to back: stream i reads
-// compressed[input_offset, +input_size) and must decode to exactly plain[output_offset, +output_size).
+// A set of streams as our program takes them (vyre::bench::deflate_set with 32-bit block
+// descriptors): stream i reads compressed[input_offset, +input_size) and must decode to exactly
+// plain[output_offset, +output_size).
 struct stream_set {
     std::string input;  // the results' input name
     std::string x_name; // "block_bytes" (x: the block size), or "" (ZIP entries)
@@ -129,225 +126,28 @@ std::string size_text(std::size_t n) {
     return std::to_string(n) + " B";
 }
 
-// ---- streams from the corpus --------------------------------------------------------------------
-
-// What one thread keeps while compressing pieces: its libdeflate compressor or zlib stream, made on
-// its first piece.
-struct compressor_state {
-    libdeflate_compressor* deflater = nullptr;
-    z_stream z{};
-    bool z_open = false;
-    compressor_state() = default;
-    compressor_state(const compressor_state&) = delete;
-    compressor_state& operator=(const compressor_state&) = delete;
-    ~compressor_state() {
-        if (deflater) libdeflate_free_compressor(deflater);
-        if (z_open) deflateEnd(&z);
+// A set made by bench/deflate_streams.hpp (as bench_nvcomp makes it), in our descriptors; a set
+// that cannot be made is refused.
+stream_set as_stream_set(const std::function<vb::deflate_set()>& make, std::string x_name, double x, std::string size) {
+    vb::deflate_set d;
+    try {
+        d = make();
+    } catch (const vb::stream_error& e) {
+        refuse(e.what());
     }
-};
-
-// `input` cut into pieces of `block` bytes (the last one shorter), each one raw DEFLATE stream.
-std::vector<bytes> compress_pieces(std::span<const std::uint8_t> input, std::size_t block, const std::string& compressor, int level,
-                                   unsigned threads) {
-    const std::size_t n = (input.size() + block - 1) / block;
-    std::vector<bytes> parts(n);
-    std::atomic<bool> ok{true};
-    vyre::util::parallel_chunks<compressor_state>(n, threads, 1, [&](std::size_t begin, std::size_t end, compressor_state& st) {
-        for (std::size_t i = begin; i < end && ok; ++i) {
-            const auto piece = input.subspan(i * block, std::min(block, input.size() - i * block));
-            bytes& out = parts[i];
-            if (compressor == "libdeflate") {
-                if (!st.deflater) st.deflater = libdeflate_alloc_compressor(level);
-                if (!st.deflater) {
-                    ok = false;
-                    break;
-                }
-                out.resize(libdeflate_deflate_compress_bound(st.deflater, piece.size()));
-                const std::size_t got = libdeflate_deflate_compress(st.deflater, piece.data(), piece.size(), out.data(), out.size());
-                if (got == 0) ok = false;
-                out.resize(got);
-            } else {
-                if (!st.z_open) {
-                    if (deflateInit2(&st.z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-                        ok = false;
-                        break;
-                    }
-                    st.z_open = true;
-                } else if (deflateReset(&st.z) != Z_OK) {
-                    ok = false;
-                    break;
-                }
-                out.resize(deflateBound(&st.z, static_cast<uLong>(piece.size())));
-                st.z.next_in = const_cast<Bytef*>(piece.data());
-                st.z.avail_in = static_cast<uInt>(piece.size());
-                st.z.next_out = out.data();
-                st.z.avail_out = static_cast<uInt>(out.size());
-                if (deflate(&st.z, Z_FINISH) != Z_STREAM_END) ok = false;
-                out.resize(static_cast<std::size_t>(st.z.total_out));
-            }
-        }
-    });
-    if (!ok) refuse(compressor + " could not compress at level " + std::to_string(level) + " (libdeflate takes 0..12, zlib 0..9)");
-    return parts;
-}
-
-stream_set corpus_streams(const std::shared_ptr<const bytes>& input, const std::string& label, std::size_t block,
-                          const std::string& compressor, int level, unsigned threads) {
+    if (d.compressed.size() > u32_max) refuse("the compressed streams pass 4 GiB; take a smaller --mib");
     stream_set s;
-    s.made_with = compressor + "-" + std::to_string(level);
-    s.input = label + " " + s.made_with;
-    s.x_name = "block_bytes";
-    s.x = double(block);
-    s.size = size_text(block);
-    s.plain = input;
-    const std::vector<bytes> parts = compress_pieces(*input, block, compressor, level, threads);
-    std::uint64_t total = 0;
-    for (const auto& p : parts) total += p.size();
-    if (total > u32_max) refuse("the compressed streams pass 4 GiB; take a smaller --mib");
-    s.compressed.reserve(static_cast<std::size_t>(total));
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-        const std::size_t at = i * block, len = std::min(block, input->size() - at);
-        s.streams.push_back({static_cast<std::uint32_t>(s.compressed.size()), static_cast<std::uint32_t>(parts[i].size()),
-                             static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(len), 0});
-        s.compressed.insert(s.compressed.end(), parts[i].begin(), parts[i].end());
-    }
-    return s;
-}
-
-// ---- streams from ZIP archives --------------------------------------------------------------------
-
-bool zip_like(const fs::path& p) {
-    std::string ext = p.extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return ext == ".whl" || ext == ".zip" || ext == ".jar";
-}
-
-// The archives named: files as given, folders searched (recursively) for *.whl, *.zip, *.jar.
-std::vector<fs::path> zip_files(const std::vector<std::string>& given) {
-    std::vector<fs::path> files;
-    for (const auto& g : given) {
-        const fs::path p = g;
-        if (fs::is_regular_file(p)) {
-            files.push_back(p);
-            continue;
-        }
-        if (!fs::is_directory(p)) refuse("--zip: " + g + " is neither a file nor a folder");
-        std::vector<fs::path> found;
-        std::error_code ec;
-        for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
-             !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-            if (it->is_regular_file(ec) && zip_like(it->path())) found.push_back(it->path());
-        std::sort(found.begin(), found.end());
-        files.insert(files.end(), found.begin(), found.end());
-    }
-    if (files.empty()) refuse("--zip: no .whl, .zip or .jar file found");
-    return files;
-}
-
-bytes read_file(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    if (!f) refuse("cannot read " + p.string());
-    return bytes(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-}
-
-std::string zip_label(const std::vector<std::string>& given) {
-    std::string label = vyre::bench::input_label(given.front());
-    if (given.size() > 1) label += " +" + std::to_string(given.size() - 1);
-    return label + " ZIP deflate entries";
-}
-
-struct inflater {
-    libdeflate_decompressor* d = libdeflate_alloc_decompressor();
-    inflater() = default;
-    inflater(const inflater&) = delete;
-    inflater& operator=(const inflater&) = delete;
-    ~inflater() {
-        if (d) libdeflate_free_decompressor(d);
-    }
-};
-
-stream_set zip_streams(const std::vector<std::string>& given, std::uint64_t limit, unsigned threads) {
-    stream_set s;
-    s.input = zip_label(given);
-    s.size = "ZIP";
-    s.made_with = "archives";
-    auto plain = std::make_shared<bytes>();
-    std::vector<std::uint32_t> crcs;
-    std::uint64_t out_total = 0;
-    std::size_t files_read = 0, deflate_entries = 0, skipped_large = 0, skipped_empty = 0, skipped_bad = 0, left = 0;
-    bool full = false;
-    const std::vector<fs::path> files = zip_files(given);
-    for (const auto& file : files) {
-        if (full) break;
-        const bytes archive = read_file(file);
-        ++files_read;
-        fmt::zip_archive z;
-        try {
-            z = fmt::parse_zip(archive);
-        } catch (const std::exception& e) {
-            refuse("--zip: " + file.string() + ": " + e.what());
-        }
-        for (const auto& e : z.entries) {
-            if (e.method != fmt::zip_method_deflate) continue;
-            ++deflate_entries;
-            if (full) {
-                ++left;
-                continue;
-            }
-            if (e.status != fmt::zip_entry_status::ok || (e.flags & fmt::zip_flag_encrypted) != 0) {
-                ++skipped_bad;
-                continue;
-            }
-            if (e.uncompressed_size == 0) {
-                ++skipped_empty;
-                continue;
-            }
-            if (e.uncompressed_size > limit || e.uncompressed_size > u32_max || e.compressed_size > u32_max) {
-                ++skipped_large;
-                continue;
-            }
-            if (out_total + e.uncompressed_size > limit) { // the budget is spent: stop here
-                full = true;
-                ++left;
-                continue;
-            }
-            std::span<const std::uint8_t> data;
-            try {
-                data = fmt::zip_entry_data(archive, e);
-            } catch (const std::exception& x) {
-                refuse("--zip: " + file.string() + ": " + x.what());
-            }
-            if (s.compressed.size() + data.size() > u32_max) refuse("--zip: the compressed entries pass 4 GiB; take a smaller --mib");
-            s.streams.push_back({static_cast<std::uint32_t>(s.compressed.size()), static_cast<std::uint32_t>(data.size()),
-                                 static_cast<std::uint32_t>(out_total), static_cast<std::uint32_t>(e.uncompressed_size), 0});
-            crcs.push_back(e.crc32);
-            s.compressed.insert(s.compressed.end(), data.begin(), data.end());
-            out_total += e.uncompressed_size;
-        }
-    }
-    // The expected bytes: libdeflate's, held to the sizes and CRC-32s the archives record.
-    plain->resize(static_cast<std::size_t>(out_total));
-    std::atomic<std::size_t> bad{s.streams.size()};
-    vyre::util::parallel_chunks<inflater>(s.streams.size(), threads, 1, [&](std::size_t begin, std::size_t end, inflater& st) {
-        for (std::size_t i = begin; i < end; ++i) {
-            const auto& d = s.streams[i];
-            std::size_t got = 0;
-            const bool ok = st.d &&
-                            libdeflate_deflate_decompress(st.d, s.compressed.data() + d.input_offset, d.input_size,
-                                                          plain->data() + d.output_offset, d.output_size, &got) == LIBDEFLATE_SUCCESS &&
-                            got == d.output_size &&
-                            static_cast<std::uint32_t>(libdeflate_crc32(0, plain->data() + d.output_offset, d.output_size)) == crcs[i];
-            if (!ok) bad = i;
-        }
-    });
-    if (bad != s.streams.size())
-        refuse("--zip: deflate entry " + std::to_string(bad) + " does not inflate to its recorded size and CRC-32 with libdeflate");
-    s.plain = std::move(plain);
-    std::printf("# %s: %zu of %zu archives read, %zu deflate entries: %zu taken (%zu -> %llu bytes), skipped %zu larger than "
-                "--mib, %zu empty, %zu damaged or encrypted; %zu left once the next would pass --mib\n",
-                s.input.c_str(), files_read, files.size(), deflate_entries, s.streams.size(), s.compressed.size(),
-                static_cast<unsigned long long>(out_total), skipped_large, skipped_empty, skipped_bad, left);
-    if (s.streams.empty()) refuse("--zip: no deflate entry to measure");
+    s.input = std::move(d.input);
+    s.x_name = std::move(x_name);
+    s.x = x;
+    s.size = std::move(size);
+    s.made_with = std::move(d.made_with);
+    s.compressed = std::move(d.compressed);
+    s.plain = std::move(d.plain);
+    s.streams.reserve(d.streams.size());
+    for (const auto& t : d.streams)
+        s.streams.push_back({static_cast<std::uint32_t>(t.input_offset), static_cast<std::uint32_t>(t.input_size),
+                             static_cast<std::uint32_t>(t.output_offset), static_cast<std::uint32_t>(t.output_size), 0});
     return s;
 }
 
@@ -373,7 +173,8 @@ std::string wrong_stream(const stream_set& s, std::size_t first, std::span<const
 double libdeflate_seconds(const stream_set& s, std::uint8_t* out, unsigned threads) {
     std::atomic<bool> ok{true};
     const double t0 = now_seconds();
-    vyre::util::parallel_chunks<inflater>(s.streams.size(), threads, 1, [&](std::size_t begin, std::size_t end, inflater& st) {
+    vyre::util::parallel_chunks<vb::deflate_decompressor_state>(s.streams.size(), threads, 1,
+                                                            [&](std::size_t begin, std::size_t end, vb::deflate_decompressor_state& st) {
         for (std::size_t i = begin; i < end; ++i) {
             const auto& d = s.streams[i];
             std::size_t got = 0;
@@ -749,9 +550,13 @@ int main(int argc, char** argv) {
         const std::string label = vyre::bench::input_label(s.path);
         for (const auto& compressor : s.compressors)
             for (std::size_t block : s.block_sizes)
-                makers.push_back([&, compressor, block, label] { return corpus_streams(input, label, block, compressor, s.level, s.threads); });
+                makers.push_back([&, compressor, block, label] {
+                    return as_stream_set([&] { return vb::deflate_pieces(input, label, block, compressor, s.level, s.threads); },
+                                         "block_bytes", double(block), size_text(block));
+                });
     }
-    if (!s.zip.empty()) makers.push_back([&] { return zip_streams(s.zip, limit, s.threads); });
+    if (!s.zip.empty())
+        makers.push_back([&] { return as_stream_set([&] { return vb::zip_entries(s.zip, limit, s.threads); }, "", 0, "ZIP"); });
 
     std::printf("\n%-7s %8s %6s %-13s %-*s %11s %11s %11s %9s %8s %8s %8s %8s\n", "stream", "streams", "ratio", "made with", program_width,
                 "program", "kernel GB/s", "e2e GB/s", "libdeflate", "zlib", "kern/ldf", "e2e/ldf", "kern/zl", "e2e/zl");

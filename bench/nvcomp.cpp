@@ -25,8 +25,7 @@
 // (bench/run builds it when NVCOMP_ROOT points at an unpacked nvidia-libnvcomp wheel).
 #include "measure.hpp"
 #include "corpus.hpp"
-
-#include <vyre/format/zip.hpp>
+#include "deflate_streams.hpp"
 
 #include <nvcomp.h>
 #include <nvcomp/deflate.h>
@@ -34,21 +33,13 @@
 #include <nvcomp/zstd.h>
 
 #include <dlfcn.h>
-#include <libdeflate.h>
-#include <zlib.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <functional>
-#include <iterator>
-#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -411,195 +402,14 @@ codec_calls deflate_decompress_calls() {
 
 // ---- raw DEFLATE streams, made and picked exactly as bench_deflate makes and picks them ----------
 
-// A batch of streams: chunk i decodes to plain_sizes[i] bytes, `plain` holding them back to back.
-struct deflate_set {
-    std::string input; // the results' input name, as bench_deflate names it
-    std::vector<bytes> chunks;
-    std::vector<std::size_t> plain_sizes;
-    std::shared_ptr<const bytes> plain;
-};
-
-// One thread's libdeflate compressor or zlib stream, made on its first piece.
-struct deflate_compressor {
-    libdeflate_compressor* deflater = nullptr;
-    z_stream z{};
-    bool z_open = false;
-    deflate_compressor() = default;
-    deflate_compressor(const deflate_compressor&) = delete;
-    deflate_compressor& operator=(const deflate_compressor&) = delete;
-    ~deflate_compressor() {
-        if (deflater) libdeflate_free_compressor(deflater);
-        if (z_open) deflateEnd(&z);
+// A set from bench/deflate_streams.hpp, the code bench_deflate uses; one that cannot be made stops
+// the program.
+vyre::bench::deflate_set make_deflate_set(const std::function<vyre::bench::deflate_set()>& make) {
+    try {
+        return make();
+    } catch (const vyre::bench::stream_error& e) {
+        die(e.what());
     }
-};
-
-// `input` cut into pieces of `block` bytes (the last one shorter), each one raw DEFLATE stream made
-// by `compressor` ("libdeflate", or "zlib": windowBits -15, memLevel 8, default strategy) at `level`.
-deflate_set deflate_pieces(const std::shared_ptr<const bytes>& input, const std::string& label, std::size_t block,
-                           const std::string& compressor, int level, unsigned threads) {
-    deflate_set s;
-    s.input = label + " " + compressor + "-" + std::to_string(level);
-    s.plain = input;
-    const std::size_t n = (input->size() + block - 1) / block;
-    s.chunks.resize(n);
-    std::atomic<bool> ok{true};
-    vyre::util::parallel_chunks<deflate_compressor>(n, threads, 1, [&](std::size_t begin, std::size_t end, deflate_compressor& st) {
-        for (std::size_t i = begin; i < end && ok; ++i) {
-            const std::uint8_t* piece = input->data() + i * block;
-            const std::size_t len = std::min(block, input->size() - i * block);
-            bytes& out = s.chunks[i];
-            if (compressor == "libdeflate") {
-                if (!st.deflater) st.deflater = libdeflate_alloc_compressor(level);
-                if (!st.deflater) {
-                    ok = false;
-                    break;
-                }
-                out.resize(libdeflate_deflate_compress_bound(st.deflater, len));
-                const std::size_t got = libdeflate_deflate_compress(st.deflater, piece, len, out.data(), out.size());
-                if (got == 0) ok = false;
-                out.resize(got);
-            } else {
-                if (!st.z_open) {
-                    if (deflateInit2(&st.z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-                        ok = false;
-                        break;
-                    }
-                    st.z_open = true;
-                } else if (deflateReset(&st.z) != Z_OK) {
-                    ok = false;
-                    break;
-                }
-                out.resize(deflateBound(&st.z, static_cast<uLong>(len)));
-                st.z.next_in = const_cast<Bytef*>(piece);
-                st.z.avail_in = static_cast<uInt>(len);
-                st.z.next_out = out.data();
-                st.z.avail_out = static_cast<uInt>(out.size());
-                if (deflate(&st.z, Z_FINISH) != Z_STREAM_END) ok = false;
-                out.resize(static_cast<std::size_t>(st.z.total_out));
-            }
-        }
-    });
-    if (!ok) die(compressor + " could not compress at level " + std::to_string(level) + " (libdeflate takes 0..12, zlib 0..9)");
-    for (std::size_t i = 0; i < n; ++i) s.plain_sizes.push_back(std::min(block, input->size() - i * block));
-    return s;
-}
-
-// The archives named: files as given, folders searched (recursively, sorted) for *.whl, *.zip, *.jar.
-std::vector<std::filesystem::path> zip_files(const std::vector<std::string>& given) {
-    namespace fs = std::filesystem;
-    const auto zip_like = [](const fs::path& p) {
-        std::string ext = p.extension().string();
-        std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-        return ext == ".whl" || ext == ".zip" || ext == ".jar";
-    };
-    std::vector<fs::path> files;
-    for (const auto& g : given) {
-        if (fs::is_regular_file(g)) {
-            files.push_back(g);
-            continue;
-        }
-        if (!fs::is_directory(g)) die("--zip: " + g + " is neither a file nor a folder");
-        std::vector<fs::path> found;
-        std::error_code ec;
-        for (auto it = fs::recursive_directory_iterator(g, fs::directory_options::skip_permission_denied, ec);
-             !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
-            if (it->is_regular_file(ec) && zip_like(it->path())) found.push_back(it->path());
-        std::sort(found.begin(), found.end());
-        files.insert(files.end(), found.begin(), found.end());
-    }
-    if (files.empty()) die("--zip: no .whl, .zip or .jar file found");
-    return files;
-}
-
-// Every deflate entry (method 8) of the archives, in order, until the next would pass `limit`
-// decompressed bytes; entries larger than `limit` alone, empty ones, and ones the directory marks
-// damaged or encrypted are skipped. The plain bytes are libdeflate's, held to each entry's recorded
-// size and CRC-32.
-deflate_set zip_entries(const std::vector<std::string>& given, std::uint64_t limit, unsigned threads) {
-    namespace fmt = vyre::format;
-    constexpr std::uint64_t u32_max = std::numeric_limits<std::uint32_t>::max();
-    deflate_set s;
-    s.input = vyre::bench::input_label(given.front()) + (given.size() > 1 ? " +" + std::to_string(given.size() - 1) : "") +
-              " ZIP deflate entries";
-    std::vector<std::uint32_t> crcs;
-    std::uint64_t total = 0, compressed = 0;
-    std::size_t files_read = 0, deflate_entries = 0, skipped_large = 0, skipped_empty = 0, skipped_bad = 0, left = 0;
-    bool full = false;
-    const auto files = zip_files(given);
-    for (const auto& file : files) {
-        if (full) break;
-        std::ifstream f(file, std::ios::binary);
-        if (!f) die("cannot read " + file.string());
-        const bytes archive((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-        ++files_read;
-        fmt::zip_archive z;
-        try {
-            z = fmt::parse_zip(archive);
-        } catch (const std::exception& e) {
-            die("--zip: " + file.string() + ": " + e.what());
-        }
-        for (const auto& e : z.entries) {
-            if (e.method != fmt::zip_method_deflate) continue;
-            ++deflate_entries;
-            if (full) {
-                ++left;
-                continue;
-            }
-            if (e.status != fmt::zip_entry_status::ok || (e.flags & fmt::zip_flag_encrypted) != 0) {
-                ++skipped_bad;
-                continue;
-            }
-            if (e.uncompressed_size == 0) {
-                ++skipped_empty;
-                continue;
-            }
-            if (e.uncompressed_size > limit || e.uncompressed_size > u32_max || e.compressed_size > u32_max) {
-                ++skipped_large;
-                continue;
-            }
-            if (total + e.uncompressed_size > limit) {
-                full = true;
-                ++left;
-                continue;
-            }
-            std::span<const std::uint8_t> data;
-            try {
-                data = fmt::zip_entry_data(archive, e);
-            } catch (const std::exception& x) {
-                die("--zip: " + file.string() + ": " + x.what());
-            }
-            s.chunks.emplace_back(data.begin(), data.end());
-            s.plain_sizes.push_back(static_cast<std::size_t>(e.uncompressed_size));
-            crcs.push_back(e.crc32);
-            total += e.uncompressed_size;
-            compressed += data.size();
-        }
-    }
-    if (compressed > u32_max) die("--zip: the compressed entries pass 4 GiB; take a smaller --mib");
-    auto plain = std::make_shared<bytes>(static_cast<std::size_t>(total));
-    std::vector<std::size_t> at(s.chunks.size());
-    for (std::size_t i = 1; i < at.size(); ++i) at[i] = at[i - 1] + s.plain_sizes[i - 1];
-    std::atomic<std::size_t> bad{s.chunks.size()};
-    vyre::util::parallel_for(s.chunks.size(), threads, [&](std::size_t i) {
-        libdeflate_decompressor* d = libdeflate_alloc_decompressor();
-        std::size_t got = 0;
-        const bool ok = d &&
-                        libdeflate_deflate_decompress(d, s.chunks[i].data(), s.chunks[i].size(), plain->data() + at[i], s.plain_sizes[i],
-                                                      &got) == LIBDEFLATE_SUCCESS &&
-                        got == s.plain_sizes[i] &&
-                        static_cast<std::uint32_t>(libdeflate_crc32(0, plain->data() + at[i], s.plain_sizes[i])) == crcs[i];
-        if (d) libdeflate_free_decompressor(d);
-        if (!ok) bad = i;
-    });
-    if (bad != s.chunks.size())
-        die("--zip: deflate entry " + std::to_string(bad) + " does not inflate to its recorded size and CRC-32 with libdeflate");
-    s.plain = std::move(plain);
-    std::printf("# %s: %zu of %zu archives read, %zu deflate entries: %zu taken (%llu -> %llu bytes), skipped %zu larger than "
-                "--mib, %zu empty, %zu damaged or encrypted; %zu left once the next would pass --mib\n",
-                s.input.c_str(), files_read, files.size(), deflate_entries, s.chunks.size(), static_cast<unsigned long long>(compressed),
-                static_cast<unsigned long long>(total), skipped_large, skipped_empty, skipped_bad, left);
-    if (s.chunks.empty()) die("--zip: no deflate entry to measure");
-    return s;
 }
 
 // LZ4 compression of `pages` 4 KiB pages taken from the start of `corpus` (wrapping around when it
@@ -834,13 +644,19 @@ int main(int argc, char** argv) {
                 ", temp " + std::to_string(align.temp) + ") this program does not give");
         std::printf("\n## Deflate decompression, raw DEFLATE streams (GB/s of decompressed output)\n%9s %8s %6s %-13s %12s %12s\n",
                     "stream", "streams", "ratio", "made with", "kernel GB/s", "e2e GB/s");
-        const auto measure = [&](const deflate_set& s, const std::string& size, const std::string& made_with, const char* x_name, double x) {
-            std::size_t compressed = 0;
-            for (const auto& c : s.chunks) compressed += c.size();
-            const figures f = decompress_batch(s.chunks, s.plain_sizes, *s.plain, deflate_decompress_calls(), runs, "Deflate",
+        const auto measure = [&](const vyre::bench::deflate_set& s, const std::string& size, const char* x_name, double x) {
+            // nvCOMP takes one buffer per chunk: the streams copied out of the set.
+            std::vector<bytes> chunks;
+            std::vector<std::size_t> plain_sizes;
+            for (const auto& d : s.streams) {
+                const auto* at = s.compressed.data() + d.input_offset;
+                chunks.emplace_back(at, at + d.input_size);
+                plain_sizes.push_back(d.output_size);
+            }
+            const figures f = decompress_batch(chunks, plain_sizes, *s.plain, deflate_decompress_calls(), runs, "Deflate",
                                                /*exact_sizes=*/true);
-            std::printf("%9s %8zu %6.2f %-13s %12.2f %9.2f x%d\n", size.c_str(), s.chunks.size(), double(s.plain->size()) / double(compressed),
-                        made_with.c_str(), f.kernel_gbs, f.e2e_gbs, f.e2e_pieces);
+            std::printf("%9s %8zu %6.2f %-13s %12.2f %9.2f x%d\n", size.c_str(), chunks.size(),
+                        double(s.plain->size()) / double(s.compressed.size()), s.made_with.c_str(), f.kernel_gbs, f.e2e_gbs, f.e2e_pieces);
             vyre::bench::emit({"deflate", device, s.input, x_name, x, nv + " Deflate", "kernel GB/s", f.kernel_gbs});
             vyre::bench::emit({"deflate", device, s.input, x_name, x, nv + " Deflate", "e2e GB/s", f.e2e_gbs});
             std::fflush(stdout);
@@ -849,10 +665,12 @@ int main(int argc, char** argv) {
         if (corpus && synthetic.empty())
             for (const auto& compressor : deflate_compressors)
                 for (std::size_t block : deflate_blocks) {
-                    const deflate_set s = deflate_pieces(shared_input, label, block, compressor, deflate_level, threads);
-                    measure(s, std::to_string(block), compressor + "-" + std::to_string(deflate_level), "block_bytes", double(block));
+                    const auto s = make_deflate_set(
+                        [&] { return vyre::bench::deflate_pieces(shared_input, label, block, compressor, deflate_level, threads); });
+                    measure(s, std::to_string(block), "block_bytes", double(block));
                 }
-        if (!zip.empty()) measure(zip_entries(zip, std::uint64_t{mib} << 20, threads), "ZIP", "archives", "", 0);
+        if (!zip.empty())
+            measure(make_deflate_set([&] { return vyre::bench::zip_entries(zip, std::uint64_t{mib} << 20, threads); }), "ZIP", "", 0);
     }
     return 0;
 }
