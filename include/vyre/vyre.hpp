@@ -18,6 +18,8 @@
 #include <vyre/graph/io.hpp>
 #include <vyre/graph/labels.hpp>
 #include <vyre/graph/traversal.hpp>
+#include <vyre/scan/filter_tables.hpp>
+#include <vyre/scan/pattern.hpp>
 #include <vyre/util/hex.hpp>
 #include <vyre/util/json.hpp>
 #include <vyre/util/little_endian.hpp>
@@ -61,6 +63,7 @@
 #include <vyre/reference/deflate.hpp>
 #include <vyre/reference/lz4.hpp>
 #include <vyre/reference/lz4_pages.hpp>
+#include <vyre/reference/scan.hpp>
 #include <vyre/reference/zstd.hpp>
 
 // ops
@@ -84,6 +87,7 @@
 #include <vyre/ops/primitive/compare.hpp>
 #include <vyre/ops/primitive/elementwise.hpp>
 #include <vyre/ops/primitive/math.hpp>
+#include <vyre/ops/scan/patterns.hpp>
 #include <vyre/ops/registry.hpp>
 
 // engines

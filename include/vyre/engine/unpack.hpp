@@ -100,6 +100,13 @@ struct unpack_progress {
     std::uint64_t entries = 0; // entries found so far
 };
 
+// A file of one layer, as unpack_options::layer_files sees it: the views live until that call returns.
+struct unpack_file_view {
+    std::string_view path;                // as unpack_entry::path
+    std::span<const std::uint8_t> bytes;  // the decoded content
+    std::span<const std::uint32_t> order; // as unpack_entry::order
+};
+
 struct unpack_options {
     unpack_limits limits;
     // false: archives found inside entries stay plain files (the inputs' own layers still open,
@@ -114,6 +121,10 @@ struct unpack_options {
     // The automatic route's cap: streams decoding to more go to the host cores.
     std::uint64_t deflate_device_max_bytes = engine::deflate_device_max_bytes;
     std::function<void(const unpack_progress&)> progress; // called from one thread at a time
+    // Called once per layer, after its entries are checked and before they are hashed or written,
+    // with every file of the layer whose status is ok (hard links included, nested containers
+    // included as the files they are): how a later stage (engine/scan.hpp) sees the content.
+    std::function<void(std::span<const unpack_file_view>)> layer_files;
 };
 
 enum class unpack_entry_type { file, directory, symlink, hard_link, other };

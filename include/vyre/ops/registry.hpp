@@ -11,6 +11,7 @@
 #include <vyre/ops/graph/reachability.hpp>
 #include <vyre/ops/op.hpp>
 #include <vyre/ops/primitive.hpp>
+#include <vyre/ops/scan/patterns.hpp>
 
 #include <string_view>
 #include <vector>
@@ -36,6 +37,7 @@ inline const std::vector<op_info>& registry() {
         out.push_back(dataflow::dataflow_init_info());
         out.push_back(dataflow::dataflow_frontier_lanes_info());
         for (auto& info : dataflow::dataflow_level_infos()) out.push_back(std::move(info));
+        out.push_back(scan::patterns_info());
         return out;
     }();
     return ops;

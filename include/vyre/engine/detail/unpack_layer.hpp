@@ -248,6 +248,15 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
         }
         sink.push_back(i);
     }
+    if (run.options.layer_files) {
+        std::vector<unpack_file_view> files;
+        for (const std::size_t i : sink) {
+            const item& it = items[i];
+            if (it.e.type == unpack_entry_type::file || it.e.type == unpack_entry_type::hard_link)
+                files.push_back({it.e.path, it.content.bytes, it.e.order});
+        }
+        run.options.layer_files(files);
+    }
     write_layer(run, items, sink);
     for (const std::size_t i : sink) run.report.entries.push_back(std::move(items[i].e));
     return next;
