@@ -212,9 +212,8 @@ struct hit_budget {
 };
 
 // Scans `entries` of the device buffer `data` (each entry inside its whole 4-byte words, offsets
-// below 2^32) with the
-// pattern set `set`, and returns the hits. The data stays on the device; only hits and counts are
-// read back. With `budget`, the cap counts the hits kept by earlier calls too.
+// below 2^32) with the pattern set `set`, and returns the hits. The data stays on the device; only
+// hits and counts are read back. With `budget`, the cap counts the hits kept by earlier calls too.
 inline scan_result scan_device(runtime::context& ctx, const device_patterns& set, const boost::compute::buffer& data,
                                std::span<const vyre::scan::entry_extent> entries, const scan_options& options = {},
                                hit_budget* budget = nullptr) {
