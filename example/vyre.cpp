@@ -5,6 +5,7 @@
 #include "cli/decompress.hpp"
 #include "cli/devices.hpp"
 #include "cli/emit.hpp"
+#include "cli/scan.hpp"
 #include "cli/taint.hpp"
 #include "cli/unpack.hpp"
 
@@ -26,6 +27,7 @@ std::map<std::string, subcommand> subcommands() {
     all["decompress"] = {"decompress an .lz4, .zst or .gz file on the device (vyre decompress FILE [-o OUT])", vyre::cli::cmd_decompress};
     all["devices"] = {"list OpenCL devices and the default choice", vyre::cli::cmd_devices};
     all["emit"] = {"print the OpenCL C of an op, or write every op's kernel", vyre::cli::cmd_emit};
+    all["scan"] = {"find literal patterns in every file inside archives, on the device (vyre scan -f PATTERNS ARCHIVE|DIR...)", vyre::cli::cmd_scan};
     all["taint"] = {"taint analysis of a program graph on the device (vyre taint --graph FILE --rules FILE.toml)", vyre::cli::cmd_taint};
     all["unpack"] = {"extract or list nested archives (LZ4, zstd, gzip, tar, ZIP) on the device (vyre unpack ARCHIVE... -o DIR)", vyre::cli::cmd_unpack};
     return all;

@@ -1,0 +1,168 @@
+// `vyre scan [--patterns FILE] [-e TEXT]... [--nocase] [--wide] [--json] ARCHIVE|DIR...`: every file
+// inside the archives (nested to any depth) and plain files, scanned on the device for literal
+// patterns; exit status as grep's (0 found, 1 none, 2 error).
+#pragma once
+
+#include "common.hpp"
+#include "unpack.hpp"
+
+#include <vyre/engine/scan.hpp>
+#include <vyre/scan/pattern.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace vyre::cli {
+
+// The regular files named, and those below the folders named (sorted, symbolic links not followed).
+inline std::vector<std::string> scan_paths(const std::vector<std::string>& names) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> out;
+    for (const auto& n : names) {
+        if (fs::is_directory(fs::symlink_status(n))) {
+            std::vector<std::string> found;
+            for (auto it = fs::recursive_directory_iterator(n, fs::directory_options::skip_permission_denied);
+                 it != fs::recursive_directory_iterator(); ++it)
+            {
+                std::error_code ec;
+                if (it->is_symlink(ec) || ec) continue;
+                if (it->is_regular_file(ec) && !ec) found.push_back(it->path().string());
+            }
+            std::sort(found.begin(), found.end());
+            out.insert(out.end(), found.begin(), found.end());
+        } else {
+            out.push_back(n);
+        }
+    }
+    return out;
+}
+
+inline int cmd_scan(const std::vector<std::string>& args) {
+    namespace ve = vyre::engine;
+    namespace vs = vyre::scan;
+    po::options_description options(
+        "Scans every file inside archives and compressed streams (LZ4, zstd, gzip, tar, ZIP, nested to any depth, opened\n"
+        "as `vyre unpack` opens them) and every plain file, on the OpenCL device, for literal patterns. Prints one line\n"
+        "per hit: PATH:OFFSET:PATTERN (PATH as outer.tgz!/package/lib/x.js, OFFSET of the match's first byte in that\n"
+        "file). Exit status: 0 when something was found, 1 when nothing was, 2 on an error");
+    options.add_options()("input", po::value<std::vector<std::string>>(), "archives, files and folders (searched recursively)")(
+        "patterns,f", po::value<std::vector<std::string>>(), "a file of literal patterns, one per line (as grep -F -f)")(
+        "regexp,e", po::value<std::vector<std::string>>(), "a literal pattern (repeatable)")(
+        "nocase,i", "ASCII letters match either case")(
+        "wide", "also match each pattern's UTF-16LE form (each byte followed by a zero byte)")(
+        "json", "print hits, per-pattern counts and problems as one JSON document")(
+        "max-hits", po::value<std::uint32_t>()->default_value(10000), "hits printed per pattern at most (all are counted)")(
+        "max-depth", po::value<unsigned>()->default_value(8), "containers opened one inside another at most")(
+        "max-total", po::value<std::string>(), "bytes the decoders may produce in all (as vyre unpack --max-total)")(
+        "threads", po::value<unsigned>()->default_value(0), "host threads (0: every hardware thread)")(
+        "no-progress", "no progress bar (it is drawn on stderr only when stderr is a terminal)");
+    po::positional_options_description positional;
+    positional.add("input", -1);
+    po::variables_map vm;
+    if (!parse("scan", "[--patterns FILE] [-e TEXT]... [--nocase] [--wide] [--json] [--max-hits N] ARCHIVE|DIR...", options, args, vm,
+               &positional))
+        return 0;
+    try {
+        if (!vm.count("input")) throw po::error("give at least one archive, file or folder");
+        vs::literal_flags flags{vm.count("nocase") > 0, true, vm.count("wide") > 0};
+        std::vector<vs::pattern> patterns;
+        if (vm.count("patterns"))
+            for (const auto& f : vm["patterns"].as<std::vector<std::string>>()) {
+                std::ifstream in(f, std::ios::binary);
+                if (!in) throw std::runtime_error("cannot read the patterns file " + f);
+                const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+                for (auto& p : vs::literal_lines(text, flags)) patterns.push_back(std::move(p));
+            }
+        if (vm.count("regexp"))
+            for (const auto& t : vm["regexp"].as<std::vector<std::string>>()) patterns.push_back(vs::literal_pattern(t, t, flags));
+        if (patterns.empty()) throw po::error("no patterns: give --patterns FILE or -e TEXT");
+
+        ve::scan_archives_options o;
+        o.scan.max_hits_per_pattern = vm["max-hits"].as<std::uint32_t>();
+        o.unpack.limits.max_depth = vm["max-depth"].as<unsigned>();
+        if (o.unpack.limits.max_depth == 0) throw po::error("--max-depth must be at least 1, not 0");
+        if (vm.count("max-total")) o.unpack.limits.max_total_bytes = parse_size("max-total", vm["max-total"].as<std::string>());
+        o.unpack.threads = vm["threads"].as<unsigned>();
+        progress_bar bar(!vm.count("no-progress") && ::isatty(2));
+        o.unpack.progress = [&](const ve::unpack_progress& p) { bar.update(p); };
+
+        std::vector<std::unique_ptr<mapped_file>> files;
+        std::vector<ve::unpack_input> inputs;
+        for (const auto& n : scan_paths(vm["input"].as<std::vector<std::string>>())) {
+            files.push_back(std::make_unique<mapped_file>(n));
+            inputs.push_back({n, files.back()->bytes()});
+        }
+        const auto t0 = std::chrono::steady_clock::now();
+        vyre::runtime::context ctx;
+        const vyre::ops::scan::device_patterns set(ctx, std::move(patterns));
+        const ve::scan_archives_report r = ve::scan_archives(ctx, set, inputs, o);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        bar.clear();
+
+        const auto& names = set.patterns;
+        if (vm.count("json")) {
+            std::cout << "{\"hits\":[";
+            for (std::size_t i = 0; i < r.findings.size(); ++i) {
+                const auto& f = r.findings[i];
+                std::cout << (i ? ",\n" : "\n") << "{\"path\":" << json_string(f.path) << ",\"offset\":" << f.offset
+                          << ",\"pattern\":" << json_string(names[f.pattern].name) << "}";
+            }
+            std::cout << "\n],\"counts\":[";
+            bool first = true;
+            for (std::size_t q = 0; q < r.counts.size(); ++q) {
+                if (r.counts[q] == 0) continue;
+                std::cout << (first ? "\n" : ",\n") << "{\"pattern\":" << json_string(names[q].name) << ",\"count\":" << r.counts[q] << "}";
+                first = false;
+            }
+            std::cout << "\n],\"problems\":[";
+            for (std::size_t i = 0; i < r.unpack.problems.size(); ++i) {
+                const auto& p = r.unpack.problems[i];
+                std::cout << (i ? ",\n" : "\n") << "{\"path\":" << json_string(p.path) << ",\"status\":\""
+                          << ve::unpack_status_name(p.kind) << "\",\"message\":" << json_string(p.message) << "}";
+            }
+            std::cout << "\n],\"summary\":{\"files\":" << r.files << ",\"bytes\":" << r.bytes << ",\"hits\":" << r.findings.size()
+                      << ",\"capped_patterns\":" << r.capped_patterns << ",\"scan_dispatches\":" << r.scan_dispatches
+                      << ",\"seconds\":" << seconds << ",\"device\":" << json_string(ctx.device().label()) << "}}\n";
+        } else {
+            std::string out;
+            for (const auto& f : r.findings) {
+                out += printable(f.path);
+                out += ':';
+                out += std::to_string(f.offset);
+                out += ':';
+                out += printable(names[f.pattern].name);
+                out += '\n';
+                if (out.size() > (1u << 16)) std::cout << out, out.clear();
+            }
+            std::cout << out;
+        }
+        std::cout << std::flush;
+        for (const auto& p : r.unpack.problems)
+            std::cerr << "vyre scan: " << ve::unpack_status_name(p.kind) << ": " << printable(p.path) << ": " << printable_message(p.message) << "\n";
+        char secs[32];
+        std::snprintf(secs, sizeof secs, "%.3f", seconds);
+        std::cerr << "vyre scan: " << r.findings.size() << " hits of " << names.size() << " patterns in " << r.files << " files ("
+                  << human_bytes(r.bytes) << ")"
+                  << (r.capped_patterns ? "; " + std::to_string(r.capped_patterns) + " pattern(s) over --max-hits, counted only" : std::string())
+                  << "; " << r.unpack.problems.size() << " problem(s); " << secs << " s on " << ctx.device().label() << " ("
+                  << r.scan_dispatches << " scan dispatch(es); deflate: " << r.unpack.deflate_device_streams << " of "
+                  << r.unpack.deflate_streams << " streams on the device)\n";
+        std::uint64_t total = 0;
+        for (const auto c : r.counts) total += c;
+        return total > 0 ? 0 : 1;
+    } catch (const po::error&) {
+        throw;
+    } catch (const std::exception& e) {
+        std::cerr << "vyre scan: " << e.what() << "\n";
+        return 2;
+    }
+}
+
+} // namespace vyre::cli

@@ -1,0 +1,214 @@
+// The scan stage over archives, behind `vyre scan`: every file inside the inputs (nested archives
+// and compressed streams opened by engine/unpack.hpp, layer by layer) scanned on the device with
+// scan.patterns (ops/scan/patterns.hpp); hits come back as (path, pattern, offset).
+#pragma once
+
+// How a run goes. Inputs that are archives or compressed streams go to engine::unpack, which
+// hands over each layer's files (unpack_options::layer_files) before it drops them; inputs that are
+// neither are scanned as they are. Files are packed back to back into a pinned staging buffer of
+// batch_bytes; a full buffer is copied to the device and scanned in one call. A file larger than
+// batch_bytes is uploaded and scanned on its own. Only hits and counts come back from the device.
+// One cap (scan_options::max_hits_per_pattern) covers the whole run: a pattern's hits kept are its
+// first in the order files are scanned (the plain inputs, then the archives' files layer by layer,
+// each layer in listing order); findings are reported in listing order.
+//
+// Not yet as the pipeline means it to be: the decoders' output comes back to the host for the
+// unpack engine's checks and is uploaded again for the scan, and packing, upload and scan take
+// turns instead of overlapping.
+
+#include <vyre/engine/unpack.hpp>
+#include <vyre/format/detect.hpp>
+#include <vyre/ops/scan/patterns.hpp>
+#include <vyre/runtime/buffer.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace vyre::engine {
+
+struct scan_archives_options {
+    // Limits, deflate route, threads and progress of the unpacking; its output_dir and hash are
+    // not used (nothing is written).
+    unpack_options unpack;
+    ops::scan::scan_options scan;
+    // Bytes of files packed into one upload and one scan call.
+    std::uint64_t batch_bytes = std::uint64_t{256} << 20;
+};
+
+struct scan_finding {
+    std::string path;                 // as unpack_entry::path ("outer.tgz!/package/lib/x.js"), or the input's name
+    std::vector<std::uint32_t> order; // listing order of the file
+    std::uint32_t pattern = 0;        // index in the pattern set
+    std::uint64_t offset = 0;         // of the match's first byte in the file
+};
+
+struct scan_archives_report {
+    std::vector<scan_finding> findings; // by file (listing order), offset, pattern
+    std::vector<std::uint64_t> counts;  // every match of each pattern, kept or not
+    std::uint32_t capped_patterns = 0;  // patterns with more matches than findings kept
+    std::size_t files = 0;              // files scanned
+    std::uint64_t bytes = 0;            // bytes scanned
+    std::size_t scan_dispatches = 0;
+    double kernel_seconds = 0;          // scan kernels, with a profiling queue; else 0
+    unpack_report unpack;               // what unpacking found: entries, problems, decoders' device work
+};
+
+namespace detail {
+
+// Packs files into staging buffers and scans each full one (see the note at the top).
+class scan_batcher {
+public:
+    scan_batcher(runtime::context& ctx, const ops::scan::device_patterns& set, const scan_archives_options& o,
+                 scan_archives_report& report)
+        : ctx_(ctx), set_(set), o_(o), report_(report) {
+        const std::uint64_t limit = std::min<std::uint64_t>(ctx.device().max_allocation, 0xffffffffull) & ~std::uint64_t{3};
+        capacity_ = std::max<std::uint64_t>(4, std::min(o.batch_bytes, limit)) & ~std::uint64_t{3};
+        limit_ = limit;
+        report_.counts.assign(set.tables.patterns, 0);
+    }
+
+    void add(std::string_view path, std::span<const std::uint8_t> bytes, std::span<const std::uint32_t> order) {
+        ++report_.files;
+        report_.bytes += bytes.size();
+        if (bytes.size() > capacity_) {
+            scan_alone(path, bytes, order);
+            return;
+        }
+        if (used_ + bytes.size() > capacity_) flush();
+        reserve(used_ + bytes.size());
+        std::memcpy(staging_->span().data() + used_, bytes.data(), bytes.size());
+        files_.push_back({std::string(path), {order.begin(), order.end()}});
+        extents_.push_back({used_, bytes.size()});
+        used_ += bytes.size();
+    }
+
+    void flush() {
+        if (files_.empty()) return;
+        if (!device_.get() || device_.size() < staging_->size()) device_ = runtime::allocate(ctx_, staging_->size(), CL_MEM_READ_ONLY);
+        // Words past the last file are read as whole words: zero them.
+        const std::uint64_t end = (used_ + 3) & ~std::uint64_t{3};
+        std::memset(staging_->span().data() + used_, 0, end - used_);
+        staging_->copy_to_device(device_, std::max<std::uint64_t>(end, 4)).wait();
+        scan(device_);
+        used_ = 0;
+    }
+
+    // Files that could not be scanned, as problems.
+    std::vector<unpack_problem> problems;
+
+private:
+    struct file {
+        std::string path;
+        std::vector<std::uint32_t> order;
+    };
+
+    // Staging room for `bytes` (plus a word of padding): it starts small and doubles up to capacity_,
+    // so that a small run pins little memory.
+    void reserve(std::uint64_t bytes) {
+        const std::uint64_t need = std::min(capacity_, (bytes + 7) & ~std::uint64_t{3});
+        if (staging_ && staging_->size() >= need) return;
+        std::uint64_t size = staging_ ? staging_->size() : std::uint64_t{16} << 20;
+        while (size < need) size *= 2;
+        auto bigger = std::make_unique<runtime::pinned_host_buffer>(ctx_, std::min(size, capacity_));
+        if (staging_ && used_) std::memcpy(bigger->span().data(), staging_->span().data(), used_);
+        staging_ = std::move(bigger);
+    }
+
+    void scan_alone(std::string_view path, std::span<const std::uint8_t> bytes, std::span<const std::uint32_t> order) {
+        flush();
+        if (bytes.size() > limit_) {
+            problems.push_back({std::string(path), unpack_status::refused,
+                                               "not scanned: " + std::to_string(bytes.size()) + " bytes; one file may have at most " +
+                                                   std::to_string(limit_) + " on this device",
+                                               {order.begin(), order.end()}});
+            return;
+        }
+        std::vector<std::uint8_t> padded((bytes.size() + 3) & ~std::size_t{3}, 0);
+        std::copy(bytes.begin(), bytes.end(), padded.begin());
+        const auto buffer = runtime::upload(ctx_, std::span<const std::uint8_t>(padded), CL_MEM_READ_ONLY);
+        files_.push_back({std::string(path), {order.begin(), order.end()}});
+        extents_.push_back({0, bytes.size()});
+        scan(buffer);
+    }
+
+    void scan(const boost::compute::buffer& data) {
+        const auto r = ops::scan::scan_device(ctx_, set_, data, extents_, o_.scan, &budget_);
+        for (const auto& h : r.hits) report_.findings.push_back({files_[h.entry].path, files_[h.entry].order, h.pattern, h.offset});
+        for (std::size_t q = 0; q < r.counts.size(); ++q) report_.counts[q] += r.counts[q];
+        report_.scan_dispatches += r.dispatches;
+        report_.kernel_seconds += r.kernel_seconds;
+        files_.clear();
+        extents_.clear();
+    }
+
+    runtime::context& ctx_;
+    const ops::scan::device_patterns& set_;
+    const scan_archives_options& o_;
+    scan_archives_report& report_;
+    std::uint64_t capacity_ = 0, limit_ = 0, used_ = 0;
+    std::unique_ptr<runtime::pinned_host_buffer> staging_;
+    boost::compute::buffer device_;
+    std::vector<file> files_;
+    std::vector<vyre::scan::entry_extent> extents_;
+    ops::scan::hit_budget budget_;
+};
+
+} // namespace detail
+
+// Scans every file in `inputs` (see the note at the top). Throws only for what stops the whole run
+// (a device failure); damaged archives are problems in report.unpack, and the rest is scanned.
+inline scan_archives_report scan_archives(runtime::context& ctx, const ops::scan::device_patterns& set,
+                                          std::span<const unpack_input> inputs, const scan_archives_options& options = {}) {
+    scan_archives_report report;
+    detail::scan_batcher batcher(ctx, set, options, report);
+    std::vector<unpack_input> archives;
+    std::vector<std::uint32_t> archive_index; // unpack's input i is inputs[archive_index[i]]
+    for (std::uint32_t i = 0; i < inputs.size(); ++i) {
+        if (detail::is_container(format::detect(inputs[i].bytes))) {
+            archives.push_back(inputs[i]);
+            archive_index.push_back(i);
+        } else {
+            const std::uint32_t order[] = {i};
+            batcher.add(inputs[i].name, inputs[i].bytes, order);
+        }
+    }
+    if (!archives.empty()) {
+        unpack_options u = options.unpack;
+        u.output_dir.clear();
+        u.hash = false;
+        u.layer_files = [&](std::span<const unpack_file_view> files) {
+            std::vector<std::uint32_t> order;
+            for (const auto& f : files) {
+                order.assign(f.order.begin(), f.order.end());
+                if (!order.empty()) order[0] = archive_index[order[0]];
+                batcher.add(f.path, f.bytes, order);
+            }
+        };
+        report.unpack = unpack(ctx, archives, u);
+        const auto renumber = [&](std::vector<std::uint32_t>& order) {
+            if (!order.empty() && order[0] < archive_index.size()) order[0] = archive_index[order[0]];
+        };
+        for (auto& e : report.unpack.entries) renumber(e.order);
+        for (auto& p : report.unpack.problems) renumber(p.order);
+    }
+    batcher.flush();
+    for (auto& p : batcher.problems) report.unpack.problems.push_back(std::move(p));
+    std::stable_sort(report.findings.begin(), report.findings.end(), [](const scan_finding& a, const scan_finding& b) {
+        if (a.order != b.order) return a.order < b.order;
+        if (a.offset != b.offset) return a.offset < b.offset;
+        return a.pattern < b.pattern;
+    });
+    std::stable_sort(report.unpack.problems.begin(), report.unpack.problems.end(),
+                     [](const unpack_problem& a, const unpack_problem& b) { return a.order < b.order; });
+    std::vector<std::uint64_t> kept(report.counts.size(), 0);
+    for (const auto& f : report.findings) ++kept[f.pattern];
+    for (std::size_t q = 0; q < report.counts.size(); ++q) report.capped_patterns += report.counts[q] > kept[q];
+    return report;
+}
+
+} // namespace vyre::engine
