@@ -15,8 +15,9 @@
 //           sorted: one upload of the whole input, then scan_device (its chunk table upload, the
 //           dispatch, the hit readback and the op's sort on the host), nothing overlapped; wall
 //           time, median of the runs after the first.
-// The hit buffer holds every hit (--hit-capacity 0: at least as many as Hyperscan found), so that a
-// scan is one dispatch; a smaller capacity measures how the op splits dispatches that overflow it.
+// The hit buffer is the op's default (scan_options: a dispatch that overflows it runs again with
+// room for all its hits); --hit-capacity N fixes it at N hits, so that dispatches that overflow it
+// are split, and measures that.
 // The peer: Hyperscan's literal mode (hs_compile_lit_multi, HS_MODE_BLOCK, HS_FLAG_CASELESS for
 // the nocase patterns; a match starts at its end less the pattern's length), entries handed out one
 // at a time to all host threads (util/parallel.hpp), one scratch per thread (hs_clone_scratch, on
@@ -28,7 +29,7 @@
 // sorted by scan::hit_order, must be equal, none capped (max_hits_per_pattern 2^30): on a
 // difference the first one is printed and the program exits with status 1.
 //   bench_scan PATH [--mib N (256)] [--patterns 1000,10000] [--pattern-file FILE] [--entry-bytes 65536]
-//              [--runs N (5)] [--threads N (all cores)] [--nocase-share F (0)] [--hit-capacity N (0)]
+//              [--runs N (5)] [--threads N (all cores)] [--nocase-share F (0)] [--hit-capacity N]
 #include "bench_util.hpp"
 #include "corpus.hpp"
 
@@ -236,7 +237,7 @@ void usage() {
     std::fprintf(stderr,
                  "usage: bench_scan PATH [--mib N (256)] [--patterns 1000,10000 (words of the input)] [--pattern-file FILE\n"
                  "       (one literal a line, instead)] [--entry-bytes 65536] [--runs N (5)] [--threads N (all cores)]\n"
-                 "       [--nocase-share F (0: the share of nocase patterns)] [--hit-capacity N (0: every hit in one dispatch)]\n");
+                 "       [--nocase-share F (0: the share of nocase patterns)] [--hit-capacity N (fixed hit buffer; dispatches that overflow it are split)]\n");
     std::exit(2);
 }
 
@@ -348,9 +349,10 @@ int main(int argc, char** argv) {
         const double setup = now_seconds() - t0;
         sc::scan_options options;
         options.max_hits_per_pattern = 1u << 30;
-        const std::uint64_t room = std::min<std::uint64_t>(ctx.device().max_allocation / 12, 0x55555555u);
-        options.hit_capacity = static_cast<std::uint32_t>(
-            std::clamp<std::uint64_t>(s.hit_capacity ? s.hit_capacity : std::max<std::uint64_t>(want.size(), 1u << 20), 1, room));
+        if (s.hit_capacity) {
+            const std::uint64_t room = std::min<std::uint64_t>(ctx.device().max_allocation / 12, sc::max_hit_capacity);
+            options.hit_capacity = options.hit_capacity_limit = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(s.hit_capacity, 1, room));
+        }
         std::vector<double> kt, et;
         sc::scan_result kernel_run, e2e_run;
         for (int r = 0; r < s.runs + 1; ++r) {
