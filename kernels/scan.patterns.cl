@@ -88,7 +88,7 @@ void scan_patterns(
                             if (((uint)(j_k1 == length_k1))) {
                                 uint pattern_k1 = vyre_load_global_uint(forms, forms_len, (form_k1 * 4u));
                                 uint seen_k1 = vyre_atomic_add_uint(counts, counts_len, (pattern_k1 + 1u), 1u);
-                                if (((uint)(((vyre_load_global_uint(muted, muted_len, (pattern_k1 >> (5u & 31u))) >> ((pattern_k1 & 31u) & 31u)) & 1u) == 0u))) {
+                                if (((uint)(((uint)(((vyre_load_global_uint(muted, muted_len, (pattern_k1 >> (5u & 31u))) >> ((pattern_k1 & 31u) & 31u)) & 1u) == 0u)) && ((uint)(vyre_load_global_uint(counts, counts_len, 0u) < 2147483648u))))) {
                                     uint slot_k1 = vyre_atomic_add_uint(counts, counts_len, 0u, 1u);
                                     if (((uint)(slot_k1 < capacity))) {
                                         vyre_store_global_uint(hits, hits_len, (slot_k1 * 3u), entry);
@@ -124,7 +124,7 @@ void scan_patterns(
                                 if (((uint)(j_k2 == length_k2))) {
                                     uint pattern_k2 = vyre_load_global_uint(forms, forms_len, (form_k2 * 4u));
                                     uint seen_k2 = vyre_atomic_add_uint(counts, counts_len, (pattern_k2 + 1u), 1u);
-                                    if (((uint)(((vyre_load_global_uint(muted, muted_len, (pattern_k2 >> (5u & 31u))) >> ((pattern_k2 & 31u) & 31u)) & 1u) == 0u))) {
+                                    if (((uint)(((uint)(((vyre_load_global_uint(muted, muted_len, (pattern_k2 >> (5u & 31u))) >> ((pattern_k2 & 31u) & 31u)) & 1u) == 0u)) && ((uint)(vyre_load_global_uint(counts, counts_len, 0u) < 2147483648u))))) {
                                         uint slot_k2 = vyre_atomic_add_uint(counts, counts_len, 0u, 1u);
                                         if (((uint)(slot_k2 < capacity))) {
                                             vyre_store_global_uint(hits, hits_len, (slot_k2 * 3u), entry);
@@ -161,7 +161,7 @@ void scan_patterns(
                                 if (((uint)(j_k4 == length_k4))) {
                                     uint pattern_k4 = vyre_load_global_uint(forms, forms_len, (form_k4 * 4u));
                                     uint seen_k4 = vyre_atomic_add_uint(counts, counts_len, (pattern_k4 + 1u), 1u);
-                                    if (((uint)(((vyre_load_global_uint(muted, muted_len, (pattern_k4 >> (5u & 31u))) >> ((pattern_k4 & 31u) & 31u)) & 1u) == 0u))) {
+                                    if (((uint)(((uint)(((vyre_load_global_uint(muted, muted_len, (pattern_k4 >> (5u & 31u))) >> ((pattern_k4 & 31u) & 31u)) & 1u) == 0u)) && ((uint)(vyre_load_global_uint(counts, counts_len, 0u) < 2147483648u))))) {
                                         uint slot_k4 = vyre_atomic_add_uint(counts, counts_len, 0u, 1u);
                                         if (((uint)(slot_k4 < capacity))) {
                                             vyre_store_global_uint(hits, hits_len, (slot_k4 * 3u), entry);
