@@ -3,8 +3,8 @@
 // form's bytes. Plain words, so that the op, the benchmark and the tests share one layout.
 //
 // Every form of every pattern has one atom: a run of 4 fixed bytes within it (2 where it has no
-// run of 4, 1 where it has no run of 2), chosen among its runs by how rare its bytes are in
-// ordinary data. A byte is fixed when its mask is 0xff, or 0xdf on a letter (nocase). Atoms are
+// run of 4, 1 where it has no run of 2), chosen among its runs so that few forms share a key and,
+// between equals, by how rare its bytes are in ordinary data. A byte is fixed when its mask is 0xff, or 0xdf on a letter (nocase). Atoms are
 // keyed with ASCII letters folded to upper case, so one key serves both cases:
 //   4-byte atoms: key (word * 0x9E3779B1) >> 14, in [0, 2^18) (a hash: keys collide);
 //   2-byte atoms: 2^18 + the two bytes as a little-endian u16;
@@ -71,10 +71,22 @@ inline unsigned byte_weight(std::uint8_t b) noexcept {
 struct atom {
     std::uint32_t offset = 0, length = 0;
 };
-inline atom choose_atom(const byte_pattern& f) {
+inline std::uint32_t atom_key(const byte_pattern& f, atom a) {
+    std::uint32_t word = 0;
+    for (std::uint32_t i = 0; i < a.length; ++i) word |= std::uint32_t(fold_letter(f.value[a.offset + i])) << (8 * i);
+    if (a.length == 4) return atom4_key(word);
+    if (a.length == 2) return atom2_base + word;
+    return atom1_base + word;
+}
+
+// The form's atom: the longest fixed run length available (4, else 2, else 1), and among the
+// windows of that length the one whose key lists the fewest forms so far (`listed`, per key), then
+// the one of the rarest bytes, then the first. Spreading the forms over the keys keeps the lists
+// short where many patterns share a prefix (BOOST_..., PFNGL...).
+inline atom choose_atom(const byte_pattern& f, const std::vector<std::uint32_t>& listed) {
     for (std::uint32_t len : {4u, 2u, 1u}) {
         atom best{};
-        unsigned best_weight = ~0u;
+        std::uint64_t best_score = ~std::uint64_t{0};
         for (std::size_t at = 0; at + len <= f.size(); ++at) {
             unsigned w = 0;
             bool ok = true;
@@ -82,18 +94,14 @@ inline atom choose_atom(const byte_pattern& f) {
                 ok = fixed_byte(f, at + i);
                 w += byte_weight(fold_letter(f.value[at + i]));
             }
-            if (ok && w < best_weight) best = {static_cast<std::uint32_t>(at), len}, best_weight = w;
+            if (!ok) continue;
+            const atom a{static_cast<std::uint32_t>(at), len};
+            const std::uint64_t score = (std::uint64_t{listed[atom_key(f, a)]} << 8) | w;
+            if (score < best_score) best = a, best_score = score;
         }
         if (best.length != 0) return best;
     }
     return {}; // unreachable for checked forms (check_form requires a fixed byte)
-}
-inline std::uint32_t atom_key(const byte_pattern& f, atom a) {
-    std::uint32_t word = 0;
-    for (std::uint32_t i = 0; i < a.length; ++i) word |= std::uint32_t(fold_letter(f.value[a.offset + i])) << (8 * i);
-    if (a.length == 4) return atom4_key(word);
-    if (a.length == 2) return atom2_base + word;
-    return atom1_base + word;
 }
 
 } // namespace detail
@@ -106,14 +114,17 @@ inline filter_tables build_filter_tables(const std::vector<pattern>& patterns) {
         std::uint32_t key, item;
     };
     std::vector<keyed> keyed_items;
+    std::vector<std::uint32_t> listed(atom_keys, 0);
     std::uint32_t form = 0;
     for (std::uint32_t p = 0; p < patterns.size(); ++p) {
         for (const auto& f : patterns[p].forms) {
             detail::check_form(patterns[p].name, f);
             if (form >= max_forms)
                 throw resource_error("build_filter_tables: more than " + std::to_string(max_forms) + " pattern forms");
-            const auto a = detail::choose_atom(f);
-            keyed_items.push_back({detail::atom_key(f, a), (form << item_offset_bits) | a.offset});
+            const auto a = detail::choose_atom(f, listed);
+            const std::uint32_t key = detail::atom_key(f, a);
+            ++listed[key];
+            keyed_items.push_back({key, (form << item_offset_bits) | a.offset});
             t.forms.insert(t.forms.end(), {p, static_cast<std::uint32_t>(t.form_bytes.size()), static_cast<std::uint32_t>(f.size()), 0u});
             for (std::size_t i = 0; i < f.size(); ++i) t.form_bytes.push_back(f.value[i] | (std::uint32_t(f.mask[i]) << 8));
             t.longest = std::max(t.longest, static_cast<std::uint32_t>(f.size()));

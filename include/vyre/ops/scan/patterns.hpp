@@ -24,6 +24,7 @@
 #include <vyre/runtime/parameters.hpp>
 #include <vyre/scan/filter_tables.hpp>
 #include <vyre/scan/pattern.hpp>
+#include <vyre/util/parallel.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -117,7 +118,9 @@ inline ir::program patterns_program(std::uint32_t workgroup = scan_workgroup,
                                 k.if_(j == length, [&] {
                                     const auto pattern = k.let("pattern_" + tag, forms[form * 4u]);
                                     k.let("seen_" + tag, d::atomic_add(counts, pattern + 1u, 1u));
-                                    k.if_(((muted[pattern >> 5u] >> (pattern & 31u)) & 1u) == 0u, [&] {
+                                    // counts[0] stops short of wrapping (a read, then the add: it may
+                                    // pass 2^31 by the invocations in flight, never 2^32).
+                                    k.if_(((muted[pattern >> 5u] >> (pattern & 31u)) & 1u) == 0u && counts[0u] < 0x80000000u, [&] {
                                         const auto slot = k.let("slot_" + tag, d::atomic_add(counts, 0u, 1u));
                                         k.if_(slot < capacity, [&] {
                                             k.store(hits, slot * 3u, entry);
@@ -179,8 +182,11 @@ inline constexpr std::uint32_t max_hit_capacity = 1u << 26;
 struct scan_options {
     // Hits kept per pattern; beyond it only the count grows (scan_result::counts).
     std::uint32_t max_hits_per_pattern = 10000;
-    // Hit triples one dispatch can record (12 bytes each); a dispatch that finds more is split.
+    // Hit triples one dispatch can record at first (12 bytes each).
     std::uint32_t hit_capacity = 1u << 20;
+    // A dispatch that finds more hits than its buffer holds runs again with room for all of them
+    // when they are at most this many (16M: 192 MiB); beyond, its range of chunks is split.
+    std::uint32_t hit_capacity_limit = 1u << 24;
 };
 
 struct scan_result {
@@ -203,6 +209,30 @@ inline double event_seconds(const runtime::context& ctx, const boost::compute::e
     return double(e.get_profiling_info<cl_ulong>(CL_PROFILING_COMMAND_END) - e.get_profiling_info<cl_ulong>(CL_PROFILING_COMMAND_START)) * 1e-9;
 }
 
+// The hits of `triples` (entry, pattern, offset), in scan::hit_order: placed by entry (a counting
+// sort), then each entry's sorted by offset and pattern, entries spread over the host's cores.
+inline std::vector<vyre::scan::hit> sorted_hits(const std::vector<std::uint32_t>& triples, std::size_t entries, std::uint32_t patterns) {
+    const std::size_t n = triples.size() / 3;
+    std::vector<std::size_t> start(entries + 1, 0);
+    for (std::size_t h = 0; h < n; ++h) {
+        if (triples[3 * h] >= entries || triples[3 * h + 1] >= patterns)
+            throw resource_error("scan.patterns: the device reported pattern " + std::to_string(triples[3 * h + 1]) + " in entry " +
+                                 std::to_string(triples[3 * h]));
+        ++start[triples[3 * h] + 1];
+    }
+    for (std::size_t e = 0; e < entries; ++e) start[e + 1] += start[e];
+    std::vector<vyre::scan::hit> out(n);
+    std::vector<std::size_t> at(start.begin(), start.end() - 1);
+    for (std::size_t h = 0; h < n; ++h) out[at[triples[3 * h]]++] = {triples[3 * h], triples[3 * h + 1], triples[3 * h + 2]};
+    const auto sort_entry = [&](std::size_t e) { std::sort(out.begin() + start[e], out.begin() + start[e + 1], vyre::scan::hit_order); };
+    if (n < 65536) {
+        for (std::size_t e = 0; e < entries; ++e) sort_entry(e);
+    } else {
+        util::parallel_for(entries, 0, sort_entry, 64);
+    }
+    return out;
+}
+
 } // namespace detail
 
 // The hits kept so far of each pattern, carried from one scan call to the next so that one cap
@@ -218,7 +248,9 @@ inline scan_result scan_device(runtime::context& ctx, const device_patterns& set
                                std::span<const vyre::scan::entry_extent> entries, const scan_options& options = {},
                                hit_budget* budget = nullptr) {
     namespace vs = vyre::scan;
-    if (options.hit_capacity == 0) throw resource_error("scan.patterns: hit_capacity must be at least 1");
+    if (options.hit_capacity == 0 || options.hit_capacity > max_hit_capacity)
+        throw resource_error("scan.patterns: hit_capacity " + std::to_string(options.hit_capacity) + " is not in 1.." +
+                             std::to_string(max_hit_capacity));
     if (entries.size() > 0x7fffffffu) throw resource_error("scan.patterns: " + std::to_string(entries.size()) + " entries in one call");
     // Chunks in data order; entry offsets and sizes as the program reads them.
     std::vector<std::uint32_t> chunk_words, entry_words;
@@ -294,28 +326,24 @@ inline scan_result scan_device(runtime::context& ctx, const device_patterns& set
         r.kernel_seconds += detail::event_seconds(ctx, ev);
         const std::uint32_t found = counts[0];
         if (found > capacity) {
-            if (end - next > 1) {
-                step = std::max<std::uint64_t>(1, (end - next) / 2);
-                continue;
+            // Room for all of them where it is affordable (one more dispatch); otherwise a range
+            // expected to fit, from this one's count.
+            if (found <= std::max(options.hit_capacity_limit, capacity) || end - next == 1) {
+                if (found > max_hit_capacity)
+                    throw resource_error("scan.patterns: " + std::to_string(found) + " hits in one chunk of " +
+                                         std::to_string(scan_chunk_bytes) + " bytes (at most " + std::to_string(max_hit_capacity) +
+                                         "); lower max_hits_per_pattern");
+                capacity = found;
+                hit_buffer = runtime::allocate(ctx, std::size_t{capacity} * 12);
+            } else {
+                step = std::max<std::uint64_t>(1, (end - next) * capacity / found / 2);
             }
-            // One chunk alone overflows: room for exactly what it holds.
-            if (found > max_hit_capacity)
-                throw resource_error("scan.patterns: " + std::to_string(found) + " hits in one chunk of " +
-                                     std::to_string(scan_chunk_bytes) + " bytes (at most " + std::to_string(max_hit_capacity) +
-                                     "); lower max_hits_per_pattern");
-            capacity = found;
-            hit_buffer = runtime::allocate(ctx, std::size_t{capacity} * 12);
             continue;
         }
         triples.resize(std::size_t{found} * 3);
         runtime::read(ctx, hit_buffer, triples.data(), triples.size() * 4);
-        std::vector<vs::hit> batch(found);
-        for (std::uint32_t h = 0; h < found; ++h) batch[h] = {triples[3 * h], triples[3 * h + 1], triples[3 * h + 2]};
-        std::sort(batch.begin(), batch.end(), vs::hit_order);
+        const std::vector<vs::hit> batch = detail::sorted_hits(triples, entries.size(), patterns);
         for (const auto& h : batch) {
-            if (h.pattern >= patterns || h.entry >= entries.size())
-                throw resource_error("scan.patterns: the device reported pattern " + std::to_string(h.pattern) + " in entry " +
-                                     std::to_string(h.entry));
             if (kept[h.pattern] < options.max_hits_per_pattern) {
                 ++kept[h.pattern];
                 r.hits.push_back(h);
@@ -324,10 +352,10 @@ inline scan_result scan_device(runtime::context& ctx, const device_patterns& set
         for (std::uint32_t q = 0; q < patterns; ++q) r.counts[q] += counts[q + 1];
         mute_full();
         next = end;
-        step = chunk_count; // after a split, try the rest whole again
+        step = std::min(chunk_count, step * 2); // after a split, grow again: muted patterns may have been the cause
     }
     // Hits of an entry that spans two dispatches come back in two pieces: one final sort.
-    std::sort(r.hits.begin(), r.hits.end(), vs::hit_order);
+    if (r.dispatches > 1) std::sort(r.hits.begin(), r.hits.end(), vs::hit_order);
     for (std::uint32_t q = 0; q < patterns; ++q) r.capped_patterns += r.counts[q] > kept[q] - kept_before[q];
     return r;
 }
