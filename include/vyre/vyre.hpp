@@ -96,6 +96,7 @@
 #include <vyre/engine/lz4_decompress.hpp>
 #include <vyre/engine/page_compressor.hpp>
 #include <vyre/engine/page_file.hpp>
+#include <vyre/engine/scan.hpp>
 // Taint rules read TOML with toml++, which only their users need installed.
 #if __has_include(<toml++/toml.hpp>) || __has_include(<toml++/toml.h>)
 #include <vyre/engine/taint_rules.hpp>
