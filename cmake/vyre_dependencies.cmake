@@ -61,3 +61,17 @@ if(NOT TARGET vyre::tomlplusplus)
     message(STATUS "toml++ not found (Debian: apt-get install libtomlplusplus-dev): taint rules (vyre taint) need it")
   endif()
 endif()
+
+# libyara (YARA rules, include/vyre/engine/yara_scan.hpp): linked only by what evaluates rules (the
+# vyre CLI's `scan --yara`, test_yara_scan).
+if(NOT TARGET vyre::yara)
+  find_path(VYRE_YARA_INCLUDE_DIR yara/libyara.h)
+  find_library(VYRE_YARA_LIBRARY NAMES yara)
+  if(VYRE_YARA_INCLUDE_DIR AND VYRE_YARA_LIBRARY)
+    add_library(vyre::yara UNKNOWN IMPORTED)
+    set_target_properties(vyre::yara PROPERTIES IMPORTED_LOCATION "${VYRE_YARA_LIBRARY}"
+      INTERFACE_INCLUDE_DIRECTORIES "${VYRE_YARA_INCLUDE_DIR}")
+  else()
+    message(STATUS "libyara not found (Debian: apt-get install libyara-dev): vyre scan --yara needs it")
+  endif()
+endif()

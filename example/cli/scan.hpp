@@ -1,6 +1,7 @@
 // `vyre scan [--patterns FILE] [-e TEXT]... [--nocase] [--wide] [--json] ARCHIVE|DIR...`: every file
 // inside the archives (nested to any depth) and plain files, scanned on the device for literal
-// patterns; exit status as grep's (0 found, 1 none, 2 error).
+// patterns; `--yara RULES` evaluates YARA rules with the device scan as their prefilter. Exit
+// status as grep's (0 found, 1 none, 2 error).
 #pragma once
 
 #include "common.hpp"
@@ -8,6 +9,9 @@
 
 #include <vyre/engine/scan.hpp>
 #include <vyre/scan/pattern.hpp>
+#if defined(VYRE_HAVE_YARA)
+#include <vyre/engine/yara_scan.hpp>
+#endif
 
 #include <algorithm>
 #include <filesystem>
@@ -44,6 +48,79 @@ inline std::vector<std::string> scan_paths(const std::vector<std::string>& names
     return out;
 }
 
+// The run's options and inputs, from the command line (shared by patterns and --yara).
+inline vyre::engine::scan_archives_options scan_run_options(const po::variables_map& vm) {
+    vyre::engine::scan_archives_options o;
+    o.scan.max_hits_per_pattern = vm["max-hits"].as<std::uint32_t>();
+    o.unpack.limits.max_depth = vm["max-depth"].as<unsigned>();
+    if (o.unpack.limits.max_depth == 0) throw po::error("--max-depth must be at least 1, not 0");
+    if (vm.count("max-total")) o.unpack.limits.max_total_bytes = parse_size("max-total", vm["max-total"].as<std::string>());
+    o.unpack.threads = vm["threads"].as<unsigned>();
+    return o;
+}
+
+struct scan_run_inputs {
+    std::vector<std::unique_ptr<mapped_file>> files;
+    std::vector<vyre::engine::unpack_input> inputs;
+    explicit scan_run_inputs(const po::variables_map& vm) {
+        for (const auto& n : scan_paths(vm["input"].as<std::vector<std::string>>())) {
+            files.push_back(std::make_unique<mapped_file>(n));
+            inputs.push_back({n, files.back()->bytes()});
+        }
+    }
+};
+
+#if defined(VYRE_HAVE_YARA)
+inline int scan_yara(const po::variables_map& vm) {
+    namespace ve = vyre::engine;
+    const std::string rules_path = vm["yara"].as<std::string>();
+    std::ifstream in(rules_path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read the rules file " + rules_path);
+    const std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ve::scan_archives_options o = scan_run_options(vm);
+    progress_bar bar(!vm.count("no-progress") && ::isatty(2));
+    o.unpack.progress = [&](const ve::unpack_progress& p) { bar.update(p); };
+    const scan_run_inputs run(vm);
+    const auto t0 = std::chrono::steady_clock::now();
+    const ve::yara_rules rules(source, rules_path);
+    vyre::runtime::context ctx;
+    const vyre::ops::scan::device_patterns set(ctx, rules.patterns());
+    const ve::yara_scan_report r = ve::yara_scan_archives(ctx, rules, set, run.inputs, o);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    bar.clear();
+    if (vm.count("json")) {
+        std::cout << "{\"matches\":[";
+        for (std::size_t i = 0; i < r.matches.size(); ++i)
+            std::cout << (i ? ",\n" : "\n") << "{\"rule\":" << json_string(r.matches[i].rule) << ",\"path\":" << json_string(r.matches[i].path) << "}";
+        std::cout << "\n],\"problems\":[";
+        for (std::size_t i = 0; i < r.unpack.problems.size(); ++i) {
+            const auto& p = r.unpack.problems[i];
+            std::cout << (i ? ",\n" : "\n") << "{\"path\":" << json_string(p.path) << ",\"status\":\""
+                      << ve::unpack_status_name(p.kind) << "\",\"message\":" << json_string(p.message) << "}";
+        }
+        std::cout << "\n],\"summary\":{\"rules\":" << r.rules << ",\"prefiltered_rules\":" << r.prefiltered_rules
+                  << ",\"files\":" << r.files << ",\"files_evaluated\":" << r.files_evaluated << ",\"bytes\":" << r.bytes
+                  << ",\"matches\":" << r.matches.size() << ",\"seconds\":" << seconds << ",\"device\":" << json_string(ctx.device().label()) << "}}\n";
+    } else {
+        for (const auto& m : r.matches) std::cout << printable(m.rule) << ' ' << printable(m.path) << '\n';
+    }
+    std::cout << std::flush;
+    for (const auto& p : r.unpack.problems)
+        std::cerr << "vyre scan: " << ve::unpack_status_name(p.kind) << ": " << printable(p.path) << ": " << printable_message(p.message) << "\n";
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.3f", seconds);
+    std::cerr << "vyre scan: " << r.matches.size() << " matches of " << r.rules << " rules (" << r.prefiltered_rules
+              << " prefiltered on the device) in " << r.files << " files (" << human_bytes(r.bytes) << "); libyara evaluated "
+              << r.files_evaluated << " files; " << r.unpack.problems.size() << " problem(s); " << secs << " s on " << ctx.device().label()
+              << "\n";
+    return r.matches.empty() ? 1 : 0;
+}
+#else
+inline int scan_yara(const po::variables_map&) {
+    throw std::runtime_error("--yara: this vyre was built without libyara (Debian: libyara-dev)");
+}
+#endif
+
 inline int cmd_scan(const std::vector<std::string>& args) {
     namespace ve = vyre::engine;
     namespace vs = vyre::scan;
@@ -57,6 +134,8 @@ inline int cmd_scan(const std::vector<std::string>& args) {
         "regexp,e", po::value<std::vector<std::string>>(), "a literal pattern (repeatable)")(
         "nocase,i", "ASCII letters match either case")(
         "wide", "also match each pattern's UTF-16LE form (each byte followed by a zero byte)")(
+        "yara", po::value<std::string>(), "a YARA rules file: print `RULE PATH` for every rule that matches a file (as yara -r), "
+        "libyara evaluating the rules on the files the device scan lets through")(
         "json", "print hits, per-pattern counts and problems as one JSON document")(
         "max-hits", po::value<std::uint32_t>()->default_value(10000), "hits printed per pattern at most (all are counted)")(
         "max-depth", po::value<unsigned>()->default_value(8), "containers opened one inside another at most")(
@@ -66,7 +145,7 @@ inline int cmd_scan(const std::vector<std::string>& args) {
     po::positional_options_description positional;
     positional.add("input", -1);
     po::variables_map vm;
-    if (!parse("scan", "[--patterns FILE] [-e TEXT]... [--nocase] [--wide] [--json] [--max-hits N] ARCHIVE|DIR...", options, args, vm,
+    if (!parse("scan", "[--patterns FILE] [-e TEXT]... [--nocase] [--wide] [--yara RULES] [--json] [--max-hits N] ARCHIVE|DIR...", options, args, vm,
                &positional))
         return 0;
     try {
@@ -82,23 +161,18 @@ inline int cmd_scan(const std::vector<std::string>& args) {
             }
         if (vm.count("regexp"))
             for (const auto& t : vm["regexp"].as<std::vector<std::string>>()) patterns.push_back(vs::literal_pattern(t, t, flags));
-        if (patterns.empty()) throw po::error("no patterns: give --patterns FILE or -e TEXT");
+        if (vm.count("yara")) {
+            if (!patterns.empty()) throw po::error("--yara takes no --patterns or -e: the rules' strings are the patterns");
+            return scan_yara(vm);
+        }
+        if (patterns.empty()) throw po::error("no patterns: give --patterns FILE, -e TEXT or --yara RULES");
 
-        ve::scan_archives_options o;
-        o.scan.max_hits_per_pattern = vm["max-hits"].as<std::uint32_t>();
-        o.unpack.limits.max_depth = vm["max-depth"].as<unsigned>();
-        if (o.unpack.limits.max_depth == 0) throw po::error("--max-depth must be at least 1, not 0");
-        if (vm.count("max-total")) o.unpack.limits.max_total_bytes = parse_size("max-total", vm["max-total"].as<std::string>());
-        o.unpack.threads = vm["threads"].as<unsigned>();
+        ve::scan_archives_options o = scan_run_options(vm);
         progress_bar bar(!vm.count("no-progress") && ::isatty(2));
         o.unpack.progress = [&](const ve::unpack_progress& p) { bar.update(p); };
 
-        std::vector<std::unique_ptr<mapped_file>> files;
-        std::vector<ve::unpack_input> inputs;
-        for (const auto& n : scan_paths(vm["input"].as<std::vector<std::string>>())) {
-            files.push_back(std::make_unique<mapped_file>(n));
-            inputs.push_back({n, files.back()->bytes()});
-        }
+        const scan_run_inputs run(vm);
+        const auto& inputs = run.inputs;
         const auto t0 = std::chrono::steady_clock::now();
         vyre::runtime::context ctx;
         const vyre::ops::scan::device_patterns set(ctx, std::move(patterns));

@@ -20,6 +20,7 @@
 #include <vyre/graph/traversal.hpp>
 #include <vyre/scan/filter_tables.hpp>
 #include <vyre/scan/pattern.hpp>
+#include <vyre/scan/yara_conditions.hpp>
 #include <vyre/util/hex.hpp>
 #include <vyre/util/json.hpp>
 #include <vyre/util/little_endian.hpp>
@@ -102,6 +103,7 @@
 #include <vyre/engine/taint_rules.hpp>
 #endif
 #include <vyre/engine/unpack.hpp>
+#include <vyre/engine/yara_scan.hpp>
 #include <vyre/engine/zip_extract.hpp>
 #include <vyre/engine/zstd_decompress.hpp>
 #include <vyre/engine/zstd_host.hpp>

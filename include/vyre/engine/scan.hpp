@@ -6,8 +6,8 @@
 // How a run goes. Inputs that are archives or compressed streams go to engine::unpack, which
 // hands over each layer's files (unpack_options::layer_files) before it drops them; inputs that are
 // neither are scanned as they are. Files are packed back to back into a pinned staging buffer of
-// batch_bytes; a full buffer is copied to the device and scanned in one call. A file larger than
-// batch_bytes is uploaded and scanned on its own. Only hits and counts come back from the device.
+// batch_bytes; a full buffer, and the last of each layer, is copied to the device and scanned in
+// one call. A file larger than batch_bytes is uploaded and scanned on its own. Only hits and counts come back from the device.
 // One cap (scan_options::max_hits_per_pattern) covers the whole run: a pattern's hits kept are its
 // first in the order files are scanned (the plain inputs, then the archives' files layer by layer,
 // each layer in listing order); findings are reported in listing order.
@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -60,21 +61,30 @@ struct scan_archives_report {
 
 namespace detail {
 
-// Packs files into staging buffers and scans each full one (see the note at the top).
+// A file of one scan call: its bytes stay valid until the sink returns (they are the unpack
+// engine's, or the input's).
+struct scanned_file {
+    std::string path;
+    std::vector<std::uint32_t> order;
+    std::span<const std::uint8_t> bytes;
+};
+// What is done with each scan call's result: hits' entries index `files`.
+using scan_sink = std::function<void(std::span<const scanned_file> files, const ops::scan::scan_result& result)>;
+
+// Packs files into a staging buffer and scans it when full and at the end of each layer (see the
+// note at the top), handing each result to the sink.
 class scan_batcher {
 public:
-    scan_batcher(runtime::context& ctx, const ops::scan::device_patterns& set, const scan_archives_options& o,
-                 scan_archives_report& report)
-        : ctx_(ctx), set_(set), o_(o), report_(report) {
-        const std::uint64_t limit = std::min<std::uint64_t>(ctx.device().max_allocation, 0xffffffffull) & ~std::uint64_t{3};
-        capacity_ = std::max<std::uint64_t>(4, std::min(o.batch_bytes, limit)) & ~std::uint64_t{3};
-        limit_ = limit;
-        report_.counts.assign(set.tables.patterns, 0);
+    scan_batcher(runtime::context& ctx, const ops::scan::device_patterns& set, const ops::scan::scan_options& options,
+                 std::uint64_t batch_bytes, ops::scan::hit_budget* budget, scan_sink sink)
+        : ctx_(ctx), set_(set), options_(options), budget_(budget), sink_(std::move(sink)) {
+        limit_ = std::min<std::uint64_t>(ctx.device().max_allocation, 0xffffffffull) & ~std::uint64_t{3};
+        capacity_ = std::max<std::uint64_t>(4, std::min(batch_bytes, limit_)) & ~std::uint64_t{3};
     }
 
     void add(std::string_view path, std::span<const std::uint8_t> bytes, std::span<const std::uint32_t> order) {
-        ++report_.files;
-        report_.bytes += bytes.size();
+        ++files_scanned;
+        bytes_scanned += bytes.size();
         if (bytes.size() > capacity_) {
             scan_alone(path, bytes, order);
             return;
@@ -82,7 +92,7 @@ public:
         if (used_ + bytes.size() > capacity_) flush();
         reserve(used_ + bytes.size());
         std::memcpy(staging_->span().data() + used_, bytes.data(), bytes.size());
-        files_.push_back({std::string(path), {order.begin(), order.end()}});
+        files_.push_back({std::string(path), {order.begin(), order.end()}, bytes});
         extents_.push_back({used_, bytes.size()});
         used_ += bytes.size();
     }
@@ -98,15 +108,13 @@ public:
         used_ = 0;
     }
 
-    // Files that could not be scanned, as problems.
-    std::vector<unpack_problem> problems;
+    std::size_t files_scanned = 0;
+    std::uint64_t bytes_scanned = 0;
+    std::size_t dispatches = 0;
+    double kernel_seconds = 0;
+    std::vector<unpack_problem> problems; // files that could not be scanned
 
 private:
-    struct file {
-        std::string path;
-        std::vector<std::uint32_t> order;
-    };
-
     // Staging room for `bytes` (plus a word of padding): it starts small and doubles up to capacity_,
     // so that a small run pins little memory.
     void reserve(std::uint64_t bytes) {
@@ -123,53 +131,50 @@ private:
         flush();
         if (bytes.size() > limit_) {
             problems.push_back({std::string(path), unpack_status::refused,
-                                               "not scanned: " + std::to_string(bytes.size()) + " bytes; one file may have at most " +
-                                                   std::to_string(limit_) + " on this device",
-                                               {order.begin(), order.end()}});
+                                "not scanned: " + std::to_string(bytes.size()) + " bytes; one file may have at most " +
+                                    std::to_string(limit_) + " on this device",
+                                {order.begin(), order.end()}});
             return;
         }
         std::vector<std::uint8_t> padded((bytes.size() + 3) & ~std::size_t{3}, 0);
         std::copy(bytes.begin(), bytes.end(), padded.begin());
         const auto buffer = runtime::upload(ctx_, std::span<const std::uint8_t>(padded), CL_MEM_READ_ONLY);
-        files_.push_back({std::string(path), {order.begin(), order.end()}});
+        files_.push_back({std::string(path), {order.begin(), order.end()}, bytes});
         extents_.push_back({0, bytes.size()});
         scan(buffer);
     }
 
     void scan(const boost::compute::buffer& data) {
-        const auto r = ops::scan::scan_device(ctx_, set_, data, extents_, o_.scan, &budget_);
-        for (const auto& h : r.hits) report_.findings.push_back({files_[h.entry].path, files_[h.entry].order, h.pattern, h.offset});
-        for (std::size_t q = 0; q < r.counts.size(); ++q) report_.counts[q] += r.counts[q];
-        report_.scan_dispatches += r.dispatches;
-        report_.kernel_seconds += r.kernel_seconds;
+        const auto r = ops::scan::scan_device(ctx_, set_, data, extents_, options_, budget_);
+        dispatches += r.dispatches;
+        kernel_seconds += r.kernel_seconds;
+        sink_(files_, r);
         files_.clear();
         extents_.clear();
     }
 
     runtime::context& ctx_;
     const ops::scan::device_patterns& set_;
-    const scan_archives_options& o_;
-    scan_archives_report& report_;
+    const ops::scan::scan_options& options_;
+    ops::scan::hit_budget* budget_;
+    scan_sink sink_;
     std::uint64_t capacity_ = 0, limit_ = 0, used_ = 0;
     std::unique_ptr<runtime::pinned_host_buffer> staging_;
     boost::compute::buffer device_;
-    std::vector<file> files_;
+    std::vector<scanned_file> files_;
     std::vector<vyre::scan::entry_extent> extents_;
-    ops::scan::hit_budget budget_;
 };
 
-} // namespace detail
-
-// Scans every file in `inputs` (see the note at the top). Throws only for what stops the whole run
-// (a device failure); damaged archives are problems in report.unpack, and the rest is scanned.
-inline scan_archives_report scan_archives(runtime::context& ctx, const ops::scan::device_patterns& set,
-                                          std::span<const unpack_input> inputs, const scan_archives_options& options = {}) {
-    scan_archives_report report;
-    detail::scan_batcher batcher(ctx, set, options, report);
+// Every file of `inputs` through the batcher: the plain inputs first, then the archives' files
+// layer by layer, each layer scanned before the unpack engine drops it. Returns what unpacking
+// reported, with the batcher's problems and listing orders that count every input.
+inline unpack_report scan_inputs(runtime::context& ctx, std::span<const unpack_input> inputs, const unpack_options& unpack_options_,
+                                 scan_batcher& batcher) {
+    unpack_report report;
     std::vector<unpack_input> archives;
     std::vector<std::uint32_t> archive_index; // unpack's input i is inputs[archive_index[i]]
     for (std::uint32_t i = 0; i < inputs.size(); ++i) {
-        if (detail::is_container(format::detect(inputs[i].bytes))) {
+        if (is_container(format::detect(inputs[i].bytes))) {
             archives.push_back(inputs[i]);
             archive_index.push_back(i);
         } else {
@@ -177,8 +182,9 @@ inline scan_archives_report scan_archives(runtime::context& ctx, const ops::scan
             batcher.add(inputs[i].name, inputs[i].bytes, order);
         }
     }
+    batcher.flush();
     if (!archives.empty()) {
-        unpack_options u = options.unpack;
+        unpack_options u = unpack_options_;
         u.output_dir.clear();
         u.hash = false;
         u.layer_files = [&](std::span<const unpack_file_view> files) {
@@ -188,23 +194,46 @@ inline scan_archives_report scan_archives(runtime::context& ctx, const ops::scan
                 if (!order.empty()) order[0] = archive_index[order[0]];
                 batcher.add(f.path, f.bytes, order);
             }
+            batcher.flush(); // the views end with this call
         };
-        report.unpack = unpack(ctx, archives, u);
+        report = unpack(ctx, archives, u);
         const auto renumber = [&](std::vector<std::uint32_t>& order) {
             if (!order.empty() && order[0] < archive_index.size()) order[0] = archive_index[order[0]];
         };
-        for (auto& e : report.unpack.entries) renumber(e.order);
-        for (auto& p : report.unpack.problems) renumber(p.order);
+        for (auto& e : report.entries) renumber(e.order);
+        for (auto& p : report.problems) renumber(p.order);
     }
-    batcher.flush();
-    for (auto& p : batcher.problems) report.unpack.problems.push_back(std::move(p));
+    for (auto& p : batcher.problems) report.problems.push_back(std::move(p));
+    std::stable_sort(report.problems.begin(), report.problems.end(),
+                     [](const unpack_problem& a, const unpack_problem& b) { return a.order < b.order; });
+    return report;
+}
+
+} // namespace detail
+
+// Scans every file in `inputs` (see the note at the top). Throws only for what stops the whole run
+// (a device failure); damaged archives are problems in report.unpack, and the rest is scanned.
+inline scan_archives_report scan_archives(runtime::context& ctx, const ops::scan::device_patterns& set,
+                                          std::span<const unpack_input> inputs, const scan_archives_options& options = {}) {
+    scan_archives_report report;
+    report.counts.assign(set.tables.patterns, 0);
+    ops::scan::hit_budget budget;
+    detail::scan_batcher batcher(ctx, set, options.scan, options.batch_bytes, &budget,
+                                 [&](std::span<const detail::scanned_file> files, const ops::scan::scan_result& r) {
+                                     for (const auto& h : r.hits)
+                                         report.findings.push_back({files[h.entry].path, files[h.entry].order, h.pattern, h.offset});
+                                     for (std::size_t q = 0; q < r.counts.size(); ++q) report.counts[q] += r.counts[q];
+                                 });
+    report.unpack = detail::scan_inputs(ctx, inputs, options.unpack, batcher);
+    report.files = batcher.files_scanned;
+    report.bytes = batcher.bytes_scanned;
+    report.scan_dispatches = batcher.dispatches;
+    report.kernel_seconds = batcher.kernel_seconds;
     std::stable_sort(report.findings.begin(), report.findings.end(), [](const scan_finding& a, const scan_finding& b) {
         if (a.order != b.order) return a.order < b.order;
         if (a.offset != b.offset) return a.offset < b.offset;
         return a.pattern < b.pattern;
     });
-    std::stable_sort(report.unpack.problems.begin(), report.unpack.problems.end(),
-                     [](const unpack_problem& a, const unpack_problem& b) { return a.order < b.order; });
     std::vector<std::uint64_t> kept(report.counts.size(), 0);
     for (const auto& f : report.findings) ++kept[f.pattern];
     for (std::size_t q = 0; q < report.counts.size(); ++q) report.capped_patterns += report.counts[q] > kept[q];

@@ -1,0 +1,196 @@
+// YARA rules over every file inside archives, behind `vyre scan --yara`: libyara (Debian's
+// libyara-dev) compiles and evaluates the rules; the device scan (engine/scan.hpp, scan.patterns)
+// is their prefilter, so that libyara runs only on files where a rule can match.
+#pragma once
+
+// How a run goes. The rules are compiled by libyara. Each rule's literal strings (text strings
+// with nocase / ascii / wide, hex strings without wildcards; fullword and private ones too, whose
+// matches are a subset of the literal's) become scan patterns. A rule is prefiltered when its
+// condition cannot be true without one of its strings matching (scan/yara_conditions.hpp) and all
+// of its strings are such literals. The files are scanned on the device as `vyre scan` scans them;
+// then libyara evaluates every rule on each file that has a hit of any pattern, or on every file
+// when some rule is not prefiltered (a rule on `filesize`, `uint16(0)`, `not $a`, a regular
+// expression or a hex string with wildcards). A pattern that passed its hit cap in a scan call
+// makes every file of that call a candidate. So a match is never lost to the prefilter: libyara
+// decides every match, on exactly the bytes a plain `yara` would see.
+//
+// Not yet: the evaluation needs the files' bytes on the host; libyara's own string search runs
+// again on each candidate file.
+
+#include <vyre/engine/scan.hpp>
+#include <vyre/error.hpp>
+#include <vyre/scan/pattern.hpp>
+#include <vyre/scan/yara_conditions.hpp>
+#include <vyre/util/parallel.hpp>
+
+// libyara's headers one by one: <yara.h> also brings its module-writing macros (parent(),
+// module(), ...), which would clash with other libraries' names.
+#include <yara/compiler.h>
+#include <yara/error.h>
+#include <yara/libyara.h>
+#include <yara/rules.h>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace vyre::engine {
+
+// libyara initialised for as long as one of these lives (yr_initialize is reference counted).
+class yara_library {
+public:
+    yara_library() {
+        if (yr_initialize() != ERROR_SUCCESS) throw resource_error("libyara could not be initialised");
+    }
+    ~yara_library() { yr_finalize(); }
+    yara_library(const yara_library&) = delete;
+    yara_library& operator=(const yara_library&) = delete;
+};
+
+// Compiled rules with their prefilter: the scan patterns of their literal strings, and which
+// rules the scan may rule out.
+class yara_rules {
+public:
+    // Compiles `source` (the text of a rules file; `name` names it in errors). Errors from libyara
+    // are thrown as a format_error naming the line and libyara's message.
+    yara_rules(const std::string& source, const std::string& name) {
+        YR_COMPILER* compiler = nullptr;
+        if (yr_compiler_create(&compiler) != ERROR_SUCCESS) throw resource_error("libyara: cannot create a compiler");
+        std::unique_ptr<YR_COMPILER, void (*)(YR_COMPILER*)> owner(compiler, yr_compiler_destroy);
+        std::string errors;
+        yr_compiler_set_callback(
+            compiler,
+            [](int level, const char*, int line, const YR_RULE*, const char* message, void* user) {
+                if (level != YARA_ERROR_LEVEL_ERROR) return;
+                auto& e = *static_cast<std::string*>(user);
+                e += (e.empty() ? "" : "; ") + std::string("line ") + std::to_string(line) + ": " + message;
+            },
+            &errors);
+        if (yr_compiler_add_string(compiler, source.c_str(), nullptr) != 0 || !errors.empty())
+            throw format_error("YARA rules " + name + ": " + errors);
+        YR_RULES* rules = nullptr;
+        if (yr_compiler_get_rules(compiler, &rules) != ERROR_SUCCESS) throw resource_error("libyara: cannot get the compiled rules of " + name);
+        rules_.reset(rules);
+
+        std::unordered_map<std::string, bool> needs;
+        for (const auto& c : scan::yara_rule_conditions(source)) needs[c.name] = c.needs_a_string;
+        YR_RULE* rule = nullptr;
+        yr_rules_foreach(rules, rule) {
+            const auto r = static_cast<std::uint32_t>(names_.size());
+            names_.emplace_back(rule->identifier);
+            bool covered = true, any = false;
+            YR_STRING* string = nullptr;
+            yr_rule_strings_foreach(rule, string) {
+                any = true;
+                const std::uint32_t flags = string->flags;
+                const bool literal = (flags & STRING_FLAGS_LITERAL) &&
+                                     !(flags & (STRING_FLAGS_XOR | STRING_FLAGS_BASE64 | STRING_FLAGS_BASE64_WIDE | STRING_FLAGS_REGEXP |
+                                                STRING_FLAGS_CHAIN_PART));
+                if (!literal || string->length <= 0 || std::size_t(string->length) > scan::max_pattern_bytes) {
+                    covered = false;
+                    continue;
+                }
+                const std::string text(reinterpret_cast<const char*>(string->string), std::size_t(string->length));
+                scan::literal_flags lf{(flags & STRING_FLAGS_NO_CASE) != 0, (flags & STRING_FLAGS_ASCII) != 0 || !(flags & STRING_FLAGS_WIDE),
+                                       (flags & STRING_FLAGS_WIDE) != 0};
+                try {
+                    patterns_.push_back(scan::literal_pattern(names_.back() + ":" + string->identifier, text, lf));
+                    pattern_rule_.push_back(r);
+                } catch (const format_error&) {
+                    covered = false; // no fixed byte: not a usable atom
+                }
+            }
+            const auto n = needs.find(names_.back());
+            prefiltered_.push_back(any && covered && n != needs.end() && n->second);
+        }
+    }
+
+    YR_RULES* get() const noexcept { return rules_.get(); }
+    std::size_t rule_count() const noexcept { return names_.size(); }
+    std::size_t prefiltered_count() const noexcept { return static_cast<std::size_t>(std::count(prefiltered_.begin(), prefiltered_.end(), true)); }
+    // Whether every file must go to libyara (some rule is not prefiltered).
+    bool every_file() const noexcept { return prefiltered_count() < rule_count(); }
+    const std::vector<scan::pattern>& patterns() const noexcept { return patterns_; }
+    const std::string& name(std::size_t rule) const { return names_.at(rule); }
+
+    // The non-private rules that match `bytes`, by libyara (thread-safe: one scan per call).
+    std::vector<std::string> matches(std::span<const std::uint8_t> bytes) const {
+        std::vector<std::string> out;
+        const int rc = yr_rules_scan_mem(
+            rules_.get(), bytes.data(), bytes.size(), 0,
+            [](YR_SCAN_CONTEXT*, int message, void* data, void* user) {
+                if (message == CALLBACK_MSG_RULE_MATCHING)
+                    static_cast<std::vector<std::string>*>(user)->emplace_back(static_cast<YR_RULE*>(data)->identifier);
+                return CALLBACK_CONTINUE;
+            },
+            &out, 0);
+        if (rc != ERROR_SUCCESS) throw resource_error("libyara: scanning failed with error " + std::to_string(rc));
+        return out;
+    }
+
+private:
+    yara_library library_;
+    struct rules_deleter {
+        void operator()(YR_RULES* r) const { yr_rules_destroy(r); }
+    };
+    std::unique_ptr<YR_RULES, rules_deleter> rules_;
+    std::vector<std::string> names_;
+    std::vector<bool> prefiltered_;
+    std::vector<scan::pattern> patterns_;
+    std::vector<std::uint32_t> pattern_rule_;
+};
+
+struct yara_match {
+    std::string path;                 // as scan_finding::path
+    std::vector<std::uint32_t> order; // listing order of the file
+    std::string rule;
+};
+
+struct yara_scan_report {
+    std::vector<yara_match> matches; // by file (listing order), then in the rules' order
+    std::size_t rules = 0, prefiltered_rules = 0;
+    std::size_t files = 0;           // files scanned
+    std::size_t files_evaluated = 0; // files libyara evaluated
+    std::uint64_t bytes = 0;
+    std::size_t scan_dispatches = 0;
+    unpack_report unpack;
+};
+
+// YARA rules over every file in `inputs` (see the note at the top). `patterns` must be built from
+// rules.patterns() in the same context.
+inline yara_scan_report yara_scan_archives(runtime::context& ctx, const yara_rules& rules, const ops::scan::device_patterns& patterns,
+                                           std::span<const unpack_input> inputs, const scan_archives_options& options = {}) {
+    yara_scan_report report;
+    report.rules = rules.rule_count();
+    report.prefiltered_rules = rules.prefiltered_count();
+    const unsigned threads = std::min(32u, util::thread_count(options.unpack.threads)); // libyara's YR_MAX_THREADS
+    std::mutex lock;
+    // Each scan call on its own (no budget carried): a cap passed marks that call's files only.
+    detail::scan_batcher batcher(ctx, patterns, options.scan, options.batch_bytes, nullptr,
+                                 [&](std::span<const detail::scanned_file> files, const ops::scan::scan_result& r) {
+                                     std::vector<char> candidate(files.size(), rules.every_file() || r.capped_patterns > 0);
+                                     for (const auto& h : r.hits) candidate[h.entry] = 1;
+                                     std::vector<std::size_t> todo;
+                                     for (std::size_t f = 0; f < files.size(); ++f)
+                                         if (candidate[f]) todo.push_back(f);
+                                     std::vector<std::vector<std::string>> found(todo.size());
+                                     util::parallel_for(todo.size(), threads, [&](std::size_t i) { found[i] = rules.matches(files[todo[i]].bytes); });
+                                     std::lock_guard<std::mutex> g(lock);
+                                     report.files_evaluated += todo.size();
+                                     for (std::size_t i = 0; i < todo.size(); ++i)
+                                         for (auto& name : found[i]) report.matches.push_back({files[todo[i]].path, files[todo[i]].order, std::move(name)});
+                                 });
+    report.unpack = detail::scan_inputs(ctx, inputs, options.unpack, batcher);
+    report.files = batcher.files_scanned;
+    report.bytes = batcher.bytes_scanned;
+    report.scan_dispatches = batcher.dispatches;
+    std::stable_sort(report.matches.begin(), report.matches.end(), [](const yara_match& a, const yara_match& b) { return a.order < b.order; });
+    return report;
+}
+
+} // namespace vyre::engine

@@ -1,0 +1,195 @@
+// YARA rules in the scan stage: which conditions the analysis lets the device prefilter
+// (scan/yara_conditions.hpp), and engine/yara_scan.hpp on every device against the yara tool
+// (`yara -r` over the folder the archives were made from): the same (rule, file) matches with rules
+// the scan can prefilter and rules it cannot (filesize, uint16(0), not, regular expressions, hex
+// wildcards, a private rule used by another), and libyara run on fewer files than there are when
+// every rule is prefiltered.
+#include "harness.hpp"
+#include "test_data.hpp"
+
+#include <vyre/engine/yara_scan.hpp>
+#include <vyre/scan/yara_conditions.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+VYRE_TEST_MAIN
+
+namespace {
+
+namespace ve = vyre::engine;
+using vyre::test::shell_quote;
+
+const char* const mixed_rules = R"(
+import "pe"
+// literal strings: prefiltered
+rule literal_text { strings: $a = "alpha_marker" condition: $a }
+rule nocase_or_wide { meta: author = "vyre" strings: $a = "BETA_MARK" nocase $b = "gamma_mark" wide condition: any of them }
+rule both_needed { strings: $a = "delta_mark" $b = "epsilon_mark" condition: $a and $b }
+rule counted { strings: $a = "zeta_mark" condition: #a > 2 }
+rule hex_literal { strings: $h = { 6B 61 70 70 61 5F 6D } condition: $h at 0 or $h in (1..100000) }
+rule with_filesize { strings: $a = "alpha_marker" condition: $a and filesize > 100 }
+/* conditions the scan cannot prefilter */
+rule mz_header { condition: uint16(0) == 0x5A4D }
+rule tiny { condition: filesize < 16 }
+rule without_omega { strings: $a = "omega_mark" condition: not $a and filesize > 30000 }
+rule either_or_size { strings: $a = "alpha_marker" condition: $a or filesize == 7 }
+rule regex_string { strings: $r = /eta_mark[0-9]+/ condition: $r }
+rule hex_wildcard { strings: $h = { 61 6C ?? 68 61 } condition: $h }
+private rule private_alpha { strings: $a = "alpha_marker" condition: $a }
+rule uses_private { condition: private_alpha and filesize > 0 }
+)";
+
+const char* const literal_rules = R"(
+rule literal_text { strings: $a = "alpha_marker" condition: $a }
+rule nocase_or_wide { strings: $a = "BETA_MARK" nocase $b = "gamma_mark" wide condition: 1 of them }
+rule counted { strings: $a = "zeta_mark" condition: #a >= 3 }
+)";
+
+// A folder of files holding the markers (some files none), and archives of it.
+struct marked_tree {
+    vyre::test::temp_dir dir{"vyre-yara-scan-", true};
+    std::vector<std::string> archives;
+
+    explicit marked_tree(std::uint64_t seed) {
+        namespace fs = std::filesystem;
+        std::mt19937_64 rng(seed);
+        fs::create_directories(dir.path / "tree/pkg/sub");
+        const char* markers[] = {"alpha_marker", "beta_mark", "BETA_MARK", "delta_mark", "epsilon_mark", "zeta_mark",
+                                 "kappa_m", "omega_mark", "eta_mark42", "alpha", "al_ha"};
+        for (int f = 0; f < 40; ++f) {
+            std::string text;
+            const std::size_t size = f == 0 ? 0 : f == 1 ? 7 : f == 2 ? 12 : 50 + rng() % 60000;
+            while (text.size() < size) {
+                text += "filler text " + std::to_string(rng() % 1000) + " ";
+                if (rng() % 200 == 0) text += markers[rng() % std::size(markers)];
+            }
+            text.resize(size);
+            if (f == 3) text = "MZ" + text;
+            if (f == 4) text = std::string("kappa_m") + text;
+            if (f == 5) {
+                const std::string wide = "gamma_mark";
+                for (char c : wide) text += std::string(1, c) + '\0';
+            }
+            vyre::test::write_text(dir.path / "tree/pkg" / (f % 3 ? "" : "sub") / ("f" + std::to_string(f)), text);
+        }
+        const std::string d = shell_quote(dir.path / "tree");
+        vyre::test::run_command("cd " + d + " && tar czf ../tree.tgz pkg && zip -qr ../tree.zip pkg");
+        archives = {dir / "tree.tgz", dir / "tree.zip"};
+    }
+
+    // (rule, path below tree/) of `yara -r RULES tree/`.
+    std::set<std::pair<std::string, std::string>> yara_tool(const std::string& rules) const {
+        vyre::test::write_text(dir.path / "rules.yar", rules);
+        const std::string cmd = "yara -r " + shell_quote(dir.path / "rules.yar") + " " + shell_quote(dir.path / "tree");
+        std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(cmd.c_str(), "r"), ::pclose);
+        std::set<std::pair<std::string, std::string>> out;
+        std::string all;
+        char buf[4096];
+        for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe.get())) > 0;) all.append(buf, n);
+        std::istringstream lines(all);
+        const std::string prefix = (dir.path / "tree").string() + "/";
+        for (std::string line; std::getline(lines, line);) {
+            const auto space = line.find(' ');
+            if (space == std::string::npos) continue;
+            std::string path = line.substr(space + 1);
+            if (path.rfind(prefix, 0) == 0) path = path.substr(prefix.size());
+            out.insert({line.substr(0, space), path});
+        }
+        return out;
+    }
+};
+
+std::set<std::pair<std::string, std::string>> ours_for(const ve::yara_scan_report& r, const std::string& archive) {
+    std::set<std::pair<std::string, std::string>> out;
+    for (const auto& m : r.matches)
+        if (m.path.rfind(archive + "!/", 0) == 0) out.insert({m.rule, m.path.substr(archive.size() + 2)});
+    return out;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(conditions_that_need_a_string) {
+    const auto c = vyre::scan::yara_rule_conditions(mixed_rules);
+    std::map<std::string, bool> needs;
+    for (const auto& x : c) needs[x.name] = x.needs_a_string;
+    BOOST_TEST(c.size() == 14u);
+    for (const char* yes : {"literal_text", "nocase_or_wide", "both_needed", "counted", "hex_literal", "with_filesize", "regex_string",
+                            "hex_wildcard", "private_alpha"})
+        BOOST_TEST(needs[yes], yes);
+    for (const char* no : {"mz_header", "tiny", "without_omega", "either_or_size", "uses_private"}) BOOST_TEST(!needs[no], no);
+    // Forms around the edges.
+    const auto one = [](const std::string& condition, bool strings = true) {
+        const auto r = vyre::scan::yara_rule_conditions("rule r { " + std::string(strings ? "strings: $a = \"x\" $b = \"y\" " : "") +
+                                                        "condition: " + condition + " }");
+        return r.size() == 1 && r[0].needs_a_string;
+    };
+    BOOST_TEST(one("($a or $b) and filesize < 10"));
+    BOOST_TEST(!one("($a or $b) or filesize < 10"));
+    BOOST_TEST(!one("(filesize) > 10"));
+    BOOST_TEST(one("2 of ($a, $b)"));
+    BOOST_TEST(!one("0 of ($a, $b)"));
+    BOOST_TEST(!one("#a > -1"));
+    BOOST_TEST(!one("#a >= 0"));
+    BOOST_TEST(one("#a == 1"));
+    BOOST_TEST(!one("not $a"));
+    BOOST_TEST(!one("for any of them : ( $ at 0 )"));
+    BOOST_TEST(!one("any of them", false));
+    BOOST_TEST(one("$a and \"}\" == \"}\""));
+    BOOST_TEST(!one("pe.is_dll() or $a"));
+    // Text the reader does not follow ends the list: those rules are not prefiltered.
+    BOOST_TEST(vyre::scan::yara_rule_conditions("rule ok { condition: true } garbage here").size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(rules_errors_name_the_line) {
+    try {
+        ve::yara_rules rules("rule a { condition: true }\nrule b { condition: nonsense_identifier }\n", "bad.yar");
+        BOOST_TEST(false, "compiled");
+    } catch (const vyre::format_error& e) {
+        BOOST_TEST(std::string(e.what()).find("bad.yar") != std::string::npos, e.what());
+        BOOST_TEST(std::string(e.what()).find("line 2") != std::string::npos, e.what());
+    }
+}
+
+VYRE_DEVICE_TEST(matches_equal_the_yara_tool_over_the_extracted_tree) {
+    if (!vyre::test::have_tool("yara")) {
+        BOOST_TEST_MESSAGE("yara is not installed: comparison skipped");
+        return;
+    }
+    const marked_tree tree(vyre::test::test_seed());
+    std::vector<vyre::test::bytes> data;
+    std::vector<ve::unpack_input> inputs;
+    for (const auto& a : tree.archives) data.push_back(vyre::test::read_file(a));
+    for (std::size_t i = 0; i < data.size(); ++i) inputs.push_back({tree.archives[i], data[i]});
+    for (const char* source : {mixed_rules, literal_rules}) {
+        const bool all_literal = source == literal_rules;
+        BOOST_TEST_CONTEXT((all_literal ? "literal rules" : "mixed rules")) {
+            const ve::yara_rules rules(source, "rules.yar");
+            BOOST_TEST(rules.prefiltered_count() == (all_literal ? 3u : 7u));
+            const vyre::ops::scan::device_patterns set(dev.ctx(), rules.patterns());
+            const auto r = ve::yara_scan_archives(dev.ctx(), rules, set, inputs);
+            BOOST_TEST(r.unpack.problems.empty());
+            const auto want = tree.yara_tool(source);
+            BOOST_TEST(want.size() > 10u);
+            for (const auto& archive : tree.archives) {
+                const auto got = ours_for(r, archive);
+                BOOST_TEST_INFO("archive " << archive);
+                BOOST_TEST((got == want));
+                for (const auto& m : got)
+                    if (!want.count(m)) BOOST_TEST(false, "only ours: " << m.first << " " << m.second);
+                for (const auto& m : want)
+                    if (!got.count(m)) BOOST_TEST(false, "only yara's: " << m.first << " " << m.second);
+            }
+            if (all_literal) BOOST_TEST(r.files_evaluated < r.files);
+            else BOOST_TEST(r.files_evaluated == r.files);
+        }
+    }
+}
