@@ -43,7 +43,8 @@ rule tiny { condition: filesize < 16 }
 rule without_omega { strings: $a = "omega_mark" condition: not $a and filesize > 30000 }
 rule either_or_size { strings: $a = "alpha_marker" condition: $a or filesize == 7 }
 rule regex_string { strings: $r = /eta_mark[0-9]+/ condition: $r }
-rule hex_wildcard { strings: $h = { 61 6C ?? 68 61 } condition: $h }
+rule hex_wildcard { strings: $h = { 61 6C ?? 68 61 } $n = { 6B 61 ?? ?0 61 5F } condition: any of them }
+rule hex_jump { strings: $h = { 61 6C [1-2] 61 5F } condition: $h }
 private rule private_alpha { strings: $a = "alpha_marker" condition: $a }
 rule uses_private { condition: private_alpha and filesize > 0 }
 )";
@@ -52,6 +53,7 @@ const char* const literal_rules = R"(
 rule literal_text { strings: $a = "alpha_marker" condition: $a }
 rule nocase_or_wide { strings: $a = "BETA_MARK" nocase $b = "gamma_mark" wide condition: 1 of them }
 rule counted { strings: $a = "zeta_mark" condition: #a >= 3 }
+rule hex_wildcard { strings: $h = { 61 6C ?? 68 61 } $n = { 6B 61 ?? ?0 61 5F } condition: any of them }
 )";
 
 // A folder of files holding the markers (some files none), and archives of it.
@@ -121,11 +123,19 @@ BOOST_AUTO_TEST_CASE(conditions_that_need_a_string) {
     const auto c = vyre::scan::yara_rule_conditions(mixed_rules);
     std::map<std::string, bool> needs;
     for (const auto& x : c) needs[x.name] = x.needs_a_string;
-    BOOST_TEST(c.size() == 14u);
+    BOOST_TEST(c.size() == 15u);
     for (const char* yes : {"literal_text", "nocase_or_wide", "both_needed", "counted", "hex_literal", "with_filesize", "regex_string",
-                            "hex_wildcard", "private_alpha"})
+                            "hex_wildcard", "hex_jump", "private_alpha"})
         BOOST_TEST(needs[yes], yes);
     for (const char* no : {"mz_header", "tiny", "without_omega", "either_or_size", "uses_private"}) BOOST_TEST(!needs[no], no);
+    // Hex strings' text, by identifier, for the patterns libyara cannot give back.
+    for (const auto& x : c)
+        if (x.name == "hex_wildcard") {
+            BOOST_TEST(x.hex_strings.size() == 2u);
+            BOOST_TEST(x.hex_strings[0].first == "$h");
+            BOOST_TEST(x.hex_strings[0].second == " 61 6C ?? 68 61 ");
+            BOOST_TEST(x.hex_strings[1].first == "$n");
+        }
     // Forms around the edges.
     const auto one = [](const std::string& condition, bool strings = true) {
         const auto r = vyre::scan::yara_rule_conditions("rule r { " + std::string(strings ? "strings: $a = \"x\" $b = \"y\" " : "") +
@@ -173,7 +183,9 @@ VYRE_DEVICE_TEST(matches_equal_the_yara_tool_over_the_extracted_tree) {
         const bool all_literal = source == literal_rules;
         BOOST_TEST_CONTEXT((all_literal ? "literal rules" : "mixed rules")) {
             const ve::yara_rules rules(source, "rules.yar");
-            BOOST_TEST(rules.prefiltered_count() == (all_literal ? 3u : 7u));
+            // Mixed: the six literal rules, the private one and hex_wildcard (not regex_string,
+            // hex_jump, nor the conditions that need no string).
+            BOOST_TEST(rules.prefiltered_count() == (all_literal ? 4u : 8u));
             const vyre::ops::scan::device_patterns set(dev.ctx(), rules.patterns());
             const auto r = ve::yara_scan_archives(dev.ctx(), rules, set, inputs);
             BOOST_TEST(r.unpack.problems.empty());

@@ -4,13 +4,14 @@
 #pragma once
 
 // How a run goes. The rules are compiled by libyara. Each rule's literal strings (text strings
-// with nocase / ascii / wide, hex strings without wildcards; fullword and private ones too, whose
-// matches are a subset of the literal's) become scan patterns. A rule is prefiltered when its
+// with nocase / ascii / wide; fullword and private ones too, whose matches are a subset of the
+// literal's) and hex strings without jumps or alternatives (wildcards and nibbles allowed; their
+// text is read from the source, since libyara keeps none) become scan patterns. A rule is prefiltered when its
 // condition cannot be true without one of its strings matching (scan/yara_conditions.hpp) and all
 // of its strings are such literals. The files are scanned on the device as `vyre scan` scans them;
 // then libyara evaluates every rule on each file that has a hit of any pattern, or on every file
 // when some rule is not prefiltered (a rule on `filesize`, `uint16(0)`, `not $a`, a regular
-// expression or a hex string with wildcards). A pattern that passed its hit cap in a scan call
+// expression or a hex string with a jump). A pattern that passed its hit cap in a scan call
 // makes every file of that call a candidate. So a match is never lost to the prefilter: libyara
 // decides every match, on exactly the bytes a plain `yara` would see.
 //
@@ -78,7 +79,11 @@ public:
         rules_.reset(rules);
 
         std::unordered_map<std::string, bool> needs;
-        for (const auto& c : scan::yara_rule_conditions(source)) needs[c.name] = c.needs_a_string;
+        std::unordered_map<std::string, std::string> hex_text; // "rule\n$id" -> the hex string's text
+        for (const auto& c : scan::yara_rule_conditions(source)) {
+            needs[c.name] = c.needs_a_string;
+            for (const auto& [id, text] : c.hex_strings) hex_text[c.name + "\n" + id] = text;
+        }
         YR_RULE* rule = nullptr;
         yr_rules_foreach(rules, rule) {
             const auto r = static_cast<std::uint32_t>(names_.size());
@@ -88,9 +93,22 @@ public:
             yr_rule_strings_foreach(rule, string) {
                 any = true;
                 const std::uint32_t flags = string->flags;
-                const bool literal = (flags & STRING_FLAGS_LITERAL) &&
-                                     !(flags & (STRING_FLAGS_XOR | STRING_FLAGS_BASE64 | STRING_FLAGS_BASE64_WIDE | STRING_FLAGS_REGEXP |
-                                                STRING_FLAGS_CHAIN_PART));
+                const bool plain = !(flags & (STRING_FLAGS_XOR | STRING_FLAGS_BASE64 | STRING_FLAGS_BASE64_WIDE | STRING_FLAGS_REGEXP |
+                                              STRING_FLAGS_CHAIN_PART));
+                const bool literal = plain && (flags & STRING_FLAGS_LITERAL);
+                if (plain && !literal && (flags & STRING_FLAGS_HEXADECIMAL)) {
+                    // A hex string with wildcards: its text, read from the source, as a hex pattern
+                    // (one with jumps or alternatives is refused by hex_pattern: not covered).
+                    const auto h = hex_text.find(names_.back() + "\n" + string->identifier);
+                    try {
+                        if (h == hex_text.end()) throw format_error("no text");
+                        patterns_.push_back(scan::hex_pattern(names_.back() + ":" + string->identifier, h->second));
+                        pattern_rule_.push_back(r);
+                    } catch (const format_error&) {
+                        covered = false;
+                    }
+                    continue;
+                }
                 if (!literal || string->length <= 0 || std::size_t(string->length) > scan::max_pattern_bytes) {
                     covered = false;
                     continue;

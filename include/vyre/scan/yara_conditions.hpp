@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace vyre::scan {
@@ -28,6 +29,9 @@ namespace vyre::scan {
 struct yara_rule_condition {
     std::string name;
     bool needs_a_string = false; // true: the rule cannot match a file where none of its strings do
+    // The hex strings of the rule as written between their braces, by identifier ("$h"; anonymous
+    // ones, named "$" only, are left out): libyara keeps no text of a hex string with wildcards.
+    std::vector<std::pair<std::string, std::string>> hex_strings;
 };
 
 namespace detail {
@@ -78,12 +82,15 @@ public:
         return t;
     }
 
-    // The raw text of a hex string after its '{', through the matching '}' (hex strings hold no
-    // braces of their own).
-    void skip_hex() {
+    // The raw text of a hex string after its '{', up to the matching '}' (hex strings hold no
+    // braces of their own), which is passed.
+    std::string hex_text() {
+        const std::size_t b = at_;
         while (at_ < s_.size() && s_[at_] != '}') ++at_;
+        std::string text(s_.substr(b, at_ - b));
         if (at_ < s_.size()) ++at_;
         regex_allowed_ = false;
+        return text;
     }
 
 private:
@@ -246,14 +253,20 @@ inline std::vector<yara_rule_condition> yara_rule_conditions(std::string_view so
         while (t.kind != yara_token::end && !(t.kind == yara_token::symbol && t.text == "{")) t = lex.next(); // tags
         if (t.kind == yara_token::end) return out;
         bool has_strings = false;
+        std::vector<std::pair<std::string, std::string>> hex_strings;
+        std::string last_word;
         t = lex.next();
         // meta: and strings: sections, up to condition:
         while (t.kind != yara_token::end && !(t.kind == yara_token::word && t.text == "condition")) {
             if (t.kind == yara_token::word && t.text == "strings") has_strings = true;
             if (t.kind == yara_token::symbol && t.text == "=") {
                 t = lex.next();
-                if (t.kind == yara_token::symbol && t.text == "{") lex.skip_hex();
+                if (t.kind == yara_token::symbol && t.text == "{") {
+                    std::string text = lex.hex_text();
+                    if (last_word.size() > 1 && last_word[0] == '$') hex_strings.emplace_back(last_word, std::move(text));
+                }
             }
+            last_word = t.kind == yara_token::word ? t.text : std::string();
             t = lex.next();
         }
         if (t.kind == yara_token::end) return out;
@@ -267,7 +280,7 @@ inline std::vector<yara_rule_condition> yara_rule_conditions(std::string_view so
             condition.push_back(t);
         }
         if (t.kind == yara_token::end) return out;
-        out.push_back({name.text, detail::yara_condition_parser(std::move(condition), has_strings).needs_a_string()});
+        out.push_back({name.text, detail::yara_condition_parser(std::move(condition), has_strings).needs_a_string(), std::move(hex_strings)});
         t = lex.next();
     }
     return out;
