@@ -229,11 +229,7 @@ VYRE_DEVICE_TEST(findings_reduce_to_what_ugrep_reports) {
     }
     // ugrep's, with file names relative to the folder as it prints them.
     std::string cmd = "cd " + shell_quote(tree.dir.path) + " && ugrep -z -F -f patterns.txt -o -b --format='%f\t%b\t%o%~' pkg.tgz pkg.zip pkg/src/f1.txt";
-    std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(cmd.c_str(), "r"), ::pclose);
-    BOOST_REQUIRE(pipe);
-    std::string out;
-    char buf[65536];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe.get())) > 0;) out.append(buf, n);
+    const std::string out = vyre::test::command_output(cmd);
     std::set<row> theirs;
     std::istringstream lines(out);
     for (std::string line; std::getline(lines, line);) {

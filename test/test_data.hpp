@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -197,6 +198,17 @@ inline std::string shell_quote(const std::filesystem::path& p) {
 inline void run_command(const std::string& cmd) {
     const int rc = std::system(cmd.c_str());
     BOOST_REQUIRE_MESSAGE(rc == 0, "command failed (status " << rc << "): " << cmd);
+}
+
+// What a shell command prints on stdout (the test stops if it cannot be started).
+inline std::string command_output(const std::string& cmd) {
+    FILE* pipe = ::popen(cmd.c_str(), "r");
+    BOOST_REQUIRE_MESSAGE(pipe, "cannot run: " << cmd);
+    std::string out;
+    char buf[65536];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+    ::pclose(pipe);
+    return out;
 }
 
 // Whether the shell finds `tool` on PATH.

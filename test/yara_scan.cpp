@@ -92,12 +92,8 @@ struct marked_tree {
     std::set<std::pair<std::string, std::string>> yara_tool(const std::string& rules) const {
         vyre::test::write_text(dir.path / "rules.yar", rules);
         const std::string cmd = "yara -r " + shell_quote(dir.path / "rules.yar") + " " + shell_quote(dir.path / "tree");
-        std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(cmd.c_str(), "r"), ::pclose);
         std::set<std::pair<std::string, std::string>> out;
-        std::string all;
-        char buf[4096];
-        for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe.get())) > 0;) all.append(buf, n);
-        std::istringstream lines(all);
+        std::istringstream lines(vyre::test::command_output(cmd));
         const std::string prefix = (dir.path / "tree").string() + "/";
         for (std::string line; std::getline(lines, line);) {
             const auto space = line.find(' ');

@@ -168,7 +168,7 @@ private:
 // Every file of `inputs` through the batcher: the plain inputs first, then the archives' files
 // layer by layer, each layer scanned before the unpack engine drops it. Returns what unpacking
 // reported, with the batcher's problems and listing orders that count every input.
-inline unpack_report scan_inputs(runtime::context& ctx, std::span<const unpack_input> inputs, const unpack_options& unpack_options_,
+inline unpack_report scan_inputs(runtime::context& ctx, std::span<const unpack_input> inputs, const unpack_options& options,
                                  scan_batcher& batcher) {
     unpack_report report;
     std::vector<unpack_input> archives;
@@ -184,7 +184,7 @@ inline unpack_report scan_inputs(runtime::context& ctx, std::span<const unpack_i
     }
     batcher.flush();
     if (!archives.empty()) {
-        unpack_options u = unpack_options_;
+        unpack_options u = options;
         u.output_dir.clear();
         u.hash = false;
         u.layer_files = [&](std::span<const unpack_file_view> files) {

@@ -86,7 +86,6 @@ public:
         }
         YR_RULE* rule = nullptr;
         yr_rules_foreach(rules, rule) {
-            const auto r = static_cast<std::uint32_t>(names_.size());
             names_.emplace_back(rule->identifier);
             bool covered = true, any = false;
             YR_STRING* string = nullptr;
@@ -103,7 +102,6 @@ public:
                     try {
                         if (h == hex_text.end()) throw format_error("no text");
                         patterns_.push_back(scan::hex_pattern(names_.back() + ":" + string->identifier, h->second));
-                        pattern_rule_.push_back(r);
                     } catch (const format_error&) {
                         covered = false;
                     }
@@ -118,7 +116,6 @@ public:
                                        (flags & STRING_FLAGS_WIDE) != 0};
                 try {
                     patterns_.push_back(scan::literal_pattern(names_.back() + ":" + string->identifier, text, lf));
-                    pattern_rule_.push_back(r);
                 } catch (const format_error&) {
                     covered = false; // no fixed byte: not a usable atom
                 }
@@ -160,7 +157,6 @@ private:
     std::vector<std::string> names_;
     std::vector<bool> prefiltered_;
     std::vector<scan::pattern> patterns_;
-    std::vector<std::uint32_t> pattern_rule_;
 };
 
 struct yara_match {
