@@ -2,6 +2,8 @@
 // golden-kernel test checks against kernels/.
 #pragma once
 
+#include <vyre/ops/bytes/crc32.hpp>
+#include <vyre/ops/bytes/heads.hpp>
 #include <vyre/ops/compression/deflate.hpp>
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
@@ -38,6 +40,8 @@ inline const std::vector<op_info>& registry() {
         out.push_back(dataflow::dataflow_frontier_lanes_info());
         for (auto& info : dataflow::dataflow_level_infos()) out.push_back(std::move(info));
         out.push_back(scan::patterns_info());
+        out.push_back(bytes::crc32_info());
+        out.push_back(bytes::heads_info());
         return out;
     }();
     return ops;

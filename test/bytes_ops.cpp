@@ -1,0 +1,138 @@
+// The ops over byte ranges of one device buffer (ops/bytes/): bytes.crc32 against libdeflate's and
+// zlib's CRC-32 and against a bitwise CRC written here, and bytes.heads against the bytes
+// themselves, on every device: empty ranges, ranges at odd offsets, sizes around the chunk size,
+// chunks of 1 and 7 bytes (every join), a range of several MiB, and ranges that leave the buffer.
+#include "harness.hpp"
+#include "test_data.hpp"
+
+#include <vyre/format/gzip.hpp>
+#include <vyre/ops/bytes/crc32.hpp>
+#include <vyre/ops/bytes/heads.hpp>
+#include <vyre/runtime/buffer.hpp>
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <vector>
+
+VYRE_TEST_MAIN
+
+namespace {
+
+namespace ob = vyre::ops::bytes;
+using bytes = std::vector<std::uint8_t>;
+
+// The CRC one bit at a time, as RFC 1952 describes it: shares nothing with the op's tables.
+std::uint32_t bitwise_crc32(std::span<const std::uint8_t> data) {
+    std::uint32_t c = 0xffffffffu;
+    for (const std::uint8_t b : data) {
+        c ^= b;
+        for (int i = 0; i < 8; ++i) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
+    }
+    return c ^ 0xffffffffu;
+}
+
+// A buffer padded to whole words, and ranges over it of the given sizes at random offsets.
+struct range_set {
+    bytes data;
+    std::vector<ob::byte_range> ranges;
+};
+
+range_set make_ranges(std::mt19937_64& rng, const std::vector<std::size_t>& sizes) {
+    range_set s;
+    for (const std::size_t n : sizes) {
+        s.data.resize(s.data.size() + rng() % 7); // gaps, so that ranges start at every offset mod 4
+        const bytes b = rng() % 2 ? vyre::test::random_bytes(rng, n) : vyre::test::text_bytes(rng, n);
+        s.ranges.push_back({s.data.size(), n});
+        s.data.insert(s.data.end(), b.begin(), b.begin() + std::min(n, b.size()));
+        s.data.resize(s.ranges.back().offset + n);
+    }
+    s.data.resize((s.data.size() + 3) & ~std::size_t{3});
+    if (s.data.empty()) s.data.resize(4);
+    return s;
+}
+
+std::span<const std::uint8_t> range_bytes(const range_set& s, std::size_t r) {
+    return std::span<const std::uint8_t>(s.data).subspan(s.ranges[r].offset, s.ranges[r].size);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(host_tables_and_reference_agree) {
+    std::mt19937_64 rng(vyre::test::test_seed());
+    for (const std::size_t n : {0u, 1u, 2u, 5u, 100u, 4096u, 70000u}) {
+        const bytes b = vyre::test::random_bytes(rng, n);
+        const auto want = static_cast<std::uint32_t>(crc32(0, b.data(), static_cast<uInt>(b.size())));
+        BOOST_TEST(bitwise_crc32(b) == want);
+        BOOST_TEST(vyre::format::crc32_of(b) == want);
+    }
+    BOOST_TEST(bitwise_crc32(vyre::test::to_bytes("123456789")) == 0xcbf43926u); // the catalogue's check value
+    // x^8 squared is x^16, in the reflected order (x^0 at bit 31).
+    BOOST_TEST(ob::crc32_host_tables().powers[1] == 0x00008000u);
+    BOOST_TEST(ob::crc32_multiply(0x80000000u, 0x12345678u) == 0x12345678u); // 1 * b
+}
+
+VYRE_DEVICE_TEST(crc32_of_many_ranges_equals_zlib) {
+    std::mt19937_64 rng(vyre::test::test_seed());
+    const std::uint32_t c = ob::crc32_chunk_bytes;
+    std::vector<std::size_t> sizes = {0, 1, 2, 3, 4, 5, 255, c - 1, c, c + 1, 2 * c + 3, 0, 50000, std::size_t{5} << 20};
+    for (int i = 0; i < 40; ++i) sizes.push_back(rng() % 20000);
+    const range_set s = make_ranges(rng, sizes);
+    const auto buffer = vyre::runtime::upload(dev.ctx(), std::span<const std::uint8_t>(s.data), CL_MEM_READ_ONLY);
+    for (const std::uint32_t chunk : {c, 1u, 7u, 65536u}) {
+        if (chunk < 16 && s.data.size() > (1u << 20)) {
+            // Chunks of a few bytes over the large range would be millions of invocations: the
+            // small ranges alone show every join.
+            std::vector<ob::byte_range> small(s.ranges.begin(), s.ranges.begin() + 13);
+            const auto got = ob::crc32_device(dev.ctx(), buffer, small, chunk);
+            for (std::size_t r = 0; r < small.size(); ++r) {
+                BOOST_TEST_CONTEXT("chunk " << chunk << ", range " << r << " of " << s.ranges[r].size << " bytes") {
+                    BOOST_TEST(got[r] == bitwise_crc32(range_bytes(s, r)));
+                }
+            }
+            continue;
+        }
+        const auto got = ob::crc32_device(dev.ctx(), buffer, s.ranges, chunk);
+        BOOST_TEST(got.size() == s.ranges.size());
+        for (std::size_t r = 0; r < s.ranges.size(); ++r) {
+            const auto b = range_bytes(s, r);
+            BOOST_TEST_CONTEXT("chunk " << chunk << ", range " << r << " of " << b.size() << " bytes at offset " << s.ranges[r].offset) {
+                BOOST_TEST(got[r] == static_cast<std::uint32_t>(crc32(0, b.data(), static_cast<uInt>(b.size()))));
+            }
+        }
+    }
+    BOOST_TEST(ob::crc32_device(dev.ctx(), buffer, {}).empty());
+}
+
+VYRE_DEVICE_TEST(heads_are_the_first_bytes) {
+    std::mt19937_64 rng(vyre::test::test_seed() + 1);
+    const range_set s = make_ranges(rng, {0, 1, 3, 4, 5, 511, 512, 513, 100000, 17});
+    const auto buffer = vyre::runtime::upload(dev.ctx(), std::span<const std::uint8_t>(s.data), CL_MEM_READ_ONLY);
+    for (const std::uint32_t head : {4u, 512u}) {
+        const auto got = ob::heads_device(dev.ctx(), buffer, s.ranges, head);
+        BOOST_TEST(got.size() == s.ranges.size() * head);
+        for (std::size_t r = 0; r < s.ranges.size(); ++r) {
+            bytes want(head, 0);
+            const auto b = range_bytes(s, r);
+            std::copy_n(b.begin(), std::min<std::size_t>(head, b.size()), want.begin());
+            BOOST_TEST_CONTEXT("head " << head << ", range " << r) {
+                BOOST_TEST(bytes(got.begin() + r * head, got.begin() + (r + 1) * head) == want);
+            }
+        }
+    }
+}
+
+VYRE_DEVICE_TEST(ranges_outside_the_buffer_are_refused) {
+    const bytes data(64, 1);
+    const auto buffer = vyre::runtime::upload(dev.ctx(), std::span<const std::uint8_t>(data), CL_MEM_READ_ONLY);
+    const std::vector<ob::byte_range> past = {{0, 10}, {60, 5}};
+    BOOST_CHECK_EXCEPTION(ob::crc32_device(dev.ctx(), buffer, past), vyre::resource_error, [](const vyre::resource_error& e) {
+        return std::string(e.what()).find("range 1 (offset 60, 5 bytes)") != std::string::npos;
+    });
+    BOOST_CHECK_THROW(ob::heads_device(dev.ctx(), buffer, past, 8), vyre::resource_error);
+    BOOST_CHECK_THROW(ob::heads_device(dev.ctx(), buffer, std::vector<ob::byte_range>{{0, 4}}, 6), vyre::resource_error);
+    BOOST_CHECK_THROW(ob::crc32_device(dev.ctx(), buffer, std::vector<ob::byte_range>{{0, 4}}, 0), vyre::resource_error);
+}
