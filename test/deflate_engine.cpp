@@ -398,6 +398,51 @@ VYRE_DEVICE_TEST(corrupt_streams_name_the_status_and_the_size_on_every_route) {
     }
 }
 
+// keep_on_device: the device streams' content stays on the device; what comes back (statuses,
+// CRCs computed there, heads) gives the same verdicts as the bytes would, and the kept buffer holds
+// exactly the content.
+VYRE_DEVICE_TEST(kept_streams_stay_on_the_device_with_the_same_checks) {
+    std::mt19937_64 rng(vyre::test::test_seed());
+    std::vector<bytes> contents = {{}, vyre::test::to_bytes("abc"), corpus(200000, 5), vyre::test::random_bytes(rng, 70000),
+                                   bytes(600, 'q'), vyre::test::text_bytes(rng, 40000)};
+    std::vector<bytes> packed;
+    for (const bytes& c : contents) packed.push_back(zlib_deflate(c, 6));
+    std::vector<ve::deflate_stream> streams;
+    for (std::size_t k = 0; k < contents.size(); ++k) streams.push_back({packed[k], contents[k].size(), crc_of(contents[k])});
+    // A stream whose CRC is wrong and one whose size is: the verdicts of the host route.
+    streams.push_back({packed[2], contents[2].size(), crc_of(contents[2]) ^ 0x10});
+    streams.push_back({packed[5], contents[5].size() + 3, crc_of(contents[5])});
+    ve::deflate_options host;
+    host.route = ve::deflate_route::host;
+    const ve::deflate_result want = ve::decompress_deflate(dev.ctx(), streams, host);
+    BOOST_TEST(!want.kept);
+    for (const std::uint64_t batch : {std::uint64_t{64} << 20, std::uint64_t{50000}}) {
+        BOOST_TEST_CONTEXT("batches of " << batch << " bytes") {
+            ve::deflate_options o;
+            o.route = ve::deflate_route::device;
+            o.keep_on_device = true;
+            o.batch_input_bytes = o.batch_output_bytes = batch;
+            const ve::deflate_result r = ve::decompress_deflate(dev.ctx(), streams, o);
+            BOOST_REQUIRE(r.kept);
+            BOOST_TEST(r.output->empty(), "nothing of the kept streams in host memory");
+            BOOST_TEST(r.report.kept_bytes == r.report.device_output_bytes);
+            BOOST_TEST(r.errors == want.errors);
+            for (std::size_t k = 0; k < contents.size(); ++k) {
+                BOOST_TEST_CONTEXT("stream " << k) {
+                    BOOST_REQUIRE(r.kept->has(k));
+                    BOOST_TEST(r.content(k).empty());
+                    bytes back(contents[k].size());
+                    vyre::runtime::read(dev.ctx(), r.kept->buffer, back.data(), back.size(), r.kept->offsets[k]);
+                    BOOST_TEST(back == contents[k]);
+                    const auto head = r.kept->head(k, contents[k].size());
+                    BOOST_TEST(head.size() == std::min<std::size_t>(contents[k].size(), ve::deflate_head_bytes));
+                    BOOST_TEST(std::equal(head.begin(), head.end(), contents[k].begin()));
+                }
+            }
+        }
+    }
+}
+
 // ---- gzip files ----------------------------------------------------------------------------------------
 
 VYRE_DEVICE_TEST(gzip_tool_files_on_every_route) {

@@ -66,6 +66,7 @@
 #include <vyre/ops/compression/deflate.hpp>
 #include <vyre/runtime/context.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -134,6 +135,39 @@ struct deflate_options {
     // anything is allocated.
     std::uint64_t max_output_bytes = std::numeric_limits<std::uint64_t>::max();
     unsigned threads = 0; // threads of the host pass; 0: every hardware thread
+    // Leave what the device decodes in device memory (deflate_result::kept) for a later stage on
+    // the device: the streams' CRC-32s are computed there (bytes.crc32) and only their statuses,
+    // CRCs and first deflate_head_bytes bytes (bytes.heads) come back. Ignored when the device
+    // streams' content passes deflate_keep_limit; their bytes then come back as on every route.
+    bool keep_on_device = false;
+};
+
+// With deflate_options::keep_on_device, the first bytes of each kept stream the host gets (what
+// format::detect reads to know an archive).
+inline constexpr std::uint32_t deflate_head_bytes = 512;
+
+// The most content kept on the device in one pass: one buffer, below the device's largest
+// allocation and a quarter of its memory, and indexed by 32 bits (the ops that read it).
+inline std::uint64_t deflate_keep_limit(const runtime::device_info& d) noexcept {
+    return std::min({d.max_allocation, d.global_memory / 4, std::uint64_t{0xffffffffu} - 3});
+}
+
+// The streams a pass left on the device: stream k's content is buffer[offsets[k], + its size)
+// when offsets[k] != not_kept, and its first bytes (up to deflate_head_bytes) are in heads at
+// slots[k] * deflate_head_bytes.
+struct deflate_kept {
+    static constexpr std::uint64_t not_kept = std::numeric_limits<std::uint64_t>::max();
+    boost::compute::buffer buffer; // whole words readable past the last stream
+    std::vector<std::uint64_t> offsets;
+    std::vector<std::uint32_t> slots;
+    std::vector<std::uint8_t> heads;
+    std::uint64_t bytes = 0; // content kept
+
+    bool has(std::size_t k) const noexcept { return k < offsets.size() && offsets[k] != not_kept; }
+    std::span<const std::uint8_t> head(std::size_t k, std::uint64_t size) const {
+        return std::span<const std::uint8_t>(heads).subspan(std::size_t{slots[k]} * deflate_head_bytes,
+                                                            static_cast<std::size_t>(std::min<std::uint64_t>(size, deflate_head_bytes)));
+    }
 };
 
 // Who did what.
@@ -149,6 +183,7 @@ struct deflate_report {
     std::uint64_t device_input_bytes = 0;  // bytes uploaded for the dispatches (the packed input)
     std::uint64_t device_output_bytes = 0; // the device streams' sizes
     std::size_t transfers = 0;             // host <-> device copies enqueued
+    std::uint64_t kept_bytes = 0;          // content left on the device (deflate_options::keep_on_device)
     // Wall clock from the start of the passes: until the last batch was back, until the host
     // pass ended, and how long the host pass's threads waited for the device in all.
     double device_seconds = 0;
@@ -157,10 +192,12 @@ struct deflate_report {
 };
 
 // What a pass made: stream k's content is output[offsets[k], offsets[k + 1]) unless errors[k]
-// says why it failed (a failed stream's slot holds whatever was made). The output is shared so
-// that contents can be handed on without a copy.
+// says why it failed (a failed stream's slot holds whatever was made), or kept->has(k) says it
+// stayed on the device (its slot is then empty). The output is shared so that contents can be
+// handed on without a copy.
 struct deflate_result {
     std::shared_ptr<std::vector<std::uint8_t>> output;
+    std::shared_ptr<const deflate_kept> kept; // null when nothing stayed on the device
     std::vector<std::uint64_t> offsets; // one more than the streams
     std::vector<deflate_path> paths;
     std::vector<std::optional<std::string>> errors;
@@ -186,10 +223,12 @@ namespace vyre::engine {
 inline deflate_result decompress_deflate(runtime::context& ctx, std::span<const deflate_stream> streams,
                                          const deflate_options& options = {}) {
     detail::deflate_plan plan = detail::make_deflate_plan(ctx.device(), streams, options);
+    if (options.keep_on_device && !plan.dispatched.empty() && plan.device_output_bytes <= deflate_keep_limit(ctx.device()))
+        detail::keep_device_streams(plan);
     deflate_result r;
     r.output = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(plan.offsets.back()));
     r.errors.resize(streams.size());
-    r.report = detail::deflate_run_passes(ctx, plan, options, *r.output, r.errors);
+    r.report = detail::deflate_run_passes(ctx, plan, options, *r.output, r.errors, &r.kept);
     r.offsets = std::move(plan.offsets);
     r.paths = std::move(plan.paths);
     return r;

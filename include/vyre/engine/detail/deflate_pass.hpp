@@ -13,6 +13,8 @@
 #include <vyre/error.hpp>
 #include <vyre/format/gzip.hpp>
 #include <vyre/ops/block_op.hpp>
+#include <vyre/ops/bytes/crc32.hpp>
+#include <vyre/ops/bytes/heads.hpp>
 #include <vyre/ops/compression/deflate.hpp>
 #include <vyre/reference/deflate.hpp>
 #include <vyre/runtime/buffer.hpp>
@@ -76,6 +78,9 @@ struct deflate_plan {
     std::uint64_t largest_input = 0, largest_output = 0;
     std::size_t largest_count = 0;
     std::size_t oversized = 0; // streams one dispatch cannot hold
+    // The device streams' content stays on the device (deflate_options::keep_on_device): their
+    // slots in the host output are empty.
+    bool keep = false;
 };
 
 inline bool deflate_cpu_device(const runtime::device_info& d) noexcept { return d.is_cpu() && !d.is_gpu(); }
@@ -166,6 +171,18 @@ inline deflate_plan make_deflate_plan(const runtime::device_info& device, std::s
     return plan;
 }
 
+// Makes the plan keep its device streams' content on the device: their host slots shrink to nothing.
+inline void keep_device_streams(deflate_plan& plan) {
+    plan.keep = true;
+    std::uint64_t at = 0;
+    for (std::size_t k = 0; k + 1 < plan.offsets.size(); ++k) {
+        const std::uint64_t size = plan.paths[k] == deflate_path::device ? 0 : plan.streams[k].size;
+        plan.offsets[k] = at;
+        at += size;
+    }
+    plan.offsets.back() = at;
+}
+
 // ---- the checks ---------------------------------------------------------------------------------
 
 // What a stream that ended with status `s` did, against the `expected` size; empty when it made
@@ -179,13 +196,19 @@ inline std::string deflate_status_failure(const compression::block_status& s, st
     return {};
 }
 
+// The checks of a stream that ended with status `s` and made content of CRC-32 `crc`.
+inline std::optional<std::string> deflate_check_crc(const deflate_stream& stream, const compression::block_status& s,
+                                                    std::uint32_t crc) {
+    if (std::string why = deflate_status_failure(s, stream.size); !why.empty()) return why;
+    if (crc != stream.crc32) return "CRC-32 mismatch: expected " + util::hex(stream.crc32, 8) + ", computed " + util::hex(crc, 8);
+    return std::nullopt;
+}
+
 // The checks of a stream that ended with status `s`, its slot `out` holding what it made.
 inline std::optional<std::string> deflate_check(const deflate_stream& stream, const compression::block_status& s,
                                                 std::span<const std::uint8_t> out) {
     if (std::string why = deflate_status_failure(s, stream.size); !why.empty()) return why;
-    if (const std::uint32_t crc = format::crc32_of(out); crc != stream.crc32)
-        return "CRC-32 mismatch: expected " + util::hex(stream.crc32, 8) + ", computed " + util::hex(crc, 8);
-    return std::nullopt;
+    return deflate_check_crc(stream, s, format::crc32_of(out));
 }
 
 // A host stream: libdeflate into its slot. One that fails (refused, or made the wrong bytes) goes
@@ -231,8 +254,9 @@ struct deflate_device_pass {
     bcm::command_queue up, down;
     std::vector<deflate_batch_buffers> sets;
     std::vector<ops::block_launch_params> params; // per batch, alive until it ran
-    std::vector<bcm::event> ran, done;            // per batch: its kernel, its last readback
+    std::vector<bcm::event> ran, done;            // per batch: its kernel (and copy to `kept`), its last readback
     std::size_t transfers = 0;
+    bcm::buffer kept;                             // plan.keep: every device stream's content, back to back
 
     deflate_device_pass(runtime::context& c, const deflate_plan& p, std::span<std::uint8_t> o,
                         std::vector<compression::block_status>& s)
@@ -273,6 +297,7 @@ struct deflate_device_pass {
         const std::size_t fit =
             per_set == 0 || room == 0 ? deflate_buffer_sets : static_cast<std::size_t>(std::max<std::uint64_t>(room / per_set, 1));
         sets.resize(std::min({deflate_buffer_sets, plan.batches.size(), fit}));
+        if (plan.keep) kept = runtime::allocate(ctx, std::max<std::uint64_t>(4, runtime::padded_bytes(plan.device_output_bytes)));
         for (auto& s : sets) {
             s.input = runtime::allocate(ctx, runtime::padded_bytes(plan.largest_input), CL_MEM_READ_ONLY);
             s.descriptors = runtime::allocate(ctx, plan.largest_count * sizeof(compression::block_descriptor), CL_MEM_READ_ONLY);
@@ -318,10 +343,20 @@ struct deflate_device_pass {
         b.largest_output = largest;
         runtime::cl_call("clEnqueueBarrierWithWaitList", [&] { run->queue().enqueue_barrier(bcm::wait_list(uploaded)); });
         ran[k] = ops::enqueue_blocks(*run, *kernel, b, params[k]);
+        // Kept content moves to its place in `kept` on the device, after the kernel (the queue is
+        // in order, so the set's next kernel waits for the copy).
+        if (plan.keep && batch.output_bytes != 0)
+            ran[k] = runtime::cl_call("clEnqueueCopyBuffer", [&] {
+                return run->queue().enqueue_copy_buffer(set.output, kept, 0, batch.output_base, batch.output_bytes);
+            });
         runtime::cl_call("clEnqueueReadBuffer", [&] {
             bcm::event last = down.enqueue_read_buffer_async(set.statuses, 0, n * sizeof(compression::block_status),
                                                              dense.data() + first, bcm::wait_list(ran[k]));
             ++transfers;
+            if (plan.keep) {
+                done[k] = last;
+                return;
+            }
             // Streams next to each other in the output (no host stream between them) come back in
             // one copy: the device packs its streams back to back.
             for (std::size_t p = first; p < first + n;) {
@@ -367,14 +402,29 @@ struct deflate_device_pass {
         for (bcm::command_queue* q : {&up, run ? &run->queue() : nullptr, &down})
             if (q && q->get()) wait_queue_idle(*q, "compression.deflate");
     }
+
+    // plan.keep, once every batch is back: the kept streams' CRC-32s and heads, computed on the
+    // device; only they are read back. Indexed by position in plan.dispatched.
+    void kept_checks(std::vector<std::uint32_t>& crcs, std::vector<std::uint8_t>& heads) {
+        std::vector<ops::bytes::byte_range> ranges(plan.dispatched.size());
+        for (const auto& batch : plan.batches)
+            for (std::size_t i = 0; i < batch.blocks.size(); ++i)
+                ranges[batch.first_extent + i] = {batch.output_base + batch.blocks[i].output_offset, batch.blocks[i].output_size};
+        crcs = ops::bytes::crc32_device(*run, kept, ranges);
+        heads = ops::bytes::heads_device(*run, kept, ranges, deflate_head_bytes);
+        transfers += 2;
+    }
 };
 
 // ---- both passes --------------------------------------------------------------------------------
 
 // Steps 2 and 3: the device pass on this thread, the host pass on every core beside it. `output`
-// holds plan.offsets.back() bytes; errors[k] is set for each stream that fails.
+// holds plan.offsets.back() bytes; errors[k] is set for each stream that fails. With plan.keep,
+// the device streams are checked against the CRCs computed on the device, and *kept says where
+// their content is.
 inline deflate_report deflate_run_passes(runtime::context& ctx, const deflate_plan& plan, const deflate_options& options,
-                                         std::span<std::uint8_t> output, std::vector<std::optional<std::string>>& errors) {
+                                         std::span<std::uint8_t> output, std::vector<std::optional<std::string>>& errors,
+                                         std::shared_ptr<const deflate_kept>* kept = nullptr) {
     const std::span<const deflate_stream> streams = plan.streams;
     const std::size_t n = streams.size();
     deflate_report report;
@@ -398,9 +448,11 @@ inline deflate_report deflate_run_passes(runtime::context& ctx, const deflate_pl
     // streams, their batches are back.
     std::vector<std::size_t> order;
     order.reserve(n);
-    for (int pass = 0; pass < 2; ++pass)
+    // Kept streams are checked after both passes, from their CRCs.
+    for (int pass = 0; pass < (plan.keep ? 1 : 2); ++pass)
         for (std::size_t k = 0; k < n; ++k)
             if ((plan.paths[k] == deflate_path::host) == (pass == 0)) order.push_back(k);
+    const std::size_t worked = order.size();
 
     using clock = std::chrono::steady_clock;
     std::atomic<std::int64_t> waited_ns{0};
@@ -410,7 +462,7 @@ inline deflate_report deflate_run_passes(runtime::context& ctx, const deflate_pl
     std::exception_ptr host_failure;
     std::atomic_flag failed = ATOMIC_FLAG_INIT;
     auto worker = [&, futures] { // each thread waits through its own copies of the futures
-        for (std::size_t i; (i = next.fetch_add(1)) < n;) {
+        for (std::size_t i; (i = next.fetch_add(1)) < worked;) {
             const std::size_t k = order[i];
             const std::span<std::uint8_t> out = output.subspan(static_cast<std::size_t>(plan.offsets[k]),
                                                                static_cast<std::size_t>(streams[k].size));
@@ -432,8 +484,11 @@ inline deflate_report deflate_run_passes(runtime::context& ctx, const deflate_pl
             }
         }
     };
-    const auto n_threads = static_cast<unsigned>(std::min<std::size_t>(util::thread_count(options.threads), n));
+    const auto n_threads = static_cast<unsigned>(std::min<std::size_t>(util::thread_count(options.threads), std::max<std::size_t>(worked, 1)));
     std::exception_ptr device_failure;
+    std::vector<std::uint32_t> kept_crcs;
+    std::vector<std::uint8_t> kept_heads;
+    bcm::buffer kept_buffer;
     const auto started = clock::now();
     // This thread drives the device while the pool works; it sleeps while the device runs.
     util::run_beside(n_threads, worker, [&] {
@@ -447,6 +502,10 @@ inline deflate_report deflate_run_passes(runtime::context& ctx, const deflate_pl
                     ready[published++].set_value();
                 }
                 if (published < plan.batches.size()) std::this_thread::sleep_for(std::chrono::microseconds(50));
+            }
+            if (plan.keep) {
+                pass.kept_checks(kept_crcs, kept_heads);
+                kept_buffer = pass.kept;
             }
             report.device_seconds = std::chrono::duration<double>(clock::now() - started).count();
             pass.finish();
@@ -465,6 +524,23 @@ inline deflate_report deflate_run_passes(runtime::context& ctx, const deflate_pl
     report.wait_seconds = double(waited_ns.load()) * 1e-9;
     if (device_failure) std::rethrow_exception(device_failure);
     if (host_failure) std::rethrow_exception(host_failure);
+    if (plan.keep) {
+        auto k = std::make_shared<deflate_kept>();
+        k->buffer = kept_buffer;
+        k->offsets.assign(n, deflate_kept::not_kept);
+        k->slots.assign(n, 0);
+        for (const auto& batch : plan.batches)
+            for (std::size_t i = 0; i < batch.blocks.size(); ++i) {
+                const std::size_t p = batch.first_extent + i, s = plan.dispatched[p];
+                errors[s] = deflate_check_crc(streams[s], statuses[s], kept_crcs.at(p));
+                k->offsets[s] = batch.output_base + batch.blocks[i].output_offset;
+                k->slots[s] = static_cast<std::uint32_t>(p);
+            }
+        k->heads = std::move(kept_heads);
+        k->bytes = plan.device_output_bytes;
+        report.kept_bytes = k->bytes;
+        if (kept) *kept = std::move(k);
+    }
     for (const auto& e : errors) report.failed_streams += e.has_value();
     return report;
 }
