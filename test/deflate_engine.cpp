@@ -22,6 +22,7 @@
 #include <limits>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <random>
@@ -721,6 +722,37 @@ VYRE_DEVICE_TEST(corrupt_entries_and_members_are_named_in_unpack_on_every_route)
             else BOOST_TEST(got == first, "the same messages on every route");
         }
     }
+    // Content kept on the device (listing only, files handed to a later stage): the CRCs and
+    // statuses checked there give the same problems, and the intact entries hold their bytes.
+    std::vector<bytes> held;
+    std::vector<ve::unpack_input> in;
+    for (const auto& f : inputs) held.push_back(read_file(f));
+    for (std::size_t i = 0; i < inputs.size(); ++i) in.push_back({inputs[i].filename().string(), held[i]});
+    ve::unpack_options o;
+    o.deflate = ve::deflate_route::device;
+    o.deflate_device_max_bytes = no_cap;
+    o.keep_on_device = true;
+    std::map<std::string, bytes> files;
+    std::size_t on_device = 0;
+    o.layer_files = [&](std::span<const ve::unpack_file_view> views) {
+        for (const auto& v : views) {
+            bytes b(v.bytes.begin(), v.bytes.end());
+            if (v.device) {
+                ++on_device;
+                b.resize(v.device->size);
+                vyre::runtime::read(dev.ctx(), v.device->buffer, b.data(), b.size(), v.device->offset);
+            }
+            files[std::string(v.path)] = std::move(b);
+        }
+    };
+    const ve::unpack_report r = ve::unpack(dev.ctx(), in, o);
+    std::vector<std::string> got;
+    for (const auto& p : r.problems) got.push_back(p.path + ": " + p.message);
+    BOOST_TEST(got == first, "the same messages with the content kept on the device");
+    BOOST_TEST(r.kept_bytes > 0u);
+    BOOST_TEST(on_device >= 1u); // runs.bin (one.txt is small enough that zip may store it)
+    BOOST_TEST(files["y.zip!/runs.bin"] == read_file(t.src / "runs.bin"));
+    BOOST_TEST(files["y.zip!/one.txt"] == read_file(t.src / "one.txt"));
 }
 
 } // namespace

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <limits>
 #include <random>
 #include <set>
 #include <sstream>
@@ -62,8 +63,10 @@ struct archive_tree {
             vyre::test::write_text(dir.path / (f % 2 ? "pkg/src" : "pkg/data") / ("f" + std::to_string(f) + ".txt"), text);
         }
         const std::string d = shell_quote(dir.path);
-        vyre::test::run_command("cd " + d + " && tar czf pkg.tgz pkg && zip -qr pkg.zip pkg && mkdir -p nest && cp pkg.zip nest/ && tar czf nest.tgz nest");
-        inputs = {dir / "pkg.tgz", dir / "pkg.zip", dir / "nest.tgz", dir / "pkg/src/f1.txt"};
+        // outer.zip holds a tar as a deflated entry: an archive the device decodes, found by its head.
+        vyre::test::run_command("cd " + d + " && tar czf pkg.tgz pkg && zip -qr pkg.zip pkg && mkdir -p nest && cp pkg.zip nest/ && tar czf nest.tgz nest"
+                                " && tar cf pkg.tar pkg && zip -q outer.zip pkg.tar && rm pkg.tar");
+        inputs = {dir / "pkg.tgz", dir / "pkg.zip", dir / "nest.tgz", dir / "pkg/src/f1.txt", dir / "outer.zip"};
         if (vyre::test::have_tool("zstd")) {
             vyre::test::run_command("cd " + d + " && tar cf - pkg | zstd -q -3 -o pkg.tar.zst");
             inputs.push_back(dir / "pkg.tar.zst");
@@ -80,10 +83,18 @@ struct mapped_inputs {
     }
 };
 
+// How the archives are decoded: the deflate route, and whether what the device decodes is scanned there.
+struct decoding {
+    ve::deflate_route route = ve::deflate_route::automatic;
+    bool keep = true;
+};
+
 // The files unpack finds in the inputs (the non-archives as they are), and the reference's hits in
-// them, as findings in the engine's order.
+// them, as findings in the engine's order: in each layer the files on the host, then those the
+// device kept (read back here), as the engine scans them.
 std::vector<ve::scan_finding> reference_findings(vyre::runtime::context& ctx, const mapped_inputs& in,
-                                                 const std::vector<vs::pattern>& patterns, std::uint32_t cap) {
+                                                 const std::vector<vs::pattern>& patterns, std::uint32_t cap,
+                                                 decoding how = {ve::deflate_route::host, false}) {
     struct file {
         std::string path;
         std::vector<std::uint32_t> order;
@@ -102,12 +113,22 @@ std::vector<ve::scan_finding> reference_findings(vyre::runtime::context& ctx, co
         }
     }
     ve::unpack_options o;
-    o.deflate = ve::deflate_route::host;
+    o.deflate = how.route;
+    o.deflate_device_max_bytes = std::numeric_limits<std::uint64_t>::max();
+    o.keep_on_device = how.keep;
     o.layer_files = [&](std::span<const ve::unpack_file_view> views) {
-        for (const auto& v : views) {
-            std::vector<std::uint32_t> order(v.order.begin(), v.order.end());
-            order[0] = index[order[0]];
-            files.push_back({std::string(v.path), order, bytes(v.bytes.begin(), v.bytes.end())});
+        for (const bool on_device : {false, true}) {
+            for (const auto& v : views) {
+                if ((v.device != nullptr) != on_device) continue;
+                std::vector<std::uint32_t> order(v.order.begin(), v.order.end());
+                order[0] = index[order[0]];
+                bytes content(v.bytes.begin(), v.bytes.end());
+                if (v.device) {
+                    content.resize(v.device->size);
+                    vyre::runtime::read(ctx, v.device->buffer, content.data(), content.size(), v.device->offset);
+                }
+                files.push_back({std::string(v.path), order, std::move(content)});
+            }
         }
     };
     ve::unpack(ctx, archives, o);
@@ -158,18 +179,37 @@ VYRE_DEVICE_TEST(archives_scan_like_the_reference_over_their_files) {
     const mapped_inputs in(tree.inputs);
     const auto patterns = pick_patterns(tree.words, 300, vyre::test::test_seed());
     const vyre::ops::scan::device_patterns set(dev.ctx(), patterns);
-    for (const std::uint64_t batch : {std::uint64_t{256} << 20, std::uint64_t{64} << 10}) {
-        for (const std::uint32_t cap : {1u << 30, 5u}) {
-            BOOST_TEST_CONTEXT("batch " << batch << " bytes, cap " << cap) {
-                ve::scan_archives_options o;
-                o.batch_bytes = batch;
-                o.scan.max_hits_per_pattern = cap;
-                const auto r = ve::scan_archives(dev.ctx(), set, in.inputs, o);
-                BOOST_TEST(r.unpack.problems.empty());
-                const auto want = reference_findings(dev.ctx(), in, patterns, cap);
-                BOOST_TEST(want.size() > 100u);
-                check_findings(r.findings, want);
-                if (batch < (std::uint64_t{1} << 20)) BOOST_TEST(r.scan_dispatches > 3u);
+    // Deflate on the device with its output scanned there (on a CPU device too), on the device
+    // with every file brought to the host, and the automatic route.
+    const decoding ways[] = {{ve::deflate_route::device, true}, {ve::deflate_route::device, false}, {ve::deflate_route::automatic, true}};
+    for (const decoding how : ways) {
+        for (const std::uint64_t batch : {std::uint64_t{256} << 20, std::uint64_t{64} << 10}) {
+            for (const std::uint32_t cap : {1u << 30, 5u}) {
+                BOOST_TEST_CONTEXT("route " << ve::deflate_route_name(how.route) << (how.keep ? ", kept" : ", to the host") << ", batch "
+                                            << batch << " bytes, cap " << cap) {
+                    ve::scan_archives_options o;
+                    o.batch_bytes = batch;
+                    o.scan.max_hits_per_pattern = cap;
+                    o.unpack.deflate = how.route;
+                    o.unpack.deflate_device_max_bytes = std::numeric_limits<std::uint64_t>::max();
+                    o.keep_on_device = how.keep;
+                    const auto r = ve::scan_archives(dev.ctx(), set, in.inputs, o);
+                    BOOST_TEST(r.unpack.problems.empty());
+                    const auto want = reference_findings(dev.ctx(), in, patterns, cap, how);
+                    BOOST_TEST(want.size() > 100u);
+                    check_findings(r.findings, want);
+                    // Every cap and order aside, the same hits as with nothing kept.
+                    if (cap > 1000) check_findings(r.findings, reference_findings(dev.ctx(), in, patterns, cap));
+                    if (batch < (std::uint64_t{1} << 20)) BOOST_TEST(r.scan_dispatches > 3u);
+                    if (how.route == ve::deflate_route::device) {
+                        BOOST_TEST((r.kept_bytes > 0) == how.keep);
+                        if (how.keep) BOOST_TEST(r.unpack.kept_bytes >= r.kept_bytes);
+                        else BOOST_TEST(r.unpack.kept_bytes == 0u);
+                        // The tars inside pkg.tgz, nest.tgz and outer.zip came back to be parsed; the rest stayed.
+                        if (how.keep) BOOST_TEST(r.unpack.fetched_bytes > 0u);
+                        if (how.keep) BOOST_TEST(r.unpack.fetched_bytes < r.unpack.kept_bytes);
+                    }
+                }
             }
         }
     }

@@ -5,16 +5,24 @@
 
 // How a run goes. Inputs that are archives or compressed streams go to engine::unpack, which
 // hands over each layer's files (unpack_options::layer_files) before it drops them; inputs that are
-// neither are scanned as they are. Files are packed back to back into a pinned staging buffer of
-// batch_bytes; a full buffer, and the last of each layer, is copied to the device and scanned in
-// one call. A file larger than batch_bytes is uploaded and scanned on its own. Only hits and counts come back from the device.
-// One cap (scan_options::max_hits_per_pattern) covers the whole run: a pattern's hits kept are its
-// first in the order files are scanned (the plain inputs, then the archives' files layer by layer,
-// each layer in listing order); findings are reported in listing order.
+// neither are scanned as they are.
 //
-// Not yet as the pipeline means it to be: the decoders' output comes back to the host for the
-// unpack engine's checks and is uploaded again for the scan, and packing, upload and scan take
-// turns instead of overlapping.
+// Files the device decoded (deflate streams: ZIP entries, gzip members) stay where the decoder
+// left them (unpack_options::keep_on_device): their CRC-32s are checked and their first bytes read
+// on the device, and at the end of the layer they are scanned in place, all in one call. Only
+// nested containers cross back to the host, which must parse them. The other files (stored
+// entries, tar members, what the host decoded) are packed back to back into a pinned staging
+// buffer of batch_bytes; a full buffer, and the last of each layer, is copied to the device and
+// scanned in one call. A file larger than batch_bytes is uploaded and scanned on its own. Only hits
+// and counts come back from the device.
+//
+// One cap (scan_options::max_hits_per_pattern) covers the whole run: a pattern's hits kept are its
+// first in the order files are scanned (the plain inputs, then the archives' files layer by layer:
+// in each layer the files on the host in listing order, then those on the device in listing order);
+// findings are reported in listing order.
+//
+// Not yet: packing, upload and scan take turns instead of overlapping, and the scan of a layer
+// starts once the whole layer is decoded.
 
 #include <vyre/engine/unpack.hpp>
 #include <vyre/format/detect.hpp>
@@ -39,6 +47,9 @@ struct scan_archives_options {
     ops::scan::scan_options scan;
     // Bytes of files packed into one upload and one scan call.
     std::uint64_t batch_bytes = std::uint64_t{256} << 20;
+    // Scan what the device decoded where it is (see the note at the top); false: every file's
+    // bytes come to the host first and are uploaded again (for comparison).
+    bool keep_on_device = true;
 };
 
 struct scan_finding {
@@ -54,6 +65,7 @@ struct scan_archives_report {
     std::uint32_t capped_patterns = 0;  // patterns with more matches than findings kept
     std::size_t files = 0;              // files scanned
     std::uint64_t bytes = 0;            // bytes scanned
+    std::uint64_t kept_bytes = 0;       // of them, scanned where the decoders left them on the device
     std::size_t scan_dispatches = 0;
     double kernel_seconds = 0;          // scan kernels, with a profiling queue; else 0
     unpack_report unpack;               // what unpacking found: entries, problems, decoders' device work
@@ -62,12 +74,21 @@ struct scan_archives_report {
 namespace detail {
 
 // A file of one scan call: its bytes stay valid until the sink returns (they are the unpack
-// engine's, or the input's).
+// engine's, or the input's). A file left on the device has `device` set and no bytes.
 struct scanned_file {
     std::string path;
     std::vector<std::uint32_t> order;
     std::span<const std::uint8_t> bytes;
+    const unpack_device_bytes* device = nullptr;
 };
+
+// A file's content in host memory: its bytes, or a copy read from the device.
+inline std::vector<std::uint8_t> host_bytes(runtime::context& ctx, const scanned_file& f) {
+    if (!f.device) return {f.bytes.begin(), f.bytes.end()};
+    std::vector<std::uint8_t> v(static_cast<std::size_t>(f.device->size));
+    runtime::read(ctx, f.device->buffer, v.data(), v.size(), static_cast<std::size_t>(f.device->offset));
+    return v;
+}
 // What is done with each scan call's result: hits' entries index `files`.
 using scan_sink = std::function<void(std::span<const scanned_file> files, const ops::scan::scan_result& result)>;
 
@@ -97,19 +118,33 @@ public:
         used_ += bytes.size();
     }
 
+    // A file left on the device: scanned in place with the others of its buffer at the next flush.
+    void add_kept(std::string_view path, const unpack_device_bytes& device, std::span<const std::uint32_t> order) {
+        if (!kept_files_.empty() && kept_buffer_.get() != device.buffer.get()) flush_kept();
+        kept_buffer_ = device.buffer;
+        ++files_scanned;
+        bytes_scanned += device.size;
+        kept_bytes_scanned += device.size;
+        kept_files_.push_back({std::string(path), {order.begin(), order.end()}, {}, &device});
+        kept_extents_.push_back({device.offset, device.size});
+    }
+
     void flush() {
-        if (files_.empty()) return;
-        if (!device_.get() || device_.size() < staging_->size()) device_ = runtime::allocate(ctx_, staging_->size(), CL_MEM_READ_ONLY);
-        // Words past the last file are read as whole words: zero them.
-        const std::uint64_t end = (used_ + 3) & ~std::uint64_t{3};
-        std::memset(staging_->span().data() + used_, 0, end - used_);
-        staging_->copy_to_device(device_, std::max<std::uint64_t>(end, 4)).wait();
-        scan(device_);
-        used_ = 0;
+        if (!files_.empty()) {
+            if (!device_.get() || device_.size() < staging_->size()) device_ = runtime::allocate(ctx_, staging_->size(), CL_MEM_READ_ONLY);
+            // Words past the last file are read as whole words: zero them.
+            const std::uint64_t end = (used_ + 3) & ~std::uint64_t{3};
+            std::memset(staging_->span().data() + used_, 0, end - used_);
+            staging_->copy_to_device(device_, std::max<std::uint64_t>(end, 4)).wait();
+            scan(device_, files_, extents_);
+            used_ = 0;
+        }
+        flush_kept();
     }
 
     std::size_t files_scanned = 0;
     std::uint64_t bytes_scanned = 0;
+    std::uint64_t kept_bytes_scanned = 0;
     std::size_t dispatches = 0;
     double kernel_seconds = 0;
     std::vector<unpack_problem> problems; // files that could not be scanned
@@ -141,16 +176,22 @@ private:
         const auto buffer = runtime::upload(ctx_, std::span<const std::uint8_t>(padded), CL_MEM_READ_ONLY);
         files_.push_back({std::string(path), {order.begin(), order.end()}, bytes});
         extents_.push_back({0, bytes.size()});
-        scan(buffer);
+        scan(buffer, files_, extents_);
     }
 
-    void scan(const boost::compute::buffer& data) {
-        const auto r = ops::scan::scan_device(ctx_, set_, data, extents_, options_, budget_);
+    void flush_kept() {
+        if (kept_files_.empty()) return;
+        scan(kept_buffer_, kept_files_, kept_extents_);
+        kept_buffer_ = boost::compute::buffer();
+    }
+
+    void scan(const boost::compute::buffer& data, std::vector<scanned_file>& files, std::vector<vyre::scan::entry_extent>& extents) {
+        const auto r = ops::scan::scan_device(ctx_, set_, data, extents, options_, budget_);
         dispatches += r.dispatches;
         kernel_seconds += r.kernel_seconds;
-        sink_(files_, r);
-        files_.clear();
-        extents_.clear();
+        sink_(files, r);
+        files.clear();
+        extents.clear();
     }
 
     runtime::context& ctx_;
@@ -163,13 +204,17 @@ private:
     boost::compute::buffer device_;
     std::vector<scanned_file> files_;
     std::vector<vyre::scan::entry_extent> extents_;
+    boost::compute::buffer kept_buffer_; // the buffer of kept_files_
+    std::vector<scanned_file> kept_files_;
+    std::vector<vyre::scan::entry_extent> kept_extents_;
 };
 
 // Every file of `inputs` through the batcher: the plain inputs first, then the archives' files
-// layer by layer, each layer scanned before the unpack engine drops it. Returns what unpacking
-// reported, with the batcher's problems and listing orders that count every input.
+// layer by layer, each layer scanned before the unpack engine drops it; with keep_on_device, what
+// the device decoded is scanned there. Returns what unpacking reported, with the batcher's
+// problems and listing orders that count every input.
 inline unpack_report scan_inputs(runtime::context& ctx, std::span<const unpack_input> inputs, const unpack_options& options,
-                                 scan_batcher& batcher) {
+                                 bool keep_on_device, scan_batcher& batcher) {
     unpack_report report;
     std::vector<unpack_input> archives;
     std::vector<std::uint32_t> archive_index; // unpack's input i is inputs[archive_index[i]]
@@ -187,12 +232,14 @@ inline unpack_report scan_inputs(runtime::context& ctx, std::span<const unpack_i
         unpack_options u = options;
         u.output_dir.clear();
         u.hash = false;
+        u.keep_on_device = keep_on_device;
         u.layer_files = [&](std::span<const unpack_file_view> files) {
             std::vector<std::uint32_t> order;
             for (const auto& f : files) {
                 order.assign(f.order.begin(), f.order.end());
                 if (!order.empty()) order[0] = archive_index[order[0]];
-                batcher.add(f.path, f.bytes, order);
+                if (f.device) batcher.add_kept(f.path, *f.device, order);
+                else batcher.add(f.path, f.bytes, order);
             }
             batcher.flush(); // the views end with this call
         };
@@ -224,9 +271,10 @@ inline scan_archives_report scan_archives(runtime::context& ctx, const ops::scan
                                          report.findings.push_back({files[h.entry].path, files[h.entry].order, h.pattern, h.offset});
                                      for (std::size_t q = 0; q < r.counts.size(); ++q) report.counts[q] += r.counts[q];
                                  });
-    report.unpack = detail::scan_inputs(ctx, inputs, options.unpack, batcher);
+    report.unpack = detail::scan_inputs(ctx, inputs, options.unpack, options.keep_on_device, batcher);
     report.files = batcher.files_scanned;
     report.bytes = batcher.bytes_scanned;
+    report.kept_bytes = batcher.kept_bytes_scanned;
     report.scan_dispatches = batcher.dispatches;
     report.kernel_seconds = batcher.kernel_seconds;
     std::stable_sort(report.findings.begin(), report.findings.end(), [](const scan_finding& a, const scan_finding& b) {

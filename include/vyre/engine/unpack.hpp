@@ -100,11 +100,20 @@ struct unpack_progress {
     std::uint64_t entries = 0; // entries found so far
 };
 
+// Content a decoder left in device memory (unpack_options::keep_on_device): `size` bytes of
+// `buffer` from `offset` (whole words of the buffer are readable).
+struct unpack_device_bytes {
+    boost::compute::buffer buffer;
+    std::uint64_t offset = 0;
+    std::uint64_t size = 0;
+};
+
 // A file of one layer, as unpack_options::layer_files sees it: the views live until that call returns.
 struct unpack_file_view {
     std::string_view path;                // as unpack_entry::path
-    std::span<const std::uint8_t> bytes;  // the decoded content
+    std::span<const std::uint8_t> bytes;  // the decoded content (empty when `device` is set)
     std::span<const std::uint32_t> order; // as unpack_entry::order
+    const unpack_device_bytes* device = nullptr; // the content, where it stayed on the device
 };
 
 struct unpack_options {
@@ -125,6 +134,11 @@ struct unpack_options {
     // with every file of the layer whose status is ok (hard links included, nested containers
     // included as the files they are): how a later stage (engine/scan.hpp) sees the content.
     std::function<void(std::span<const unpack_file_view>)> layer_files;
+    // With layer_files, no output folder and no hashing: content the device decodes (deflate
+    // streams) stays in device memory and reaches layer_files as unpack_file_view::device. Only
+    // what the host needs comes back: statuses, CRC-32s computed on the device, each file's first
+    // 512 bytes (to detect archives), and the whole content of nested containers and ZIP symlinks.
+    bool keep_on_device = false;
 };
 
 enum class unpack_entry_type { file, directory, symlink, hard_link, other };
@@ -189,6 +203,9 @@ struct unpack_report {
     std::size_t lz4_device_blocks = 0, lz4_dispatches = 0, lz4_host_blocks = 0;
     std::size_t zstd_blocks = 0, zstd_dispatches = 0;
     std::size_t deflate_streams = 0, deflate_device_streams = 0, deflate_dispatches = 0, deflate_host_files = 0;
+    // keep_on_device: content left on the device, and the part of it read back for the host
+    // (nested containers, ZIP symlinks).
+    std::uint64_t kept_bytes = 0, fetched_bytes = 0;
     std::size_t refused() const noexcept { return count(unpack_status::refused); }
     std::size_t corrupt() const noexcept { return count(unpack_status::corrupt); }
 

@@ -193,13 +193,20 @@ inline yara_scan_report yara_scan_archives(runtime::context& ctx, const yara_rul
                                      for (std::size_t f = 0; f < files.size(); ++f)
                                          if (candidate[f]) todo.push_back(f);
                                      std::vector<std::vector<std::string>> found(todo.size());
-                                     util::parallel_for(todo.size(), threads, [&](std::size_t i) { found[i] = rules.matches(files[todo[i]].bytes); });
+                                     // Files left on the device come back one by one, on this thread (one queue).
+                                     std::vector<std::vector<std::uint8_t>> fetched(todo.size());
+                                     for (std::size_t i = 0; i < todo.size(); ++i)
+                                         if (files[todo[i]].device) fetched[i] = detail::host_bytes(ctx, files[todo[i]]);
+                                     util::parallel_for(todo.size(), threads, [&](std::size_t i) {
+                                         found[i] = rules.matches(files[todo[i]].device ? std::span<const std::uint8_t>(fetched[i]) : files[todo[i]].bytes);
+                                     });
                                      std::lock_guard<std::mutex> g(lock);
                                      report.files_evaluated += todo.size();
                                      for (std::size_t i = 0; i < todo.size(); ++i)
                                          for (auto& name : found[i]) report.matches.push_back({files[todo[i]].path, files[todo[i]].order, std::move(name)});
                                  });
-    report.unpack = detail::scan_inputs(ctx, inputs, options.unpack, batcher);
+    // When libyara reads every file, every file must come to the host anyway.
+    report.unpack = detail::scan_inputs(ctx, inputs, options.unpack, options.keep_on_device && !rules.every_file(), batcher);
     report.files = batcher.files_scanned;
     report.bytes = batcher.bytes_scanned;
     report.scan_dispatches = batcher.dispatches;

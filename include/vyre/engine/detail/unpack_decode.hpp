@@ -252,6 +252,45 @@ struct deflate_job_plan {
     std::string found;                // gzip: what its streams found, when one failed
 };
 
+// The content of a job whose streams are first..first+count-1 of a pass: a view of the host output,
+// the place of its streams on the device when all of them stayed there, else (some stayed, some
+// not: a gzip file whose members straddle the route's size cap) their bytes brought together on
+// the host.
+inline blob deflate_job_output(run_state& run, const deflate_result& r, std::span<const deflate_stream> streams, std::size_t first,
+                               std::size_t count) {
+    std::size_t on_device = 0;
+    std::uint64_t total = 0;
+    for (std::size_t m = first; m < first + count; ++m) {
+        on_device += r.kept && r.kept->has(m);
+        total += streams[m].size;
+    }
+    if (on_device == 0) {
+        const std::uint64_t begin = r.offsets[first], end = r.offsets[first + count];
+        return {std::span<const std::uint8_t>(r.output->data() + begin, static_cast<std::size_t>(end - begin)), r.output};
+    }
+    if (on_device == count) {
+        // The streams of one job are neighbours on the device: the device packs its streams in order.
+        blob b;
+        b.device = std::make_shared<const unpack_device_bytes>(unpack_device_bytes{r.kept->buffer, r.kept->offsets[first], total});
+        b.head = r.kept->head(first, streams[first].size);
+        b.owner = r.kept;
+        return b;
+    }
+    std::vector<std::uint8_t> joined(static_cast<std::size_t>(total));
+    std::uint64_t at = 0;
+    for (std::size_t m = first; m < first + count; ++m) {
+        if (r.kept->has(m)) {
+            runtime::read(run.ctx, r.kept->buffer, joined.data() + at, static_cast<std::size_t>(streams[m].size),
+                          static_cast<std::size_t>(r.kept->offsets[m]));
+            run.report.fetched_bytes += streams[m].size;
+        } else {
+            std::copy(r.content(m).begin(), r.content(m).end(), joined.begin() + static_cast<std::ptrdiff_t>(at));
+        }
+        at += streams[m].size;
+    }
+    return owned_blob(std::move(joined));
+}
+
 // gzip streams and ZIP deflate entries: every deflate stream of the layer (the members of gzip
 // files whose headers and trailers say where they are, ZIP method-8 entries) through the deflate
 // engine in one pass, on options.deflate's route. Their sizes are known before decoding (ISIZE,
@@ -313,10 +352,12 @@ inline void decode_deflate(run_state& run, std::vector<decode_job*>& jobs) {
         o.route = run.options.deflate;
         o.device_max_bytes = run.options.deflate_device_max_bytes;
         o.threads = run.threads;
+        o.keep_on_device = run.options.keep_on_device && !run.tree && !run.options.hash;
         const deflate_result r = decompress_deflate(run.ctx, streams, o);
         run.report.deflate_streams += r.report.streams;
         run.report.deflate_device_streams += r.report.device_streams;
         run.report.deflate_dispatches += r.report.batches;
+        run.report.kept_bytes += r.report.kept_bytes;
         for (std::size_t k = 0; k < jobs.size(); ++k) {
             decode_job& j = *jobs[k];
             deflate_job_plan& p = plans[k];
@@ -325,8 +366,7 @@ inline void decode_deflate(run_state& run, std::vector<decode_job*>& jobs) {
             for (std::size_t m = 0; m < p.count && failed == p.count; ++m)
                 if (r.errors[p.first + m]) failed = m;
             if (failed == p.count) {
-                const std::uint64_t begin = r.offsets[p.first], end = r.offsets[p.first + p.count];
-                j.output = {std::span<const std::uint8_t>(r.output->data() + begin, static_cast<std::size_t>(end - begin)), r.output};
+                j.output = deflate_job_output(run, r, streams, p.first, p.count);
                 run.progress_tick();
                 continue;
             }

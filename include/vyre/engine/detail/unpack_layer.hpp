@@ -2,6 +2,7 @@
 // within a layer the driver of its steps, with step 3 (finish) and step 4 (sink) written out here.
 #pragma once
 
+#include <vyre/compression/skippable.hpp>
 #include <vyre/engine/detail/output_tree.hpp>
 #include <vyre/engine/detail/unpack_decode.hpp>
 #include <vyre/engine/detail/unpack_names.hpp>
@@ -10,7 +11,9 @@
 #include <vyre/format/detect.hpp>
 #include <vyre/format/gzip.hpp>
 #include <vyre/format/names.hpp>
+#include <vyre/runtime/buffer.hpp>
 #include <vyre/runtime/context.hpp>
+#include <vyre/util/little_endian.hpp>
 #include <vyre/util/parallel.hpp>
 #include <vyre/util/sha256.hpp>
 
@@ -30,6 +33,28 @@
 namespace vyre::engine::detail {
 
 namespace fmt = format;
+
+// Content a decoder left on the device, brought to the host for a step that reads its bytes.
+inline void fetch_to_host(run_state& run, blob& b) {
+    if (!b.device) return;
+    std::vector<std::uint8_t> v(static_cast<std::size_t>(b.device->size));
+    runtime::read(run.ctx, b.device->buffer, v.data(), v.size(), static_cast<std::size_t>(b.device->offset));
+    run.fetched += v.size();
+    b = owned_blob(std::move(v));
+}
+
+// What a file's content is (format::detect). Content on the device is told by its head, which
+// decides exactly as the whole would (detect reads 512 bytes at most), unless the head is short
+// or opens with a skippable frame (detect then reads on): such content is fetched first.
+inline fmt::content_kind detect_content(run_state& run, blob& b) {
+    if (b.device) {
+        const bool short_head = b.head.size() < std::min<std::uint64_t>(b.device->size, deflate_head_bytes);
+        const bool skippable = b.head.size() >= 4 && compression::is_skippable_magic(util::read_le32(b.head, 0));
+        if (!short_head && !skippable) return fmt::detect(b.head);
+        fetch_to_host(run, b);
+    }
+    return fmt::detect(b.bytes);
+}
 
 // Step 4: hashes the kept entries of a layer and writes them below the output folder.
 inline void write_layer(run_state& run, std::vector<item>& items, const std::vector<std::size_t>& sink) {
@@ -171,9 +196,10 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
                 return;
             }
             it.content = j.output;
-            it.e.size = it.content.bytes.size();
+            it.e.size = it.content.size();
         }
         if (it.crc) {
+            fetch_to_host(run, it.content);
             if (const std::uint32_t crc = fmt::crc32_of(it.content.bytes); crc != *it.crc) {
                 it.e.status = unpack_status::corrupt;
                 it.e.message = "CRC-32 mismatch: stored " + vyre::util::hex(*it.crc, 8) + ", computed " +
@@ -188,12 +214,12 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
             if (target.e.status != unpack_status::ok) {
                 it.e.status = unpack_status::refused;
                 it.e.message = "hard link to an entry that was not kept: " + fmt::archive_quote(it.e.link_target);
-            } else if (!run.budget.take(target.content.bytes.size())) {
+            } else if (!run.budget.take(target.content.size())) {
                 // A copy is written: it counts like decoded bytes (links to one big file, or to
                 // an archive, would otherwise multiply the output without limit).
                 it.e.status = unpack_status::refused;
                 it.e.message = "hard link to " + fmt::archive_quote(it.e.link_target) + ": " +
-                               total_message(run.budget, target.content.bytes.size());
+                               total_message(run.budget, target.content.size());
             } else {
                 it.content = target.content;
                 it.e.size = target.e.size;
@@ -207,6 +233,7 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
         }
         // ZIP symlinks keep their target as content.
         if (it.e.status == unpack_status::ok && it.e.type == unpack_entry_type::symlink && it.parent->kind == fmt::content_kind::zip) {
+            fetch_to_host(run, it.content);
             it.e.link_target.assign(it.content.bytes.begin(), it.content.bytes.end());
             if (std::string why = check_link_target(it.e.output_path, it.e.link_target); !why.empty()) {
                 it.e.status = unpack_status::refused;
@@ -222,7 +249,7 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
         // A hard link is never opened: its target is, once (links to an archive would otherwise
         // open it once per link, in every layer below).
         const bool file = it.e.type == unpack_entry_type::file;
-        const fmt::content_kind kind = file ? fmt::detect(it.content.bytes) : fmt::content_kind::unknown;
+        const fmt::content_kind kind = file ? detect_content(run, it.content) : fmt::content_kind::unknown;
         const bool opens = is_container(kind) && (it.stream || run.options.recurse);
         if (opens && depth + 1 > run.options.limits.max_depth) {
             run.problem(it.e.path, unpack_status::refused,
@@ -230,6 +257,7 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
                             std::to_string(run.options.limits.max_depth) + " containers (--max-depth changes it)",
                         it.e.order);
         } else if (opens) {
+            fetch_to_host(run, it.content); // the host parses it
             container c;
             c.kind = kind;
             c.depth = depth + 1;
@@ -253,7 +281,7 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
         for (const std::size_t i : sink) {
             const item& it = items[i];
             if (it.e.type == unpack_entry_type::file || it.e.type == unpack_entry_type::hard_link)
-                files.push_back({it.e.path, it.content.bytes, it.e.order});
+                files.push_back({it.e.path, it.content.bytes, it.e.order, it.content.device.get()});
         }
         run.options.layer_files(files);
     }
@@ -286,6 +314,7 @@ inline unpack_report run_unpack(runtime::context& ctx, std::span<const unpack_in
         layer = run_layer(run, depth, layer);
     }
     run.report.decoded_bytes = run.budget.used();
+    run.report.fetched_bytes = run.fetched.load();
     const auto by_order = [](const auto& a, const auto& b) { return a.order < b.order; };
     std::stable_sort(run.report.entries.begin(), run.report.entries.end(), by_order);
     std::stable_sort(run.report.problems.begin(), run.report.problems.end(), by_order);

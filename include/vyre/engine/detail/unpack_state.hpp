@@ -36,6 +36,13 @@ using owner_ptr = std::shared_ptr<const void>;
 struct blob {
     std::span<const std::uint8_t> bytes;
     owner_ptr owner; // keeps bytes alive (empty: the caller's input)
+    // Content left on the device (unpack_options::keep_on_device): `bytes` is empty, `head` holds
+    // its first bytes (up to deflate_head_bytes; fewer only when the content is shorter, or when
+    // a gzip file's first member is) and lives as long as owner.
+    std::shared_ptr<const unpack_device_bytes> device;
+    std::span<const std::uint8_t> head;
+
+    std::uint64_t size() const noexcept { return device ? device->size : bytes.size(); }
 };
 
 inline blob owned_blob(std::vector<std::uint8_t>&& v) {
@@ -141,6 +148,7 @@ struct run_state {
     std::uint64_t entries_seen = 0;
     unsigned layer = 0;
     std::atomic<std::uint64_t> decode_done{0};
+    std::atomic<std::uint64_t> fetched{0}; // kept content read back (report.fetched_bytes at the end)
     std::uint64_t decode_total = 0;
 
     void problem(const std::string& path, unpack_status kind, std::string message, std::vector<std::uint32_t> order) {
