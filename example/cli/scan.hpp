@@ -56,6 +56,7 @@ inline vyre::engine::scan_archives_options scan_run_options(const po::variables_
     if (o.unpack.limits.max_depth == 0) throw po::error("--max-depth must be at least 1, not 0");
     if (vm.count("max-total")) o.unpack.limits.max_total_bytes = parse_size("max-total", vm["max-total"].as<std::string>());
     o.unpack.threads = vm["threads"].as<unsigned>();
+    o.keep_on_device = !vm.count("via-host");
     return o;
 }
 
@@ -100,7 +101,8 @@ inline int scan_yara(const po::variables_map& vm) {
         }
         std::cout << "\n],\"summary\":{\"rules\":" << r.rules << ",\"prefiltered_rules\":" << r.prefiltered_rules
                   << ",\"files\":" << r.files << ",\"files_evaluated\":" << r.files_evaluated << ",\"bytes\":" << r.bytes
-                  << ",\"matches\":" << r.matches.size() << ",\"seconds\":" << seconds << ",\"device\":" << json_string(ctx.device().label()) << "}}\n";
+                  << ",\"matches\":" << r.matches.size() << ",\"kept_bytes\":" << r.unpack.kept_bytes
+                  << ",\"fetched_bytes\":" << r.unpack.fetched_bytes << ",\"seconds\":" << seconds << ",\"device\":" << json_string(ctx.device().label()) << "}}\n";
     } else {
         for (const auto& m : r.matches) std::cout << printable(m.rule) << ' ' << printable(m.path) << '\n';
     }
@@ -112,6 +114,9 @@ inline int scan_yara(const po::variables_map& vm) {
     std::cerr << "vyre scan: " << r.matches.size() << " matches of " << r.rules << " rules (" << r.prefiltered_rules
               << " prefiltered on the device) in " << r.files << " files (" << human_bytes(r.bytes) << "); libyara evaluated "
               << r.files_evaluated << " files; " << r.unpack.problems.size() << " problem(s); " << secs << " s on " << ctx.device().label()
+              << (r.unpack.kept_bytes ? " (" + human_bytes(r.unpack.kept_bytes) + " decoded and scanned on the device, " +
+                                            human_bytes(r.unpack.fetched_bytes) + " of that read back)"
+                                      : std::string())
               << "\n";
     return r.matches.empty() ? 1 : 0;
 }
@@ -141,6 +146,8 @@ inline int cmd_scan(const std::vector<std::string>& args) {
         "max-depth", po::value<unsigned>()->default_value(8), "containers opened one inside another at most")(
         "max-total", po::value<std::string>(), "bytes the decoders may produce in all (as vyre unpack --max-total)")(
         "threads", po::value<unsigned>()->default_value(0), "host threads (0: every hardware thread)")(
+        "via-host", "bring every file the device decodes to host memory and upload it again to scan it (by default it is "
+        "scanned where it was decoded; this is for comparison)")(
         "no-progress", "no progress bar (it is drawn on stderr only when stderr is a terminal)");
     po::positional_options_description positional;
     positional.add("input", -1);
@@ -203,6 +210,7 @@ inline int cmd_scan(const std::vector<std::string>& args) {
             }
             std::cout << "\n],\"summary\":{\"files\":" << r.files << ",\"bytes\":" << r.bytes << ",\"hits\":" << r.findings.size()
                       << ",\"capped_patterns\":" << r.capped_patterns << ",\"scan_dispatches\":" << r.scan_dispatches
+                      << ",\"kept_bytes\":" << r.kept_bytes << ",\"fetched_bytes\":" << r.unpack.fetched_bytes
                       << ",\"seconds\":" << seconds << ",\"device\":" << json_string(ctx.device().label()) << "}}\n";
         } else {
             std::string out;
@@ -227,7 +235,11 @@ inline int cmd_scan(const std::vector<std::string>& args) {
                   << (r.capped_patterns ? "; " + std::to_string(r.capped_patterns) + " pattern(s) over --max-hits, counted only" : std::string())
                   << "; " << r.unpack.problems.size() << " problem(s); " << secs << " s on " << ctx.device().label() << " ("
                   << r.scan_dispatches << " scan dispatch(es); deflate: " << r.unpack.deflate_device_streams << " of "
-                  << r.unpack.deflate_streams << " streams on the device)\n";
+                  << r.unpack.deflate_streams << " streams on the device"
+                  << (r.unpack.kept_bytes ? "; " + human_bytes(r.kept_bytes) + " scanned where the device decoded it, " +
+                                                human_bytes(r.unpack.fetched_bytes) + " of that read back"
+                                          : std::string())
+                  << ")\n";
         std::uint64_t total = 0;
         for (const auto c : r.counts) total += c;
         return total > 0 ? 0 : 1;

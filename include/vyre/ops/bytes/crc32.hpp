@@ -152,9 +152,11 @@ inline const runtime::compiled_program& crc32_kernel() {
 }
 
 // The CRC-32 of each range of `data` (each inside the buffer's whole words and its first 4 GiB),
-// computed on the device through ctx's queue; only the CRCs come back.
+// computed on the device through ctx's queue; only the CRCs come back. With a profiling queue,
+// *kernel_seconds (when given) receives the dispatch's time on the device.
 inline std::vector<std::uint32_t> crc32_device(runtime::context& ctx, const boost::compute::buffer& data,
-                                               std::span<const byte_range> ranges, std::uint32_t chunk_bytes = crc32_chunk_bytes) {
+                                               std::span<const byte_range> ranges, std::uint32_t chunk_bytes = crc32_chunk_bytes,
+                                               double* kernel_seconds = nullptr) {
     if (chunk_bytes == 0) throw resource_error("bytes.crc32: chunk_bytes must be at least 1");
     const std::vector<std::uint32_t> range_list = range_words(crc32_op_id, ranges, data.size() & ~std::size_t{3});
     std::vector<std::uint32_t> chunk_list;
@@ -190,8 +192,11 @@ inline std::vector<std::uint32_t> crc32_device(runtime::context& ctx, const boos
     args[crc32_binding::crcs] = {crc_buffer, static_cast<std::uint32_t>(crcs.size())};
     args[crc32_binding::params] = {params, 2};
     const auto groups = static_cast<std::uint32_t>((chunk_count + crc32_workgroup - 1) / crc32_workgroup);
-    runtime::dispatch(ctx, crc32_kernel(), {groups, 1, 1}, args);
+    const auto ran = runtime::dispatch(ctx, crc32_kernel(), {groups, 1, 1}, args);
     runtime::read(ctx, crc_buffer, crcs.data(), crcs.size() * 4);
+    if (kernel_seconds && ctx.profiling() && ran.get())
+        *kernel_seconds = double(ran.get_profiling_info<cl_ulong>(CL_PROFILING_COMMAND_END) -
+                                 ran.get_profiling_info<cl_ulong>(CL_PROFILING_COMMAND_START)) * 1e-9;
     return crcs;
 }
 
