@@ -34,6 +34,9 @@ inline bool is_container(fmt::content_kind k) {
 using owner_ptr = std::shared_ptr<const void>;
 
 struct blob {
+    blob() = default;
+    blob(std::span<const std::uint8_t> b, owner_ptr o = {}) : bytes(b), owner(std::move(o)) {}
+
     std::span<const std::uint8_t> bytes;
     owner_ptr owner; // keeps bytes alive (empty: the caller's input)
     // Content left on the device (unpack_options::keep_on_device): `bytes` is empty, `head` holds
