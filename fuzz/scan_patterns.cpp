@@ -1,9 +1,10 @@
 // The scan stage's host side on arbitrary input: patterns parsed from text (scan::hex_pattern,
-// scan::literal_lines) give a clear format_error or forms that scan::build_filter_tables accepts;
+// scan::hex_required_piece, scan::literal_lines) give a clear format_error or forms that scan::build_filter_tables accepts;
 // and the tables, walked on the CPU exactly as scan.patterns walks them on the device (the three
 // atom keys at every position, the filter bit, the bucket, verification at the atom's offset),
 // find the same hits as reference::scan_hits. Input: pattern lines, a zero byte, then the data;
-// a line starting with '{' is a hex string, one starting with "i:" a nocase literal, "w:" an
+// a line starting with '{' is a hex string (with jumps or alternatives: its required piece; the
+// piece of a string hex_pattern accepts is the string itself), one starting with "i:" a nocase literal, "w:" an
 // ascii-and-wide literal, any other a literal. The data is cut into entries at each 0xff byte.
 #include <vyre/reference/scan.hpp>
 #include <vyre/scan/filter_tables.hpp>
@@ -71,7 +72,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const std::string_view line = text.substr(0, end);
         text.remove_prefix(std::min(text.size(), end + 1));
         try {
-            if (!line.empty() && line[0] == '{') patterns.push_back(vs::hex_pattern("h", line));
+            if (!line.empty() && line[0] == '{') {
+                vs::pattern piece{"h", {}};
+                bool has_piece = true;
+                try {
+                    piece = vs::hex_required_piece("h", line);
+                } catch (const vyre::format_error&) {
+                    has_piece = false;
+                }
+                try {
+                    patterns.push_back(vs::hex_pattern("h", line));
+                } catch (const vyre::format_error&) {
+                    if (has_piece) patterns.push_back(std::move(piece));
+                    continue;
+                }
+                if (!has_piece || piece.forms[0].value != patterns.back().forms[0].value || piece.forms[0].mask != patterns.back().forms[0].mask)
+                    std::abort(); // a string without jumps is its own required piece
+            }
             else if (line.starts_with("i:")) patterns.push_back(vs::literal_pattern("i", line.substr(2), {true, true, false}));
             else if (line.starts_with("w:")) patterns.push_back(vs::literal_pattern("w", line.substr(2), {false, true, true}));
             else

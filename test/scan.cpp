@@ -113,6 +113,14 @@ BOOST_AUTO_TEST_CASE(literal_and_hex_forms) {
     BOOST_TEST((hex.forms[0].mask == bytes{0xff, 0xff, 0x00, 0xf0, 0x0f}));
     BOOST_CHECK_THROW(vs::literal_pattern("e", ""), vyre::format_error);
     BOOST_CHECK_THROW(vs::hex_pattern("j", "4D [2-4] 5A"), vyre::format_error);
+    // The piece every match of a hex string holds: between jumps, outside alternatives.
+    BOOST_TEST((vs::hex_required_piece("j", "{ 4D [2-4] 5A 90 ?? [-] 01 }").forms[0].value == bytes{0x5a, 0x90, 0x00}));
+    BOOST_TEST((vs::hex_required_piece("a", "{ 4D ( 01 02 03 04 | 05 ) 5A 5B }").forms[0].value == bytes{0x5a, 0x5b}));
+    BOOST_TEST((vs::hex_required_piece("n", "{ 01 ~02 03 04 }").forms[0].value == bytes{0x03, 0x04}));
+    BOOST_TEST((vs::hex_required_piece("p", "{ 4D 5A }").forms[0].value == bytes{0x4d, 0x5a}));
+    BOOST_CHECK_THROW(vs::hex_required_piece("w", "{ ?? [1-2] ( 01 | 02 ) }"), vyre::format_error);
+    BOOST_CHECK_THROW(vs::hex_required_piece("o", "{ 01 ( 02 | 03 }"), vyre::format_error);
+    BOOST_CHECK_THROW(vs::hex_required_piece("b", "{ 01 [2- 03 }"), vyre::format_error);
     BOOST_CHECK_THROW(vs::hex_pattern("w", "?? ??"), vyre::format_error);
     BOOST_CHECK_THROW(vs::hex_pattern("o", "4D 5"), vyre::format_error);
     BOOST_CHECK_THROW(vs::hex_pattern("g", "4G"), vyre::format_error);

@@ -46,6 +46,7 @@ rule either_or_size { strings: $a = "alpha_marker" condition: $a or filesize == 
 rule regex_string { strings: $r = /eta_mark[0-9]+/ condition: $r }
 rule hex_wildcard { strings: $h = { 61 6C ?? 68 61 } $n = { 6B 61 ?? ?0 61 5F } condition: any of them }
 rule hex_jump { strings: $h = { 61 6C [1-2] 61 5F } condition: $h }
+rule hex_alternative { strings: $h = { 7A 65 74 61 ( 5F | 2D ) 6D 61 72 6B } condition: $h }
 private rule private_alpha { strings: $a = "alpha_marker" condition: $a }
 rule uses_private { condition: private_alpha and filesize > 0 }
 )";
@@ -55,6 +56,7 @@ rule literal_text { strings: $a = "alpha_marker" condition: $a }
 rule nocase_or_wide { strings: $a = "BETA_MARK" nocase $b = "gamma_mark" wide condition: 1 of them }
 rule counted { strings: $a = "zeta_mark" condition: #a >= 3 }
 rule hex_wildcard { strings: $h = { 61 6C ?? 68 61 } $n = { 6B 61 ?? ?0 61 5F } condition: any of them }
+rule hex_jump { strings: $h = { 61 6C [1-2] 61 5F } condition: $h }
 )";
 
 // A folder of files holding the markers (some files none), and archives of it.
@@ -120,9 +122,9 @@ BOOST_AUTO_TEST_CASE(conditions_that_need_a_string) {
     const auto c = vyre::scan::yara_rule_conditions(mixed_rules);
     std::map<std::string, bool> needs;
     for (const auto& x : c) needs[x.name] = x.needs_a_string;
-    BOOST_TEST(c.size() == 15u);
+    BOOST_TEST(c.size() == 16u);
     for (const char* yes : {"literal_text", "nocase_or_wide", "both_needed", "counted", "hex_literal", "with_filesize", "regex_string",
-                            "hex_wildcard", "hex_jump", "private_alpha"})
+                            "hex_wildcard", "hex_jump", "hex_alternative", "private_alpha"})
         BOOST_TEST(needs[yes], yes);
     for (const char* no : {"mz_header", "tiny", "without_omega", "either_or_size", "uses_private"}) BOOST_TEST(!needs[no], no);
     // Hex strings' text, by identifier, for the patterns libyara cannot give back.
@@ -180,9 +182,9 @@ VYRE_DEVICE_TEST(matches_equal_the_yara_tool_over_the_extracted_tree) {
         const bool all_literal = source == literal_rules;
         BOOST_TEST_CONTEXT((all_literal ? "literal rules" : "mixed rules")) {
             const ve::yara_rules rules(source, "rules.yar");
-            // Mixed: the six literal rules, the private one and hex_wildcard (not regex_string,
-            // hex_jump, nor the conditions that need no string).
-            BOOST_TEST(rules.prefiltered_count() == (all_literal ? 4u : 8u));
+            // Mixed: the six literal rules, the private one and the three hex ones (not
+            // regex_string, nor the conditions that need no string).
+            BOOST_TEST(rules.prefiltered_count() == (all_literal ? 5u : 10u));
             const vyre::ops::scan::device_patterns set(dev.ctx(), rules.patterns());
             const auto want = tree.yara_tool(source);
             BOOST_TEST(want.size() > 10u);

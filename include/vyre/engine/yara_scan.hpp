@@ -5,18 +5,19 @@
 
 // How a run goes. The rules are compiled by libyara. Each rule's literal strings (text strings
 // with nocase / ascii / wide; fullword and private ones too, whose matches are a subset of the
-// literal's) and hex strings without jumps or alternatives (wildcards and nibbles allowed; their
-// text is read from the source, since libyara keeps none) become scan patterns. A rule is prefiltered when its
-// condition cannot be true without one of its strings matching (scan/yara_conditions.hpp) and all
-// of its strings are such literals. The files are scanned on the device as `vyre scan` scans them;
-// then libyara evaluates every rule on each file that has a hit of any pattern, or on every file
-// when some rule is not prefiltered (a rule on `filesize`, `uint16(0)`, `not $a`, a regular
-// expression or a hex string with a jump). A pattern that passed its hit cap in a scan call
-// makes every file of that call a candidate. So a match is never lost to the prefilter: libyara
-// decides every match, on exactly the bytes a plain `yara` would see.
+// literal's) and hex strings (their text read from the source, since libyara keeps none) become
+// scan patterns: a hex string without jumps or alternatives as it is (wildcards and nibbles
+// allowed), one with them as the piece every match contains (scan::hex_required_piece). A rule is
+// prefiltered when its condition cannot be true without one of its strings matching
+// (scan/yara_conditions.hpp) and all of its strings are such patterns. The files are scanned on
+// the device as `vyre scan` scans them; then libyara evaluates every rule on each file that has a
+// hit of any pattern, or on every file when some rule is not prefiltered (a rule on `filesize`,
+// `uint16(0)`, `not $a`, or with a regular expression). A pattern that passed its hit cap in a scan
+// call makes every file of that call a candidate. So a match is never lost to the prefilter:
+// libyara decides every match, on exactly the bytes a plain `yara` would see. Where every rule is
+// prefiltered, what the device decoded stays there and only the candidate files are read back.
 //
-// Not yet: the evaluation needs the files' bytes on the host; libyara's own string search runs
-// again on each candidate file.
+// Not yet: libyara's own string search runs again on each candidate file.
 
 #include <vyre/engine/scan.hpp>
 #include <vyre/error.hpp>
@@ -96,12 +97,17 @@ public:
                                               STRING_FLAGS_CHAIN_PART));
                 const bool literal = plain && (flags & STRING_FLAGS_LITERAL);
                 if (plain && !literal && (flags & STRING_FLAGS_HEXADECIMAL)) {
-                    // A hex string with wildcards: its text, read from the source, as a hex pattern
-                    // (one with jumps or alternatives is refused by hex_pattern: not covered).
+                    // A hex string with wildcards, jumps or alternatives: its text, read from the
+                    // source, as a hex pattern, or the piece of it every match holds.
                     const auto h = hex_text.find(names_.back() + "\n" + string->identifier);
+                    const std::string name = names_.back() + ":" + string->identifier;
                     try {
                         if (h == hex_text.end()) throw format_error("no text");
-                        patterns_.push_back(scan::hex_pattern(names_.back() + ":" + string->identifier, h->second));
+                        try {
+                            patterns_.push_back(scan::hex_pattern(name, h->second));
+                        } catch (const format_error&) {
+                            patterns_.push_back(scan::hex_required_piece(name, h->second));
+                        }
                     } catch (const format_error&) {
                         covered = false;
                     }

@@ -5,6 +5,7 @@
 
 #include <vyre/error.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -124,6 +125,52 @@ inline pattern hex_pattern(std::string name, std::string_view text) {
     }
     detail::check_form(name, f);
     return {std::move(name), {std::move(f)}};
+}
+
+// For a prefilter: the piece of a hex string (YARA's syntax, jumps `[n]`, `[n-m]`, `[n-]`, `[-]` and
+// alternatives `( .. | .. )` allowed) that every match of the string contains: the longest run of
+// byte pairs between two jumps and outside every alternative (longest by fixed nibbles). A hit of
+// it is necessary for a match, not sufficient. format_error when the string has no such run with
+// a fixed byte, or brackets that do not close.
+inline pattern hex_required_piece(std::string name, std::string_view text) {
+    std::string best, piece;
+    int depth = 0;
+    const auto fixed = [](const std::string& digits) {
+        return static_cast<std::size_t>(std::count_if(digits.begin(), digits.end(), [](char c) { return c != '?'; }));
+    };
+    const auto close_piece = [&] {
+        if (fixed(piece) > fixed(best) || (fixed(piece) == fixed(best) && piece.size() > best.size())) best = piece;
+        piece.clear();
+    };
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '{' || c == '}') continue;
+        if (c == '[') {
+            const std::size_t end = text.find(']', i);
+            if (end == std::string_view::npos) throw format_error("hex pattern \"" + name + "\": '[' at offset " + std::to_string(i) + " does not close");
+            close_piece();
+            i = end;
+            continue;
+        }
+        if (c == '(' || c == ')' || c == '|') {
+            depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+            if (depth < 0) throw format_error("hex pattern \"" + name + "\": ')' at offset " + std::to_string(i) + " closes nothing");
+            if (depth == 0 || c == '(') close_piece();
+            else piece.clear();
+            continue;
+        }
+        if (depth > 0) continue;
+        if (c == '~') { // a negated byte: any byte, as far as the piece is concerned
+            close_piece();
+            i += 2;
+            continue;
+        }
+        piece.push_back(c);
+    }
+    if (depth != 0) throw format_error("hex pattern \"" + name + "\": an alternative does not close");
+    close_piece();
+    if (best.size() % 2 != 0) throw format_error("hex pattern \"" + name + "\": an odd number of hex digits in a piece");
+    return hex_pattern(std::move(name), best);
 }
 
 // A patterns file as `grep -F -f` reads it: one literal string per line (the line's bytes, without
