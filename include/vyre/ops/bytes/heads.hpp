@@ -11,6 +11,7 @@
 #include <vyre/runtime/parameters.hpp>
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -84,10 +85,14 @@ inline std::vector<std::uint8_t> heads_device(runtime::context& ctx, const boost
     const std::uint64_t words = out.size() / 4;
     runtime::dispatch(ctx, heads_kernel(), {static_cast<std::uint32_t>((words + heads_workgroup - 1) / heads_workgroup), 1, 1}, args);
     // Slots are little-endian words: on a little-endian host their bytes are the range's bytes.
-    std::vector<std::uint32_t> words_back(words);
-    runtime::read(ctx, head_buffer, words_back.data(), out.size());
-    for (std::size_t w = 0; w < words; ++w)
-        for (int b = 0; b < 4; ++b) out[w * 4 + b] = static_cast<std::uint8_t>(words_back[w] >> (8 * b));
+    if constexpr (std::endian::native == std::endian::little) {
+        runtime::read(ctx, head_buffer, out.data(), out.size());
+    } else {
+        std::vector<std::uint32_t> words_back(words);
+        runtime::read(ctx, head_buffer, words_back.data(), out.size());
+        for (std::size_t w = 0; w < words; ++w)
+            for (int b = 0; b < 4; ++b) out[w * 4 + b] = static_cast<std::uint8_t>(words_back[w] >> (8 * b));
+    }
     return out;
 }
 
