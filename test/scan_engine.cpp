@@ -83,6 +83,28 @@ struct mapped_inputs {
     }
 };
 
+// A finding with its file spelled out, as the reference makes them.
+struct located {
+    std::string path;
+    std::vector<std::uint32_t> order;
+    std::uint32_t pattern = 0;
+    std::uint64_t offset = 0;
+};
+
+// The report's findings, each with its file; and its files checked: in listing order, each with a finding.
+std::vector<located> located_findings(const ve::scan_archives_report& r) {
+    for (std::size_t f = 1; f < r.hit_files.size(); ++f) BOOST_TEST((r.hit_files[f - 1].order < r.hit_files[f].order), "hit_files out of order");
+    std::vector<char> used(r.hit_files.size(), 0);
+    std::vector<located> out;
+    for (const auto& f : r.findings) {
+        BOOST_REQUIRE(f.file < r.hit_files.size());
+        used[f.file] = 1;
+        out.push_back({r.hit_files[f.file].path, r.hit_files[f.file].order, f.pattern, f.offset});
+    }
+    BOOST_TEST(std::count(used.begin(), used.end(), 0) == 0, "a file without findings in hit_files");
+    return out;
+}
+
 // How the archives are decoded: the deflate route, and whether what the device decodes is scanned there.
 struct decoding {
     ve::deflate_route route = ve::deflate_route::automatic;
@@ -92,7 +114,7 @@ struct decoding {
 // The files unpack finds in the inputs (the non-archives as they are), and the reference's hits in
 // them, as findings in the engine's order: in each layer the files on the host, then those the
 // device kept (read back here), as the engine scans them.
-std::vector<ve::scan_finding> reference_findings(vyre::runtime::context& ctx, const mapped_inputs& in,
+std::vector<located> reference_findings(vyre::runtime::context& ctx, const mapped_inputs& in,
                                                  const std::vector<vs::pattern>& patterns, std::uint32_t cap,
                                                  decoding how = {ve::deflate_route::host, false}) {
     struct file {
@@ -134,14 +156,14 @@ std::vector<ve::scan_finding> reference_findings(vyre::runtime::context& ctx, co
     ve::unpack(ctx, archives, o);
     // The cap keeps each pattern's first hits in scan order (plain inputs, then layer by layer);
     // findings are listed by file order.
-    std::vector<ve::scan_finding> out;
+    std::vector<located> out;
     std::vector<std::uint32_t> kept(patterns.size(), 0);
     for (const auto& f : files) {
         const vs::entry_extent whole{0, f.content.size()};
         for (const auto& h : vyre::reference::scan_hits(f.content, std::span(&whole, 1), patterns))
             if (kept[h.pattern]++ < cap) out.push_back({f.path, f.order, h.pattern, h.offset});
     }
-    std::stable_sort(out.begin(), out.end(), [](const ve::scan_finding& a, const ve::scan_finding& b) {
+    std::stable_sort(out.begin(), out.end(), [](const located& a, const located& b) {
         if (a.order != b.order) return a.order < b.order;
         if (a.offset != b.offset) return a.offset < b.offset;
         return a.pattern < b.pattern;
@@ -149,11 +171,11 @@ std::vector<ve::scan_finding> reference_findings(vyre::runtime::context& ctx, co
     return out;
 }
 
-bool same(const ve::scan_finding& a, const ve::scan_finding& b) {
+bool same(const located& a, const located& b) {
     return a.path == b.path && a.order == b.order && a.pattern == b.pattern && a.offset == b.offset;
 }
 
-void check_findings(const std::vector<ve::scan_finding>& got, const std::vector<ve::scan_finding>& want) {
+void check_findings(const std::vector<located>& got, const std::vector<located>& want) {
     BOOST_TEST(got.size() == want.size());
     for (std::size_t i = 0; i < std::min(got.size(), want.size()); ++i)
         if (!same(got[i], want[i])) {
@@ -197,9 +219,10 @@ VYRE_DEVICE_TEST(archives_scan_like_the_reference_over_their_files) {
                     BOOST_TEST(r.unpack.problems.empty());
                     const auto want = reference_findings(dev.ctx(), in, patterns, cap, how);
                     BOOST_TEST(want.size() > 100u);
-                    check_findings(r.findings, want);
+                    const auto got = located_findings(r);
+                    check_findings(got, want);
                     // Every cap and order aside, the same hits as with nothing kept.
-                    if (cap > 1000) check_findings(r.findings, reference_findings(dev.ctx(), in, patterns, cap));
+                    if (cap > 1000) check_findings(got, reference_findings(dev.ctx(), in, patterns, cap));
                     if (batch < (std::uint64_t{1} << 20)) BOOST_TEST(r.scan_dispatches > 3u);
                     if (how.route == ve::deflate_route::device) {
                         BOOST_TEST((r.kept_bytes > 0) == how.keep);
@@ -226,7 +249,7 @@ VYRE_DEVICE_TEST(damaged_archives_are_problems_and_the_rest_is_scanned) {
     const auto r = ve::scan_archives(dev.ctx(), set, in.inputs, {});
     BOOST_TEST(!r.unpack.problems.empty());
     BOOST_TEST(!r.findings.empty());
-    for (const auto& f : r.findings) BOOST_TEST(f.path.rfind(tree.inputs[1], 0) != 0, f.path);
+    for (const auto& f : located_findings(r)) BOOST_TEST(f.path.rfind(tree.inputs[1], 0) != 0, f.path);
 }
 
 // ugrep -z -F -f PATTERNS -o -b: per file, the leftmost match, the longest there, then on after its
@@ -252,7 +275,7 @@ VYRE_DEVICE_TEST(findings_reduce_to_what_ugrep_reports) {
     using row = std::tuple<std::string, std::uint64_t, std::string>;
     std::set<row> ours;
     std::map<std::string, std::vector<ve::scan_finding>> by_file;
-    for (const auto& f : r.findings) by_file[f.path].push_back(f);
+    for (const auto& f : r.findings) by_file[r.hit_files[f.file].path].push_back(f);
     for (auto& [path, hits] : by_file) {
         std::string name = path;
         if (const auto bang = name.find("!/"); bang != std::string::npos) name = name.substr(0, bang) + "{" + name.substr(bang + 2) + "}";

@@ -188,13 +188,30 @@ inline int cmd_scan(const std::vector<std::string>& args) {
         bar.clear();
 
         const auto& names = set.patterns;
+        // Paths and pattern names as printed, each written once: a file or a pattern may have
+        // millions of hits.
+        const auto each = [](const auto& items, auto&& text) {
+            std::vector<std::string> out;
+            out.reserve(items.size());
+            for (const auto& x : items) out.push_back(text(x));
+            return out;
+        };
         if (vm.count("json")) {
-            std::cout << "{\"hits\":[";
+            const auto paths = each(r.hit_files, [](const ve::scan_file& f) { return json_string(f.path); });
+            const auto pattern_names = each(names, [](const vs::pattern& q) { return json_string(q.name); });
+            std::string out = "{\"hits\":[";
             for (std::size_t i = 0; i < r.findings.size(); ++i) {
                 const auto& f = r.findings[i];
-                std::cout << (i ? ",\n" : "\n") << "{\"path\":" << json_string(f.path) << ",\"offset\":" << f.offset
-                          << ",\"pattern\":" << json_string(names[f.pattern].name) << "}";
+                out += i ? ",\n{\"path\":" : "\n{\"path\":";
+                out += paths[f.file];
+                out += ",\"offset\":";
+                out += std::to_string(f.offset);
+                out += ",\"pattern\":";
+                out += pattern_names[f.pattern];
+                out += '}';
+                if (out.size() > (1u << 16)) std::cout << out, out.clear();
             }
+            std::cout << out;
             std::cout << "\n],\"counts\":[";
             bool first = true;
             for (std::size_t q = 0; q < r.counts.size(); ++q) {
@@ -213,13 +230,15 @@ inline int cmd_scan(const std::vector<std::string>& args) {
                       << ",\"kept_bytes\":" << r.kept_bytes << ",\"fetched_bytes\":" << r.unpack.fetched_bytes
                       << ",\"seconds\":" << seconds << ",\"device\":" << json_string(ctx.device().label()) << "}}\n";
         } else {
+            const auto paths = each(r.hit_files, [](const ve::scan_file& f) { return printable(f.path); });
+            const auto pattern_names = each(names, [](const vs::pattern& q) { return printable(q.name); });
             std::string out;
             for (const auto& f : r.findings) {
-                out += printable(f.path);
+                out += paths[f.file];
                 out += ':';
                 out += std::to_string(f.offset);
                 out += ':';
-                out += printable(names[f.pattern].name);
+                out += pattern_names[f.pattern];
                 out += '\n';
                 if (out.size() > (1u << 16)) std::cout << out, out.clear();
             }

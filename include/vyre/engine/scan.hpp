@@ -52,15 +52,21 @@ struct scan_archives_options {
     bool keep_on_device = true;
 };
 
-struct scan_finding {
+// A file with findings.
+struct scan_file {
     std::string path;                 // as unpack_entry::path ("outer.tgz!/package/lib/x.js"), or the input's name
     std::vector<std::uint32_t> order; // listing order of the file
-    std::uint32_t pattern = 0;        // index in the pattern set
-    std::uint64_t offset = 0;         // of the match's first byte in the file
+};
+
+struct scan_finding {
+    std::uint32_t file = 0;    // index in scan_archives_report::hit_files
+    std::uint32_t pattern = 0; // index in the pattern set
+    std::uint64_t offset = 0;  // of the match's first byte in the file
 };
 
 struct scan_archives_report {
-    std::vector<scan_finding> findings; // by file (listing order), offset, pattern
+    std::vector<scan_file> hit_files;   // the files with findings, in listing order
+    std::vector<scan_finding> findings; // by file, offset, pattern
     std::vector<std::uint64_t> counts;  // every match of each pattern, kept or not
     std::uint32_t capped_patterns = 0;  // patterns with more matches than findings kept
     std::size_t files = 0;              // files scanned
@@ -265,10 +271,19 @@ inline scan_archives_report scan_archives(runtime::context& ctx, const ops::scan
     scan_archives_report report;
     report.counts.assign(set.tables.patterns, 0);
     ops::scan::hit_budget budget;
+    // Each call's files with hits join hit_files once; findings name them by index (a path per
+    // finding would be a string per hit, and there may be millions).
     detail::scan_batcher batcher(ctx, set, options.scan, options.batch_bytes, &budget,
                                  [&](std::span<const detail::scanned_file> files, const ops::scan::scan_result& r) {
-                                     for (const auto& h : r.hits)
-                                         report.findings.push_back({files[h.entry].path, files[h.entry].order, h.pattern, h.offset});
+                                     std::uint32_t last_entry = 0xffffffffu, file = 0;
+                                     for (const auto& h : r.hits) { // sorted by entry
+                                         if (h.entry != last_entry) {
+                                             last_entry = h.entry;
+                                             file = static_cast<std::uint32_t>(report.hit_files.size());
+                                             report.hit_files.push_back({files[h.entry].path, files[h.entry].order});
+                                         }
+                                         report.findings.push_back({file, h.pattern, h.offset});
+                                     }
                                      for (std::size_t q = 0; q < r.counts.size(); ++q) report.counts[q] += r.counts[q];
                                  });
     report.unpack = detail::scan_inputs(ctx, inputs, options.unpack, options.keep_on_device, batcher);
@@ -277,8 +292,20 @@ inline scan_archives_report scan_archives(runtime::context& ctx, const ops::scan
     report.kept_bytes = batcher.kept_bytes_scanned;
     report.scan_dispatches = batcher.dispatches;
     report.kernel_seconds = batcher.kernel_seconds;
-    std::stable_sort(report.findings.begin(), report.findings.end(), [](const scan_finding& a, const scan_finding& b) {
-        if (a.order != b.order) return a.order < b.order;
+    // Files in listing order (a file is scanned once, so no two share an order), then findings.
+    std::vector<std::uint32_t> by_order(report.hit_files.size()), rank(report.hit_files.size());
+    for (std::uint32_t f = 0; f < by_order.size(); ++f) by_order[f] = f;
+    std::sort(by_order.begin(), by_order.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return report.hit_files[a].order < report.hit_files[b].order; });
+    std::vector<scan_file> sorted_files(report.hit_files.size());
+    for (std::uint32_t i = 0; i < by_order.size(); ++i) {
+        rank[by_order[i]] = i;
+        sorted_files[i] = std::move(report.hit_files[by_order[i]]);
+    }
+    report.hit_files = std::move(sorted_files);
+    for (auto& f : report.findings) f.file = rank[f.file];
+    std::sort(report.findings.begin(), report.findings.end(), [](const scan_finding& a, const scan_finding& b) {
+        if (a.file != b.file) return a.file < b.file;
         if (a.offset != b.offset) return a.offset < b.offset;
         return a.pattern < b.pattern;
     });
