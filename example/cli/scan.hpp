@@ -146,6 +146,7 @@ inline int cmd_scan(const std::vector<std::string>& args) {
         "max-depth", po::value<unsigned>()->default_value(8), "containers opened one inside another at most")(
         "max-total", po::value<std::string>(), "bytes the decoders may produce in all (as vyre unpack --max-total)")(
         "threads", po::value<unsigned>()->default_value(0), "host threads (0: every hardware thread)")(
+        "timings", "print where the time went on stderr: setup, each step of the archives' layers, the scan, printing")(
         "via-host", "bring every file the device decodes to host memory and upload it again to scan it (by default it is "
         "scanned where it was decoded; this is for comparison)")(
         "no-progress", "no progress bar (it is drawn on stderr only when stderr is a terminal)");
@@ -180,11 +181,14 @@ inline int cmd_scan(const std::vector<std::string>& args) {
 
         const scan_run_inputs run(vm);
         const auto& inputs = run.inputs;
-        const auto t0 = std::chrono::steady_clock::now();
+        using clock = std::chrono::steady_clock;
+        const auto t0 = clock::now();
         vyre::runtime::context ctx;
         const vyre::ops::scan::device_patterns set(ctx, std::move(patterns));
+        const auto t1 = clock::now();
         const ve::scan_archives_report r = ve::scan_archives(ctx, set, inputs, o);
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const auto t2 = clock::now();
+        const double seconds = std::chrono::duration<double>(t2 - t0).count();
         bar.clear();
 
         const auto& names = set.patterns;
@@ -259,6 +263,21 @@ inline int cmd_scan(const std::vector<std::string>& args) {
                                                 human_bytes(r.unpack.fetched_bytes) + " of that read back"
                                           : std::string())
                   << ")\n";
+        if (vm.count("timings")) {
+            const auto s = [](double x) {
+                char b[32];
+                std::snprintf(b, sizeof b, "%.3f", x);
+                return std::string(b);
+            };
+            const auto& u = r.unpack.seconds;
+            const double run = std::chrono::duration<double>(t2 - t1).count();
+            const double steps = u.open + u.lz4 + u.zstd + u.deflate + u.finish + u.layer_files + u.write;
+            std::cerr << "vyre scan: seconds: setup " << s(std::chrono::duration<double>(t1 - t0).count())
+                      << " (device context, pattern tables); open " << s(u.open) << "; decode " << s(u.lz4 + u.zstd + u.deflate)
+                      << " (lz4 " << s(u.lz4) << ", zstd " << s(u.zstd) << ", deflate " << s(u.deflate) << "); finish " << s(u.finish)
+                      << "; scan " << s(u.layer_files) << "; the rest (plain inputs, findings sorted) " << s(run - steps)
+                      << "; printing " << s(std::chrono::duration<double>(clock::now() - t2).count()) << "\n";
+        }
         std::uint64_t total = 0;
         for (const auto c : r.counts) total += c;
         return total > 0 ? 0 : 1;

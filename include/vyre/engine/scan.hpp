@@ -303,12 +303,14 @@ inline scan_archives_report scan_archives(runtime::context& ctx, const ops::scan
         sorted_files[i] = std::move(report.hit_files[by_order[i]]);
     }
     report.hit_files = std::move(sorted_files);
-    for (auto& f : report.findings) f.file = rank[f.file];
-    std::sort(report.findings.begin(), report.findings.end(), [](const scan_finding& a, const scan_finding& b) {
-        if (a.file != b.file) return a.file < b.file;
-        if (a.offset != b.offset) return a.offset < b.offset;
-        return a.pattern < b.pattern;
-    });
+    // A file's findings came from one scan call, already by offset and pattern: placing them by
+    // file, in the order they came (a counting sort), orders them all.
+    std::vector<std::size_t> start(report.hit_files.size() + 1, 0);
+    for (const auto& f : report.findings) ++start[rank[f.file] + 1];
+    for (std::size_t f = 0; f < report.hit_files.size(); ++f) start[f + 1] += start[f];
+    std::vector<scan_finding> placed(report.findings.size());
+    for (const auto& f : report.findings) placed[start[rank[f.file]]++] = {rank[f.file], f.pattern, f.offset};
+    report.findings = std::move(placed);
     std::vector<std::uint64_t> kept(report.counts.size(), 0);
     for (const auto& f : report.findings) ++kept[f.pattern];
     for (std::size_t q = 0; q < report.counts.size(); ++q) report.capped_patterns += report.counts[q] > kept[q];

@@ -19,7 +19,8 @@
 //               (the members of gzip files whose headers say where they are, ZIP method-8
 //               entries) goes to the deflate engine in one pass (options.deflate_route: by default
 //               the device on GPUs, libdeflate on all cores on CPU devices); gzip files whose
-//               members only inflating finds are inflated whole by libdeflate on all cores.
+//               members only inflating finds are inflated whole by libdeflate on all cores. The
+//               zstd pass runs on a thread of its own beside the LZ4 and deflate passes.
 //   3. finish   sizes, CRCs and limits are checked; an entry whose content is itself a container
 //               (by magic number, never by name) becomes part of the next layer; the content of a
 //               compressed stream that is an archive opens in place (x.tar.zst lists x's entries
@@ -180,6 +181,15 @@ struct unpack_entry {
     std::vector<std::uint32_t> order;  // listing order: a container's entries follow the container
 };
 
+// Wall seconds of each step of a run, added up over its layers: where the time goes.
+struct unpack_seconds {
+    double open = 0;                        // parsing the containers
+    double lz4 = 0, zstd = 0, deflate = 0;  // each codec's pass (zstd's runs beside the other two)
+    double finish = 0;                      // checks, nested containers found
+    double layer_files = 0;                 // unpack_options::layer_files (a later stage's work)
+    double write = 0;                       // hashing and writing
+};
+
 // Something that went wrong: a refused or corrupt entry, or damage to a container itself.
 struct unpack_problem {
     std::string path;
@@ -206,6 +216,7 @@ struct unpack_report {
     // keep_on_device: content left on the device, and the part of it read back for the host
     // (nested containers, ZIP symlinks).
     std::uint64_t kept_bytes = 0, fetched_bytes = 0;
+    unpack_seconds seconds;
     std::size_t refused() const noexcept { return count(unpack_status::refused); }
     std::size_t corrupt() const noexcept { return count(unpack_status::corrupt); }
 

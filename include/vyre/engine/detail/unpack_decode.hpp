@@ -282,7 +282,7 @@ inline blob deflate_job_output(run_state& run, const deflate_result& r, std::spa
         if (r.kept->has(m)) {
             runtime::read(run.ctx, r.kept->buffer, joined.data() + at, static_cast<std::size_t>(streams[m].size),
                           static_cast<std::size_t>(r.kept->offsets[m]));
-            run.report.fetched_bytes += streams[m].size;
+            run.fetched += streams[m].size;
         } else {
             std::copy(r.content(m).begin(), r.content(m).end(), joined.begin() + static_cast<std::ptrdiff_t>(at));
         }

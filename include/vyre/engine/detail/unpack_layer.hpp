@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <map>
@@ -26,6 +27,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -120,21 +122,32 @@ inline void write_layer(run_state& run, std::vector<item>& items, const std::vec
     }
 }
 
+// Adds the wall seconds f takes to `total`.
+template <class F>
+void timed(double& total, F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    total += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 // One layer: open its containers (step 1), decode what they hold (2), finish (3: take each job's
 // result, check CRCs, resolve links, find nested containers) and sink (4). Returns the next layer.
 inline std::vector<container> run_layer(run_state& run, unsigned depth, const std::vector<container>& layer) {
     run.layer = depth;
     run.report.containers += layer.size();
+    unpack_seconds& seconds = run.report.seconds;
     std::vector<opened> parts(layer.size());
-    util::parallel_for(layer.size(), run.threads, [&](std::size_t i) {
-        const container& c = layer[i];
-        try {
-            if (c.kind == fmt::content_kind::tar) open_tar(c, parts[i]);
-            else if (c.kind == fmt::content_kind::zip) open_zip(c, parts[i]);
-            else open_stream(c, parts[i]);
-        } catch (const std::exception& e) {
-            parts[i].problems.push_back({c.path, unpack_status::corrupt, e.what(), c.order});
-        }
+    timed(seconds.open, [&] {
+        util::parallel_for(layer.size(), run.threads, [&](std::size_t i) {
+            const container& c = layer[i];
+            try {
+                if (c.kind == fmt::content_kind::tar) open_tar(c, parts[i]);
+                else if (c.kind == fmt::content_kind::zip) open_zip(c, parts[i]);
+                else open_stream(c, parts[i]);
+            } catch (const std::exception& e) {
+                parts[i].problems.push_back({c.path, unpack_status::corrupt, e.what(), c.order});
+            }
+        });
     });
     // One list of items and jobs for the whole layer.
     std::vector<item> items;
@@ -174,12 +187,33 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
         if (wanted[k]) by_codec[static_cast<int>(jobs[k].kind)].push_back(&jobs[k]);
     run.decode_done = 0;
     run.decode_total = jobs.size();
-    if (!by_codec[static_cast<int>(codec::lz4)].empty()) decode_lz4(run, by_codec[static_cast<int>(codec::lz4)]);
-    if (!by_codec[static_cast<int>(codec::zstd)].empty()) decode_zstd(run, by_codec[static_cast<int>(codec::zstd)]);
+    // The codecs' passes run side by side: zstd on a thread of its own (a large frame is decoded
+    // on the host while the deflate streams are on the device), LZ4 then deflate on this one. They
+    // share only what is safe to share: the byte budget (atomic), the device's in-order queue,
+    // progress (one caller at a time), and each writes its own jobs and its own report counters.
     std::vector<decode_job*> deflate = by_codec[static_cast<int>(codec::gzip)];
     deflate.insert(deflate.end(), by_codec[static_cast<int>(codec::zip_deflate)].begin(),
                    by_codec[static_cast<int>(codec::zip_deflate)].end());
-    if (!deflate.empty()) decode_deflate(run, deflate);
+    std::exception_ptr zstd_failure;
+    std::thread zstd_pass;
+    if (!by_codec[static_cast<int>(codec::zstd)].empty())
+        zstd_pass = std::thread([&] {
+            try {
+                timed(seconds.zstd, [&] { decode_zstd(run, by_codec[static_cast<int>(codec::zstd)]); });
+            } catch (...) {
+                zstd_failure = std::current_exception();
+            }
+        });
+    try {
+        if (!by_codec[static_cast<int>(codec::lz4)].empty()) timed(seconds.lz4, [&] { decode_lz4(run, by_codec[static_cast<int>(codec::lz4)]); });
+        if (!deflate.empty()) timed(seconds.deflate, [&] { decode_deflate(run, deflate); });
+    } catch (...) {
+        if (zstd_pass.joinable()) zstd_pass.join();
+        throw;
+    }
+    if (zstd_pass.joinable()) zstd_pass.join();
+    if (zstd_failure) std::rethrow_exception(zstd_failure);
+    const auto finish_start = std::chrono::steady_clock::now();
 
     // Finish: take each job's result, check CRCs, resolve links, find nested containers.
     std::vector<container> next;
@@ -276,7 +310,8 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
         }
         sink.push_back(i);
     }
-    if (run.options.layer_files) {
+    seconds.finish += std::chrono::duration<double>(std::chrono::steady_clock::now() - finish_start).count();
+    if (run.options.layer_files) timed(seconds.layer_files, [&] {
         std::vector<unpack_file_view> files;
         for (const std::size_t i : sink) {
             const item& it = items[i];
@@ -284,8 +319,8 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
                 files.push_back({it.e.path, it.content.bytes, it.e.order, it.content.device.get()});
         }
         run.options.layer_files(files);
-    }
-    write_layer(run, items, sink);
+    });
+    timed(seconds.write, [&] { write_layer(run, items, sink); });
     for (const std::size_t i : sink) run.report.entries.push_back(std::move(items[i].e));
     return next;
 }
