@@ -271,9 +271,9 @@ inline int cmd_scan(const std::vector<std::string>& args) {
             };
             const auto& u = r.unpack.seconds;
             const double run = std::chrono::duration<double>(t2 - t1).count();
-            const double steps = u.open + u.lz4 + u.zstd + u.deflate + u.finish + u.layer_files + u.write;
+            const double steps = u.open + u.decode + u.finish + u.layer_files + u.write;
             std::cerr << "vyre scan: seconds: setup " << s(std::chrono::duration<double>(t1 - t0).count())
-                      << " (device context, pattern tables); open " << s(u.open) << "; decode " << s(u.lz4 + u.zstd + u.deflate)
+                      << " (device context, pattern tables); open " << s(u.open) << "; decode " << s(u.decode)
                       << " (lz4 " << s(u.lz4) << ", zstd " << s(u.zstd) << ", deflate " << s(u.deflate) << "); finish " << s(u.finish)
                       << "; scan " << s(u.layer_files) << "; the rest (plain inputs, findings sorted) " << s(run - steps)
                       << "; printing " << s(std::chrono::duration<double>(clock::now() - t2).count()) << "\n";

@@ -184,6 +184,7 @@ struct unpack_entry {
 // Wall seconds of each step of a run, added up over its layers: where the time goes.
 struct unpack_seconds {
     double open = 0;                        // parsing the containers
+    double decode = 0;                      // the codecs' passes, from the first's start to the last's end
     double lz4 = 0, zstd = 0, deflate = 0;  // each codec's pass (zstd's runs beside the other two)
     double finish = 0;                      // checks, nested containers found
     double layer_files = 0;                 // unpack_options::layer_files (a later stage's work)

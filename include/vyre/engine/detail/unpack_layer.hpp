@@ -194,6 +194,7 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
     std::vector<decode_job*> deflate = by_codec[static_cast<int>(codec::gzip)];
     deflate.insert(deflate.end(), by_codec[static_cast<int>(codec::zip_deflate)].begin(),
                    by_codec[static_cast<int>(codec::zip_deflate)].end());
+    const auto decode_start = std::chrono::steady_clock::now();
     std::exception_ptr zstd_failure;
     std::thread zstd_pass;
     if (!by_codec[static_cast<int>(codec::zstd)].empty())
@@ -213,6 +214,7 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
     }
     if (zstd_pass.joinable()) zstd_pass.join();
     if (zstd_failure) std::rethrow_exception(zstd_failure);
+    seconds.decode += std::chrono::duration<double>(std::chrono::steady_clock::now() - decode_start).count();
     const auto finish_start = std::chrono::steady_clock::now();
 
     // Finish: take each job's result, check CRCs, resolve links, find nested containers.
