@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <map>
 #include <set>
 #include <span>
@@ -191,20 +192,38 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
     // on the host while the deflate streams are on the device), LZ4 then deflate on this one. They
     // share only what is safe to share: the byte budget (atomic), the device's in-order queue,
     // progress (one caller at a time), and each writes its own jobs and its own report counters.
+    // Only where the budget cannot run out during the passes, though (what every job may make at
+    // most fits in what is left): otherwise which codec's job takes the last bytes, and is the one
+    // refused, would depend on timing, so the passes run one after the other (zstd, LZ4, deflate).
     std::vector<decode_job*> deflate = by_codec[static_cast<int>(codec::gzip)];
     deflate.insert(deflate.end(), by_codec[static_cast<int>(codec::zip_deflate)].begin(),
                    by_codec[static_cast<int>(codec::zip_deflate)].end());
+    std::uint64_t most = 0; // what the jobs may make at most, saturating
+    for (const auto& list : by_codec)
+        for (const decode_job* j : list) {
+            const std::uint64_t n = j->kind == codec::zip_deflate && j->declared_size ? *j->declared_size
+                                                                                     : ratio_cap(run.options.limits, j->input.bytes.size());
+            most = n > std::numeric_limits<std::uint64_t>::max() - most ? std::numeric_limits<std::uint64_t>::max() : most + n;
+        }
+    const bool side_by_side = most <= run.budget.left();
     const auto decode_start = std::chrono::steady_clock::now();
     std::exception_ptr zstd_failure;
     std::thread zstd_pass;
-    if (!by_codec[static_cast<int>(codec::zstd)].empty())
-        zstd_pass = std::thread([&] {
-            try {
-                timed(seconds.zstd, [&] { decode_zstd(run, by_codec[static_cast<int>(codec::zstd)]); });
-            } catch (...) {
-                zstd_failure = std::current_exception();
-            }
-        });
+    const auto zstd_jobs = [&] {
+        try {
+            timed(seconds.zstd, [&] { decode_zstd(run, by_codec[static_cast<int>(codec::zstd)]); });
+        } catch (...) {
+            zstd_failure = std::current_exception();
+        }
+    };
+    if (!by_codec[static_cast<int>(codec::zstd)].empty()) {
+        if (side_by_side) {
+            zstd_pass = std::thread(zstd_jobs);
+        } else {
+            zstd_jobs();
+            if (zstd_failure) std::rethrow_exception(zstd_failure);
+        }
+    }
     try {
         if (!by_codec[static_cast<int>(codec::lz4)].empty()) timed(seconds.lz4, [&] { decode_lz4(run, by_codec[static_cast<int>(codec::lz4)]); });
         if (!deflate.empty()) timed(seconds.deflate, [&] { decode_deflate(run, deflate); });
