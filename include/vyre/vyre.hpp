@@ -70,6 +70,9 @@
 // ops
 #include <vyre/ops/block_op.hpp>
 #include <vyre/ops/block_program.hpp>
+#include <vyre/ops/bytes/crc32.hpp>
+#include <vyre/ops/bytes/heads.hpp>
+#include <vyre/ops/bytes/ranges.hpp>
 #include <vyre/ops/compression/deflate.hpp>
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
