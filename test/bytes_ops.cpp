@@ -44,14 +44,15 @@ struct range_set {
 range_set make_ranges(std::mt19937_64& rng, const std::vector<std::size_t>& sizes) {
     range_set s;
     for (const std::size_t n : sizes) {
-        s.data.resize(s.data.size() + rng() % 7); // gaps, so that ranges start at every offset mod 4
+        // Gaps of 1 to 7 bytes that no range holds (0xEE, so that a read past a range's end
+        // shows), and ranges start at every offset mod 4.
+        s.data.resize(s.data.size() + 1 + rng() % 7, 0xEE);
         const bytes b = rng() % 2 ? vyre::test::random_bytes(rng, n) : vyre::test::text_bytes(rng, n);
         s.ranges.push_back({s.data.size(), n});
         s.data.insert(s.data.end(), b.begin(), b.begin() + std::min(n, b.size()));
         s.data.resize(s.ranges.back().offset + n);
     }
-    s.data.resize((s.data.size() + 3) & ~std::size_t{3});
-    if (s.data.empty()) s.data.resize(4);
+    s.data.resize(((s.data.size() + 3) & ~std::size_t{3}) + 4, 0xEE);
     return s;
 }
 

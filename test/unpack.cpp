@@ -767,6 +767,29 @@ VYRE_DEVICE_TEST(hard_links_count_and_are_not_opened_again) {
     BOOST_CHECK(!fs::exists(a / "out3" / "link8"));
 }
 
+// A layer whose jobs could pass the total limit decodes one codec after the other (zstd first), so
+// the entry the limit refuses is the same on every run; with room for everything the zstd pass
+// runs beside the deflate pass and both decode.
+VYRE_DEVICE_TEST(total_limit_refusals_do_not_depend_on_timing) {
+    vyre::test::temp_dir t("vyre-unpack-budget-", true);
+    const fs::path a = t.path;
+    std::mt19937_64 rng(vyre::test::test_seed());
+    write_file(a / "data", vyre::test::text_bytes(rng, 3u << 20));
+    run("gzip -c < " + q(a / "data") + " > " + q(a / "data.gz"));
+    run("zstd -q -c < " + q(a / "data") + " > " + q(a / "data.zst"));
+    for (int round = 0; round < 5; ++round) {
+        ve::unpack_options o;
+        o.limits.max_total_bytes = 4u << 20;
+        const auto r = unpack_files(dev.ctx(), {a / "data.gz", a / "data.zst"}, a / ("tight" + std::to_string(round)), o);
+        BOOST_REQUIRE_EQUAL(r.problems.size(), 1u);
+        BOOST_CHECK_MESSAGE(find_problem(r, "data.gz", "total output limit"), problems_of(r));
+        BOOST_CHECK(fs::exists(a / ("tight" + std::to_string(round)) / "data"));
+    }
+    const auto both = unpack_files(dev.ctx(), {a / "data.gz", a / "data.zst"}, a / "roomy");
+    BOOST_CHECK_MESSAGE(both.problems.empty(), problems_of(both));
+    BOOST_CHECK_EQUAL(both.decoded_bytes, std::uint64_t{6} << 20);
+}
+
 VYRE_DEVICE_TEST(zstd_bombs_are_refused_before_decoding) {
     temp_dir work;
     const fs::path a = work.path;
