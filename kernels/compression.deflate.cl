@@ -62,8 +62,9 @@ void compression_deflate(
     uint code = 0u;
     uint op = 0u;
     uint ip = 0u;
-    uint bits = 0u;
+    ulong bits = 0ul;
     uint nbits = 0u;
+    uint ahead = 0u;
     uint literal_count = 0u;
     uint distance_first = 0u;
     uint distance_count = 0u;
@@ -87,19 +88,38 @@ void compression_deflate(
                 }
             } else {
                 uint fenced = 0u;
+                uint pending = 0u;
+                uint pending_value = 0u;
+                uint pending_at = 0u;
                 uint last = 0u;
+                if (((uint)((in_size - ip) >= 4u))) {
+                    uint ahead_at = (in_base + ip);
+                    ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
+                }
                 while (((uint)(last == 0u))) {
-                    while (((uint)(((uint)(nbits <= 24u)) && ((uint)(ip < in_size))))) {
-                        bits = (bits | (vyre_load_global_uchar(input, input_len, (in_base + ip)) << (nbits & 31u)));
-                        ip = (ip + 1u);
-                        nbits = (nbits + 8u);
+                    if (((uint)(nbits <= 32u))) {
+                        if (((uint)((in_size - ip) >= 4u))) {
+                            bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
+                            ip = (ip + 4u);
+                            nbits = (nbits + 32u);
+                            if (((uint)((in_size - ip) >= 4u))) {
+                                uint ahead_at = (in_base + ip);
+                                ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
+                            }
+                        } else {
+                            while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
+                                bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                ip = (ip + 1u);
+                                nbits = (nbits + 8u);
+                            }
+                        }
                     }
                     uint block_header = 0u;
                     if (((uint)(nbits < 3u))) {
                         code = 1u;
                     } else {
-                        block_header = (bits & ((1u << (3u & 31u)) - 1u));
-                        bits = (bits >> (3u & 31u));
+                        block_header = ((uint)(bits) & ((1u << (3u & 31u)) - 1u));
+                        bits = (bits >> (3ul & 63ul));
                         nbits = (nbits - 3u);
                     }
                     if (((uint)(code != 0u))) {
@@ -112,10 +132,10 @@ void compression_deflate(
                         break;
                     }
                     if (((uint)(block_type == 0u))) {
-                        bits = (bits >> ((nbits & 7u) & 31u));
+                        bits = (bits >> ((ulong)((nbits & 7u)) & 63ul));
                         nbits = (nbits - (nbits & 7u));
                         ip = (ip - (nbits >> (3u & 31u)));
-                        bits = 0u;
+                        bits = 0ul;
                         nbits = 0u;
                         if (((uint)((in_size - ip) < 4u))) {
                             code = 1u;
@@ -143,6 +163,10 @@ void compression_deflate(
                         }
                         ip = (ip + stored_len);
                         op = (op + stored_len);
+                        if (((uint)((in_size - ip) >= 4u))) {
+                            uint ahead_at = (in_base + ip);
+                            ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
+                        }
                         continue;
                     }
                     uint which = 3u;
@@ -162,43 +186,79 @@ void compression_deflate(
                     } else {
                         fixed_built = 0u;
                         which = 0u;
-                        while (((uint)(((uint)(nbits <= 24u)) && ((uint)(ip < in_size))))) {
-                            bits = (bits | (vyre_load_global_uchar(input, input_len, (in_base + ip)) << (nbits & 31u)));
-                            ip = (ip + 1u);
-                            nbits = (nbits + 8u);
+                        if (((uint)(nbits <= 32u))) {
+                            if (((uint)((in_size - ip) >= 4u))) {
+                                bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
+                                ip = (ip + 4u);
+                                nbits = (nbits + 32u);
+                                if (((uint)((in_size - ip) >= 4u))) {
+                                    uint ahead_at = (in_base + ip);
+                                    ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
+                                }
+                            } else {
+                                while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
+                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                    ip = (ip + 1u);
+                                    nbits = (nbits + 8u);
+                                }
+                            }
                         }
                         uint hlit = 0u;
                         if (((uint)(nbits < 5u))) {
                             code = 1u;
                         } else {
-                            hlit = (bits & ((1u << (5u & 31u)) - 1u));
-                            bits = (bits >> (5u & 31u));
+                            hlit = ((uint)(bits) & ((1u << (5u & 31u)) - 1u));
+                            bits = (bits >> (5ul & 63ul));
                             nbits = (nbits - 5u);
                         }
-                        while (((uint)(((uint)(nbits <= 24u)) && ((uint)(ip < in_size))))) {
-                            bits = (bits | (vyre_load_global_uchar(input, input_len, (in_base + ip)) << (nbits & 31u)));
-                            ip = (ip + 1u);
-                            nbits = (nbits + 8u);
+                        if (((uint)(nbits <= 32u))) {
+                            if (((uint)((in_size - ip) >= 4u))) {
+                                bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
+                                ip = (ip + 4u);
+                                nbits = (nbits + 32u);
+                                if (((uint)((in_size - ip) >= 4u))) {
+                                    uint ahead_at = (in_base + ip);
+                                    ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
+                                }
+                            } else {
+                                while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
+                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                    ip = (ip + 1u);
+                                    nbits = (nbits + 8u);
+                                }
+                            }
                         }
                         uint hdist = 0u;
                         if (((uint)(nbits < 5u))) {
                             code = 1u;
                         } else {
-                            hdist = (bits & ((1u << (5u & 31u)) - 1u));
-                            bits = (bits >> (5u & 31u));
+                            hdist = ((uint)(bits) & ((1u << (5u & 31u)) - 1u));
+                            bits = (bits >> (5ul & 63ul));
                             nbits = (nbits - 5u);
                         }
-                        while (((uint)(((uint)(nbits <= 24u)) && ((uint)(ip < in_size))))) {
-                            bits = (bits | (vyre_load_global_uchar(input, input_len, (in_base + ip)) << (nbits & 31u)));
-                            ip = (ip + 1u);
-                            nbits = (nbits + 8u);
+                        if (((uint)(nbits <= 32u))) {
+                            if (((uint)((in_size - ip) >= 4u))) {
+                                bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
+                                ip = (ip + 4u);
+                                nbits = (nbits + 32u);
+                                if (((uint)((in_size - ip) >= 4u))) {
+                                    uint ahead_at = (in_base + ip);
+                                    ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
+                                }
+                            } else {
+                                while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
+                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                    ip = (ip + 1u);
+                                    nbits = (nbits + 8u);
+                                }
+                            }
                         }
                         uint hclen = 0u;
                         if (((uint)(nbits < 4u))) {
                             code = 1u;
                         } else {
-                            hclen = (bits & ((1u << (4u & 31u)) - 1u));
-                            bits = (bits >> (4u & 31u));
+                            hclen = ((uint)(bits) & ((1u << (4u & 31u)) - 1u));
+                            bits = (bits >> (4ul & 63ul));
                             nbits = (nbits - 4u);
                         }
                         if (((uint)(code != 0u))) {
@@ -216,17 +276,29 @@ void compression_deflate(
                             uint clc_symbol = (((uint)(clc_i < 3u)) ? (16u + clc_i) : (((uint)(clc_i == 3u)) ? 0u : (((uint)(((clc_i - 4u) & 1u) == 0u)) ? (8u + ((clc_i - 4u) >> (1u & 31u))) : (7u - ((clc_i - 5u) >> (1u & 31u))))));
                             uint clc_length = 0u;
                             if (((uint)(clc_i < (hclen + 4u)))) {
-                                while (((uint)(((uint)(nbits <= 24u)) && ((uint)(ip < in_size))))) {
-                                    bits = (bits | (vyre_load_global_uchar(input, input_len, (in_base + ip)) << (nbits & 31u)));
-                                    ip = (ip + 1u);
-                                    nbits = (nbits + 8u);
+                                if (((uint)(nbits <= 32u))) {
+                                    if (((uint)((in_size - ip) >= 4u))) {
+                                        bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
+                                        ip = (ip + 4u);
+                                        nbits = (nbits + 32u);
+                                        if (((uint)((in_size - ip) >= 4u))) {
+                                            uint ahead_at = (in_base + ip);
+                                            ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
+                                        }
+                                    } else {
+                                        while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
+                                            bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                            ip = (ip + 1u);
+                                            nbits = (nbits + 8u);
+                                        }
+                                    }
                                 }
                                 uint clc_bits = 0u;
                                 if (((uint)(nbits < 3u))) {
                                     code = 1u;
                                 } else {
-                                    clc_bits = (bits & ((1u << (3u & 31u)) - 1u));
-                                    bits = (bits >> (3u & 31u));
+                                    clc_bits = ((uint)(bits) & ((1u << (3u & 31u)) - 1u));
+                                    bits = (bits >> (3ul & 63ul));
                                     nbits = (nbits - 3u);
                                 }
                                 clc_length = clc_bits;
@@ -450,7 +522,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place1), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value1) >> (31u & 31u));
-                                    uint build_entry = (build_s2 | 65536u);
+                                    uint build_entry = (build_s2 | 512u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 2u);
@@ -463,7 +535,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place2), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value2) >> (30u & 31u));
-                                    uint build_entry = (build_s2 | 131072u);
+                                    uint build_entry = (build_s2 | 1024u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 4u);
@@ -476,7 +548,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place3), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value3) >> (29u & 31u));
-                                    uint build_entry = (build_s2 | 196608u);
+                                    uint build_entry = (build_s2 | 1536u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 8u);
@@ -489,7 +561,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place4), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value4) >> (28u & 31u));
-                                    uint build_entry = (build_s2 | 262144u);
+                                    uint build_entry = (build_s2 | 2048u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 16u);
@@ -502,7 +574,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place5), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value5) >> (27u & 31u));
-                                    uint build_entry = (build_s2 | 327680u);
+                                    uint build_entry = (build_s2 | 2560u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 32u);
@@ -515,7 +587,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place6), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value6) >> (26u & 31u));
-                                    uint build_entry = (build_s2 | 393216u);
+                                    uint build_entry = (build_s2 | 3072u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 64u);
@@ -528,7 +600,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place7), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value7) >> (25u & 31u));
-                                    uint build_entry = (build_s2 | 458752u);
+                                    uint build_entry = (build_s2 | 3584u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 128u);
@@ -541,7 +613,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place8), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value8) >> (24u & 31u));
-                                    uint build_entry = (build_s2 | 524288u);
+                                    uint build_entry = (build_s2 | 4096u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 256u);
@@ -554,7 +626,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place9), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value9) >> (23u & 31u));
-                                    uint build_entry = (build_s2 | 589824u);
+                                    uint build_entry = (build_s2 | 4608u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 512u);
@@ -567,7 +639,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place10), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value10) >> (22u & 31u));
-                                    uint build_entry = (build_s2 | 655360u);
+                                    uint build_entry = (build_s2 | 5120u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 1024u);
@@ -580,7 +652,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place11), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value11) >> (21u & 31u));
-                                    uint build_entry = (build_s2 | 720896u);
+                                    uint build_entry = (build_s2 | 5632u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 2048u);
@@ -593,7 +665,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place12), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value12) >> (20u & 31u));
-                                    uint build_entry = (build_s2 | 786432u);
+                                    uint build_entry = (build_s2 | 6144u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 4096u);
@@ -633,27 +705,55 @@ void compression_deflate(
                             code = 6u;
                             break;
                         }
+                        if (((uint)(which == 1u))) {
+                            uint pair_t = lane;
+                            while (((uint)(pair_t < (1u << (10u & 31u))))) {
+                                uint pair_first = vyre_load_local_uint(codes, 1952u, ((region + 672u) + pair_t));
+                                uint pair_len1 = ((pair_first >> (9u & 31u)) & 15u);
+                                if (((uint)(((uint)(((uint)(pair_first != 0u)) && ((uint)((pair_first & 511u) < 256u)))) && ((uint)(pair_len1 < 10u))))) {
+                                    uint pair_next = (vyre_load_local_uint(codes, 1952u, ((region + 672u) + (pair_t >> (pair_len1 & 31u)))) & 8191u);
+                                    uint pair_len2 = (pair_next >> (9u & 31u));
+                                    if (((uint)(((uint)(((uint)(pair_next != 0u)) && ((uint)((pair_next & 511u) < 256u)))) && ((uint)((pair_len1 + pair_len2) <= 10u))))) {
+                                        vyre_store_local_uint(codes, 1952u, ((region + 672u) + pair_t), (((pair_first & 8191u) | ((pair_next & 511u) << (13u & 31u))) | ((pair_len1 + pair_len2) << (21u & 31u))));
+                                    }
+                                }
+                                pair_t = (pair_t + 1u);
+                            }
+                        }
                         if (((uint)(which == 0u))) {
                             uint length_total = (literal_count + distance_count);
                             uint length_index = 0u;
                             uint previous_length = 0u;
                             while (((uint)(length_index < length_total))) {
                                 uint length_symbol = 0u;
-                                while (((uint)(((uint)(nbits <= 24u)) && ((uint)(ip < in_size))))) {
-                                    bits = (bits | (vyre_load_global_uchar(input, input_len, (in_base + ip)) << (nbits & 31u)));
-                                    ip = (ip + 1u);
-                                    nbits = (nbits + 8u);
+                                if (((uint)(nbits <= 32u))) {
+                                    if (((uint)((in_size - ip) >= 4u))) {
+                                        bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
+                                        ip = (ip + 4u);
+                                        nbits = (nbits + 32u);
+                                        if (((uint)((in_size - ip) >= 4u))) {
+                                            uint ahead_at = (in_base + ip);
+                                            ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
+                                        }
+                                    } else {
+                                        while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
+                                            bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                            ip = (ip + 1u);
+                                            nbits = (nbits + 8u);
+                                        }
+                                    }
                                 }
-                                uint clc_decode_entry = vyre_load_local_uint(codes, 1952u, ((region + 1696u) + (bits & 127u)));
-                                uint clc_decode_len = (clc_decode_entry >> (16u & 31u));
-                                length_symbol = (clc_decode_entry & 65535u);
+                                uint clc_decode_held = (uint)(bits);
+                                uint clc_decode_entry = vyre_load_local_uint(codes, 1952u, ((region + 1696u) + (clc_decode_held & 127u)));
+                                uint clc_decode_len = ((clc_decode_entry >> (9u & 31u)) & 15u);
+                                length_symbol = (clc_decode_entry & 511u);
                                 if (((uint)(clc_decode_entry == 0u))) {
                                     uint clc_decode_walk = 0u;
                                     uint clc_decode_first = 0u;
                                     uint clc_decode_index = 0u;
                                     uint clc_decode_l = 1u;
                                     while (((uint)(clc_decode_l <= 15u))) {
-                                        clc_decode_walk = (clc_decode_walk | ((bits >> ((clc_decode_l - 1u) & 31u)) & 1u));
+                                        clc_decode_walk = (clc_decode_walk | ((clc_decode_held >> ((clc_decode_l - 1u) & 31u)) & 1u));
                                         uint clc_decode_have = vyre_load_local_uint(codes, 1952u, ((region + 336u) + clc_decode_l));
                                         if (((uint)((clc_decode_walk - clc_decode_first) < clc_decode_have))) {
                                             length_symbol = vyre_load_local_uint(codes, 1952u, (((region + 640u) + clc_decode_index) + (clc_decode_walk - clc_decode_first)));
@@ -672,7 +772,7 @@ void compression_deflate(
                                     if (((uint)(clc_decode_len == 0u))) {
                                         code = 7u;
                                     } else {
-                                        bits = (bits >> (clc_decode_len & 31u));
+                                        bits = (bits >> ((ulong)(clc_decode_len) & 63ul));
                                         nbits = (nbits - clc_decode_len);
                                     }
                                 }
@@ -694,49 +794,85 @@ void compression_deflate(
                                         code = 5u;
                                     } else {
                                         repeat_value = previous_length;
-                                        while (((uint)(((uint)(nbits <= 24u)) && ((uint)(ip < in_size))))) {
-                                            bits = (bits | (vyre_load_global_uchar(input, input_len, (in_base + ip)) << (nbits & 31u)));
-                                            ip = (ip + 1u);
-                                            nbits = (nbits + 8u);
+                                        if (((uint)(nbits <= 32u))) {
+                                            if (((uint)((in_size - ip) >= 4u))) {
+                                                bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
+                                                ip = (ip + 4u);
+                                                nbits = (nbits + 32u);
+                                                if (((uint)((in_size - ip) >= 4u))) {
+                                                    uint ahead_at = (in_base + ip);
+                                                    ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
+                                                }
+                                            } else {
+                                                while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
+                                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                                    ip = (ip + 1u);
+                                                    nbits = (nbits + 8u);
+                                                }
+                                            }
                                         }
                                         uint repeat_extra2 = 0u;
                                         if (((uint)(nbits < 2u))) {
                                             code = 1u;
                                         } else {
-                                            repeat_extra2 = (bits & ((1u << (2u & 31u)) - 1u));
-                                            bits = (bits >> (2u & 31u));
+                                            repeat_extra2 = ((uint)(bits) & ((1u << (2u & 31u)) - 1u));
+                                            bits = (bits >> (2ul & 63ul));
                                             nbits = (nbits - 2u);
                                         }
                                         repeat = (3u + repeat_extra2);
                                     }
                                 } else {
                                     if (((uint)(length_symbol == 17u))) {
-                                        while (((uint)(((uint)(nbits <= 24u)) && ((uint)(ip < in_size))))) {
-                                            bits = (bits | (vyre_load_global_uchar(input, input_len, (in_base + ip)) << (nbits & 31u)));
-                                            ip = (ip + 1u);
-                                            nbits = (nbits + 8u);
+                                        if (((uint)(nbits <= 32u))) {
+                                            if (((uint)((in_size - ip) >= 4u))) {
+                                                bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
+                                                ip = (ip + 4u);
+                                                nbits = (nbits + 32u);
+                                                if (((uint)((in_size - ip) >= 4u))) {
+                                                    uint ahead_at = (in_base + ip);
+                                                    ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
+                                                }
+                                            } else {
+                                                while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
+                                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                                    ip = (ip + 1u);
+                                                    nbits = (nbits + 8u);
+                                                }
+                                            }
                                         }
                                         uint repeat_extra3 = 0u;
                                         if (((uint)(nbits < 3u))) {
                                             code = 1u;
                                         } else {
-                                            repeat_extra3 = (bits & ((1u << (3u & 31u)) - 1u));
-                                            bits = (bits >> (3u & 31u));
+                                            repeat_extra3 = ((uint)(bits) & ((1u << (3u & 31u)) - 1u));
+                                            bits = (bits >> (3ul & 63ul));
                                             nbits = (nbits - 3u);
                                         }
                                         repeat = (3u + repeat_extra3);
                                     } else {
-                                        while (((uint)(((uint)(nbits <= 24u)) && ((uint)(ip < in_size))))) {
-                                            bits = (bits | (vyre_load_global_uchar(input, input_len, (in_base + ip)) << (nbits & 31u)));
-                                            ip = (ip + 1u);
-                                            nbits = (nbits + 8u);
+                                        if (((uint)(nbits <= 32u))) {
+                                            if (((uint)((in_size - ip) >= 4u))) {
+                                                bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
+                                                ip = (ip + 4u);
+                                                nbits = (nbits + 32u);
+                                                if (((uint)((in_size - ip) >= 4u))) {
+                                                    uint ahead_at = (in_base + ip);
+                                                    ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
+                                                }
+                                            } else {
+                                                while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
+                                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                                    ip = (ip + 1u);
+                                                    nbits = (nbits + 8u);
+                                                }
+                                            }
                                         }
                                         uint repeat_extra7 = 0u;
                                         if (((uint)(nbits < 7u))) {
                                             code = 1u;
                                         } else {
-                                            repeat_extra7 = (bits & ((1u << (7u & 31u)) - 1u));
-                                            bits = (bits >> (7u & 31u));
+                                            repeat_extra7 = ((uint)(bits) & ((1u << (7u & 31u)) - 1u));
+                                            bits = (bits >> (7ul & 63ul));
                                             nbits = (nbits - 7u);
                                         }
                                         repeat = (11u + repeat_extra7);
@@ -769,21 +905,44 @@ void compression_deflate(
                     uint symbol = 0u;
                     uint distance_symbol = 0u;
                     while (1u) {
-                        while (((uint)(((uint)(nbits <= 24u)) && ((uint)(ip < in_size))))) {
-                            bits = (bits | (vyre_load_global_uchar(input, input_len, (in_base + ip)) << (nbits & 31u)));
-                            ip = (ip + 1u);
-                            nbits = (nbits + 8u);
+                        if (((uint)(nbits <= 32u))) {
+                            if (((uint)((in_size - ip) >= 4u))) {
+                                bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
+                                ip = (ip + 4u);
+                                nbits = (nbits + 32u);
+                                if (((uint)((in_size - ip) >= 4u))) {
+                                    uint ahead_at = (in_base + ip);
+                                    ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
+                                }
+                            } else {
+                                while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
+                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                    ip = (ip + 1u);
+                                    nbits = (nbits + 8u);
+                                }
+                            }
                         }
-                        uint lit_decode_entry = vyre_load_local_uint(codes, 1952u, ((region + 672u) + (bits & 1023u)));
-                        uint lit_decode_len = (lit_decode_entry >> (16u & 31u));
-                        symbol = (lit_decode_entry & 65535u);
+                        uint lit_decode_held = (uint)(bits);
+                        uint lit_decode_entry = vyre_load_local_uint(codes, 1952u, ((region + 672u) + (lit_decode_held & 1023u)));
+                        uint pair_bits = (lit_decode_entry >> (21u & 31u));
+                        if (((uint)(((uint)(((uint)(pair_bits != 0u)) && ((uint)((capacity - op) >= 2u)))) && ((uint)(pair_bits <= nbits))))) {
+                            uint pair_second = ((lit_decode_entry >> (13u & 31u)) & 255u);
+                            vyre_store_global_uchar(output, output_len, (out_base + op), (lit_decode_entry & 255u));
+                            vyre_store_global_uchar(output, output_len, ((out_base + op) + 1u), pair_second);
+                            op = (op + 2u);
+                            bits = (bits >> ((ulong)(pair_bits) & 63ul));
+                            nbits = (nbits - pair_bits);
+                            continue;
+                        }
+                        uint lit_decode_len = ((lit_decode_entry >> (9u & 31u)) & 15u);
+                        symbol = (lit_decode_entry & 511u);
                         if (((uint)(lit_decode_entry == 0u))) {
                             uint lit_decode_walk = 0u;
                             uint lit_decode_first = 0u;
                             uint lit_decode_index = 0u;
                             uint lit_decode_l = 1u;
                             while (((uint)(lit_decode_l <= 15u))) {
-                                lit_decode_walk = (lit_decode_walk | ((bits >> ((lit_decode_l - 1u) & 31u)) & 1u));
+                                lit_decode_walk = (lit_decode_walk | ((lit_decode_held >> ((lit_decode_l - 1u) & 31u)) & 1u));
                                 uint lit_decode_have = vyre_load_local_uint(codes, 1952u, ((region + 320u) + lit_decode_l));
                                 if (((uint)((lit_decode_walk - lit_decode_first) < lit_decode_have))) {
                                     symbol = vyre_load_local_uint(codes, 1952u, (((region + 352u) + lit_decode_index) + (lit_decode_walk - lit_decode_first)));
@@ -802,7 +961,7 @@ void compression_deflate(
                             if (((uint)(lit_decode_len == 0u))) {
                                 code = 7u;
                             } else {
-                                bits = (bits >> (lit_decode_len & 31u));
+                                bits = (bits >> ((ulong)(lit_decode_len) & 63ul));
                                 nbits = (nbits - lit_decode_len);
                             }
                         }
@@ -829,38 +988,46 @@ void compression_deflate(
                             break;
                         }
                         uint length_bits = (((uint)(((uint)(length_code < 8u)) || ((uint)(length_code == 28u)))) ? 0u : ((length_code - 4u) >> (2u & 31u)));
-                        while (((uint)(((uint)(nbits <= 24u)) && ((uint)(ip < in_size))))) {
-                            bits = (bits | (vyre_load_global_uchar(input, input_len, (in_base + ip)) << (nbits & 31u)));
-                            ip = (ip + 1u);
-                            nbits = (nbits + 8u);
-                        }
                         uint length_extra = 0u;
                         if (((uint)(nbits < length_bits))) {
                             code = 1u;
                         } else {
-                            length_extra = (bits & ((1u << (length_bits & 31u)) - 1u));
-                            bits = (bits >> (length_bits & 31u));
+                            length_extra = ((uint)(bits) & ((1u << (length_bits & 31u)) - 1u));
+                            bits = (bits >> ((ulong)(length_bits) & 63ul));
                             nbits = (nbits - length_bits);
                         }
                         if (((uint)(code != 0u))) {
                             break;
                         }
                         uint match_length = ((((uint)(length_code < 8u)) ? (3u + length_code) : (((uint)(length_code == 28u)) ? 258u : (((4u + (length_code & 3u)) << (length_bits & 31u)) + 3u))) + length_extra);
-                        while (((uint)(((uint)(nbits <= 24u)) && ((uint)(ip < in_size))))) {
-                            bits = (bits | (vyre_load_global_uchar(input, input_len, (in_base + ip)) << (nbits & 31u)));
-                            ip = (ip + 1u);
-                            nbits = (nbits + 8u);
+                        if (((uint)(nbits <= 32u))) {
+                            if (((uint)((in_size - ip) >= 4u))) {
+                                bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
+                                ip = (ip + 4u);
+                                nbits = (nbits + 32u);
+                                if (((uint)((in_size - ip) >= 4u))) {
+                                    uint ahead_at = (in_base + ip);
+                                    ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
+                                }
+                            } else {
+                                while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
+                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                    ip = (ip + 1u);
+                                    nbits = (nbits + 8u);
+                                }
+                            }
                         }
-                        uint dist_decode_entry = vyre_load_local_uint(codes, 1952u, ((region + 1696u) + (bits & 255u)));
-                        uint dist_decode_len = (dist_decode_entry >> (16u & 31u));
-                        distance_symbol = (dist_decode_entry & 65535u);
+                        uint dist_decode_held = (uint)(bits);
+                        uint dist_decode_entry = vyre_load_local_uint(codes, 1952u, ((region + 1696u) + (dist_decode_held & 255u)));
+                        uint dist_decode_len = ((dist_decode_entry >> (9u & 31u)) & 15u);
+                        distance_symbol = (dist_decode_entry & 511u);
                         if (((uint)(dist_decode_entry == 0u))) {
                             uint dist_decode_walk = 0u;
                             uint dist_decode_first = 0u;
                             uint dist_decode_index = 0u;
                             uint dist_decode_l = 1u;
                             while (((uint)(dist_decode_l <= 15u))) {
-                                dist_decode_walk = (dist_decode_walk | ((bits >> ((dist_decode_l - 1u) & 31u)) & 1u));
+                                dist_decode_walk = (dist_decode_walk | ((dist_decode_held >> ((dist_decode_l - 1u) & 31u)) & 1u));
                                 uint dist_decode_have = vyre_load_local_uint(codes, 1952u, ((region + 336u) + dist_decode_l));
                                 if (((uint)((dist_decode_walk - dist_decode_first) < dist_decode_have))) {
                                     distance_symbol = vyre_load_local_uint(codes, 1952u, (((region + 640u) + dist_decode_index) + (dist_decode_walk - dist_decode_first)));
@@ -879,7 +1046,7 @@ void compression_deflate(
                             if (((uint)(dist_decode_len == 0u))) {
                                 code = 7u;
                             } else {
-                                bits = (bits >> (dist_decode_len & 31u));
+                                bits = (bits >> ((ulong)(dist_decode_len) & 63ul));
                                 nbits = (nbits - dist_decode_len);
                             }
                         }
@@ -891,17 +1058,12 @@ void compression_deflate(
                             break;
                         }
                         uint distance_bits = (((uint)(distance_symbol < 4u)) ? 0u : ((distance_symbol >> (1u & 31u)) - 1u));
-                        while (((uint)(((uint)(nbits <= 24u)) && ((uint)(ip < in_size))))) {
-                            bits = (bits | (vyre_load_global_uchar(input, input_len, (in_base + ip)) << (nbits & 31u)));
-                            ip = (ip + 1u);
-                            nbits = (nbits + 8u);
-                        }
                         uint distance_extra = 0u;
                         if (((uint)(nbits < distance_bits))) {
                             code = 1u;
                         } else {
-                            distance_extra = (bits & ((1u << (distance_bits & 31u)) - 1u));
-                            bits = (bits >> (distance_bits & 31u));
+                            distance_extra = ((uint)(bits) & ((1u << (distance_bits & 31u)) - 1u));
+                            bits = (bits >> ((ulong)(distance_bits) & 63ul));
                             nbits = (nbits - distance_bits);
                         }
                         if (((uint)(code != 0u))) {
@@ -927,6 +1089,10 @@ void compression_deflate(
                     if (((uint)(code != 0u))) {
                         break;
                     }
+                }
+                if (pending) {
+                    vyre_store_global_uchar(output, output_len, pending_at, pending_value);
+                    pending = 0u;
                 }
             }
         }
