@@ -13,7 +13,7 @@
 // exit status 1.
 //   bench_deflate PATH [--mib N (256)] [--block-sizes 65536,1048576] [--level L (6)]
 //                 [--compressors libdeflate,zlib] [--runs N (5)] [--variant reference|fast|automatic[,...]]
-//                 [--threads N] [--no-zlib] [--kernel-only] [--shapes L:S:LB:DB[:P[:C]][,...]]
+//                 [--threads N] [--no-zlib] [--kernel-only] [--shapes L:S:LB:DB[,...]]
 //   bench_deflate --zip DIR_OR_FILES[,...] [--mib N] ...      (with or without PATH)
 // PATH is a file (its first N MiB) or a folder (its files in sorted path order, concatenated up to
 // N MiB, as a tar would hold them), cut into pieces of each block size, each piece compressed as one
@@ -25,12 +25,11 @@
 // one, or one the directory marks damaged or encrypted is skipped and counted). Python wheels are
 // ZIP files, so a folder of downloaded wheels is benchmarked as published. The expected bytes of an
 // entry are libdeflate's output checked against the size and CRC-32 its archive records.
-// --shapes adds fixed shapes of the program beside the variants, one row each: L:S:LB:DB[:P[:C]] is
-// deflate_program({L, S, LB, DB, P, C}), L lanes per stream (1: the reference program), S streams
-// per workgroup, LB and DB table bits of the literal/length and distance codes, P literal pairs and
-// C deferred copies (1 if left out); the row is labelled "LxS LB/DB", with " no pairs" where P is 0
-// and " no deferral" where C is 0. Shape rows are kernel
-// only (no end to end), on the same streams, every stream checked the same way. A shape this device cannot build (too much workgroup memory, subgroups it cannot
+// --shapes adds fixed shapes of the program beside the variants, one row each: L:S:LB:DB is
+// deflate_program(L, S, LB, DB), L lanes per stream (1: the reference program), S streams per
+// workgroup, LB and DB table bits of the literal/length and distance codes; the row is labelled
+// "LxS LB/DB". Shape rows are kernel only (no end to end), on the same streams, every stream checked
+// the same way. A shape this device cannot build (too much workgroup memory, subgroups it cannot
 // run, a kernel that cannot launch workgroups that large) prints a row saying so and why; the run
 // goes on.
 #include "bench_util.hpp"
@@ -99,10 +98,9 @@ struct settings {
     // --shapes: fixed shapes of the program measured beside the variants (kernel only).
     struct shape {
         std::uint32_t lanes = 1, streams = 1, literal_bits = 0, distance_bits = 0;
-        bool pairs = true, deferred = true;
         std::string label() const {
             return std::to_string(lanes) + "x" + std::to_string(streams) + " " + std::to_string(literal_bits) + "/" +
-                   std::to_string(distance_bits) + (pairs ? "" : " no pairs") + (deferred || lanes == 1 ? "" : " no deferral");
+                   std::to_string(distance_bits);
         }
     };
     std::vector<shape> shapes;
@@ -380,8 +378,7 @@ std::vector<std::string> split(const std::string& s) {
     return out;
 }
 
-// "L:S:LB:DB", "L:S:LB:DB:P" or "L:S:LB:DB:P:C" (unsigned numbers; P literal pairs and C deferred
-// copies, 0 or 1, 1 if left out), or refuse.
+// "L:S:LB:DB" (four unsigned numbers), or refuse.
 settings::shape parse_shape(const std::string& item) {
     std::vector<std::uint32_t> v;
     std::stringstream ss(item);
@@ -390,10 +387,9 @@ settings::shape parse_shape(const std::string& item) {
             refuse("--shapes: \"" + item + "\" is not L:S:LB:DB (lanes per stream, streams per workgroup, literal and distance table bits)");
         v.push_back(static_cast<std::uint32_t>(std::stoul(part)));
     }
-    if (v.size() < 4 || v.size() > 6 || (v.size() >= 5 && v[4] > 1) || (v.size() == 6 && v[5] > 1) || item.back() == ':')
-        refuse("--shapes: \"" + item + "\" is not L:S:LB:DB[:P[:C]] (lanes per stream, streams per workgroup, literal and distance "
-               "table bits, literal pairs and deferred copies 0 or 1)");
-    return {v[0], v[1], v[2], v[3], v.size() < 5 || v[4] == 1, v.size() < 6 || v[5] == 1};
+    if (v.size() != 4 || item.back() == ':')
+        refuse("--shapes: \"" + item + "\" is not L:S:LB:DB (lanes per stream, streams per workgroup, literal and distance table bits)");
+    return {v[0], v[1], v[2], v[3]};
 }
 
 // The first line of an error's message (a build log follows it in some).
@@ -408,9 +404,8 @@ void usage() {
                  "       [--level L (6)] [--compressors libdeflate,zlib (default libdeflate)] [--runs N (5)]\n"
                  "       [--variant reference|fast|automatic[,...] (automatic)] [--threads N (all cores)]\n"
                  "       [--no-zlib (skip the single-threaded zlib peer)] [--kernel-only]\n"
-                 "       [--shapes L:S:LB:DB[:P[:C]][,...] (fixed shapes of the program, kernel only: L lanes per stream,\n"
-                 "        S streams per workgroup, LB/DB literal/length and distance table bits, P literal pairs and\n"
-                 "        C deferred copies 0/1 (1); e.g. 32:2:10:8,32:2:10:8:1:0,1:1:10:8)]\n");
+                 "       [--shapes L:S:LB:DB[,...] (fixed shapes of the program, kernel only: L lanes per stream,\n"
+                 "        S streams per workgroup, LB/DB literal/length and distance table bits; e.g. 32:2:10:8,1:1:10:8)]\n");
     std::exit(2);
 }
 
@@ -464,7 +459,7 @@ int main(int argc, char** argv) {
     std::vector<vyre::ir::program> shape_programs;
     for (const auto& sh : s.shapes) {
         try {
-            shape_programs.push_back(cz::deflate_program(cz::deflate_shape{sh.lanes, sh.streams, sh.literal_bits, sh.distance_bits, sh.pairs, sh.deferred}));
+            shape_programs.push_back(cz::deflate_program(sh.lanes, sh.streams, sh.literal_bits, sh.distance_bits));
         } catch (const vyre::resource_error& e) {
             refuse("--shapes " + sh.label() + ": " + e.what());
         }
@@ -479,10 +474,9 @@ int main(int argc, char** argv) {
                 "# decompressed bytes out, best of 1/2/4/.../32 pieces over three queues, one per step (xN), or one queue\n"
                 "# per piece (sN)\n");
     if (!s.shapes.empty())
-        std::printf("# --shapes: rows labelled LxS LB/DB run deflate_program({L, S, LB, DB, P, C}) for every launch: L lanes per\n"
-                    "# stream (1: the reference program), S streams per workgroup, LB/DB table bits of the literal/length and\n"
-                    "# distance codes, P literal pairs (\"no pairs\" when off), C deferred copies (\"no deferral\" when off);\n"
-                    "# kernel only (end to end skipped: -); a shape this device cannot build is skipped\n");
+        std::printf("# --shapes: rows labelled LxS LB/DB run deflate_program(L, S, LB, DB) for every launch: L lanes per stream\n"
+                    "# (1: the reference program), S streams per workgroup, LB/DB table bits of the literal/length and\n"
+                    "# distance codes; kernel only (end to end skipped: -); a shape this device cannot build is skipped\n");
 
     // The programs measured: each variant asked for, resolved on this device, once.
     std::vector<vo::block_variant> variants;

@@ -88,9 +88,6 @@ void compression_deflate(
                 }
             } else {
                 uint fenced = 0u;
-                uint pending = 0u;
-                uint pending_value = 0u;
-                uint pending_at = 0u;
                 uint last = 0u;
                 if (((uint)((in_size - ip) >= 4u))) {
                     uint ahead_at = (in_base + ip);
@@ -522,7 +519,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place1), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value1) >> (31u & 31u));
-                                    uint build_entry = (build_s2 | 512u);
+                                    uint build_entry = (build_s2 | 65536u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 2u);
@@ -535,7 +532,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place2), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value2) >> (30u & 31u));
-                                    uint build_entry = (build_s2 | 1024u);
+                                    uint build_entry = (build_s2 | 131072u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 4u);
@@ -548,7 +545,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place3), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value3) >> (29u & 31u));
-                                    uint build_entry = (build_s2 | 1536u);
+                                    uint build_entry = (build_s2 | 196608u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 8u);
@@ -561,7 +558,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place4), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value4) >> (28u & 31u));
-                                    uint build_entry = (build_s2 | 2048u);
+                                    uint build_entry = (build_s2 | 262144u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 16u);
@@ -574,7 +571,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place5), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value5) >> (27u & 31u));
-                                    uint build_entry = (build_s2 | 2560u);
+                                    uint build_entry = (build_s2 | 327680u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 32u);
@@ -587,7 +584,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place6), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value6) >> (26u & 31u));
-                                    uint build_entry = (build_s2 | 3072u);
+                                    uint build_entry = (build_s2 | 393216u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 64u);
@@ -600,7 +597,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place7), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value7) >> (25u & 31u));
-                                    uint build_entry = (build_s2 | 3584u);
+                                    uint build_entry = (build_s2 | 458752u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 128u);
@@ -613,7 +610,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place8), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value8) >> (24u & 31u));
-                                    uint build_entry = (build_s2 | 4096u);
+                                    uint build_entry = (build_s2 | 524288u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 256u);
@@ -626,7 +623,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place9), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value9) >> (23u & 31u));
-                                    uint build_entry = (build_s2 | 4608u);
+                                    uint build_entry = (build_s2 | 589824u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 512u);
@@ -639,7 +636,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place10), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value10) >> (22u & 31u));
-                                    uint build_entry = (build_s2 | 5120u);
+                                    uint build_entry = (build_s2 | 655360u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 1024u);
@@ -652,7 +649,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place11), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value11) >> (21u & 31u));
-                                    uint build_entry = (build_s2 | 5632u);
+                                    uint build_entry = (build_s2 | 720896u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 2048u);
@@ -665,7 +662,7 @@ void compression_deflate(
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place12), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value12) >> (20u & 31u));
-                                    uint build_entry = (build_s2 | 6144u);
+                                    uint build_entry = (build_s2 | 786432u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 4096u);
@@ -705,21 +702,6 @@ void compression_deflate(
                             code = 6u;
                             break;
                         }
-                        if (((uint)(which == 1u))) {
-                            uint pair_t = lane;
-                            while (((uint)(pair_t < (1u << (10u & 31u))))) {
-                                uint pair_first = vyre_load_local_uint(codes, 1952u, ((region + 672u) + pair_t));
-                                uint pair_len1 = ((pair_first >> (9u & 31u)) & 15u);
-                                if (((uint)(((uint)(((uint)(pair_first != 0u)) && ((uint)((pair_first & 511u) < 256u)))) && ((uint)(pair_len1 < 10u))))) {
-                                    uint pair_next = (vyre_load_local_uint(codes, 1952u, ((region + 672u) + (pair_t >> (pair_len1 & 31u)))) & 8191u);
-                                    uint pair_len2 = (pair_next >> (9u & 31u));
-                                    if (((uint)(((uint)(((uint)(pair_next != 0u)) && ((uint)((pair_next & 511u) < 256u)))) && ((uint)((pair_len1 + pair_len2) <= 10u))))) {
-                                        vyre_store_local_uint(codes, 1952u, ((region + 672u) + pair_t), (((pair_first & 8191u) | ((pair_next & 511u) << (13u & 31u))) | ((pair_len1 + pair_len2) << (21u & 31u))));
-                                    }
-                                }
-                                pair_t = (pair_t + 1u);
-                            }
-                        }
                         if (((uint)(which == 0u))) {
                             uint length_total = (literal_count + distance_count);
                             uint length_index = 0u;
@@ -745,35 +727,40 @@ void compression_deflate(
                                 }
                                 uint clc_decode_held = (uint)(bits);
                                 uint clc_decode_entry = vyre_load_local_uint(codes, 1952u, ((region + 1696u) + (clc_decode_held & 127u)));
-                                uint clc_decode_len = ((clc_decode_entry >> (9u & 31u)) & 15u);
-                                length_symbol = (clc_decode_entry & 511u);
-                                if (((uint)(clc_decode_entry == 0u))) {
-                                    uint clc_decode_walk = 0u;
-                                    uint clc_decode_first = 0u;
-                                    uint clc_decode_index = 0u;
-                                    uint clc_decode_l = 1u;
-                                    while (((uint)(clc_decode_l <= 15u))) {
-                                        clc_decode_walk = (clc_decode_walk | ((clc_decode_held >> ((clc_decode_l - 1u) & 31u)) & 1u));
-                                        uint clc_decode_have = vyre_load_local_uint(codes, 1952u, ((region + 336u) + clc_decode_l));
-                                        if (((uint)((clc_decode_walk - clc_decode_first) < clc_decode_have))) {
-                                            length_symbol = vyre_load_local_uint(codes, 1952u, (((region + 640u) + clc_decode_index) + (clc_decode_walk - clc_decode_first)));
-                                            clc_decode_len = clc_decode_l;
-                                            break;
-                                        }
-                                        clc_decode_index = (clc_decode_index + clc_decode_have);
-                                        clc_decode_first = ((clc_decode_first + clc_decode_have) << (1u & 31u));
-                                        clc_decode_walk = (clc_decode_walk << (1u & 31u));
-                                        clc_decode_l = (clc_decode_l + 1u);
-                                    }
-                                }
-                                if (((uint)(((uint)(((uint)(clc_decode_len == 0u)) && ((uint)(nbits < 15u)))) || ((uint)(((uint)(clc_decode_len != 0u)) && ((uint)(clc_decode_len > nbits))))))) {
-                                    code = 1u;
+                                uint clc_decode_len = (clc_decode_entry >> (16u & 31u));
+                                length_symbol = (clc_decode_entry & 65535u);
+                                if (((uint)(((uint)(clc_decode_entry != 0u)) && ((uint)(clc_decode_len <= nbits))))) {
+                                    bits = (bits >> ((ulong)(clc_decode_len) & 63ul));
+                                    nbits = (nbits - clc_decode_len);
                                 } else {
-                                    if (((uint)(clc_decode_len == 0u))) {
-                                        code = 7u;
+                                    if (((uint)(clc_decode_entry == 0u))) {
+                                        uint clc_decode_walk = 0u;
+                                        uint clc_decode_first = 0u;
+                                        uint clc_decode_index = 0u;
+                                        uint clc_decode_l = 1u;
+                                        while (((uint)(clc_decode_l <= 15u))) {
+                                            clc_decode_walk = (clc_decode_walk | ((clc_decode_held >> ((clc_decode_l - 1u) & 31u)) & 1u));
+                                            uint clc_decode_have = vyre_load_local_uint(codes, 1952u, ((region + 336u) + clc_decode_l));
+                                            if (((uint)((clc_decode_walk - clc_decode_first) < clc_decode_have))) {
+                                                length_symbol = vyre_load_local_uint(codes, 1952u, (((region + 640u) + clc_decode_index) + (clc_decode_walk - clc_decode_first)));
+                                                clc_decode_len = clc_decode_l;
+                                                break;
+                                            }
+                                            clc_decode_index = (clc_decode_index + clc_decode_have);
+                                            clc_decode_first = ((clc_decode_first + clc_decode_have) << (1u & 31u));
+                                            clc_decode_walk = (clc_decode_walk << (1u & 31u));
+                                            clc_decode_l = (clc_decode_l + 1u);
+                                        }
+                                    }
+                                    if (((uint)(((uint)(((uint)(clc_decode_len == 0u)) && ((uint)(nbits < 15u)))) || ((uint)(((uint)(clc_decode_len != 0u)) && ((uint)(clc_decode_len > nbits))))))) {
+                                        code = 1u;
                                     } else {
-                                        bits = (bits >> ((ulong)(clc_decode_len) & 63ul));
-                                        nbits = (nbits - clc_decode_len);
+                                        if (((uint)(clc_decode_len == 0u))) {
+                                            code = 7u;
+                                        } else {
+                                            bits = (bits >> ((ulong)(clc_decode_len) & 63ul));
+                                            nbits = (nbits - clc_decode_len);
+                                        }
                                     }
                                 }
                                 if (((uint)(code != 0u))) {
@@ -924,45 +911,40 @@ void compression_deflate(
                         }
                         uint lit_decode_held = (uint)(bits);
                         uint lit_decode_entry = vyre_load_local_uint(codes, 1952u, ((region + 672u) + (lit_decode_held & 1023u)));
-                        uint pair_bits = (lit_decode_entry >> (21u & 31u));
-                        if (((uint)(((uint)(((uint)(pair_bits != 0u)) && ((uint)((capacity - op) >= 2u)))) && ((uint)(pair_bits <= nbits))))) {
-                            uint pair_second = ((lit_decode_entry >> (13u & 31u)) & 255u);
-                            vyre_store_global_uchar(output, output_len, (out_base + op), (lit_decode_entry & 255u));
-                            vyre_store_global_uchar(output, output_len, ((out_base + op) + 1u), pair_second);
-                            op = (op + 2u);
-                            bits = (bits >> ((ulong)(pair_bits) & 63ul));
-                            nbits = (nbits - pair_bits);
-                            continue;
-                        }
-                        uint lit_decode_len = ((lit_decode_entry >> (9u & 31u)) & 15u);
-                        symbol = (lit_decode_entry & 511u);
-                        if (((uint)(lit_decode_entry == 0u))) {
-                            uint lit_decode_walk = 0u;
-                            uint lit_decode_first = 0u;
-                            uint lit_decode_index = 0u;
-                            uint lit_decode_l = 1u;
-                            while (((uint)(lit_decode_l <= 15u))) {
-                                lit_decode_walk = (lit_decode_walk | ((lit_decode_held >> ((lit_decode_l - 1u) & 31u)) & 1u));
-                                uint lit_decode_have = vyre_load_local_uint(codes, 1952u, ((region + 320u) + lit_decode_l));
-                                if (((uint)((lit_decode_walk - lit_decode_first) < lit_decode_have))) {
-                                    symbol = vyre_load_local_uint(codes, 1952u, (((region + 352u) + lit_decode_index) + (lit_decode_walk - lit_decode_first)));
-                                    lit_decode_len = lit_decode_l;
-                                    break;
-                                }
-                                lit_decode_index = (lit_decode_index + lit_decode_have);
-                                lit_decode_first = ((lit_decode_first + lit_decode_have) << (1u & 31u));
-                                lit_decode_walk = (lit_decode_walk << (1u & 31u));
-                                lit_decode_l = (lit_decode_l + 1u);
-                            }
-                        }
-                        if (((uint)(((uint)(((uint)(lit_decode_len == 0u)) && ((uint)(nbits < 15u)))) || ((uint)(((uint)(lit_decode_len != 0u)) && ((uint)(lit_decode_len > nbits))))))) {
-                            code = 1u;
+                        uint lit_decode_len = (lit_decode_entry >> (16u & 31u));
+                        symbol = (lit_decode_entry & 65535u);
+                        if (((uint)(((uint)(lit_decode_entry != 0u)) && ((uint)(lit_decode_len <= nbits))))) {
+                            bits = (bits >> ((ulong)(lit_decode_len) & 63ul));
+                            nbits = (nbits - lit_decode_len);
                         } else {
-                            if (((uint)(lit_decode_len == 0u))) {
-                                code = 7u;
+                            if (((uint)(lit_decode_entry == 0u))) {
+                                uint lit_decode_walk = 0u;
+                                uint lit_decode_first = 0u;
+                                uint lit_decode_index = 0u;
+                                uint lit_decode_l = 1u;
+                                while (((uint)(lit_decode_l <= 15u))) {
+                                    lit_decode_walk = (lit_decode_walk | ((lit_decode_held >> ((lit_decode_l - 1u) & 31u)) & 1u));
+                                    uint lit_decode_have = vyre_load_local_uint(codes, 1952u, ((region + 320u) + lit_decode_l));
+                                    if (((uint)((lit_decode_walk - lit_decode_first) < lit_decode_have))) {
+                                        symbol = vyre_load_local_uint(codes, 1952u, (((region + 352u) + lit_decode_index) + (lit_decode_walk - lit_decode_first)));
+                                        lit_decode_len = lit_decode_l;
+                                        break;
+                                    }
+                                    lit_decode_index = (lit_decode_index + lit_decode_have);
+                                    lit_decode_first = ((lit_decode_first + lit_decode_have) << (1u & 31u));
+                                    lit_decode_walk = (lit_decode_walk << (1u & 31u));
+                                    lit_decode_l = (lit_decode_l + 1u);
+                                }
+                            }
+                            if (((uint)(((uint)(((uint)(lit_decode_len == 0u)) && ((uint)(nbits < 15u)))) || ((uint)(((uint)(lit_decode_len != 0u)) && ((uint)(lit_decode_len > nbits))))))) {
+                                code = 1u;
                             } else {
-                                bits = (bits >> ((ulong)(lit_decode_len) & 63ul));
-                                nbits = (nbits - lit_decode_len);
+                                if (((uint)(lit_decode_len == 0u))) {
+                                    code = 7u;
+                                } else {
+                                    bits = (bits >> ((ulong)(lit_decode_len) & 63ul));
+                                    nbits = (nbits - lit_decode_len);
+                                }
                             }
                         }
                         if (((uint)(code != 0u))) {
@@ -1019,35 +1001,40 @@ void compression_deflate(
                         }
                         uint dist_decode_held = (uint)(bits);
                         uint dist_decode_entry = vyre_load_local_uint(codes, 1952u, ((region + 1696u) + (dist_decode_held & 255u)));
-                        uint dist_decode_len = ((dist_decode_entry >> (9u & 31u)) & 15u);
-                        distance_symbol = (dist_decode_entry & 511u);
-                        if (((uint)(dist_decode_entry == 0u))) {
-                            uint dist_decode_walk = 0u;
-                            uint dist_decode_first = 0u;
-                            uint dist_decode_index = 0u;
-                            uint dist_decode_l = 1u;
-                            while (((uint)(dist_decode_l <= 15u))) {
-                                dist_decode_walk = (dist_decode_walk | ((dist_decode_held >> ((dist_decode_l - 1u) & 31u)) & 1u));
-                                uint dist_decode_have = vyre_load_local_uint(codes, 1952u, ((region + 336u) + dist_decode_l));
-                                if (((uint)((dist_decode_walk - dist_decode_first) < dist_decode_have))) {
-                                    distance_symbol = vyre_load_local_uint(codes, 1952u, (((region + 640u) + dist_decode_index) + (dist_decode_walk - dist_decode_first)));
-                                    dist_decode_len = dist_decode_l;
-                                    break;
-                                }
-                                dist_decode_index = (dist_decode_index + dist_decode_have);
-                                dist_decode_first = ((dist_decode_first + dist_decode_have) << (1u & 31u));
-                                dist_decode_walk = (dist_decode_walk << (1u & 31u));
-                                dist_decode_l = (dist_decode_l + 1u);
-                            }
-                        }
-                        if (((uint)(((uint)(((uint)(dist_decode_len == 0u)) && ((uint)(nbits < 15u)))) || ((uint)(((uint)(dist_decode_len != 0u)) && ((uint)(dist_decode_len > nbits))))))) {
-                            code = 1u;
+                        uint dist_decode_len = (dist_decode_entry >> (16u & 31u));
+                        distance_symbol = (dist_decode_entry & 65535u);
+                        if (((uint)(((uint)(dist_decode_entry != 0u)) && ((uint)(dist_decode_len <= nbits))))) {
+                            bits = (bits >> ((ulong)(dist_decode_len) & 63ul));
+                            nbits = (nbits - dist_decode_len);
                         } else {
-                            if (((uint)(dist_decode_len == 0u))) {
-                                code = 7u;
+                            if (((uint)(dist_decode_entry == 0u))) {
+                                uint dist_decode_walk = 0u;
+                                uint dist_decode_first = 0u;
+                                uint dist_decode_index = 0u;
+                                uint dist_decode_l = 1u;
+                                while (((uint)(dist_decode_l <= 15u))) {
+                                    dist_decode_walk = (dist_decode_walk | ((dist_decode_held >> ((dist_decode_l - 1u) & 31u)) & 1u));
+                                    uint dist_decode_have = vyre_load_local_uint(codes, 1952u, ((region + 336u) + dist_decode_l));
+                                    if (((uint)((dist_decode_walk - dist_decode_first) < dist_decode_have))) {
+                                        distance_symbol = vyre_load_local_uint(codes, 1952u, (((region + 640u) + dist_decode_index) + (dist_decode_walk - dist_decode_first)));
+                                        dist_decode_len = dist_decode_l;
+                                        break;
+                                    }
+                                    dist_decode_index = (dist_decode_index + dist_decode_have);
+                                    dist_decode_first = ((dist_decode_first + dist_decode_have) << (1u & 31u));
+                                    dist_decode_walk = (dist_decode_walk << (1u & 31u));
+                                    dist_decode_l = (dist_decode_l + 1u);
+                                }
+                            }
+                            if (((uint)(((uint)(((uint)(dist_decode_len == 0u)) && ((uint)(nbits < 15u)))) || ((uint)(((uint)(dist_decode_len != 0u)) && ((uint)(dist_decode_len > nbits))))))) {
+                                code = 1u;
                             } else {
-                                bits = (bits >> ((ulong)(dist_decode_len) & 63ul));
-                                nbits = (nbits - dist_decode_len);
+                                if (((uint)(dist_decode_len == 0u))) {
+                                    code = 7u;
+                                } else {
+                                    bits = (bits >> ((ulong)(dist_decode_len) & 63ul));
+                                    nbits = (nbits - dist_decode_len);
+                                }
                             }
                         }
                         if (((uint)(code != 0u))) {
@@ -1089,10 +1076,6 @@ void compression_deflate(
                     if (((uint)(code != 0u))) {
                         break;
                     }
-                }
-                if (pending) {
-                    vyre_store_global_uchar(output, output_len, pending_at, pending_value);
-                    pending = 0u;
                 }
             }
         }

@@ -107,9 +107,6 @@ void compression_deflate_fast(
                 }
             } else {
                 uint fenced = 0u;
-                uint pending = 0u;
-                uint pending_value = 0u;
-                uint pending_at = 0u;
                 uint last = 0u;
                 if (((uint)((in_size - ip) >= 4u))) {
                     uint ahead_at = (in_base + ip);
@@ -543,7 +540,7 @@ void compression_deflate_fast(
                                 vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place1), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value1) >> (31u & 31u));
-                                    uint build_entry = (build_s2 | 512u);
+                                    uint build_entry = (build_s2 | 65536u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 2u);
@@ -556,7 +553,7 @@ void compression_deflate_fast(
                                 vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place2), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value2) >> (30u & 31u));
-                                    uint build_entry = (build_s2 | 1024u);
+                                    uint build_entry = (build_s2 | 131072u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 4u);
@@ -569,7 +566,7 @@ void compression_deflate_fast(
                                 vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place3), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value3) >> (29u & 31u));
-                                    uint build_entry = (build_s2 | 1536u);
+                                    uint build_entry = (build_s2 | 196608u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 8u);
@@ -582,7 +579,7 @@ void compression_deflate_fast(
                                 vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place4), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value4) >> (28u & 31u));
-                                    uint build_entry = (build_s2 | 2048u);
+                                    uint build_entry = (build_s2 | 262144u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 16u);
@@ -595,7 +592,7 @@ void compression_deflate_fast(
                                 vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place5), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value5) >> (27u & 31u));
-                                    uint build_entry = (build_s2 | 2560u);
+                                    uint build_entry = (build_s2 | 327680u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 32u);
@@ -608,7 +605,7 @@ void compression_deflate_fast(
                                 vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place6), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value6) >> (26u & 31u));
-                                    uint build_entry = (build_s2 | 3072u);
+                                    uint build_entry = (build_s2 | 393216u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 64u);
@@ -621,7 +618,7 @@ void compression_deflate_fast(
                                 vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place7), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value7) >> (25u & 31u));
-                                    uint build_entry = (build_s2 | 3584u);
+                                    uint build_entry = (build_s2 | 458752u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 128u);
@@ -634,7 +631,7 @@ void compression_deflate_fast(
                                 vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place8), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value8) >> (24u & 31u));
-                                    uint build_entry = (build_s2 | 4096u);
+                                    uint build_entry = (build_s2 | 524288u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 256u);
@@ -647,7 +644,7 @@ void compression_deflate_fast(
                                 vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place9), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value9) >> (23u & 31u));
-                                    uint build_entry = (build_s2 | 4608u);
+                                    uint build_entry = (build_s2 | 589824u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 512u);
@@ -660,7 +657,7 @@ void compression_deflate_fast(
                                 vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place10), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value10) >> (22u & 31u));
-                                    uint build_entry = (build_s2 | 5120u);
+                                    uint build_entry = (build_s2 | 655360u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 1024u);
@@ -673,7 +670,7 @@ void compression_deflate_fast(
                                 vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place11), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value11) >> (21u & 31u));
-                                    uint build_entry = (build_s2 | 5632u);
+                                    uint build_entry = (build_s2 | 720896u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 2048u);
@@ -686,7 +683,7 @@ void compression_deflate_fast(
                                 vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place12), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value12) >> (20u & 31u));
-                                    uint build_entry = (build_s2 | 6144u);
+                                    uint build_entry = (build_s2 | 786432u);
                                     while (((uint)(build_e < build_entries))) {
                                         vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 4096u);
@@ -727,22 +724,6 @@ void compression_deflate_fast(
                             code = 6u;
                             break;
                         }
-                        if (((uint)(which == 1u))) {
-                            uint pair_t = lane;
-                            while (((uint)(pair_t < (1u << (10u & 31u))))) {
-                                uint pair_first = vyre_load_local_uint(codes, 3904u, ((region + 672u) + pair_t));
-                                uint pair_len1 = ((pair_first >> (9u & 31u)) & 15u);
-                                if (((uint)(((uint)(((uint)(pair_first != 0u)) && ((uint)((pair_first & 511u) < 256u)))) && ((uint)(pair_len1 < 10u))))) {
-                                    uint pair_next = (vyre_load_local_uint(codes, 3904u, ((region + 672u) + (pair_t >> (pair_len1 & 31u)))) & 8191u);
-                                    uint pair_len2 = (pair_next >> (9u & 31u));
-                                    if (((uint)(((uint)(((uint)(pair_next != 0u)) && ((uint)((pair_next & 511u) < 256u)))) && ((uint)((pair_len1 + pair_len2) <= 10u))))) {
-                                        vyre_store_local_uint(codes, 3904u, ((region + 672u) + pair_t), (((pair_first & 8191u) | ((pair_next & 511u) << (13u & 31u))) | ((pair_len1 + pair_len2) << (21u & 31u))));
-                                    }
-                                }
-                                pair_t = (pair_t + 32u);
-                            }
-                            vyre_sg_barrier();
-                        }
                         if (((uint)(which == 0u))) {
                             uint length_total = (literal_count + distance_count);
                             uint length_index = 0u;
@@ -768,35 +749,40 @@ void compression_deflate_fast(
                                 }
                                 uint clc_decode_held = (uint)(bits);
                                 uint clc_decode_entry = vyre_load_local_uint(codes, 3904u, ((region + 1696u) + (clc_decode_held & 127u)));
-                                uint clc_decode_len = ((clc_decode_entry >> (9u & 31u)) & 15u);
-                                length_symbol = (clc_decode_entry & 511u);
-                                if (((uint)(clc_decode_entry == 0u))) {
-                                    uint clc_decode_walk = 0u;
-                                    uint clc_decode_first = 0u;
-                                    uint clc_decode_index = 0u;
-                                    uint clc_decode_l = 1u;
-                                    while (((uint)(clc_decode_l <= 15u))) {
-                                        clc_decode_walk = (clc_decode_walk | ((clc_decode_held >> ((clc_decode_l - 1u) & 31u)) & 1u));
-                                        uint clc_decode_have = vyre_load_local_uint(codes, 3904u, ((region + 336u) + clc_decode_l));
-                                        if (((uint)((clc_decode_walk - clc_decode_first) < clc_decode_have))) {
-                                            length_symbol = vyre_load_local_uint(codes, 3904u, (((region + 640u) + clc_decode_index) + (clc_decode_walk - clc_decode_first)));
-                                            clc_decode_len = clc_decode_l;
-                                            break;
-                                        }
-                                        clc_decode_index = (clc_decode_index + clc_decode_have);
-                                        clc_decode_first = ((clc_decode_first + clc_decode_have) << (1u & 31u));
-                                        clc_decode_walk = (clc_decode_walk << (1u & 31u));
-                                        clc_decode_l = (clc_decode_l + 1u);
-                                    }
-                                }
-                                if (((uint)(((uint)(((uint)(clc_decode_len == 0u)) && ((uint)(nbits < 15u)))) || ((uint)(((uint)(clc_decode_len != 0u)) && ((uint)(clc_decode_len > nbits))))))) {
-                                    code = 1u;
+                                uint clc_decode_len = (clc_decode_entry >> (16u & 31u));
+                                length_symbol = (clc_decode_entry & 65535u);
+                                if (((uint)(((uint)(clc_decode_entry != 0u)) && ((uint)(clc_decode_len <= nbits))))) {
+                                    bits = (bits >> ((ulong)(clc_decode_len) & 63ul));
+                                    nbits = (nbits - clc_decode_len);
                                 } else {
-                                    if (((uint)(clc_decode_len == 0u))) {
-                                        code = 7u;
+                                    if (((uint)(clc_decode_entry == 0u))) {
+                                        uint clc_decode_walk = 0u;
+                                        uint clc_decode_first = 0u;
+                                        uint clc_decode_index = 0u;
+                                        uint clc_decode_l = 1u;
+                                        while (((uint)(clc_decode_l <= 15u))) {
+                                            clc_decode_walk = (clc_decode_walk | ((clc_decode_held >> ((clc_decode_l - 1u) & 31u)) & 1u));
+                                            uint clc_decode_have = vyre_load_local_uint(codes, 3904u, ((region + 336u) + clc_decode_l));
+                                            if (((uint)((clc_decode_walk - clc_decode_first) < clc_decode_have))) {
+                                                length_symbol = vyre_load_local_uint(codes, 3904u, (((region + 640u) + clc_decode_index) + (clc_decode_walk - clc_decode_first)));
+                                                clc_decode_len = clc_decode_l;
+                                                break;
+                                            }
+                                            clc_decode_index = (clc_decode_index + clc_decode_have);
+                                            clc_decode_first = ((clc_decode_first + clc_decode_have) << (1u & 31u));
+                                            clc_decode_walk = (clc_decode_walk << (1u & 31u));
+                                            clc_decode_l = (clc_decode_l + 1u);
+                                        }
+                                    }
+                                    if (((uint)(((uint)(((uint)(clc_decode_len == 0u)) && ((uint)(nbits < 15u)))) || ((uint)(((uint)(clc_decode_len != 0u)) && ((uint)(clc_decode_len > nbits))))))) {
+                                        code = 1u;
                                     } else {
-                                        bits = (bits >> ((ulong)(clc_decode_len) & 63ul));
-                                        nbits = (nbits - clc_decode_len);
+                                        if (((uint)(clc_decode_len == 0u))) {
+                                            code = 7u;
+                                        } else {
+                                            bits = (bits >> ((ulong)(clc_decode_len) & 63ul));
+                                            nbits = (nbits - clc_decode_len);
+                                        }
                                     }
                                 }
                                 if (((uint)(code != 0u))) {
@@ -947,46 +933,40 @@ void compression_deflate_fast(
                         }
                         uint lit_decode_held = (uint)(bits);
                         uint lit_decode_entry = vyre_load_local_uint(codes, 3904u, ((region + 672u) + (lit_decode_held & 1023u)));
-                        uint pair_bits = (lit_decode_entry >> (21u & 31u));
-                        if (((uint)(((uint)(((uint)(pair_bits != 0u)) && ((uint)((capacity - op) >= 2u)))) && ((uint)(pair_bits <= nbits))))) {
-                            uint pair_second = ((lit_decode_entry >> (13u & 31u)) & 255u);
-                            if (((uint)(lane < 2u))) {
-                                vyre_store_global_uchar(output, output_len, ((out_base + op) + lane), (((uint)(lane == 0u)) ? (lit_decode_entry & 255u) : pair_second));
-                            }
-                            op = (op + 2u);
-                            bits = (bits >> ((ulong)(pair_bits) & 63ul));
-                            nbits = (nbits - pair_bits);
-                            continue;
-                        }
-                        uint lit_decode_len = ((lit_decode_entry >> (9u & 31u)) & 15u);
-                        symbol = (lit_decode_entry & 511u);
-                        if (((uint)(lit_decode_entry == 0u))) {
-                            uint lit_decode_walk = 0u;
-                            uint lit_decode_first = 0u;
-                            uint lit_decode_index = 0u;
-                            uint lit_decode_l = 1u;
-                            while (((uint)(lit_decode_l <= 15u))) {
-                                lit_decode_walk = (lit_decode_walk | ((lit_decode_held >> ((lit_decode_l - 1u) & 31u)) & 1u));
-                                uint lit_decode_have = vyre_load_local_uint(codes, 3904u, ((region + 320u) + lit_decode_l));
-                                if (((uint)((lit_decode_walk - lit_decode_first) < lit_decode_have))) {
-                                    symbol = vyre_load_local_uint(codes, 3904u, (((region + 352u) + lit_decode_index) + (lit_decode_walk - lit_decode_first)));
-                                    lit_decode_len = lit_decode_l;
-                                    break;
-                                }
-                                lit_decode_index = (lit_decode_index + lit_decode_have);
-                                lit_decode_first = ((lit_decode_first + lit_decode_have) << (1u & 31u));
-                                lit_decode_walk = (lit_decode_walk << (1u & 31u));
-                                lit_decode_l = (lit_decode_l + 1u);
-                            }
-                        }
-                        if (((uint)(((uint)(((uint)(lit_decode_len == 0u)) && ((uint)(nbits < 15u)))) || ((uint)(((uint)(lit_decode_len != 0u)) && ((uint)(lit_decode_len > nbits))))))) {
-                            code = 1u;
+                        uint lit_decode_len = (lit_decode_entry >> (16u & 31u));
+                        symbol = (lit_decode_entry & 65535u);
+                        if (((uint)(((uint)(lit_decode_entry != 0u)) && ((uint)(lit_decode_len <= nbits))))) {
+                            bits = (bits >> ((ulong)(lit_decode_len) & 63ul));
+                            nbits = (nbits - lit_decode_len);
                         } else {
-                            if (((uint)(lit_decode_len == 0u))) {
-                                code = 7u;
+                            if (((uint)(lit_decode_entry == 0u))) {
+                                uint lit_decode_walk = 0u;
+                                uint lit_decode_first = 0u;
+                                uint lit_decode_index = 0u;
+                                uint lit_decode_l = 1u;
+                                while (((uint)(lit_decode_l <= 15u))) {
+                                    lit_decode_walk = (lit_decode_walk | ((lit_decode_held >> ((lit_decode_l - 1u) & 31u)) & 1u));
+                                    uint lit_decode_have = vyre_load_local_uint(codes, 3904u, ((region + 320u) + lit_decode_l));
+                                    if (((uint)((lit_decode_walk - lit_decode_first) < lit_decode_have))) {
+                                        symbol = vyre_load_local_uint(codes, 3904u, (((region + 352u) + lit_decode_index) + (lit_decode_walk - lit_decode_first)));
+                                        lit_decode_len = lit_decode_l;
+                                        break;
+                                    }
+                                    lit_decode_index = (lit_decode_index + lit_decode_have);
+                                    lit_decode_first = ((lit_decode_first + lit_decode_have) << (1u & 31u));
+                                    lit_decode_walk = (lit_decode_walk << (1u & 31u));
+                                    lit_decode_l = (lit_decode_l + 1u);
+                                }
+                            }
+                            if (((uint)(((uint)(((uint)(lit_decode_len == 0u)) && ((uint)(nbits < 15u)))) || ((uint)(((uint)(lit_decode_len != 0u)) && ((uint)(lit_decode_len > nbits))))))) {
+                                code = 1u;
                             } else {
-                                bits = (bits >> ((ulong)(lit_decode_len) & 63ul));
-                                nbits = (nbits - lit_decode_len);
+                                if (((uint)(lit_decode_len == 0u))) {
+                                    code = 7u;
+                                } else {
+                                    bits = (bits >> ((ulong)(lit_decode_len) & 63ul));
+                                    nbits = (nbits - lit_decode_len);
+                                }
                             }
                         }
                         if (((uint)(code != 0u))) {
@@ -1043,35 +1023,40 @@ void compression_deflate_fast(
                         }
                         uint dist_decode_held = (uint)(bits);
                         uint dist_decode_entry = vyre_load_local_uint(codes, 3904u, ((region + 1696u) + (dist_decode_held & 255u)));
-                        uint dist_decode_len = ((dist_decode_entry >> (9u & 31u)) & 15u);
-                        distance_symbol = (dist_decode_entry & 511u);
-                        if (((uint)(dist_decode_entry == 0u))) {
-                            uint dist_decode_walk = 0u;
-                            uint dist_decode_first = 0u;
-                            uint dist_decode_index = 0u;
-                            uint dist_decode_l = 1u;
-                            while (((uint)(dist_decode_l <= 15u))) {
-                                dist_decode_walk = (dist_decode_walk | ((dist_decode_held >> ((dist_decode_l - 1u) & 31u)) & 1u));
-                                uint dist_decode_have = vyre_load_local_uint(codes, 3904u, ((region + 336u) + dist_decode_l));
-                                if (((uint)((dist_decode_walk - dist_decode_first) < dist_decode_have))) {
-                                    distance_symbol = vyre_load_local_uint(codes, 3904u, (((region + 640u) + dist_decode_index) + (dist_decode_walk - dist_decode_first)));
-                                    dist_decode_len = dist_decode_l;
-                                    break;
-                                }
-                                dist_decode_index = (dist_decode_index + dist_decode_have);
-                                dist_decode_first = ((dist_decode_first + dist_decode_have) << (1u & 31u));
-                                dist_decode_walk = (dist_decode_walk << (1u & 31u));
-                                dist_decode_l = (dist_decode_l + 1u);
-                            }
-                        }
-                        if (((uint)(((uint)(((uint)(dist_decode_len == 0u)) && ((uint)(nbits < 15u)))) || ((uint)(((uint)(dist_decode_len != 0u)) && ((uint)(dist_decode_len > nbits))))))) {
-                            code = 1u;
+                        uint dist_decode_len = (dist_decode_entry >> (16u & 31u));
+                        distance_symbol = (dist_decode_entry & 65535u);
+                        if (((uint)(((uint)(dist_decode_entry != 0u)) && ((uint)(dist_decode_len <= nbits))))) {
+                            bits = (bits >> ((ulong)(dist_decode_len) & 63ul));
+                            nbits = (nbits - dist_decode_len);
                         } else {
-                            if (((uint)(dist_decode_len == 0u))) {
-                                code = 7u;
+                            if (((uint)(dist_decode_entry == 0u))) {
+                                uint dist_decode_walk = 0u;
+                                uint dist_decode_first = 0u;
+                                uint dist_decode_index = 0u;
+                                uint dist_decode_l = 1u;
+                                while (((uint)(dist_decode_l <= 15u))) {
+                                    dist_decode_walk = (dist_decode_walk | ((dist_decode_held >> ((dist_decode_l - 1u) & 31u)) & 1u));
+                                    uint dist_decode_have = vyre_load_local_uint(codes, 3904u, ((region + 336u) + dist_decode_l));
+                                    if (((uint)((dist_decode_walk - dist_decode_first) < dist_decode_have))) {
+                                        distance_symbol = vyre_load_local_uint(codes, 3904u, (((region + 640u) + dist_decode_index) + (dist_decode_walk - dist_decode_first)));
+                                        dist_decode_len = dist_decode_l;
+                                        break;
+                                    }
+                                    dist_decode_index = (dist_decode_index + dist_decode_have);
+                                    dist_decode_first = ((dist_decode_first + dist_decode_have) << (1u & 31u));
+                                    dist_decode_walk = (dist_decode_walk << (1u & 31u));
+                                    dist_decode_l = (dist_decode_l + 1u);
+                                }
+                            }
+                            if (((uint)(((uint)(((uint)(dist_decode_len == 0u)) && ((uint)(nbits < 15u)))) || ((uint)(((uint)(dist_decode_len != 0u)) && ((uint)(dist_decode_len > nbits))))))) {
+                                code = 1u;
                             } else {
-                                bits = (bits >> ((ulong)(dist_decode_len) & 63ul));
-                                nbits = (nbits - dist_decode_len);
+                                if (((uint)(dist_decode_len == 0u))) {
+                                    code = 7u;
+                                } else {
+                                    bits = (bits >> ((ulong)(dist_decode_len) & 63ul));
+                                    nbits = (nbits - dist_decode_len);
+                                }
                             }
                         }
                         if (((uint)(code != 0u))) {
@@ -1104,36 +1089,27 @@ void compression_deflate_fast(
                         }
                         uint match_from = (op - distance);
                         if (((uint)((match_from + min(distance, match_length)) > fenced))) {
-                            if (pending) {
-                                vyre_store_global_uchar(output, output_len, pending_at, pending_value);
-                                pending = 0u;
-                            }
                             vyre_sg_barrier();
                             fenced = op;
                         }
-                        if (pending) {
-                            vyre_store_global_uchar(output, output_len, pending_at, pending_value);
-                            pending = 0u;
-                        }
-                        if (((uint)(lane < match_length))) {
-                            pending_value = vyre_load_global_uchar(output, output_len, (out_base + (((uint)(distance >= match_length)) ? (match_from + lane) : (match_from + vyre_mod_uint(lane, distance)))));
-                            pending_at = ((out_base + op) + lane);
-                            pending = 1u;
-                        }
-                        uint match_rest_j = (lane + 32u);
-                        while (((uint)(match_rest_j < match_length))) {
-                            vyre_store_global_uchar(output, output_len, ((out_base + op) + match_rest_j), vyre_load_global_uchar(output, output_len, (out_base + (((uint)(distance >= match_length)) ? (match_from + match_rest_j) : (match_from + vyre_mod_uint(match_rest_j, distance))))));
-                            match_rest_j = (match_rest_j + 32u);
+                        if (((uint)(distance >= match_length))) {
+                            uint match_j = lane;
+                            while (((uint)(match_j < match_length))) {
+                                vyre_store_global_uchar(output, output_len, ((out_base + op) + match_j), vyre_load_global_uchar(output, output_len, ((out_base + match_from) + match_j)));
+                                match_j = (match_j + 32u);
+                            }
+                        } else {
+                            uint repeat_j = lane;
+                            while (((uint)(repeat_j < match_length))) {
+                                vyre_store_global_uchar(output, output_len, ((out_base + op) + repeat_j), vyre_load_global_uchar(output, output_len, ((out_base + match_from) + vyre_mod_uint(repeat_j, distance))));
+                                repeat_j = (repeat_j + 32u);
+                            }
                         }
                         op = (op + match_length);
                     }
                     if (((uint)(code != 0u))) {
                         break;
                     }
-                }
-                if (pending) {
-                    vyre_store_global_uchar(output, output_len, pending_at, pending_value);
-                    pending = 0u;
                 }
             }
         }

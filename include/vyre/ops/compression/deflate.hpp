@@ -68,12 +68,6 @@ inline constexpr std::uint32_t none = e::none, input_overrun = e::input_overrun,
                                invalid_symbol = e::invalid_symbol, distance_too_far = e::distance_too_far;
 } // namespace deflate_code
 
-// A table entry: the symbol (bits 0-8) and its code length (9-12; 0 for no code of at most the
-// table's bits). A literal/length entry of a literal whose code leaves room for a second literal's
-// code within the table's bits also holds that literal (13-20) and both codes' length (21-24).
-inline constexpr std::uint32_t entry_symbol_mask = 0x1FFu, entry_length_shift = 9, entry_second_shift = 13,
-                               entry_pair_shift = 21, entry_code_mask = 0x1FFFu;
-
 // Where each part of a stream's workgroup memory starts, in u32 words.
 struct deflate_layout {
     std::uint32_t literal_bits, distance_bits;
@@ -87,32 +81,14 @@ struct deflate_layout {
 
 } // namespace detail
 
-// The program's shape: `lanes` invocations per stream (1, or a power of two up to 32 forming a
-// subgroup), `streams_per_workgroup` streams per workgroup (with one lane per stream, invocation i
-// of the workgroup decodes its stream i alone), the table bits, and two ways of shortening a
-// stream's serial chain that bench_deflate can turn off to measure them:
-//   literal_pairs    a literal/length table entry may hold two literals (see detail's entry layout);
-//   deferred_copies  with lanes > 1, a match's first step (up to `lanes` bytes) is loaded at the
-//                    match and stored at the next match or at the stream's end, so the load's
-//                    latency passes while the symbols after it decode.
-struct deflate_shape {
-    std::uint32_t lanes = 1;
-    std::uint32_t streams_per_workgroup = 1;
-    std::uint32_t literal_bits = deflate_literal_table_bits;
-    std::uint32_t distance_bits = deflate_distance_table_bits;
-    bool literal_pairs = true;
-    bool deferred_copies = true;
-};
-
-inline ir::program deflate_program(const deflate_shape& shape) {
-    const std::uint32_t lanes = shape.lanes, streams_per_workgroup = shape.streams_per_workgroup;
-    const std::uint32_t literal_bits = shape.literal_bits, distance_bits = shape.distance_bits;
-    const bool literal_pairs = shape.literal_pairs, deferred = shape.deferred_copies;
+// The program: `lanes` invocations per stream (1, or a power of two up to 32 forming a subgroup),
+// `streams_per_workgroup` streams per workgroup (with one lane per stream, invocation i of the
+// workgroup decodes its stream i alone), table bits as above.
+inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_per_workgroup = 1,
+                                   std::uint32_t literal_bits = deflate_literal_table_bits,
+                                   std::uint32_t distance_bits = deflate_distance_table_bits) {
     namespace d = vyre::dsl;
     namespace codes = detail::deflate_code;
-    using detail::entry_symbol_mask, detail::entry_length_shift, detail::entry_second_shift, detail::entry_pair_shift,
-        detail::entry_code_mask;
-    const auto no_pairs = [](const auto&) {};
     namespace vc = vyre::compression;
     if (!std::has_single_bit(lanes) || lanes > 32)
         throw resource_error("deflate_program: lanes per stream (" + std::to_string(lanes) + ") must be a power of two in 1..32");
@@ -280,7 +256,7 @@ inline ir::program deflate_program(const deflate_shape& shape) {
                             // The code's bits in stream order are its reversal; every entry whose
                             // low bits are those holds the symbol.
                             const auto e = k.let("build_e", d::reverse_bits(value[l - 1]) >> (32u - l));
-                            const auto entry = k.let("build_entry", s2 | (l << entry_length_shift));
+                            const auto entry = k.let("build_entry", s2 | (l << 16u));
                             k.while_(e < entries, [&] {
                                 k.store(wg, base + table_at + e, entry);
                                 e = e + (1u << l);
@@ -298,40 +274,41 @@ inline ir::program deflate_program(const deflate_shape& shape) {
     };
 
     // ---- decoding one symbol of a built code into `symbol`, or an error in `code`.
-    // `on_entry(entry)` sees the table entry first (the literal loop takes pairs there).
     const auto decode = [&](const std::string& p, const auto& symbol, std::uint32_t counts_at, std::uint32_t sorted_at,
-                            std::uint32_t table_at, std::uint32_t table_bits, const auto& on_entry) {
+                            std::uint32_t table_at, std::uint32_t table_bits) {
         refill();
         const auto held = k.let(p + "_held", low());
         const auto entry = k.let(p + "_entry", wg[base + table_at + (held & ((1u << table_bits) - 1u))]);
-        on_entry(entry);
-        const auto len = k.let(p + "_len", (entry >> entry_length_shift) & 15u);
-        symbol = entry & entry_symbol_mask;
-        k.if_(entry == 0u, [&] {
-            // The canonical walk (RFC 1951 3.2.2): the code grows a bit at a time; codes of each
-            // length are consecutive numbers starting at `first`.
-            const auto walk = k.let(p + "_walk", 0u);
-            const auto first = k.let(p + "_first", 0u);
-            const auto index = k.let(p + "_index", 0u);
-            const auto l = k.let(p + "_l", 1u);
-            k.while_(l <= vc::deflate_max_code_bits, [&] {
-                walk = walk | ((held >> (l - 1u)) & 1u);
-                const auto have = k.let(p + "_have", wg[base + counts_at + l]);
-                k.if_(walk - first < have, [&] {
-                    symbol = wg[base + sorted_at + index + (walk - first)];
-                    len = l;
-                    k.break_();
+        const auto len = k.let(p + "_len", entry >> 16u);
+        symbol = entry & 0xFFFFu;
+        // A table hit with its bits held (the common case) takes one test; the rest walks or fails.
+        k.if_(entry != 0u && len <= nbits, [&] { drop(len); }).else_([&] {
+            k.if_(entry == 0u, [&] {
+                // The canonical walk (RFC 1951 3.2.2): the code grows a bit at a time; codes of
+                // each length are consecutive numbers starting at `first`.
+                const auto walk = k.let(p + "_walk", 0u);
+                const auto first = k.let(p + "_first", 0u);
+                const auto index = k.let(p + "_index", 0u);
+                const auto l = k.let(p + "_l", 1u);
+                k.while_(l <= vc::deflate_max_code_bits, [&] {
+                    walk = walk | ((held >> (l - 1u)) & 1u);
+                    const auto have = k.let(p + "_have", wg[base + counts_at + l]);
+                    k.if_(walk - first < have, [&] {
+                        symbol = wg[base + sorted_at + index + (walk - first)];
+                        len = l;
+                        k.break_();
+                    });
+                    index = index + have;
+                    first = (first + have) << 1u;
+                    walk = walk << 1u;
+                    l = l + 1u;
                 });
-                index = index + have;
-                first = (first + have) << 1u;
-                walk = walk << 1u;
-                l = l + 1u;
             });
-        });
-        k.if_((len == 0u && nbits < vc::deflate_max_code_bits) || (len != 0u && len > nbits), [&] {
-            code = codes::input_overrun;
-        }).else_([&] {
-            k.if_(len == 0u, [&] { code = codes::invalid_symbol; }).else_([&] { drop(len); });
+            k.if_((len == 0u && nbits < vc::deflate_max_code_bits) || (len != 0u && len > nbits), [&] {
+                code = codes::input_overrun;
+            }).else_([&] {
+                k.if_(len == 0u, [&] { code = codes::invalid_symbol; }).else_([&] { drop(len); });
+            });
         });
     };
 
@@ -349,16 +326,6 @@ inline ir::program deflate_program(const deflate_shape& shape) {
                 });
             }).else_([&] {
                 const auto fenced = k.let("fenced", 0u);
-                // A match's first step, loaded and not yet stored (deferred copies): this lane's byte.
-                const auto pending = k.let("pending", false);
-                const auto pending_value = k.let("pending_value", 0u);
-                const auto pending_at = k.let("pending_at", 0u);
-                const auto store_pending = [&] {
-                    k.if_(pending, [&] {
-                        k.store(out, pending_at, pending_value);
-                        pending = false;
-                    });
-                };
                 const auto last = k.let("last", 0u);
                 load_ahead();
                 k.while_(last == 0u, [&] {
@@ -471,30 +438,6 @@ inline ir::program deflate_program(const deflate_shape& shape) {
                             code = codes::incomplete_code;
                             k.break_();
                         });
-                        if (literal_pairs) {
-                            k.if_(literal, [&] {
-                                // Entries of a literal whose code is followed, within the table's
-                                // bits, by a whole literal code take that literal too. The entry
-                                // of the rest of the bits is read while other lanes may be adding
-                                // pairs to it: only its low bits are used, which stay as built.
-                                const auto t = k.let("pair_t", lane);
-                                k.while_(t < (d::lit(1u) << literal_bits), [&] {
-                                    const auto first = k.let("pair_first", wg[base + at.literal_table + t]);
-                                    const auto len1 = k.let("pair_len1", (first >> entry_length_shift) & 15u);
-                                    k.if_(first != 0u && (first & entry_symbol_mask) < 256u && len1 < literal_bits, [&] {
-                                        const auto next = k.let("pair_next", wg[base + at.literal_table + (t >> len1)] & entry_code_mask);
-                                        const auto len2 = k.let("pair_len2", next >> entry_length_shift);
-                                        k.if_(next != 0u && (next & entry_symbol_mask) < 256u && len1 + len2 <= literal_bits, [&] {
-                                            k.store(wg, base + at.literal_table + t,
-                                                    (first & entry_code_mask) | ((next & entry_symbol_mask) << entry_second_shift) |
-                                                        ((len1 + len2) << entry_pair_shift));
-                                        });
-                                    });
-                                    t = t + lanes;
-                                });
-                                sync();
-                            });
-                        }
                         k.if_(clc, [&] {
                             // The literal/length and distance lengths.
                             const auto total = k.let("length_total", literal_count + distance_count);
@@ -502,7 +445,7 @@ inline ir::program deflate_program(const deflate_shape& shape) {
                             const auto previous = k.let("previous_length", 0u);
                             k.while_(index < total, [&] {
                                 const auto symbol = k.let("length_symbol", 0u);
-                                decode("clc_decode", symbol, at.distance_counts, at.distance_sorted, at.distance_table(), 7u, no_pairs);
+                                decode("clc_decode", symbol, at.distance_counts, at.distance_sorted, at.distance_table(), 7u);
                                 stop_on_error();
                                 k.if_(symbol < 16u, [&] {
                                     k.if_(lane == 0u, [&] { k.store(wg, base + at.lengths + index, symbol); });
@@ -550,25 +493,7 @@ inline ir::program deflate_program(const deflate_shape& shape) {
                     const auto symbol = k.let("symbol", 0u);
                     const auto distance_symbol = k.let("distance_symbol", 0u);
                     k.while_(true, [&] {
-                        decode("lit_decode", symbol, at.literal_counts, at.literal_sorted, at.literal_table, literal_bits,
-                               [&](const auto& entry) {
-                                   if (!literal_pairs) return;
-                                   // Two literals in one entry: both written at once (lanes 0 and
-                                   // 1) when both fit; otherwise the first alone, as any literal.
-                                   const auto pair_bits = k.let("pair_bits", entry >> entry_pair_shift);
-                                   k.if_(pair_bits != 0u && cap - op >= 2u && pair_bits <= nbits, [&] {
-                                       const auto second = k.let("pair_second", (entry >> entry_second_shift) & 0xFFu);
-                                       if (shared) {
-                                           k.if_(lane < 2u, [&] { k.store(out, out_base + op + lane, d::select(lane == 0u, entry & 0xFFu, second)); });
-                                       } else {
-                                           k.store(out, out_base + op, entry & 0xFFu);
-                                           k.store(out, out_base + op + 1u, second);
-                                       }
-                                       op = op + 2u;
-                                       drop(pair_bits);
-                                       k.continue_();
-                                   });
-                               });
+                        decode("lit_decode", symbol, at.literal_counts, at.literal_sorted, at.literal_table, literal_bits);
                         stop_on_error();
                         k.if_(symbol < 256u, [&] {
                             k.if_(op == cap, [&] {
@@ -593,7 +518,7 @@ inline ir::program deflate_program(const deflate_shape& shape) {
                                                             d::select(li == 28u, 258u, ((4u + (li & 3u)) << length_bits) + 3u)) +
                                                       length_extra);
                         decode("dist_decode", distance_symbol, at.distance_counts, at.distance_sorted, at.distance_table(),
-                               distance_bits, no_pairs);
+                               distance_bits);
                         stop_on_error();
                         k.if_(distance_symbol >= vc::deflate_max_distance_codes, [&] {
                             code = codes::invalid_symbol;
@@ -614,27 +539,7 @@ inline ir::program deflate_program(const deflate_shape& shape) {
                             k.break_();
                         });
                         const auto from = k.let("match_from", op - distance);
-                        if (shared && deferred) {
-                            // Bytes below `fenced` are written and seen by every lane; the step
-                            // still pending lies at or above it, so a match that reads it takes
-                            // the barrier, which stores it first.
-                            k.if_(from + d::min(distance, length) > fenced, [&] {
-                                store_pending();
-                                k.subgroup_barrier();
-                                fenced = op;
-                            });
-                            store_pending();
-                            k.if_(lane < length, [&] {
-                                pending_value = out[out_base + d::select(distance >= length, from + lane, from + lane % distance)];
-                                pending_at = out_base + op + lane;
-                                pending = true;
-                            });
-                            const auto j = k.let("match_rest_j", lane + lanes);
-                            k.while_(j < length, [&] {
-                                k.store(out, out_base + op + j, out[out_base + d::select(distance >= length, from + j, from + j % distance)]);
-                                j = j + lanes;
-                            });
-                        } else if (shared) {
+                        if (shared) {
                             k.if_(from + d::min(distance, length) > fenced, [&] {
                                 k.subgroup_barrier();
                                 fenced = op;
@@ -652,7 +557,6 @@ inline ir::program deflate_program(const deflate_shape& shape) {
                     });
                     stop_on_error();
                 });
-                store_pending();
             });
         });
     });
@@ -661,12 +565,6 @@ inline ir::program deflate_program(const deflate_shape& shape) {
         k.store(bufs.statuses, block * 2u + 1u, op);
     });
     return k.program();
-}
-
-inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_per_workgroup = 1,
-                                   std::uint32_t literal_bits = deflate_literal_table_bits,
-                                   std::uint32_t distance_bits = deflate_distance_table_bits) {
-    return deflate_program(deflate_shape{lanes, streams_per_workgroup, literal_bits, distance_bits});
 }
 
 // ---- the op ------------------------------------------------------------------------------------
@@ -680,45 +578,27 @@ struct deflate_op {
 
     static block_variant automatic(const runtime::device_info& device) noexcept { return fast_on_gpus(device); }
 
-    // The fast variant's shape where its subgroups are lowered as `subgroups`: several streams per
-    // workgroup, and deferred copies, only where subgroups are NVIDIA warps (emulated subgroups are
-    // the whole workgroup, and cl_khr_subgroups falls back to that). PoCL 3.1's build of deferred
-    // copies over emulated subgroups wrote wrong bytes where the reference interpreter's lockstep
-    // subgroups agree with the oracle (test/deflate_gpu.cpp runs that shape there); the cause was
-    // not found, so the shape is kept to the lowering where it was measured.
-    static deflate_shape fast_shape(lower::subgroup_lowering subgroups) noexcept {
-        deflate_shape shape;
-        shape.lanes = deflate_fast_lanes;
-        shape.streams_per_workgroup = streams_per_workgroup(subgroups);
-        shape.deferred_copies = subgroups == lower::subgroup_lowering::nvidia_ptx;
-        return shape;
-    }
-    static std::uint32_t streams_per_workgroup(lower::subgroup_lowering subgroups) noexcept {
-        return subgroups == lower::subgroup_lowering::nvidia_ptx ? deflate_fast_streams_per_workgroup : 1;
-    }
-
-    // A resolved variant's program, built. The fast variant's subgroups get `subgroups`' lowering
-    // (forced) where given, else each device's own; its shape is the one fast_shape gives that
-    // lowering (one stream per workgroup, no deferred copies, where the lowering is left to the
-    // device).
-    static block_kernel kernel(block_variant v, std::optional<lower::subgroup_lowering> subgroups = std::nullopt) {
+    // A resolved variant's program, built; `subgroups` forces one lowering of the fast variant's
+    // subgroups (else each device's own).
+    static block_kernel kernel(block_variant v, std::uint32_t streams_per_workgroup = 1,
+                               std::optional<lower::subgroup_lowering> subgroups = std::nullopt) {
         if (v == block_variant::reference) return {id, runtime::compiled_program(deflate_program(1)), block_variant::reference, 1};
-        deflate_shape shape = fast_shape(subgroups.value_or(lower::subgroup_lowering::khr));
-        return {id, runtime::compiled_program(deflate_program(shape), subgroups), block_variant::fast, shape.streams_per_workgroup};
+        return {id, runtime::compiled_program(deflate_program(deflate_fast_lanes, streams_per_workgroup), subgroups),
+                block_variant::fast, streams_per_workgroup};
     }
+    // Per lowering: several streams per workgroup only where subgroups are NVIDIA warps (emulated
+    // subgroups are the whole workgroup, and cl_khr_subgroups falls back to that).
     static constexpr std::uint32_t shapes = 1;
     static block_kernel kernel(block_variant v, lower::subgroup_lowering subgroups, std::uint32_t /*shape*/) {
-        if (v == block_variant::reference) return kernel(v);
-        const deflate_shape shape = fast_shape(subgroups);
-        return {id,
-                runtime::compiled_program(deflate_program(shape), subgroups == lower::subgroup_lowering::emulated
-                                                                      ? std::optional(subgroups)
-                                                                      : std::nullopt),
-                block_variant::fast, shape.streams_per_workgroup};
+        return kernel(v, streams_per_workgroup(subgroups),
+                      subgroups == lower::subgroup_lowering::emulated ? std::optional(subgroups) : std::nullopt);
     }
     static std::uint32_t shape_for(const runtime::device_info&, lower::subgroup_lowering, std::uint32_t, std::uint64_t = 0,
                                    std::uint64_t = 0) noexcept {
         return 0;
+    }
+    static std::uint32_t streams_per_workgroup(lower::subgroup_lowering subgroups) noexcept {
+        return subgroups == lower::subgroup_lowering::nvidia_ptx ? deflate_fast_streams_per_workgroup : 1;
     }
 
     static std::vector<op_info> infos() {
@@ -726,8 +606,8 @@ struct deflate_op {
                                     "compression.deflate with one stream per subgroup of " + std::to_string(deflate_fast_lanes) +
                                         " invocations (fast variant, same results)",
                                     [] { return deflate_program(1); },
-                                    [] { return deflate_program(fast_shape(lower::subgroup_lowering::nvidia_ptx)); });
-        infos[1].program_for = [](lower::subgroup_lowering l) { return deflate_program(fast_shape(l)); };
+                                    [] { return deflate_program(deflate_fast_lanes, deflate_fast_streams_per_workgroup); });
+        infos[1].program_for = [](lower::subgroup_lowering l) { return deflate_program(deflate_fast_lanes, streams_per_workgroup(l)); };
         return infos;
     }
 };
