@@ -50,7 +50,7 @@ static inline void vyre_store_local_uint(__local uint* b, uint n, uint i, uint v
     if (i < n) b[i] = v;
 }
 
-__kernel __attribute__((reqd_work_group_size(64, 1, 1)))
+__kernel __attribute__((reqd_work_group_size(128, 1, 1)))
 void compression_deflate_fast(
     __global const uchar* input, const uint input_len,
     __global const uint* descriptors, const uint descriptors_len,
@@ -58,15 +58,15 @@ void compression_deflate_fast(
     __global uint* statuses, const uint statuses_len,
     __constant uint* params, const uint params_len)
 {
-    __local uint codes[3904];
+    __local uint codes[7808];
     {
         const uint vyre_lid = (uint)(get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2)));
         const uint vyre_lsize = (uint)(get_local_size(0) * get_local_size(1) * get_local_size(2));
-        for (uint vyre_i = vyre_lid; vyre_i < 3904u; vyre_i += vyre_lsize) codes[vyre_i] = 0u;
+        for (uint vyre_i = vyre_lid; vyre_i < 7808u; vyre_i += vyre_lsize) codes[vyre_i] = 0u;
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     uint lane = vyre_sg_lane();
-    uint block_index = (((uint)get_group_id(0) * 2u) + (uint)get_sub_group_id());
+    uint block_index = (((uint)get_group_id(0) * 4u) + (uint)get_sub_group_id());
     if (((uint)(block_index >= vyre_load_constant_uint(params, params_len, 0u)))) {
         return;
     }
@@ -194,7 +194,7 @@ void compression_deflate_fast(
                             which = 1u;
                             uint fixed_j = lane;
                             while (((uint)(fixed_j < 320u))) {
-                                vyre_store_local_uint(codes, 3904u, ((region + 0u) + fixed_j), (((uint)(fixed_j < 144u)) ? 8u : (((uint)(fixed_j < 256u)) ? 9u : (((uint)(fixed_j < 280u)) ? 7u : (((uint)(fixed_j < 288u)) ? 8u : 5u)))));
+                                vyre_store_local_uint(codes, 7808u, ((region + 0u) + fixed_j), (((uint)(fixed_j < 144u)) ? 8u : (((uint)(fixed_j < 256u)) ? 9u : (((uint)(fixed_j < 280u)) ? 7u : (((uint)(fixed_j < 288u)) ? 8u : 5u)))));
                                 fixed_j = (fixed_j + 32u);
                             }
                         }
@@ -323,7 +323,7 @@ void compression_deflate_fast(
                                 break;
                             }
                             if (((uint)(lane == 0u))) {
-                                vyre_store_local_uint(codes, 3904u, ((region + 0u) + clc_symbol), clc_length);
+                                vyre_store_local_uint(codes, 7808u, ((region + 0u) + clc_symbol), clc_length);
                             }
                             clc_i = (clc_i + 1u);
                         }
@@ -334,61 +334,61 @@ void compression_deflate_fast(
                     while (((uint)(which < 3u))) {
                         vyre_sg_barrier();
                         if (((uint)(lane == 0u))) {
-                            vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 1u), 0u);
+                            vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 1u), 0u);
                         }
                         if (((uint)(lane == 1u))) {
-                            vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 2u), 0u);
+                            vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 2u), 0u);
                         }
                         if (((uint)(lane == 2u))) {
-                            vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 3u), 0u);
+                            vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 3u), 0u);
                         }
                         if (((uint)(lane == 3u))) {
-                            vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 4u), 0u);
+                            vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 4u), 0u);
                         }
                         if (((uint)(lane == 4u))) {
-                            vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 5u), 0u);
+                            vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 5u), 0u);
                         }
                         if (((uint)(lane == 5u))) {
-                            vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 6u), 0u);
+                            vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 6u), 0u);
                         }
                         if (((uint)(lane == 6u))) {
-                            vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 7u), 0u);
+                            vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 7u), 0u);
                         }
                         if (((uint)(lane == 7u))) {
-                            vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 8u), 0u);
+                            vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 8u), 0u);
                         }
                         if (((uint)(lane == 8u))) {
-                            vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 9u), 0u);
+                            vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 9u), 0u);
                         }
                         if (((uint)(lane == 9u))) {
-                            vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 10u), 0u);
+                            vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 10u), 0u);
                         }
                         if (((uint)(lane == 10u))) {
-                            vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 11u), 0u);
+                            vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 11u), 0u);
                         }
                         if (((uint)(lane == 11u))) {
-                            vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 12u), 0u);
+                            vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 12u), 0u);
                         }
                         if (((uint)(lane == 12u))) {
-                            vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 13u), 0u);
+                            vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 13u), 0u);
                         }
                         if (((uint)(lane == 13u))) {
-                            vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 14u), 0u);
+                            vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 14u), 0u);
                         }
                         if (((uint)(lane == 14u))) {
-                            vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 15u), 0u);
+                            vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 15u), 0u);
                         }
                         uint build_entries = (1u << ((((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)) & 31u));
                         uint build_t = lane;
                         while (((uint)(build_t < build_entries))) {
-                            vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_t), 0u);
+                            vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_t), 0u);
                             build_t = (build_t + 32u);
                         }
                         uint build_s1 = 0u;
                         while (((uint)(build_s1 < (((uint)(which == 0u)) ? 19u : (((uint)(which == 1u)) ? literal_count : distance_count))))) {
-                            uint build_len1 = vyre_load_local_uint(codes, 3904u, (((region + 0u) + (((uint)(which == 0u)) ? 0u : (((uint)(which == 1u)) ? 0u : distance_first))) + build_s1));
+                            uint build_len1 = vyre_load_local_uint(codes, 7808u, (((region + 0u) + (((uint)(which == 0u)) ? 0u : (((uint)(which == 1u)) ? 0u : distance_first))) + build_s1));
                             if (((uint)(((uint)(build_len1 != 0u)) && ((uint)(lane == vyre_mod_uint((build_len1 - 1u), 32u)))))) {
-                                vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + build_len1), (vyre_load_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + build_len1)) + 1u));
+                                vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + build_len1), (vyre_load_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + build_len1)) + 1u));
                             }
                             build_s1 = (build_s1 + 1u);
                         }
@@ -399,7 +399,7 @@ void compression_deflate_fast(
                         uint build_offset = 0u;
                         uint build_next = 0u;
                         uint build_previous = 0u;
-                        uint build_have1 = vyre_load_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 1u));
+                        uint build_have1 = vyre_load_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 1u));
                         build_over = ((uint)(build_over || ((uint)(build_have1 > (build_left * 2u)))));
                         build_left = (build_over ? 0u : ((build_left * 2u) - build_have1));
                         build_offset = (build_offset + build_previous);
@@ -407,7 +407,7 @@ void compression_deflate_fast(
                         build_previous = build_have1;
                         uint build_place1 = build_offset;
                         uint build_value1 = build_next;
-                        uint build_have2 = vyre_load_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 2u));
+                        uint build_have2 = vyre_load_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 2u));
                         build_over = ((uint)(build_over || ((uint)(build_have2 > (build_left * 2u)))));
                         build_left = (build_over ? 0u : ((build_left * 2u) - build_have2));
                         build_long = (build_long + build_have2);
@@ -416,7 +416,7 @@ void compression_deflate_fast(
                         build_previous = build_have2;
                         uint build_place2 = build_offset;
                         uint build_value2 = build_next;
-                        uint build_have3 = vyre_load_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 3u));
+                        uint build_have3 = vyre_load_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 3u));
                         build_over = ((uint)(build_over || ((uint)(build_have3 > (build_left * 2u)))));
                         build_left = (build_over ? 0u : ((build_left * 2u) - build_have3));
                         build_long = (build_long + build_have3);
@@ -425,7 +425,7 @@ void compression_deflate_fast(
                         build_previous = build_have3;
                         uint build_place3 = build_offset;
                         uint build_value3 = build_next;
-                        uint build_have4 = vyre_load_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 4u));
+                        uint build_have4 = vyre_load_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 4u));
                         build_over = ((uint)(build_over || ((uint)(build_have4 > (build_left * 2u)))));
                         build_left = (build_over ? 0u : ((build_left * 2u) - build_have4));
                         build_long = (build_long + build_have4);
@@ -434,7 +434,7 @@ void compression_deflate_fast(
                         build_previous = build_have4;
                         uint build_place4 = build_offset;
                         uint build_value4 = build_next;
-                        uint build_have5 = vyre_load_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 5u));
+                        uint build_have5 = vyre_load_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 5u));
                         build_over = ((uint)(build_over || ((uint)(build_have5 > (build_left * 2u)))));
                         build_left = (build_over ? 0u : ((build_left * 2u) - build_have5));
                         build_long = (build_long + build_have5);
@@ -443,7 +443,7 @@ void compression_deflate_fast(
                         build_previous = build_have5;
                         uint build_place5 = build_offset;
                         uint build_value5 = build_next;
-                        uint build_have6 = vyre_load_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 6u));
+                        uint build_have6 = vyre_load_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 6u));
                         build_over = ((uint)(build_over || ((uint)(build_have6 > (build_left * 2u)))));
                         build_left = (build_over ? 0u : ((build_left * 2u) - build_have6));
                         build_long = (build_long + build_have6);
@@ -452,7 +452,7 @@ void compression_deflate_fast(
                         build_previous = build_have6;
                         uint build_place6 = build_offset;
                         uint build_value6 = build_next;
-                        uint build_have7 = vyre_load_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 7u));
+                        uint build_have7 = vyre_load_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 7u));
                         build_over = ((uint)(build_over || ((uint)(build_have7 > (build_left * 2u)))));
                         build_left = (build_over ? 0u : ((build_left * 2u) - build_have7));
                         build_long = (build_long + build_have7);
@@ -461,7 +461,7 @@ void compression_deflate_fast(
                         build_previous = build_have7;
                         uint build_place7 = build_offset;
                         uint build_value7 = build_next;
-                        uint build_have8 = vyre_load_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 8u));
+                        uint build_have8 = vyre_load_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 8u));
                         build_over = ((uint)(build_over || ((uint)(build_have8 > (build_left * 2u)))));
                         build_left = (build_over ? 0u : ((build_left * 2u) - build_have8));
                         build_long = (build_long + build_have8);
@@ -470,7 +470,7 @@ void compression_deflate_fast(
                         build_previous = build_have8;
                         uint build_place8 = build_offset;
                         uint build_value8 = build_next;
-                        uint build_have9 = vyre_load_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 9u));
+                        uint build_have9 = vyre_load_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 9u));
                         build_over = ((uint)(build_over || ((uint)(build_have9 > (build_left * 2u)))));
                         build_left = (build_over ? 0u : ((build_left * 2u) - build_have9));
                         build_long = (build_long + build_have9);
@@ -479,7 +479,7 @@ void compression_deflate_fast(
                         build_previous = build_have9;
                         uint build_place9 = build_offset;
                         uint build_value9 = build_next;
-                        uint build_have10 = vyre_load_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 10u));
+                        uint build_have10 = vyre_load_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 10u));
                         build_over = ((uint)(build_over || ((uint)(build_have10 > (build_left * 2u)))));
                         build_left = (build_over ? 0u : ((build_left * 2u) - build_have10));
                         build_long = (build_long + build_have10);
@@ -488,7 +488,7 @@ void compression_deflate_fast(
                         build_previous = build_have10;
                         uint build_place10 = build_offset;
                         uint build_value10 = build_next;
-                        uint build_have11 = vyre_load_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 11u));
+                        uint build_have11 = vyre_load_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 11u));
                         build_over = ((uint)(build_over || ((uint)(build_have11 > (build_left * 2u)))));
                         build_left = (build_over ? 0u : ((build_left * 2u) - build_have11));
                         build_long = (build_long + build_have11);
@@ -497,7 +497,7 @@ void compression_deflate_fast(
                         build_previous = build_have11;
                         uint build_place11 = build_offset;
                         uint build_value11 = build_next;
-                        uint build_have12 = vyre_load_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 12u));
+                        uint build_have12 = vyre_load_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 12u));
                         build_over = ((uint)(build_over || ((uint)(build_have12 > (build_left * 2u)))));
                         build_left = (build_over ? 0u : ((build_left * 2u) - build_have12));
                         build_long = (build_long + build_have12);
@@ -506,7 +506,7 @@ void compression_deflate_fast(
                         build_previous = build_have12;
                         uint build_place12 = build_offset;
                         uint build_value12 = build_next;
-                        uint build_have13 = vyre_load_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 13u));
+                        uint build_have13 = vyre_load_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 13u));
                         build_over = ((uint)(build_over || ((uint)(build_have13 > (build_left * 2u)))));
                         build_left = (build_over ? 0u : ((build_left * 2u) - build_have13));
                         build_long = (build_long + build_have13);
@@ -515,7 +515,7 @@ void compression_deflate_fast(
                         build_previous = build_have13;
                         uint build_place13 = build_offset;
                         uint build_value13 = build_next;
-                        uint build_have14 = vyre_load_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 14u));
+                        uint build_have14 = vyre_load_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 14u));
                         build_over = ((uint)(build_over || ((uint)(build_have14 > (build_left * 2u)))));
                         build_left = (build_over ? 0u : ((build_left * 2u) - build_have14));
                         build_long = (build_long + build_have14);
@@ -524,7 +524,7 @@ void compression_deflate_fast(
                         build_previous = build_have14;
                         uint build_place14 = build_offset;
                         uint build_value14 = build_next;
-                        uint build_have15 = vyre_load_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 15u));
+                        uint build_have15 = vyre_load_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 320u : 336u)) + 15u));
                         build_over = ((uint)(build_over || ((uint)(build_have15 > (build_left * 2u)))));
                         build_left = (build_over ? 0u : ((build_left * 2u) - build_have15));
                         build_long = (build_long + build_have15);
@@ -535,14 +535,14 @@ void compression_deflate_fast(
                         uint build_value15 = build_next;
                         uint build_s2 = 0u;
                         while (((uint)(build_s2 < (((uint)(which == 0u)) ? 19u : (((uint)(which == 1u)) ? literal_count : distance_count))))) {
-                            uint build_len2 = vyre_load_local_uint(codes, 3904u, (((region + 0u) + (((uint)(which == 0u)) ? 0u : (((uint)(which == 1u)) ? 0u : distance_first))) + build_s2));
+                            uint build_len2 = vyre_load_local_uint(codes, 7808u, (((region + 0u) + (((uint)(which == 0u)) ? 0u : (((uint)(which == 1u)) ? 0u : distance_first))) + build_s2));
                             if (((uint)(((uint)(build_len2 == 1u)) && ((uint)(lane == 0u))))) {
-                                vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place1), build_s2);
+                                vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place1), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value1) >> (31u & 31u));
                                     uint build_entry = (build_s2 | 65536u);
                                     while (((uint)(build_e < build_entries))) {
-                                        vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
+                                        vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 2u);
                                     }
                                 }
@@ -550,12 +550,12 @@ void compression_deflate_fast(
                                 build_value1 = (build_value1 + 1u);
                             }
                             if (((uint)(((uint)(build_len2 == 2u)) && ((uint)(lane == 1u))))) {
-                                vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place2), build_s2);
+                                vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place2), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value2) >> (30u & 31u));
                                     uint build_entry = (build_s2 | 131072u);
                                     while (((uint)(build_e < build_entries))) {
-                                        vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
+                                        vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 4u);
                                     }
                                 }
@@ -563,12 +563,12 @@ void compression_deflate_fast(
                                 build_value2 = (build_value2 + 1u);
                             }
                             if (((uint)(((uint)(build_len2 == 3u)) && ((uint)(lane == 2u))))) {
-                                vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place3), build_s2);
+                                vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place3), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value3) >> (29u & 31u));
                                     uint build_entry = (build_s2 | 196608u);
                                     while (((uint)(build_e < build_entries))) {
-                                        vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
+                                        vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 8u);
                                     }
                                 }
@@ -576,12 +576,12 @@ void compression_deflate_fast(
                                 build_value3 = (build_value3 + 1u);
                             }
                             if (((uint)(((uint)(build_len2 == 4u)) && ((uint)(lane == 3u))))) {
-                                vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place4), build_s2);
+                                vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place4), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value4) >> (28u & 31u));
                                     uint build_entry = (build_s2 | 262144u);
                                     while (((uint)(build_e < build_entries))) {
-                                        vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
+                                        vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 16u);
                                     }
                                 }
@@ -589,12 +589,12 @@ void compression_deflate_fast(
                                 build_value4 = (build_value4 + 1u);
                             }
                             if (((uint)(((uint)(build_len2 == 5u)) && ((uint)(lane == 4u))))) {
-                                vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place5), build_s2);
+                                vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place5), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value5) >> (27u & 31u));
                                     uint build_entry = (build_s2 | 327680u);
                                     while (((uint)(build_e < build_entries))) {
-                                        vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
+                                        vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 32u);
                                     }
                                 }
@@ -602,12 +602,12 @@ void compression_deflate_fast(
                                 build_value5 = (build_value5 + 1u);
                             }
                             if (((uint)(((uint)(build_len2 == 6u)) && ((uint)(lane == 5u))))) {
-                                vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place6), build_s2);
+                                vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place6), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value6) >> (26u & 31u));
                                     uint build_entry = (build_s2 | 393216u);
                                     while (((uint)(build_e < build_entries))) {
-                                        vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
+                                        vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 64u);
                                     }
                                 }
@@ -615,12 +615,12 @@ void compression_deflate_fast(
                                 build_value6 = (build_value6 + 1u);
                             }
                             if (((uint)(((uint)(build_len2 == 7u)) && ((uint)(lane == 6u))))) {
-                                vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place7), build_s2);
+                                vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place7), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value7) >> (25u & 31u));
                                     uint build_entry = (build_s2 | 458752u);
                                     while (((uint)(build_e < build_entries))) {
-                                        vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
+                                        vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 128u);
                                     }
                                 }
@@ -628,12 +628,12 @@ void compression_deflate_fast(
                                 build_value7 = (build_value7 + 1u);
                             }
                             if (((uint)(((uint)(build_len2 == 8u)) && ((uint)(lane == 7u))))) {
-                                vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place8), build_s2);
+                                vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place8), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value8) >> (24u & 31u));
                                     uint build_entry = (build_s2 | 524288u);
                                     while (((uint)(build_e < build_entries))) {
-                                        vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
+                                        vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 256u);
                                     }
                                 }
@@ -641,12 +641,12 @@ void compression_deflate_fast(
                                 build_value8 = (build_value8 + 1u);
                             }
                             if (((uint)(((uint)(build_len2 == 9u)) && ((uint)(lane == 8u))))) {
-                                vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place9), build_s2);
+                                vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place9), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value9) >> (23u & 31u));
                                     uint build_entry = (build_s2 | 589824u);
                                     while (((uint)(build_e < build_entries))) {
-                                        vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
+                                        vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 512u);
                                     }
                                 }
@@ -654,12 +654,12 @@ void compression_deflate_fast(
                                 build_value9 = (build_value9 + 1u);
                             }
                             if (((uint)(((uint)(build_len2 == 10u)) && ((uint)(lane == 9u))))) {
-                                vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place10), build_s2);
+                                vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place10), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value10) >> (22u & 31u));
                                     uint build_entry = (build_s2 | 655360u);
                                     while (((uint)(build_e < build_entries))) {
-                                        vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
+                                        vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 1024u);
                                     }
                                 }
@@ -667,12 +667,12 @@ void compression_deflate_fast(
                                 build_value10 = (build_value10 + 1u);
                             }
                             if (((uint)(((uint)(build_len2 == 11u)) && ((uint)(lane == 10u))))) {
-                                vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place11), build_s2);
+                                vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place11), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value11) >> (21u & 31u));
                                     uint build_entry = (build_s2 | 720896u);
                                     while (((uint)(build_e < build_entries))) {
-                                        vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
+                                        vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 2048u);
                                     }
                                 }
@@ -680,12 +680,12 @@ void compression_deflate_fast(
                                 build_value11 = (build_value11 + 1u);
                             }
                             if (((uint)(((uint)(build_len2 == 12u)) && ((uint)(lane == 11u))))) {
-                                vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place12), build_s2);
+                                vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place12), build_s2);
                                 if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value12) >> (20u & 31u));
                                     uint build_entry = (build_s2 | 786432u);
                                     while (((uint)(build_e < build_entries))) {
-                                        vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
+                                        vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_e), build_entry);
                                         build_e = (build_e + 4096u);
                                     }
                                 }
@@ -693,17 +693,17 @@ void compression_deflate_fast(
                                 build_value12 = (build_value12 + 1u);
                             }
                             if (((uint)(((uint)(build_len2 == 13u)) && ((uint)(lane == 12u))))) {
-                                vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place13), build_s2);
+                                vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place13), build_s2);
                                 build_place13 = (build_place13 + 1u);
                                 build_value13 = (build_value13 + 1u);
                             }
                             if (((uint)(((uint)(build_len2 == 14u)) && ((uint)(lane == 13u))))) {
-                                vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place14), build_s2);
+                                vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place14), build_s2);
                                 build_place14 = (build_place14 + 1u);
                                 build_value14 = (build_value14 + 1u);
                             }
                             if (((uint)(((uint)(build_len2 == 15u)) && ((uint)(lane == 14u))))) {
-                                vyre_store_local_uint(codes, 3904u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place15), build_s2);
+                                vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place15), build_s2);
                                 build_place15 = (build_place15 + 1u);
                                 build_value15 = (build_value15 + 1u);
                             }
@@ -712,7 +712,7 @@ void compression_deflate_fast(
                         vyre_sg_barrier();
                         uint build_incomplete = ((uint)((build_over ^ 1u) && ((uint)(build_left != 0u))));
                         uint build_has_long = ((uint)(build_long != 0u));
-                        if (((uint)(((uint)(((uint)(which == 1u)) && ((uint)(block_type == 2u)))) && ((uint)(vyre_load_local_uint(codes, 3904u, ((region + 0u) + 256u)) == 0u))))) {
+                        if (((uint)(((uint)(((uint)(which == 1u)) && ((uint)(block_type == 2u)))) && ((uint)(vyre_load_local_uint(codes, 7808u, ((region + 0u) + 256u)) == 0u))))) {
                             code = 5u;
                             break;
                         }
@@ -748,7 +748,7 @@ void compression_deflate_fast(
                                     }
                                 }
                                 uint clc_decode_held = (uint)(bits);
-                                uint clc_decode_entry = vyre_load_local_uint(codes, 3904u, ((region + 1696u) + (clc_decode_held & 127u)));
+                                uint clc_decode_entry = vyre_load_local_uint(codes, 7808u, ((region + 1696u) + (clc_decode_held & 127u)));
                                 uint clc_decode_len = (clc_decode_entry >> (16u & 31u));
                                 length_symbol = (clc_decode_entry & 65535u);
                                 if (((uint)(((uint)(clc_decode_entry != 0u)) && ((uint)(clc_decode_len <= nbits))))) {
@@ -762,9 +762,9 @@ void compression_deflate_fast(
                                         uint clc_decode_l = 1u;
                                         while (((uint)(clc_decode_l <= 15u))) {
                                             clc_decode_walk = (clc_decode_walk | ((clc_decode_held >> ((clc_decode_l - 1u) & 31u)) & 1u));
-                                            uint clc_decode_have = vyre_load_local_uint(codes, 3904u, ((region + 336u) + clc_decode_l));
+                                            uint clc_decode_have = vyre_load_local_uint(codes, 7808u, ((region + 336u) + clc_decode_l));
                                             if (((uint)((clc_decode_walk - clc_decode_first) < clc_decode_have))) {
-                                                length_symbol = vyre_load_local_uint(codes, 3904u, (((region + 640u) + clc_decode_index) + (clc_decode_walk - clc_decode_first)));
+                                                length_symbol = vyre_load_local_uint(codes, 7808u, (((region + 640u) + clc_decode_index) + (clc_decode_walk - clc_decode_first)));
                                                 clc_decode_len = clc_decode_l;
                                                 break;
                                             }
@@ -790,7 +790,7 @@ void compression_deflate_fast(
                                 }
                                 if (((uint)(length_symbol < 16u))) {
                                     if (((uint)(lane == 0u))) {
-                                        vyre_store_local_uint(codes, 3904u, ((region + 0u) + length_index), length_symbol);
+                                        vyre_store_local_uint(codes, 7808u, ((region + 0u) + length_index), length_symbol);
                                     }
                                     previous_length = length_symbol;
                                     length_index = (length_index + 1u);
@@ -896,7 +896,7 @@ void compression_deflate_fast(
                                 }
                                 uint repeat_j = lane;
                                 while (((uint)(repeat_j < repeat))) {
-                                    vyre_store_local_uint(codes, 3904u, (((region + 0u) + length_index) + repeat_j), repeat_value);
+                                    vyre_store_local_uint(codes, 7808u, (((region + 0u) + length_index) + repeat_j), repeat_value);
                                     repeat_j = (repeat_j + 32u);
                                 }
                                 previous_length = repeat_value;
@@ -932,7 +932,7 @@ void compression_deflate_fast(
                             }
                         }
                         uint lit_decode_held = (uint)(bits);
-                        uint lit_decode_entry = vyre_load_local_uint(codes, 3904u, ((region + 672u) + (lit_decode_held & 1023u)));
+                        uint lit_decode_entry = vyre_load_local_uint(codes, 7808u, ((region + 672u) + (lit_decode_held & 1023u)));
                         uint lit_decode_len = (lit_decode_entry >> (16u & 31u));
                         symbol = (lit_decode_entry & 65535u);
                         if (((uint)(((uint)(lit_decode_entry != 0u)) && ((uint)(lit_decode_len <= nbits))))) {
@@ -946,9 +946,9 @@ void compression_deflate_fast(
                                 uint lit_decode_l = 1u;
                                 while (((uint)(lit_decode_l <= 15u))) {
                                     lit_decode_walk = (lit_decode_walk | ((lit_decode_held >> ((lit_decode_l - 1u) & 31u)) & 1u));
-                                    uint lit_decode_have = vyre_load_local_uint(codes, 3904u, ((region + 320u) + lit_decode_l));
+                                    uint lit_decode_have = vyre_load_local_uint(codes, 7808u, ((region + 320u) + lit_decode_l));
                                     if (((uint)((lit_decode_walk - lit_decode_first) < lit_decode_have))) {
-                                        symbol = vyre_load_local_uint(codes, 3904u, (((region + 352u) + lit_decode_index) + (lit_decode_walk - lit_decode_first)));
+                                        symbol = vyre_load_local_uint(codes, 7808u, (((region + 352u) + lit_decode_index) + (lit_decode_walk - lit_decode_first)));
                                         lit_decode_len = lit_decode_l;
                                         break;
                                     }
@@ -1022,7 +1022,7 @@ void compression_deflate_fast(
                             }
                         }
                         uint dist_decode_held = (uint)(bits);
-                        uint dist_decode_entry = vyre_load_local_uint(codes, 3904u, ((region + 1696u) + (dist_decode_held & 255u)));
+                        uint dist_decode_entry = vyre_load_local_uint(codes, 7808u, ((region + 1696u) + (dist_decode_held & 255u)));
                         uint dist_decode_len = (dist_decode_entry >> (16u & 31u));
                         distance_symbol = (dist_decode_entry & 65535u);
                         if (((uint)(((uint)(dist_decode_entry != 0u)) && ((uint)(dist_decode_len <= nbits))))) {
@@ -1036,9 +1036,9 @@ void compression_deflate_fast(
                                 uint dist_decode_l = 1u;
                                 while (((uint)(dist_decode_l <= 15u))) {
                                     dist_decode_walk = (dist_decode_walk | ((dist_decode_held >> ((dist_decode_l - 1u) & 31u)) & 1u));
-                                    uint dist_decode_have = vyre_load_local_uint(codes, 3904u, ((region + 336u) + dist_decode_l));
+                                    uint dist_decode_have = vyre_load_local_uint(codes, 7808u, ((region + 336u) + dist_decode_l));
                                     if (((uint)((dist_decode_walk - dist_decode_first) < dist_decode_have))) {
-                                        distance_symbol = vyre_load_local_uint(codes, 3904u, (((region + 640u) + dist_decode_index) + (dist_decode_walk - dist_decode_first)));
+                                        distance_symbol = vyre_load_local_uint(codes, 7808u, (((region + 640u) + dist_decode_index) + (dist_decode_walk - dist_decode_first)));
                                         dist_decode_len = dist_decode_l;
                                         break;
                                     }
