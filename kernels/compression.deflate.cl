@@ -762,9 +762,9 @@ void compression_deflate(
                                             nbits = (nbits - clc_decode_len);
                                         }
                                     }
-                                }
-                                if (((uint)(code != 0u))) {
-                                    break;
+                                    if (((uint)(code != 0u))) {
+                                        break;
+                                    }
                                 }
                                 if (((uint)(length_symbol < 16u))) {
                                     if (((uint)(lane == 0u))) {
@@ -946,18 +946,16 @@ void compression_deflate(
                                     nbits = (nbits - lit_decode_len);
                                 }
                             }
-                        }
-                        if (((uint)(code != 0u))) {
-                            break;
+                            if (((uint)(code != 0u))) {
+                                break;
+                            }
                         }
                         if (((uint)(symbol < 256u))) {
                             if (((uint)(op == capacity))) {
                                 code = 2u;
                                 break;
                             }
-                            if (((uint)(lane == 0u))) {
-                                vyre_store_global_uchar(output, output_len, (out_base + op), symbol);
-                            }
+                            vyre_store_global_uchar(output, output_len, (out_base + op), symbol);
                             op = (op + 1u);
                             continue;
                         }
@@ -1036,9 +1034,9 @@ void compression_deflate(
                                     nbits = (nbits - dist_decode_len);
                                 }
                             }
-                        }
-                        if (((uint)(code != 0u))) {
-                            break;
+                            if (((uint)(code != 0u))) {
+                                break;
+                            }
                         }
                         if (((uint)(distance_symbol >= 30u))) {
                             code = 7u;

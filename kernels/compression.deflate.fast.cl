@@ -784,9 +784,9 @@ void compression_deflate_fast(
                                             nbits = (nbits - clc_decode_len);
                                         }
                                     }
-                                }
-                                if (((uint)(code != 0u))) {
-                                    break;
+                                    if (((uint)(code != 0u))) {
+                                        break;
+                                    }
                                 }
                                 if (((uint)(length_symbol < 16u))) {
                                     if (((uint)(lane == 0u))) {
@@ -968,18 +968,16 @@ void compression_deflate_fast(
                                     nbits = (nbits - lit_decode_len);
                                 }
                             }
-                        }
-                        if (((uint)(code != 0u))) {
-                            break;
+                            if (((uint)(code != 0u))) {
+                                break;
+                            }
                         }
                         if (((uint)(symbol < 256u))) {
                             if (((uint)(op == capacity))) {
                                 code = 2u;
                                 break;
                             }
-                            if (((uint)(lane == 0u))) {
-                                vyre_store_global_uchar(output, output_len, (out_base + op), symbol);
-                            }
+                            vyre_store_global_uchar(output, output_len, (out_base + op), symbol);
                             op = (op + 1u);
                             continue;
                         }
@@ -1058,9 +1056,9 @@ void compression_deflate_fast(
                                     nbits = (nbits - dist_decode_len);
                                 }
                             }
-                        }
-                        if (((uint)(code != 0u))) {
-                            break;
+                            if (((uint)(code != 0u))) {
+                                break;
+                            }
                         }
                         if (((uint)(distance_symbol >= 30u))) {
                             code = 7u;

@@ -43,8 +43,8 @@ namespace vyre::ops::compression {
 //
 // One subgroup per stream (lanes > 1): every lane reads the same bits and decodes the same symbols
 // (one instruction stream, uniform control flow, broadcast reads), and the lanes split the work
-// that has width: building a code (see `build` below), stored blocks and match copies. Lane 0
-// writes literals. A match reading bytes at or after `fenced` (the output position at the last
+// that has width: building a code (see `build` below), stored blocks and match copies. Every lane
+// writes each literal (the same byte to the same place: no branch on the lane). A match reading bytes at or after `fenced` (the output position at the last
 // subgroup barrier) runs a barrier first, as in compression.lz4. With one lane per stream the
 // same program runs serially.
 
@@ -311,6 +311,7 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
             }).else_([&] {
                 k.if_(len == 0u, [&] { code = codes::invalid_symbol; }).else_([&] { drop(len); });
             });
+            stop_on_error(); // leaves the loop decode runs in: the common case has no test of `code`
         });
     };
 
@@ -448,7 +449,6 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                             k.while_(index < total, [&] {
                                 const auto symbol = k.let("length_symbol", 0u);
                                 decode("clc_decode", symbol, at.distance_counts, at.distance_sorted, at.distance_table(), 7u);
-                                stop_on_error();
                                 k.if_(symbol < 16u, [&] {
                                     k.if_(lane == 0u, [&] { k.store(wg, base + at.lengths + index, symbol); });
                                     previous = symbol;
@@ -496,13 +496,13 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                     const auto distance_symbol = k.let("distance_symbol", 0u);
                     k.while_(true, [&] {
                         decode("lit_decode", symbol, at.literal_counts, at.literal_sorted, at.literal_table, literal_bits);
-                        stop_on_error();
                         k.if_(symbol < 256u, [&] {
                             k.if_(op == cap, [&] {
                                 code = codes::output_overflow;
                                 k.break_();
                             });
-                            k.if_(lane == 0u, [&] { k.store(out, out_base + op, symbol); });
+                            // Every lane writes the same byte (one store, no branch on the lane).
+                            k.store(out, out_base + op, symbol);
                             op = op + 1u;
                             k.continue_();
                         });
@@ -521,7 +521,6 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                                                       length_extra);
                         decode("dist_decode", distance_symbol, at.distance_counts, at.distance_sorted, at.distance_table(),
                                distance_bits);
-                        stop_on_error();
                         k.if_(distance_symbol >= vc::deflate_max_distance_codes, [&] {
                             code = codes::invalid_symbol;
                             k.break_();
