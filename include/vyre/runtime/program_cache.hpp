@@ -35,7 +35,15 @@ inline cache_stats& stats() {
     return s;
 }
 
-inline const char* build_options() { return "-cl-std=CL1.2"; }
+// The OpenCL compiler's options: OpenCL C 1.2, then VYRE_OPENCL_OPTIONS where set (read once),
+// for measuring a driver's own options, such as NVIDIA's -cl-nv-maxrregcount=N.
+inline const char* build_options() {
+    static const std::string options = [] {
+        const std::string extra = env_or_empty("VYRE_OPENCL_OPTIONS");
+        return extra.empty() ? std::string("-cl-std=CL1.2") : "-cl-std=CL1.2 " + extra;
+    }();
+    return options.c_str();
+}
 
 // The folder of the disk cache: VYRE_CACHE_DIR, else $XDG_CACHE_HOME/vyre, else ~/.cache/vyre.
 // VYRE_CACHE_DIR=off disables it. Empty when there is nowhere to put it.
