@@ -108,20 +108,14 @@ void compression_deflate_fast(
             } else {
                 uint fenced = 0u;
                 uint last = 0u;
-                if (((uint)((in_size - ip) >= 4u))) {
-                    uint ahead_at = (in_base + ip);
-                    ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
-                }
+                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
                 while (((uint)(last == 0u))) {
                     if (((uint)(nbits <= 32u))) {
                         if (((uint)((in_size - ip) >= 4u))) {
                             bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                             ip = (ip + 4u);
                             nbits = (nbits + 32u);
-                            if (((uint)((in_size - ip) >= 4u))) {
-                                uint ahead_at = (in_base + ip);
-                                ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
-                            }
+                            ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
                         } else {
                             while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                 bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
@@ -179,10 +173,7 @@ void compression_deflate_fast(
                         }
                         ip = (ip + stored_len);
                         op = (op + stored_len);
-                        if (((uint)((in_size - ip) >= 4u))) {
-                            uint ahead_at = (in_base + ip);
-                            ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
-                        }
+                        ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
                         continue;
                     }
                     uint which = 3u;
@@ -207,10 +198,7 @@ void compression_deflate_fast(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                if (((uint)((in_size - ip) >= 4u))) {
-                                    uint ahead_at = (in_base + ip);
-                                    ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
-                                }
+                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                     bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
@@ -232,10 +220,7 @@ void compression_deflate_fast(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                if (((uint)((in_size - ip) >= 4u))) {
-                                    uint ahead_at = (in_base + ip);
-                                    ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
-                                }
+                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                     bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
@@ -257,10 +242,7 @@ void compression_deflate_fast(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                if (((uint)((in_size - ip) >= 4u))) {
-                                    uint ahead_at = (in_base + ip);
-                                    ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
-                                }
+                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                     bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
@@ -297,10 +279,7 @@ void compression_deflate_fast(
                                         bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                         ip = (ip + 4u);
                                         nbits = (nbits + 32u);
-                                        if (((uint)((in_size - ip) >= 4u))) {
-                                            uint ahead_at = (in_base + ip);
-                                            ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
-                                        }
+                                        ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
                                     } else {
                                         while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                             bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
@@ -381,7 +360,7 @@ void compression_deflate_fast(
                         uint build_entries = (1u << ((((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)) & 31u));
                         uint build_t = lane;
                         while (((uint)(build_t < build_entries))) {
-                            vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_t), 0u);
+                            vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 672u : 1696u)) + build_t), 4294901760u);
                             build_t = (build_t + 32u);
                         }
                         uint build_s1 = 0u;
@@ -735,10 +714,7 @@ void compression_deflate_fast(
                                         bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                         ip = (ip + 4u);
                                         nbits = (nbits + 32u);
-                                        if (((uint)((in_size - ip) >= 4u))) {
-                                            uint ahead_at = (in_base + ip);
-                                            ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
-                                        }
+                                        ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
                                     } else {
                                         while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                             bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
@@ -751,11 +727,12 @@ void compression_deflate_fast(
                                 uint clc_decode_entry = vyre_load_local_uint(codes, 7808u, ((region + 1696u) + (clc_decode_held & 127u)));
                                 uint clc_decode_len = (clc_decode_entry >> (16u & 31u));
                                 length_symbol = (clc_decode_entry & 65535u);
-                                if (((uint)(((uint)(clc_decode_entry != 0u)) && ((uint)(clc_decode_len <= nbits))))) {
+                                if (((uint)(clc_decode_len <= nbits))) {
                                     bits = (bits >> ((ulong)(clc_decode_len) & 63ul));
                                     nbits = (nbits - clc_decode_len);
                                 } else {
-                                    if (((uint)(clc_decode_entry == 0u))) {
+                                    if (((uint)(clc_decode_entry == 4294901760u))) {
+                                        clc_decode_len = 0u;
                                         uint clc_decode_walk = 0u;
                                         uint clc_decode_first = 0u;
                                         uint clc_decode_index = 0u;
@@ -808,10 +785,7 @@ void compression_deflate_fast(
                                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                                 ip = (ip + 4u);
                                                 nbits = (nbits + 32u);
-                                                if (((uint)((in_size - ip) >= 4u))) {
-                                                    uint ahead_at = (in_base + ip);
-                                                    ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
-                                                }
+                                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
                                             } else {
                                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                                     bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
@@ -837,10 +811,7 @@ void compression_deflate_fast(
                                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                                 ip = (ip + 4u);
                                                 nbits = (nbits + 32u);
-                                                if (((uint)((in_size - ip) >= 4u))) {
-                                                    uint ahead_at = (in_base + ip);
-                                                    ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
-                                                }
+                                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
                                             } else {
                                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                                     bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
@@ -864,10 +835,7 @@ void compression_deflate_fast(
                                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                                 ip = (ip + 4u);
                                                 nbits = (nbits + 32u);
-                                                if (((uint)((in_size - ip) >= 4u))) {
-                                                    uint ahead_at = (in_base + ip);
-                                                    ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
-                                                }
+                                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
                                             } else {
                                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                                     bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
@@ -919,10 +887,7 @@ void compression_deflate_fast(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                if (((uint)((in_size - ip) >= 4u))) {
-                                    uint ahead_at = (in_base + ip);
-                                    ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
-                                }
+                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                     bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
@@ -935,11 +900,12 @@ void compression_deflate_fast(
                         uint lit_decode_entry = vyre_load_local_uint(codes, 7808u, ((region + 672u) + (lit_decode_held & 1023u)));
                         uint lit_decode_len = (lit_decode_entry >> (16u & 31u));
                         symbol = (lit_decode_entry & 65535u);
-                        if (((uint)(((uint)(lit_decode_entry != 0u)) && ((uint)(lit_decode_len <= nbits))))) {
+                        if (((uint)(lit_decode_len <= nbits))) {
                             bits = (bits >> ((ulong)(lit_decode_len) & 63ul));
                             nbits = (nbits - lit_decode_len);
                         } else {
-                            if (((uint)(lit_decode_entry == 0u))) {
+                            if (((uint)(lit_decode_entry == 4294901760u))) {
+                                lit_decode_len = 0u;
                                 uint lit_decode_walk = 0u;
                                 uint lit_decode_first = 0u;
                                 uint lit_decode_index = 0u;
@@ -993,13 +959,11 @@ void compression_deflate_fast(
                         uint length_extra = 0u;
                         if (((uint)(nbits < length_bits))) {
                             code = 1u;
+                            break;
                         } else {
                             length_extra = ((uint)(bits) & ((1u << (length_bits & 31u)) - 1u));
                             bits = (bits >> ((ulong)(length_bits) & 63ul));
                             nbits = (nbits - length_bits);
-                        }
-                        if (((uint)(code != 0u))) {
-                            break;
                         }
                         uint match_length = ((((uint)(length_code < 8u)) ? (3u + length_code) : (((uint)(length_code == 28u)) ? 258u : (((4u + (length_code & 3u)) << (length_bits & 31u)) + 3u))) + length_extra);
                         if (((uint)(nbits <= 32u))) {
@@ -1007,10 +971,7 @@ void compression_deflate_fast(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                if (((uint)((in_size - ip) >= 4u))) {
-                                    uint ahead_at = (in_base + ip);
-                                    ahead = (((vyre_load_global_uchar(input, input_len, ahead_at) | (vyre_load_global_uchar(input, input_len, (ahead_at + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (ahead_at + 3u)) << (24u & 31u)));
-                                }
+                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                     bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
@@ -1023,11 +984,12 @@ void compression_deflate_fast(
                         uint dist_decode_entry = vyre_load_local_uint(codes, 7808u, ((region + 1696u) + (dist_decode_held & 255u)));
                         uint dist_decode_len = (dist_decode_entry >> (16u & 31u));
                         distance_symbol = (dist_decode_entry & 65535u);
-                        if (((uint)(((uint)(dist_decode_entry != 0u)) && ((uint)(dist_decode_len <= nbits))))) {
+                        if (((uint)(dist_decode_len <= nbits))) {
                             bits = (bits >> ((ulong)(dist_decode_len) & 63ul));
                             nbits = (nbits - dist_decode_len);
                         } else {
-                            if (((uint)(dist_decode_entry == 0u))) {
+                            if (((uint)(dist_decode_entry == 4294901760u))) {
+                                dist_decode_len = 0u;
                                 uint dist_decode_walk = 0u;
                                 uint dist_decode_first = 0u;
                                 uint dist_decode_index = 0u;
@@ -1068,13 +1030,11 @@ void compression_deflate_fast(
                         uint distance_extra = 0u;
                         if (((uint)(nbits < distance_bits))) {
                             code = 1u;
+                            break;
                         } else {
                             distance_extra = ((uint)(bits) & ((1u << (distance_bits & 31u)) - 1u));
                             bits = (bits >> ((ulong)(distance_bits) & 63ul));
                             nbits = (nbits - distance_bits);
-                        }
-                        if (((uint)(code != 0u))) {
-                            break;
                         }
                         uint distance = ((((uint)(distance_symbol < 4u)) ? (1u + distance_symbol) : (((2u + (distance_symbol & 1u)) << (distance_bits & 31u)) + 1u)) + distance_extra);
                         if (((uint)(distance > op))) {

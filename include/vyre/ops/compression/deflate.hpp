@@ -71,6 +71,10 @@ inline constexpr std::uint32_t none = e::none, input_overrun = e::input_overrun,
 } // namespace deflate_code
 
 // Where each part of a stream's workgroup memory starts, in u32 words.
+// A table entry with no code of at most the table's bits: its length field (above bit 16) is
+// larger than any count of bits held, so one comparison tells a usable entry.
+inline constexpr std::uint32_t deflate_no_entry = 0xFFFF0000u;
+
 struct deflate_layout {
     std::uint32_t literal_bits, distance_bits;
     static constexpr std::uint32_t lengths = 0; // 288 literal/length + 32 distance lengths at most
@@ -150,10 +154,10 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
     const auto nbits = k.let("nbits", 0u);
     const auto ahead = k.let("ahead", 0u);
     const auto load_ahead = [&] {
-        k.if_(n - ip >= 4u, [&] {
-            const auto at_ = k.let("ahead_at", in_base + ip);
-            ahead = in[at_] | (in[at_ + 1u] << 8u) | (in[at_ + 2u] << 16u) | (in[at_ + 3u] << 24u);
-        });
+        // No branch: near the end (or in a stream under four bytes, which never refills by
+        // words) the load reads bytes the refill will not take, and is not used.
+        const auto at_ = in_base + d::min(ip, d::max(n, 4u) - 4u);
+        ahead = in[at_] | (in[at_ + 1u] << 8u) | (in[at_ + 2u] << 16u) | (in[at_ + 3u] << 24u);
     };
     const auto refill = [&] {
         k.if_(nbits <= 32u, [&] {
@@ -181,9 +185,13 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
     // `count` (at most 32) bits as a number, or input_overrun in `code`. `take_held` takes them
     // from the bits held without a refill: right after a Huffman code of at most 15 bits, whose
     // refill left at least 32 bits or took the stream's every byte, it holds the extra bits there are.
-    const auto take_held = [&](const std::string& name, const auto& count) {
+    // With `leave`, a failure also leaves the loop take_held runs in.
+    const auto take_held = [&](const std::string& name, const auto& count, bool leave = false) {
         const auto v = k.let(name, 0u);
-        k.if_(nbits < count, [&] { code = codes::input_overrun; }).else_([&] {
+        k.if_(nbits < count, [&] {
+            code = codes::input_overrun;
+            if (leave) k.break_();
+        }).else_([&] {
             v = low() & ((d::lit(1u) << count) - 1u);
             drop(count);
         });
@@ -215,7 +223,7 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
         const auto entries = k.let("build_entries", d::lit(1u) << table_bits);
         const auto t = k.let("build_t", lane);
         k.while_(t < entries, [&] {
-            k.store(wg, base + table_at + t, 0u);
+            k.store(wg, base + table_at + t, detail::deflate_no_entry);
             t = t + lanes;
         });
         const auto s1 = k.let("build_s1", 0u);
@@ -283,9 +291,11 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
         const auto entry = k.let(p + "_entry", wg[base + table_at + (held & ((1u << table_bits) - 1u))]);
         const auto len = k.let(p + "_len", entry >> 16u);
         symbol = entry & 0xFFFFu;
-        // A table hit with its bits held (the common case) takes one test; the rest walks or fails.
-        k.if_(entry != 0u && len <= nbits, [&] { drop(len); }).else_([&] {
-            k.if_(entry == 0u, [&] {
+        // A table hit with its bits held (the common case) takes one test (an entry with no code
+        // has a length no bit count reaches); the rest walks or fails.
+        k.if_(len <= nbits, [&] { drop(len); }).else_([&] {
+            k.if_(entry == detail::deflate_no_entry, [&] {
+                len = 0u;
                 // The canonical walk (RFC 1951 3.2.2): the code grows a bit at a time; codes of
                 // each length are consecutive numbers starting at `first`.
                 const auto walk = k.let(p + "_walk", 0u);
@@ -513,8 +523,7 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                             k.break_();
                         });
                         const auto length_bits = k.let("length_bits", d::select(li < 8u || li == 28u, 0u, (li - 4u) >> 2u));
-                        const auto length_extra = take_held("length_extra", length_bits);
-                        stop_on_error();
+                        const auto length_extra = take_held("length_extra", length_bits, true);
                         const auto length = k.let("match_length",
                                                   d::select(li < 8u, 3u + li,
                                                             d::select(li == 28u, 258u, ((4u + (li & 3u)) << length_bits) + 3u)) +
@@ -526,8 +535,7 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                             k.break_();
                         });
                         const auto distance_bits_n = k.let("distance_bits", d::select(distance_symbol < 4u, 0u, (distance_symbol >> 1u) - 1u));
-                        const auto distance_extra = take_held("distance_extra", distance_bits_n);
-                        stop_on_error();
+                        const auto distance_extra = take_held("distance_extra", distance_bits_n, true);
                         const auto distance = k.let("distance", d::select(distance_symbol < 4u, 1u + distance_symbol,
                                                                           ((2u + (distance_symbol & 1u)) << distance_bits_n) + 1u) +
                                                                     distance_extra);
