@@ -5,6 +5,7 @@
 // statuses) and of the oracle with zlib and libdeflate on streams written by zlib (every level and
 // strategy), libdeflate (levels 1-12) and the gzip tool, seeded mutations with guard bytes around
 // every output region, hostile descriptors, determinism, and the IR programs on the interpreter.
+#include "block_batch.hpp"
 #include "block_bindings.hpp"
 #include "harness.hpp"
 #include "test_data.hpp"
@@ -51,7 +52,7 @@ using vyre::test::repetitive_bytes;
 using vyre::test::system_corpus;
 using vyre::test::text_bytes;
 
-constexpr std::uint8_t canary = 0xA5;
+constexpr std::uint8_t canary = vyre::test::block_canary;
 
 // ---- writing streams ------------------------------------------------------------------------------
 
@@ -164,100 +165,22 @@ void put_dynamic_header(bit_writer& w, bool final, const dynamic_header& h) {
     for (std::uint32_t i = 0; i < 19; ++i) w.put(h.clc_lengths[vc::deflate_code_length_order[i]], 3);
 }
 
-// ---- batches: many streams in one dispatch, each output region framed by canary bytes ----------
+// ---- batches: many streams in one dispatch, each output region framed by canary bytes (test/block_batch.hpp)
 
-struct stream_case {
-    bytes stream;
-    std::uint32_t capacity = 0;
-    std::uint32_t flags = 0;
-};
+using stream_case = vyre::test::block_case;
+using batch = vyre::test::block_batch;
+using run_result = vyre::test::block_run;
+using vyre::test::guards_intact;
+using vyre::test::pack;
+using vyre::test::run_device;
 
-struct batch {
-    bytes input;
-    std::vector<vc::block_descriptor> blocks;
-    bytes output;
-};
+const auto oracle = [](const auto& input, const auto& blocks, auto& output) { return ref::deflate_decompress(input, blocks, output); };
 
-batch pack(const std::vector<stream_case>& cases, std::mt19937_64& rng) {
-    batch b;
-    std::uint32_t out = static_cast<std::uint32_t>(1 + rng() % 16);
-    for (const auto& c : cases) {
-        for (std::size_t k = rng() % 8; k > 0; --k) b.input.push_back(static_cast<std::uint8_t>(rng()));
-        const auto at = static_cast<std::uint32_t>(b.input.size());
-        b.input.insert(b.input.end(), c.stream.begin(), c.stream.end());
-        b.blocks.push_back({at, static_cast<std::uint32_t>(c.stream.size()), out, c.capacity, c.flags});
-        out += c.capacity + static_cast<std::uint32_t>(1 + rng() % 16);
-    }
-    for (std::size_t k = rng() % 8; k > 0; --k) b.input.push_back(static_cast<std::uint8_t>(rng()));
-    b.output.assign(out, canary);
-    return b;
-}
-
-struct run_result {
-    bytes output;
-    std::vector<vc::block_status> statuses;
-};
-
-run_result run_device(rt::context& ctx, const vo::block_kernel& kernel, const batch& b) {
-    vo::block_buffers d;
-    d.input = rt::allocate(ctx, rt::padded_bytes(b.input.size()), CL_MEM_READ_ONLY);
-    rt::write(ctx, d.input, b.input.data(), b.input.size());
-    d.input_bytes = b.input.size();
-    d.descriptors = rt::upload(ctx, std::span<const vc::block_descriptor>(b.blocks), CL_MEM_READ_ONLY);
-    d.block_count = static_cast<std::uint32_t>(b.blocks.size());
-    d.output = rt::allocate(ctx, rt::padded_bytes(b.output.size()));
-    bytes padded = b.output;
-    padded.resize(rt::padded_bytes(b.output.size()), canary);
-    rt::write(ctx, d.output, padded.data(), padded.size());
-    d.output_bytes = b.output.size();
-    d.statuses = rt::allocate(ctx, std::max<std::size_t>(b.blocks.size(), 1) * sizeof(vc::block_status));
-    vo::block_launch_params params;
-    vo::enqueue_blocks(ctx, kernel, d, params);
-    run_result r;
-    r.output.resize(padded.size());
-    r.statuses.resize(b.blocks.size());
-    rt::read(ctx, d.output, r.output.data(), r.output.size());
-    rt::read(ctx, d.statuses, r.statuses.data(), r.statuses.size() * sizeof(vc::block_status));
-    ctx.finish();
-    BOOST_TEST(std::all_of(r.output.begin() + static_cast<std::ptrdiff_t>(b.output.size()), r.output.end(),
-                           [](std::uint8_t x) { return x == canary; }));
-    r.output.resize(b.output.size());
-    return r;
-}
-
-run_result run_reference(const batch& b) {
-    run_result r;
-    r.output = b.output;
-    r.statuses = ref::deflate_decompress(b.input, b.blocks, r.output);
-    return r;
-}
-
-bool guards_intact(const batch& b, const bytes& output) {
-    std::vector<bool> owned(output.size(), false);
-    for (const auto& d : b.blocks)
-        if (std::uint64_t{d.output_offset} + d.output_size <= output.size())
-            std::fill(owned.begin() + d.output_offset, owned.begin() + d.output_offset + d.output_size, true);
-    for (std::size_t i = 0; i < output.size(); ++i)
-        if (!owned[i] && output[i] != canary) return false;
-    return true;
-}
+run_result run_reference(const batch& b) { return vyre::test::run_reference(b, oracle); }
 
 // Every status and every byte of the output buffer against the oracle.
 run_result check_batch(rt::context& ctx, const vo::block_kernel& kernel, const batch& b) {
-    const run_result want = run_reference(b);
-    const run_result got = run_device(ctx, kernel, b);
-    BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
-    BOOST_TEST(guards_intact(b, got.output));
-    if (got.output != want.output) {
-        std::size_t first = 0;
-        while (got.output[first] == want.output[first]) ++first;
-        std::size_t stream = 0;
-        for (std::size_t i = 0; i < b.blocks.size(); ++i)
-            if (b.blocks[i].output_offset <= first) stream = i;
-        BOOST_ERROR("output differs from the reference at byte " << first << " (stream " << stream << ", got " << int(got.output[first])
-                                                                  << ", want " << int(want.output[first]) << ")");
-    }
-    return got;
+    return vyre::test::check_batch(ctx, kernel, b, oracle);
 }
 
 // The kernels every device runs: both variants as the op builds them for it, and the fast one with
@@ -522,7 +445,7 @@ BOOST_AUTO_TEST_CASE(hand_built_streams_give_the_documented_statuses) {
     for (std::size_t i = 0; i < cases.size(); ++i)
         BOOST_TEST_CONTEXT("case " << i) {
             bytes out(cases[i].capacity, canary);
-            const auto got = ref::deflate_decode_block(cases[i].stream, out, cases[i].flags);
+            const auto got = ref::deflate_decode_block(cases[i].block, out, cases[i].flags);
             BOOST_TEST(got == expected[i]);
         }
 }
@@ -749,7 +672,7 @@ VYRE_DEVICE_TEST(block_api_keeps_output_on_the_device) {
 BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
     std::vector<vc::block_status> expected;
     std::vector<stream_case> cases = conformance_cases(expected);
-    cases.erase(std::remove_if(cases.begin(), cases.end(), [](const stream_case& c) { return c.stream.size() > 2000 || c.capacity > 4000; }),
+    cases.erase(std::remove_if(cases.begin(), cases.end(), [](const stream_case& c) { return c.block.size() > 2000 || c.capacity > 4000; }),
                 cases.end());
     std::mt19937_64 rng(11);
     const bytes text = text_bytes(rng, 2500);

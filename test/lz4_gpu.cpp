@@ -2,6 +2,7 @@
 // parity with the CPU oracle (bytes and statuses) and with liblz4, seeded mutations with guard
 // bytes around every output region, hostile descriptors, determinism, the IR programs on the
 // reference interpreter, and whole files written by the lz4 command line tool.
+#include "block_batch.hpp"
 #include "block_bindings.hpp"
 #include "harness.hpp"
 #include "lz4_blocks.hpp"
@@ -57,7 +58,7 @@ namespace rt = vyre::runtime;
 using bytes = std::vector<std::uint8_t>;
 
 constexpr vo::block_variant variants[] = {vo::block_variant::reference, vo::block_variant::fast};
-constexpr std::uint8_t canary = 0xA5;
+constexpr std::uint8_t canary = vyre::test::block_canary;
 
 using vyre::test::concat;
 using vyre::test::liblz4_decode;
@@ -70,112 +71,26 @@ using vyre::test::system_corpus;
 using vyre::test::text_bytes;
 using vyre::test::to_bytes;
 
-// ---- batches: many blocks in one dispatch, each output region framed by canary bytes ------------
+// ---- batches: many blocks in one dispatch, each output region framed by canary bytes (test/block_batch.hpp)
 
-struct block_case {
-    bytes block;
-    std::uint32_t capacity = 0;
-    std::uint32_t flags = 0;
-};
+using vyre::test::block_case;
+using batch = vyre::test::block_batch;
+using run_result = vyre::test::block_run;
+using vyre::test::guards_intact;
+using vyre::test::pack;
+using vyre::test::run_device;
 
-struct batch {
-    bytes input;
-    std::vector<vc::block_descriptor> blocks;
-    bytes output; // initial contents: all canary
-};
-
-// Blocks lie in the input with random junk between them (a decoder reading past its block sees
-// junk), output regions start at unaligned offsets with 1..16 canary bytes between them.
-batch pack(const std::vector<block_case>& cases, std::mt19937_64& rng) {
-    batch b;
-    std::uint32_t out = static_cast<std::uint32_t>(1 + rng() % 16);
-    for (const auto& c : cases) {
-        for (std::size_t k = rng() % 8; k > 0; --k) b.input.push_back(static_cast<std::uint8_t>(rng()));
-        const auto at = static_cast<std::uint32_t>(b.input.size());
-        b.input.insert(b.input.end(), c.block.begin(), c.block.end());
-        b.blocks.push_back({at, static_cast<std::uint32_t>(c.block.size()), out, c.capacity, c.flags});
-        out += c.capacity + static_cast<std::uint32_t>(1 + rng() % 16);
-    }
-    for (std::size_t k = rng() % 8; k > 0; --k) b.input.push_back(static_cast<std::uint8_t>(rng()));
-    b.output.assign(out, canary);
-    return b;
-}
-
-struct run_result {
-    bytes output;
-    std::vector<vc::block_status> statuses;
-};
-
-// The device run through the kernel-level API, on an output buffer that starts as b.output;
-// `params` (when given) is the launch's parameter buffer, kept between calls.
-run_result run_device(rt::context& ctx, const vo::block_kernel& kernel, const batch& b, vo::block_launch_params* params = nullptr) {
-    vo::block_buffers d;
-    d.input = rt::allocate(ctx, vyre::runtime::padded_bytes(b.input.size()), CL_MEM_READ_ONLY);
-    rt::write(ctx, d.input, b.input.data(), b.input.size());
-    d.input_bytes = b.input.size();
-    d.descriptors = rt::upload(ctx, std::span<const vc::block_descriptor>(b.blocks), CL_MEM_READ_ONLY);
-    d.block_count = static_cast<std::uint32_t>(b.blocks.size());
-    d.output = rt::allocate(ctx, vyre::runtime::padded_bytes(b.output.size()));
-    bytes padded = b.output;
-    padded.resize(vyre::runtime::padded_bytes(b.output.size()), canary);
-    rt::write(ctx, d.output, padded.data(), padded.size());
-    d.output_bytes = b.output.size();
-    d.statuses = rt::allocate(ctx, std::max<std::size_t>(b.blocks.size(), 1) * sizeof(vc::block_status));
-    vo::block_launch_params fresh;
-    vo::enqueue_blocks(ctx, kernel, d, params ? *params : fresh);
-    run_result r;
-    r.output.resize(padded.size());
-    r.statuses.resize(b.blocks.size());
-    rt::read(ctx, d.output, r.output.data(), r.output.size());
-    rt::read(ctx, d.statuses, r.statuses.data(), r.statuses.size() * sizeof(vc::block_status));
-    ctx.finish();
-    // The padding past output_bytes is no block's: it must still hold the canary too.
-    BOOST_TEST(std::all_of(r.output.begin() + static_cast<std::ptrdiff_t>(b.output.size()), r.output.end(),
-                           [](std::uint8_t x) { return x == canary; }));
-    r.output.resize(b.output.size());
-    return r;
-}
+const auto oracle = [](const auto& input, const auto& blocks, auto& output) { return ref::lz4_decompress(input, blocks, output); };
 
 run_result run_device(rt::context& ctx, vo::block_variant v, const batch& b) {
     return run_device(ctx, vo::kernel_for<cz::lz4_op>(v, ctx.device()), b);
 }
 
-run_result run_reference(const batch& b) {
-    run_result r;
-    r.output = b.output;
-    r.statuses = ref::lz4_decompress(b.input, b.blocks, r.output);
-    return r;
-}
+run_result run_reference(const batch& b) { return vyre::test::run_reference(b, oracle); }
 
-// Every byte outside the blocks' output regions still holds the canary.
-bool guards_intact(const batch& b, const bytes& output) {
-    std::vector<bool> owned(output.size(), false);
-    for (const auto& d : b.blocks)
-        if (std::uint64_t{d.output_offset} + d.output_size <= output.size())
-            std::fill(owned.begin() + d.output_offset, owned.begin() + d.output_offset + d.output_size, true);
-    for (std::size_t i = 0; i < output.size(); ++i)
-        if (!owned[i] && output[i] != canary) return false;
-    return true;
-}
-
-// Runs the batch on the device and checks it against the CPU oracle: every status, every byte of
-// the output buffer (partial outputs, untouched tails and guards alike). Returns the device result.
+// Runs the batch on the device and checks it against the CPU oracle (test/block_batch.hpp).
 run_result check_batch(rt::context& ctx, const vo::block_kernel& kernel, const batch& b, vo::block_launch_params* params = nullptr) {
-    const run_result want = run_reference(b);
-    const run_result got = run_device(ctx, kernel, b, params);
-    BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
-    BOOST_TEST(guards_intact(b, got.output));
-    if (got.output != want.output) {
-        std::size_t first = 0;
-        while (got.output[first] == want.output[first]) ++first;
-        std::size_t block = 0;
-        for (std::size_t i = 0; i < b.blocks.size(); ++i)
-            if (b.blocks[i].output_offset <= first) block = i;
-        BOOST_ERROR("output differs from the reference at byte " << first << " (block " << block << ", got "
-                                                                  << int(got.output[first]) << ", want "
-                                                                  << int(want.output[first]) << ")");
-    }
-    return got;
+    return vyre::test::check_batch(ctx, kernel, b, oracle, params);
 }
 
 run_result check_batch(rt::context& ctx, vo::block_variant v, const batch& b) {
