@@ -31,12 +31,14 @@ namespace vyre::ops::compression {
 // own output region.
 //
 // How a stream is decoded. The bit reader keeps up to 64 bits of the stream in a 64-bit word,
-// refilled four bytes at a time once 32 or fewer are left. Each block's Huffman codes are built in workgroup memory, per stream:
+// refilled four bytes at a time once 32 or fewer are left. Each block's Huffman codes are built
+// in workgroup memory, per stream:
 //   - the code lengths (literal/length then distance, or the code-length code's 19);
 //   - per code, how many symbols have each length and the symbols in code order (canonical
 //     decoding, RFC 1951 3.2.2), for codes longer than the table below;
 //   - per code, a table indexed by the next `table bits` of the stream, each entry the symbol and
-//     its length for codes at most that long (0: longer, or no code starts so).
+//     its length for codes at most that long (detail::deflate_no_entry: longer, or no code
+//     starts so).
 // A symbol is one table read; a longer code walks the canonical code one bit at a time from the
 // counts. The code-length code is built in the distance code's place (it is done with before the
 // distance code is built).
@@ -44,9 +46,9 @@ namespace vyre::ops::compression {
 // One subgroup per stream (lanes > 1): every lane reads the same bits and decodes the same symbols
 // (one instruction stream, uniform control flow, broadcast reads), and the lanes split the work
 // that has width: building a code (see `build` below), stored blocks and match copies. Every lane
-// writes each literal (the same byte to the same place: no branch on the lane). A match reading bytes at or after `fenced` (the output position at the last
-// subgroup barrier) runs a barrier first, as in compression.lz4. With one lane per stream the
-// same program runs serially.
+// writes each literal (the same byte to the same place: no branch on the lane). A match reading
+// bytes at or after `fenced` (the output position at the last subgroup barrier) runs a barrier
+// first, as in compression.lz4. With one lane per stream the same program runs serially.
 
 // Table bits of the literal/length and distance codes: most codes are shorter (longer ones take
 // the canonical walk). The distance table also holds the code-length code, whose codes are at
@@ -70,11 +72,11 @@ inline constexpr std::uint32_t none = e::none, input_overrun = e::input_overrun,
                                invalid_symbol = e::invalid_symbol, distance_too_far = e::distance_too_far;
 } // namespace deflate_code
 
-// Where each part of a stream's workgroup memory starts, in u32 words.
 // A table entry with no code of at most the table's bits: its length field (above bit 16) is
 // larger than any count of bits held, so one comparison tells a usable entry.
 inline constexpr std::uint32_t deflate_no_entry = 0xFFFF0000u;
 
+// Where each part of a stream's workgroup memory starts, in u32 words.
 struct deflate_layout {
     std::uint32_t literal_bits, distance_bits;
     static constexpr std::uint32_t lengths = 0; // 288 literal/length + 32 distance lengths at most
@@ -184,7 +186,7 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
     };
     // `count` (at most 32) bits as a number, or input_overrun in `code`. `take_held` takes them
     // from the bits held without a refill: right after a Huffman code of at most 15 bits, whose
-    // refill left at least 32 bits or took the stream's every byte, it holds the extra bits there are.
+    // refill left at least 32 bits or took the stream's every byte, the extra bits are all held.
     // With `leave`, a failure also leaves the loop take_held runs in.
     const auto take_held = [&](const std::string& name, const auto& count, bool leave = false) {
         const auto v = k.let(name, 0u);
