@@ -5,6 +5,7 @@
 
 #include <vyre/ops/primitive.hpp>
 #include <vyre/runtime/dispatch.hpp>
+#include <vyre/runtime/program_cache.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -38,6 +39,15 @@ fs::path fresh_dir(const std::string& name) {
 }
 
 } // namespace
+
+// VYRE_OPENCL_OPTIONS adds to OpenCL C 1.2, never replaces it, and what the process builds with is
+// what its environment said.
+BOOST_AUTO_TEST_CASE(build_options_append_the_extra_ones) {
+    BOOST_TEST(rt::build_options_with("") == "-cl-std=CL1.2");
+    BOOST_TEST(rt::build_options_with("-cl-nv-maxrregcount=64") == "-cl-std=CL1.2 -cl-nv-maxrregcount=64");
+    const char* extra = std::getenv("VYRE_OPENCL_OPTIONS");
+    BOOST_TEST(std::string(rt::build_options()) == rt::build_options_with(extra ? extra : ""));
+}
 
 VYRE_DEVICE_TEST(second_dispatch_does_not_rebuild) {
     cache_dir_guard off("off");

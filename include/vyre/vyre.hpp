@@ -74,6 +74,7 @@
 #include <vyre/ops/bytes/heads.hpp>
 #include <vyre/ops/bytes/ranges.hpp>
 #include <vyre/ops/compression/deflate.hpp>
+#include <vyre/ops/compression/deflate_program.hpp>
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
 #include <vyre/ops/compression/lz4_pages_program.hpp>

@@ -35,13 +35,15 @@ inline cache_stats& stats() {
     return s;
 }
 
-// The OpenCL compiler's options: OpenCL C 1.2, then VYRE_OPENCL_OPTIONS where set (read once),
-// for measuring a driver's own options, such as NVIDIA's -cl-nv-maxrregcount=N.
+// The OpenCL compiler's options: OpenCL C 1.2, then `extra` where not empty.
+inline std::string build_options_with(const std::string& extra) {
+    return extra.empty() ? std::string("-cl-std=CL1.2") : "-cl-std=CL1.2 " + extra;
+}
+
+// The options every program is built with: VYRE_OPENCL_OPTIONS (read once) as the extra ones, for
+// measuring a driver's own options, such as NVIDIA's -cl-nv-maxrregcount=N.
 inline const char* build_options() {
-    static const std::string options = [] {
-        const std::string extra = env_or_empty("VYRE_OPENCL_OPTIONS");
-        return extra.empty() ? std::string("-cl-std=CL1.2") : "-cl-std=CL1.2 " + extra;
-    }();
+    static const std::string options = build_options_with(env_or_empty("VYRE_OPENCL_OPTIONS"));
     return options.c_str();
 }
 

@@ -1,0 +1,579 @@
+// compression.deflate's program: DEFLATE streams (RFC 1951) inflated one per descriptor, in two
+// shapes with identical results: one invocation per stream (the reference variant) and one
+// subgroup per stream (the fast variant). The op's traits: ops/compression/deflate.hpp.
+#pragma once
+
+#include <vyre/compression/block.hpp>
+#include <vyre/compression/deflate.hpp>
+#include <vyre/dsl.hpp>
+#include <vyre/error.hpp>
+#include <vyre/ops/block_op.hpp>
+#include <vyre/ops/block_program.hpp>
+#include <vyre/ops/op.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace vyre::ops::compression {
+
+// Both shapes inflate exactly as reference::deflate_decompress (reference/deflate.hpp): same bytes
+// in every stream's output region, same status, whatever the input and the descriptors. They bind
+// the five buffers of every block op (ops/block_op.hpp); the fourth parameter word is unused. A
+// descriptor whose input range leaves the input is {input_overrun, 0}, one whose output range leaves
+// the output {output_overflow, 0}; no invocation reads or writes outside [0, input bytes) and its
+// own output region.
+//
+// How a stream is decoded. The bit reader keeps up to 64 bits of the stream in a 64-bit word,
+// refilled four bytes at a time once 32 or fewer are left. Each block's Huffman codes are built
+// in workgroup memory, per stream:
+//   - the code lengths (literal/length then distance, or the code-length code's 19);
+//   - per code, how many symbols have each length and the symbols in code order (canonical
+//     decoding, RFC 1951 3.2.2), for codes longer than the table below;
+//   - per code, a table indexed by the next `table bits` of the stream, each entry the symbol and
+//     its length for codes at most that long (detail::deflate_no_entry: longer, or no code
+//     starts so).
+// A symbol is one table read; a longer code walks the canonical code one bit at a time from the
+// counts. The code-length code is built in the distance code's place (it is done with before the
+// distance code is built).
+//
+// One subgroup per stream (lanes > 1): every lane reads the same bits and decodes the same symbols
+// (one instruction stream, uniform control flow, broadcast reads), and the lanes split the work
+// that has width: building a code (see `build` below), stored blocks and match copies. Every lane
+// writes each literal (the same byte to the same place: no branch on the lane). A match reading
+// bytes at or after `fenced` (the output position at the last subgroup barrier) runs a barrier
+// first, as in compression.lz4. With one lane per stream the same program runs serially.
+
+// Table bits of the literal/length and distance codes: most codes are shorter (longer ones take
+// the canonical walk). The distance table also holds the code-length code, whose codes are at
+// most 7 bits.
+inline constexpr std::uint32_t deflate_literal_table_bits = 10;
+inline constexpr std::uint32_t deflate_distance_table_bits = 8;
+// The fast variant: one stream per subgroup of this many lanes, this many streams per workgroup
+// where subgroups are NVIDIA warps (one elsewhere: emulated subgroups are the whole workgroup).
+// Four measured 5 to 6% faster than two on the H100 with streams of 64 KiB and the same with
+// 1 MiB (doc/ops/compression.deflate.md).
+inline constexpr std::uint32_t deflate_fast_lanes = 32;
+inline constexpr std::uint32_t deflate_fast_streams_per_workgroup = 4;
+
+namespace detail {
+
+namespace deflate_code {
+namespace e = vyre::compression::deflate_error;
+inline constexpr std::uint32_t none = e::none, input_overrun = e::input_overrun, output_overflow = e::output_overflow,
+                               bad_block_type = e::bad_block_type, stored_length_mismatch = e::stored_length_mismatch,
+                               bad_code_lengths = e::bad_code_lengths, incomplete_code = e::incomplete_code,
+                               invalid_symbol = e::invalid_symbol, distance_too_far = e::distance_too_far;
+} // namespace deflate_code
+
+// A table entry with no code of at most the table's bits: its length field (above bit 16) is
+// larger than any count of bits held, so one comparison tells a usable entry.
+inline constexpr std::uint32_t deflate_no_entry = 0xFFFF0000u;
+
+// Where each part of a stream's workgroup memory starts, in u32 words.
+struct deflate_layout {
+    std::uint32_t literal_bits, distance_bits;
+    static constexpr std::uint32_t lengths = 0; // 288 literal/length + 32 distance lengths at most
+    static constexpr std::uint32_t literal_counts = 320, distance_counts = 336; // 16 each
+    static constexpr std::uint32_t literal_sorted = 352, distance_sorted = 640; // 288, 32
+    static constexpr std::uint32_t literal_table = 672;
+    std::uint32_t distance_table() const { return literal_table + (1u << literal_bits); }
+    std::uint32_t words() const { return distance_table() + (1u << distance_bits); }
+};
+
+} // namespace detail
+
+// The program: `lanes` invocations per stream (1, or a power of two up to 32 forming a subgroup),
+// `streams_per_workgroup` streams per workgroup (with one lane per stream, invocation i of the
+// workgroup decodes its stream i alone), table bits as above.
+inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_per_workgroup = 1,
+                                   std::uint32_t literal_bits = deflate_literal_table_bits,
+                                   std::uint32_t distance_bits = deflate_distance_table_bits) {
+    namespace d = vyre::dsl;
+    namespace codes = detail::deflate_code;
+    namespace vc = vyre::compression;
+    if (!std::has_single_bit(lanes) || lanes > 32)
+        throw resource_error("deflate_program: lanes per stream (" + std::to_string(lanes) + ") must be a power of two in 1..32");
+    if (streams_per_workgroup == 0 || lanes * streams_per_workgroup > 1024)
+        throw resource_error("deflate_program: " + std::to_string(streams_per_workgroup) + " streams per workgroup of " +
+                             std::to_string(lanes) + " lanes; it takes 1 or more, at most 1024 invocations in all");
+    if (literal_bits < 9 || literal_bits > 12 || distance_bits < 7 || distance_bits > 10)
+        throw resource_error("deflate_program: table bits (" + std::to_string(literal_bits) + ", " + std::to_string(distance_bits) +
+                             ") must be 9..12 for literal/length codes and 7..10 for distances");
+    const bool shared = lanes > 1;
+    const detail::deflate_layout at{literal_bits, distance_bits};
+    d::kernel k(shared ? entry_name("compression.deflate.fast") : entry_name("compression.deflate"),
+                {lanes * streams_per_workgroup, 1, 1});
+    if (shared) k.use_subgroups(lanes);
+    const block_program_buffers bufs = declare_block_buffers(k);
+    const auto& in = bufs.input;
+    const auto& out = bufs.output;
+    const auto& params = bufs.params;
+    const d::workgroup_buffer<d::u32> wg = k.workgroup<d::u32>("codes", at.words() * streams_per_workgroup);
+
+    const auto lane = shared ? k.let("lane", d::subgroup_local_id()) : k.let("lane", 0u);
+    const auto block = shared ? k.let("block_index", d::workgroup_id() * streams_per_workgroup + d::subgroup_id())
+                              : k.let("block_index", d::workgroup_id() * streams_per_workgroup + d::local_id());
+    k.if_(block >= params[0u], [&] { k.return_(); });
+    const auto base = shared ? k.let("region", d::subgroup_id() * at.words()) : k.let("region", d::local_id() * at.words());
+    const auto sync = [&] {
+        if (shared) k.subgroup_barrier();
+    };
+
+    const auto in_base = k.let("in_base", bufs.descriptors[block * 5u]);
+    const auto n = k.let("in_size", bufs.descriptors[block * 5u + 1u]);
+    const auto out_base = k.let("out_base", bufs.descriptors[block * 5u + 2u]);
+    const auto cap = k.let("capacity", bufs.descriptors[block * 5u + 3u]);
+    const auto flags = k.let("block_flags", bufs.descriptors[block * 5u + 4u]);
+    const auto in_bytes = k.let("input_bytes", params[1u]);
+    const auto out_bytes = k.let("output_bytes", params[2u]);
+    const auto code = k.let("code", codes::none);
+    const auto op = k.let("op", 0u); // invariant: op <= cap
+
+    // out[out_base + to + j] = source(j) for j < count, lane i taking j = i, i + lanes, ...
+    const auto copy = [&](const std::string& name, const auto& to, const auto& count, const auto& source) {
+        const auto j = k.let(name, lane);
+        k.while_(j < count, [&] {
+            k.store(out, out_base + to + j, source(j));
+            j = j + lanes;
+        });
+    };
+
+    // ---- the bit reader: `bits` holds the next `nbits` bits of the stream (zeros above them);
+    // `ip` is the next input byte to take (ip <= n). A refill runs only when 32 bits or fewer are
+    // held and then takes four bytes at once, so a symbol's code and its extra bits (at most
+    // 15 + 13) never wait for a second one. Those four bytes were loaded at the previous refill
+    // (`ahead` holds the bytes at ip while four are left): the load's latency passes while the
+    // symbols before it decode. The last three bytes of a stream come one at a time.
+    const auto ip = k.let("ip", 0u);
+    const auto bits = k.let("bits", d::lit<d::u64>(0));
+    const auto nbits = k.let("nbits", 0u);
+    const auto ahead = k.let("ahead", 0u);
+    const auto load_ahead = [&] {
+        // No branch: near the end (or in a stream under four bytes, which never refills by
+        // words) the load reads bytes the refill will not take, and is not used.
+        const auto at_ = in_base + d::min(ip, d::max(n, 4u) - 4u);
+        ahead = in[at_] | (in[at_ + 1u] << 8u) | (in[at_ + 2u] << 16u) | (in[at_ + 3u] << 24u);
+    };
+    const auto refill = [&] {
+        k.if_(nbits <= 32u, [&] {
+            k.if_(n - ip >= 4u, [&] {
+                bits = bits | (d::cast<d::u64>(ahead) << d::cast<d::u64>(nbits));
+                ip = ip + 4u;
+                nbits = nbits + 32u;
+                load_ahead();
+            }).else_([&] {
+                k.while_(nbits <= 56u && ip < n, [&] {
+                    bits = bits | (d::cast<d::u64>(in[in_base + ip]) << d::cast<d::u64>(nbits));
+                    ip = ip + 1u;
+                    nbits = nbits + 8u;
+                });
+            });
+        });
+    };
+    // The low 32 bits held, for table indices and extra bits.
+    const auto low = [&] { return d::cast<d::u32>(bits); };
+    const auto drop = [&](const auto& count) {
+        if constexpr (std::is_integral_v<std::decay_t<decltype(count)>>) bits = bits >> d::lit<d::u64>(count);
+        else bits = bits >> d::cast<d::u64>(count);
+        nbits = nbits - count;
+    };
+    // `count` (at most 32) bits as a number, or input_overrun in `code`. `take_held` takes them
+    // from the bits held without a refill: right after a Huffman code of at most 15 bits, whose
+    // refill left at least 32 bits or took the stream's every byte, the extra bits are all held.
+    // With `leave`, a failure also leaves the loop take_held runs in.
+    const auto take_held = [&](const std::string& name, const auto& count, bool leave = false) {
+        const auto v = k.let(name, 0u);
+        k.if_(nbits < count, [&] {
+            code = codes::input_overrun;
+            if (leave) k.break_();
+        }).else_([&] {
+            v = low() & ((d::lit(1u) << count) - 1u);
+            drop(count);
+        });
+        return v;
+    };
+    const auto take = [&](const std::string& name, const auto& count) {
+        refill();
+        return take_held(name, count);
+    };
+    const auto stop_on_error = [&] { k.if_(code != codes::none, [&] { k.break_(); }); };
+
+    // ---- building a code from `count` lengths at lengths[first, first + count): counts, symbols
+    // in code order, and the table of `table_bits` at `table_at`. Lane i owns the code lengths l
+    // with (l - 1) mod lanes = i: it alone counts, places and fills the table for symbols of those
+    // lengths (every lane reads every length; no ballots, few barriers). Returns whether the code
+    // is over-subscribed, whether it leaves bit patterns unused, and whether it has codes of 2 bits
+    // or more (an incomplete code is allowed only without them).
+    struct built {
+        d::variable<d::boolean> over;
+        d::variable<d::boolean> incomplete;
+        d::variable<d::boolean> long_codes;
+    };
+    const std::uint32_t max_bits = vc::deflate_max_code_bits;
+    const auto owns = [&](std::uint32_t l) { return lane == (l - 1u) % lanes; };
+    const auto build = [&](const auto& first, const auto& count, const auto& counts_at, const auto& sorted_at,
+                           const auto& table_at, const auto& table_bits) {
+        sync(); // the lengths are written, and every lane is done reading the old code
+        for (std::uint32_t l = 1; l <= max_bits; ++l) k.if_(owns(l), [&] { k.store(wg, base + counts_at + l, 0u); });
+        const auto entries = k.let("build_entries", d::lit(1u) << table_bits);
+        const auto t = k.let("build_t", lane);
+        k.while_(t < entries, [&] {
+            k.store(wg, base + table_at + t, detail::deflate_no_entry);
+            t = t + lanes;
+        });
+        const auto s1 = k.let("build_s1", 0u);
+        k.while_(s1 < count, [&] {
+            const auto len = k.let("build_len1", wg[base + at.lengths + first + s1]);
+            k.if_(len != 0u && lane == (len - 1u) % lanes, [&] {
+                k.store(wg, base + counts_at + len, wg[base + counts_at + len] + 1u);
+            });
+            s1 = s1 + 1u;
+        });
+        sync(); // counts complete, table cleared
+        // Completeness (the Kraft sum), and where each length starts among the sorted symbols
+        // (place) and in code space (next), for the lengths this lane owns.
+        const auto over = k.let("build_over", false);
+        const auto left = k.let("build_left", 1u);
+        const auto long_sum = k.let("build_long", 0u);
+        const auto offset = k.let("build_offset", 0u);
+        const auto next = k.let("build_next", 0u);
+        const auto previous = k.let("build_previous", 0u);
+        std::vector<d::variable<d::u32>> place, value;
+        for (std::uint32_t l = 1; l <= max_bits; ++l) {
+            const auto have = k.let("build_have" + std::to_string(l), wg[base + counts_at + l]);
+            over = over || have > left * 2u;
+            left = d::select(over, 0u, left * 2u - have);
+            if (l >= 2) long_sum = long_sum + have;
+            offset = offset + previous;
+            next = (next + previous) << 1u;
+            previous = have;
+            place.push_back(k.let("build_place" + std::to_string(l), offset));
+            value.push_back(k.let("build_value" + std::to_string(l), next));
+        }
+        const auto s2 = k.let("build_s2", 0u);
+        k.while_(s2 < count, [&] {
+            const auto len = k.let("build_len2", wg[base + at.lengths + first + s2]);
+            for (std::uint32_t l = 1; l <= max_bits; ++l) {
+                k.if_(len == l && owns(l), [&] {
+                    k.store(wg, base + sorted_at + place[l - 1], s2);
+                    if (l <= 12) {
+                        k.if_(len <= table_bits, [&] {
+                            // The code's bits in stream order are its reversal; every entry whose
+                            // low bits are those holds the symbol.
+                            const auto e = k.let("build_e", d::reverse_bits(value[l - 1]) >> (32u - l));
+                            const auto entry = k.let("build_entry", s2 | (l << 16u));
+                            k.while_(e < entries, [&] {
+                                k.store(wg, base + table_at + e, entry);
+                                e = e + (1u << l);
+                            });
+                        });
+                    }
+                    place[l - 1] = place[l - 1] + 1u;
+                    value[l - 1] = value[l - 1] + 1u;
+                });
+            }
+            s2 = s2 + 1u;
+        });
+        sync(); // the code is built
+        return built{over, k.let("build_incomplete", !over && left != 0u), k.let("build_has_long", long_sum != 0u)};
+    };
+
+    // ---- decoding one symbol of a built code into `symbol`, or an error in `code`.
+    const auto decode = [&](const std::string& p, const auto& symbol, std::uint32_t counts_at, std::uint32_t sorted_at,
+                            std::uint32_t table_at, std::uint32_t table_bits) {
+        refill();
+        const auto held = k.let(p + "_held", low());
+        const auto entry = k.let(p + "_entry", wg[base + table_at + (held & ((1u << table_bits) - 1u))]);
+        const auto len = k.let(p + "_len", entry >> 16u);
+        symbol = entry & 0xFFFFu;
+        // A table hit with its bits held (the common case) takes one test (an entry with no code
+        // has a length no bit count reaches); the rest walks or fails.
+        k.if_(len <= nbits, [&] { drop(len); }).else_([&] {
+            k.if_(entry == detail::deflate_no_entry, [&] {
+                len = 0u;
+                // The canonical walk (RFC 1951 3.2.2): the code grows a bit at a time; codes of
+                // each length are consecutive numbers starting at `first`.
+                const auto walk = k.let(p + "_walk", 0u);
+                const auto first = k.let(p + "_first", 0u);
+                const auto index = k.let(p + "_index", 0u);
+                const auto l = k.let(p + "_l", 1u);
+                k.while_(l <= vc::deflate_max_code_bits, [&] {
+                    walk = walk | ((held >> (l - 1u)) & 1u);
+                    const auto have = k.let(p + "_have", wg[base + counts_at + l]);
+                    k.if_(walk - first < have, [&] {
+                        symbol = wg[base + sorted_at + index + (walk - first)];
+                        len = l;
+                        k.break_();
+                    });
+                    index = index + have;
+                    first = (first + have) << 1u;
+                    walk = walk << 1u;
+                    l = l + 1u;
+                });
+            });
+            k.if_((len == 0u && nbits < vc::deflate_max_code_bits) || (len != 0u && len > nbits), [&] {
+                code = codes::input_overrun;
+            }).else_([&] {
+                k.if_(len == 0u, [&] { code = codes::invalid_symbol; }).else_([&] { drop(len); });
+            });
+            stop_on_error(); // leaves the loop decode runs in: the common case has no test of `code`
+        });
+    };
+
+    const auto literal_count = k.let("literal_count", 0u);
+    const auto distance_first = k.let("distance_first", 0u);
+    const auto distance_count = k.let("distance_count", 0u);
+    const auto fixed_built = k.let("fixed_built", false);
+
+    k.if_(in_base > in_bytes || n > in_bytes - in_base, [&] { code = codes::input_overrun; }).else_([&] {
+        k.if_(out_base > out_bytes || cap > out_bytes - out_base, [&] { code = codes::output_overflow; }).else_([&] {
+            k.if_((flags & vc::block_flag_uncompressed) != 0u, [&] {
+                k.if_(n > cap, [&] { code = codes::output_overflow; }).else_([&] {
+                    copy("stored_j", 0u, n, [&](const auto& j) { return in[in_base + j]; });
+                    op = n;
+                });
+            }).else_([&] {
+                const auto fenced = k.let("fenced", 0u);
+                const auto last = k.let("last", 0u);
+                load_ahead();
+                k.while_(last == 0u, [&] {
+                    const auto header = take("block_header", 3u);
+                    stop_on_error();
+                    last = header & 1u;
+                    const auto type = k.let("block_type", header >> 1u);
+                    k.if_(type == 3u, [&] {
+                        code = codes::bad_block_type;
+                        k.break_();
+                    });
+                    k.if_(type == 0u, [&] {
+                        // Stored: back to the byte after the last whole byte read.
+                        drop(nbits & 7u);
+                        ip = ip - (nbits >> 3u);
+                        bits = d::lit<d::u64>(0);
+                        nbits = 0u;
+                        k.if_(n - ip < 4u, [&] {
+                            code = codes::input_overrun;
+                            k.break_();
+                        });
+                        const auto len = k.let("stored_len", in[in_base + ip] | (in[in_base + ip + 1u] << 8u));
+                        const auto nlen = k.let("stored_nlen", in[in_base + ip + 2u] | (in[in_base + ip + 3u] << 8u));
+                        ip = ip + 4u;
+                        k.if_(len != (~nlen & 0xFFFFu), [&] {
+                            code = codes::stored_length_mismatch;
+                            k.break_();
+                        });
+                        k.if_(len > n - ip, [&] {
+                            code = codes::input_overrun;
+                            k.break_();
+                        });
+                        k.if_(len > cap - op, [&] {
+                            code = codes::output_overflow;
+                            k.break_();
+                        });
+                        copy("stored_block_j", op, len, [&](const auto& j) { return in[in_base + ip + j]; });
+                        ip = ip + len;
+                        op = op + len;
+                        load_ahead();
+                        k.continue_();
+                    });
+                    // The block's codes: for a dynamic block the code-length code (which 0), then
+                    // the literal/length (1) and distance (2) codes, all built at one place (each
+                    // barrier site costs compilers that run a workgroup's invocations in loops).
+                    const auto which = k.let("which", 3u);
+                    k.if_(type == 1u, [&] {
+                        literal_count = vc::deflate_fixed_literal_codes;
+                        distance_first = vc::deflate_fixed_literal_codes;
+                        distance_count = vc::deflate_fixed_distance_codes;
+                        k.if_(!fixed_built, [&] {
+                            which = 1u;
+                            const auto j = k.let("fixed_j", lane);
+                            k.while_(j < vc::deflate_fixed_literal_codes + vc::deflate_fixed_distance_codes, [&] {
+                                k.store(wg, base + at.lengths + j,
+                                        d::select(j < 144u, 8u, d::select(j < 256u, 9u, d::select(j < 280u, 7u, d::select(j < 288u, 8u, 5u)))));
+                                j = j + lanes;
+                            });
+                        });
+                        fixed_built = true;
+                    }).else_([&] {
+                        fixed_built = false;
+                        which = 0u;
+                        const auto hlit = take("hlit", 5u);
+                        const auto hdist = take("hdist", 5u);
+                        const auto hclen = take("hclen", 4u);
+                        stop_on_error();
+                        literal_count = hlit + 257u;
+                        distance_first = literal_count;
+                        distance_count = hdist + 1u;
+                        k.if_(literal_count > vc::deflate_max_literal_codes || distance_count > vc::deflate_max_distance_codes, [&] {
+                            code = codes::bad_code_lengths;
+                            k.break_();
+                        });
+                        // The code-length code's lengths, 3 bits each in the RFC's order.
+                        const auto i = k.let("clc_i", 0u);
+                        k.while_(i < vc::deflate_code_length_codes, [&] {
+                            const auto symbol = k.let("clc_symbol", d::select(i < 3u, 16u + i, d::select(i == 3u, 0u,
+                                d::select(((i - 4u) & 1u) == 0u, 8u + ((i - 4u) >> 1u), 7u - ((i - 5u) >> 1u)))));
+                            const auto length = k.let("clc_length", 0u);
+                            k.if_(i < hclen + 4u, [&] {
+                                const auto v = take("clc_bits", 3u);
+                                length = v;
+                            });
+                            stop_on_error();
+                            k.if_(lane == 0u, [&] { k.store(wg, base + at.lengths + symbol, length); });
+                            i = i + 1u;
+                        });
+                    });
+                    stop_on_error();
+                    k.while_(which < 3u, [&] {
+                        const auto clc = which == 0u;
+                        const auto literal = which == 1u;
+                        const auto b = build(d::select(clc, 0u, d::select(literal, 0u, distance_first)),
+                                             d::select(clc, vc::deflate_code_length_codes, d::select(literal, literal_count, distance_count)),
+                                             d::select(literal, at.literal_counts, at.distance_counts),
+                                             d::select(literal, at.literal_sorted, at.distance_sorted),
+                                             d::select(literal, at.literal_table, at.distance_table()),
+                                             d::select(clc, 7u, d::select(literal, literal_bits, distance_bits)));
+                        // A dynamic block needs an end-of-block code (checked before the codes).
+                        k.if_(literal && type == 2u && wg[base + at.lengths + vc::deflate_end_of_block] == 0u, [&] {
+                            code = codes::bad_code_lengths;
+                            k.break_();
+                        });
+                        k.if_(b.over, [&] {
+                            code = codes::bad_code_lengths;
+                            k.break_();
+                        });
+                        k.if_(b.incomplete && (clc || b.long_codes), [&] {
+                            code = codes::incomplete_code;
+                            k.break_();
+                        });
+                        k.if_(clc, [&] {
+                            // The literal/length and distance lengths.
+                            const auto total = k.let("length_total", literal_count + distance_count);
+                            const auto index = k.let("length_index", 0u);
+                            const auto previous = k.let("previous_length", 0u);
+                            k.while_(index < total, [&] {
+                                const auto symbol = k.let("length_symbol", 0u);
+                                decode("clc_decode", symbol, at.distance_counts, at.distance_sorted, at.distance_table(), 7u);
+                                k.if_(symbol < 16u, [&] {
+                                    k.if_(lane == 0u, [&] { k.store(wg, base + at.lengths + index, symbol); });
+                                    previous = symbol;
+                                    index = index + 1u;
+                                    k.continue_();
+                                });
+                                const auto value = k.let("repeat_value", 0u);
+                                const auto repeat = k.let("repeat", 0u);
+                                k.if_(symbol == 16u, [&] {
+                                    k.if_(index == 0u, [&] { code = codes::bad_code_lengths; }).else_([&] {
+                                        value = previous;
+                                        const auto extra = take("repeat_extra2", 2u);
+                                        repeat = 3u + extra;
+                                    });
+                                }).else_([&] {
+                                    k.if_(symbol == 17u, [&] {
+                                        const auto extra = take("repeat_extra3", 3u);
+                                        repeat = 3u + extra;
+                                    }).else_([&] {
+                                        const auto extra = take("repeat_extra7", 7u);
+                                        repeat = 11u + extra;
+                                    });
+                                });
+                                stop_on_error();
+                                k.if_(repeat > total - index, [&] {
+                                    code = codes::bad_code_lengths;
+                                    k.break_();
+                                });
+                                const auto j = k.let("repeat_j", lane);
+                                k.while_(j < repeat, [&] {
+                                    k.store(wg, base + at.lengths + index + j, value);
+                                    j = j + lanes;
+                                });
+                                previous = value;
+                                index = index + repeat;
+                            });
+                            stop_on_error();
+                        });
+                        which = which + 1u;
+                    });
+                    stop_on_error();
+
+                    // ---- the block's symbols
+                    const auto symbol = k.let("symbol", 0u);
+                    const auto distance_symbol = k.let("distance_symbol", 0u);
+                    k.while_(true, [&] {
+                        decode("lit_decode", symbol, at.literal_counts, at.literal_sorted, at.literal_table, literal_bits);
+                        k.if_(symbol < 256u, [&] {
+                            k.if_(op == cap, [&] {
+                                code = codes::output_overflow;
+                                k.break_();
+                            });
+                            // Every lane writes the same byte (one store, no branch on the lane).
+                            k.store(out, out_base + op, symbol);
+                            op = op + 1u;
+                            k.continue_();
+                        });
+                        k.if_(symbol == vc::deflate_end_of_block, [&] { k.break_(); });
+                        const auto li = k.let("length_code", symbol - 257u);
+                        k.if_(li >= 29u, [&] {
+                            code = codes::invalid_symbol;
+                            k.break_();
+                        });
+                        const auto length_bits = k.let("length_bits", d::select(li < 8u || li == 28u, 0u, (li - 4u) >> 2u));
+                        const auto length_extra = take_held("length_extra", length_bits, true);
+                        const auto length = k.let("match_length",
+                                                  d::select(li < 8u, 3u + li,
+                                                            d::select(li == 28u, 258u, ((4u + (li & 3u)) << length_bits) + 3u)) +
+                                                      length_extra);
+                        decode("dist_decode", distance_symbol, at.distance_counts, at.distance_sorted, at.distance_table(),
+                               distance_bits);
+                        k.if_(distance_symbol >= vc::deflate_max_distance_codes, [&] {
+                            code = codes::invalid_symbol;
+                            k.break_();
+                        });
+                        const auto distance_bits_n = k.let("distance_bits", d::select(distance_symbol < 4u, 0u, (distance_symbol >> 1u) - 1u));
+                        const auto distance_extra = take_held("distance_extra", distance_bits_n, true);
+                        const auto distance = k.let("distance", d::select(distance_symbol < 4u, 1u + distance_symbol,
+                                                                          ((2u + (distance_symbol & 1u)) << distance_bits_n) + 1u) +
+                                                                    distance_extra);
+                        k.if_(distance > op, [&] {
+                            code = codes::distance_too_far;
+                            k.break_();
+                        });
+                        k.if_(length > cap - op, [&] {
+                            code = codes::output_overflow;
+                            k.break_();
+                        });
+                        const auto from = k.let("match_from", op - distance);
+                        if (shared) {
+                            k.if_(from + d::min(distance, length) > fenced, [&] {
+                                k.subgroup_barrier();
+                                fenced = op;
+                            });
+                            k.if_(distance >= length, [&] {
+                                copy("match_j", op, length, [&](const auto& j) { return out[out_base + from + j]; });
+                            }).else_([&] {
+                                copy("repeat_j", op, length, [&](const auto& j) { return out[out_base + from + j % distance]; });
+                            });
+                        } else {
+                            // One lane: front to back, an overlapping match reading what it just wrote.
+                            copy("match_j", op, length, [&](const auto& j) { return out[out_base + from + j]; });
+                        }
+                        op = op + length;
+                    });
+                    stop_on_error();
+                });
+            });
+        });
+    });
+    k.if_(lane == 0u, [&] {
+        k.store(bufs.statuses, block * 2u, code);
+        k.store(bufs.statuses, block * 2u + 1u, op);
+    });
+    return k.program();
+}
+
+} // namespace vyre::ops::compression
