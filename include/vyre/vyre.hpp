@@ -11,6 +11,7 @@
 #include <vyre/compression/pages.hpp>
 #include <vyre/compression/skippable.hpp>
 #include <vyre/compression/zstd.hpp>
+#include <vyre/compression/zstd_entropy.hpp>
 #include <vyre/error.hpp>
 #include <vyre/graph/csr.hpp>
 #include <vyre/graph/finding.hpp>
@@ -58,6 +59,7 @@
 #include <vyre/format/tar.hpp>
 #include <vyre/format/zip.hpp>
 #include <vyre/format/zstd_frame.hpp>
+#include <vyre/format/zstd_sections.hpp>
 #include <vyre/reference/dataflow.hpp>
 #include <vyre/reference/graph.hpp>
 #include <vyre/reference/interpreter.hpp>
@@ -66,6 +68,7 @@
 #include <vyre/reference/lz4_pages.hpp>
 #include <vyre/reference/scan.hpp>
 #include <vyre/reference/zstd.hpp>
+#include <vyre/reference/zstd_frames.hpp>
 
 // ops
 #include <vyre/ops/block_op.hpp>
@@ -79,6 +82,7 @@
 #include <vyre/ops/compression/lz4_pages.hpp>
 #include <vyre/ops/compression/lz4_pages_program.hpp>
 #include <vyre/ops/compression/zstd.hpp>
+#include <vyre/ops/compression/zstd_frames.hpp>
 #include <vyre/ops/dataflow/level.hpp>
 #include <vyre/ops/dataflow/transfer.hpp>
 #include <vyre/ops/graph/bfs.hpp>

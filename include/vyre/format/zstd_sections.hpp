@@ -1,0 +1,418 @@
+// The host's walk over Zstandard compressed blocks (RFC 8878 3.1.1.3): each block's literals
+// section header, Huffman tree description, sequences section header and FSE table
+// descriptions, read into the records and tables compression.zstd.frames decodes from
+// (compression/zstd_entropy.hpp). The walk reads a few hundred bytes per block and decodes no
+// bitstream: the device decodes the literals' Huffman streams and the sequences.
+#pragma once
+
+#include <vyre/compression/zstd.hpp>
+#include <vyre/compression/zstd_entropy.hpp>
+#include <vyre/error.hpp>
+#include <vyre/format/zstd_frame.hpp>
+#include <vyre/util/hex.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace vyre::format {
+
+// The device's work for some frames of one file: records and tables in the layout of
+// compression/zstd_entropy.hpp. Input offsets are offsets in the file; output offsets are the
+// frames' staging offsets (zstd_frame::output_offset) less `output_base`.
+struct zstd_sections {
+    std::vector<std::uint32_t> frames;   // zstd_frame_words per frame
+    std::vector<std::uint32_t> blocks;   // zstd_block_words per block
+    std::vector<std::uint32_t> tables;
+    std::uint64_t literal_bytes = 0;     // scratch the literals need
+    std::uint64_t output_base = 0;
+    std::uint64_t output_bytes = 0;      // end of the last frame's region, less output_base
+    std::uint64_t compressed_blocks = 0;
+    std::uint64_t sequences = 0;
+
+    std::size_t frame_count() const noexcept { return frames.size() / compression::zstd_frame_words; }
+};
+
+namespace detail {
+
+// Reads bits first-to-last from the low bit of each byte (FSE table descriptions); past the end
+// it reads zeros, and `used()` tells how far it went.
+class zstd_forward_bits {
+public:
+    explicit zstd_forward_bits(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
+    std::uint32_t peek(std::uint32_t n) const {
+        std::uint32_t v = 0;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const std::uint64_t bit = at_ + i;
+            const std::uint32_t b = bit / 8 < bytes_.size() ? (bytes_[bit / 8] >> (bit % 8)) & 1u : 0u;
+            v |= b << i;
+        }
+        return v;
+    }
+    void skip(std::uint32_t n) { at_ += n; }
+    std::uint64_t used_bytes() const noexcept { return (at_ + 7) / 8; }
+
+private:
+    std::span<const std::uint8_t> bytes_;
+    std::uint64_t at_ = 0;
+};
+
+// An FSE table description (RFC 8878 4.1.1) at the start of `bytes`: the distribution over
+// symbols 0..max_symbol, its accuracy log (at most max_log) and the bytes it took. Throws
+// format_error at `offset` (the description's file offset) when it is malformed.
+struct zstd_counts {
+    std::vector<std::int16_t> counts;
+    std::uint32_t log = 0;
+    std::uint64_t bytes = 0;
+};
+
+inline zstd_counts zstd_read_counts(std::span<const std::uint8_t> bytes, std::uint32_t max_symbol, std::uint32_t max_log,
+                                    std::uint64_t offset, const char* what) {
+    const auto fail = [&](const std::string& why) {
+        throw format_error(std::string("zstd: ") + what + " table description: " + why, offset);
+    };
+    zstd_forward_bits in(bytes);
+    zstd_counts out;
+    out.log = in.peek(4) + 5;
+    in.skip(4);
+    if (out.log > max_log) fail("accuracy log " + std::to_string(out.log) + " above " + std::to_string(max_log));
+    std::int32_t remaining = (1 << out.log) + 1;
+    std::int32_t threshold = 1 << out.log;
+    std::uint32_t bits = out.log + 1;
+    bool previous_zero = false;
+    while (remaining > 1) {
+        if (previous_zero) {
+            std::uint32_t zeros = 0;
+            while (in.peek(2) == 3) {
+                zeros += 3;
+                in.skip(2);
+                if (out.counts.size() + zeros > max_symbol + 1u) fail("zero run past symbol " + std::to_string(max_symbol));
+            }
+            zeros += in.peek(2);
+            in.skip(2);
+            if (out.counts.size() + zeros > max_symbol + 1u) fail("zero run past symbol " + std::to_string(max_symbol));
+            out.counts.insert(out.counts.end(), zeros, 0);
+        }
+        if (out.counts.size() > max_symbol) fail("probabilities past symbol " + std::to_string(max_symbol));
+        const std::int32_t max = (2 * threshold - 1) - remaining;
+        const auto v = static_cast<std::int32_t>(in.peek(bits));
+        std::int32_t count;
+        if ((v & (threshold - 1)) < max) {
+            count = v & (threshold - 1);
+            in.skip(bits - 1);
+        } else {
+            count = v & (2 * threshold - 1);
+            if (count >= threshold) count -= max;
+            in.skip(bits);
+        }
+        --count;
+        remaining -= count < 0 ? -count : count;
+        out.counts.push_back(static_cast<std::int16_t>(count));
+        previous_zero = count == 0;
+        if (remaining <= 1) break;
+        while (remaining < threshold) {
+            --bits;
+            threshold >>= 1;
+        }
+    }
+    if (remaining != 1) fail("probabilities do not sum to " + std::to_string(1u << out.log));
+    out.bytes = in.used_bytes();
+    if (out.bytes > bytes.size()) fail("needs " + std::to_string(out.bytes) + " bytes, " + std::to_string(bytes.size()) + " remain");
+    return out;
+}
+
+// The weights of a Huffman tree description compressed with FSE (RFC 8878 4.2.1.2): two states
+// interleaved over a backward bitstream, until a state update reads past its start.
+inline std::vector<std::uint8_t> zstd_fse_weights(std::span<const std::uint8_t> stream, std::span<const compression::zstd_fse_entry> table,
+                                                  std::uint32_t log, std::uint64_t offset) {
+    const auto fail = [&](const std::string& why) { throw format_error("zstd: Huffman weights: " + why, offset); };
+    if (stream.empty() || stream.back() == 0) fail("the bitstream has no end marker");
+    std::int64_t left = static_cast<std::int64_t>(stream.size()) * 8 - std::countl_zero(stream.back()) - 1;
+    // Bits [left - n, left) of the little-endian number the stream is, zeros below bit 0.
+    const auto read = [&](std::uint32_t n) {
+        std::uint32_t v = 0;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const std::int64_t bit = left - n + i;
+            const std::uint32_t b = bit >= 0 ? (stream[static_cast<std::size_t>(bit / 8)] >> (bit % 8)) & 1u : 0u;
+            v |= b << i;
+        }
+        left -= n;
+        return v;
+    };
+    std::array<std::uint32_t, 2> state{read(log), read(log)};
+    if (left < 0) fail("the bitstream is shorter than its two states");
+    std::vector<std::uint8_t> weights;
+    for (std::uint32_t which = 0;; which ^= 1u) {
+        const auto& e = table[state[which]];
+        weights.push_back(static_cast<std::uint8_t>(e.symbol));
+        state[which] = e.baseline + read(e.bits);
+        if (left < 0) {
+            weights.push_back(static_cast<std::uint8_t>(table[state[which ^ 1u]].symbol));
+            break;
+        }
+        if (weights.size() > 255) fail("more than 255 weights");
+    }
+    if (weights.size() > 255) fail("more than 255 weights");
+    return weights;
+}
+
+// A Huffman tree description at the start of `bytes` (RFC 8878 4.2.1): the table and the bytes
+// the description took.
+inline std::pair<compression::zstd_huffman_code, std::uint64_t> zstd_read_huffman(std::span<const std::uint8_t> bytes,
+                                                                                   std::uint64_t offset) {
+    const auto fail = [&](const std::string& why) { throw format_error("zstd: Huffman tree description: " + why, offset); };
+    if (bytes.empty()) fail("missing");
+    const std::uint32_t header = bytes[0];
+    std::vector<std::uint8_t> weights;
+    std::uint64_t size = 0;
+    if (header < 128) {
+        size = 1 + header;
+        if (size > bytes.size()) fail("needs " + std::to_string(size) + " bytes, " + std::to_string(bytes.size()) + " remain");
+        const auto body = bytes.subspan(1, header);
+        const zstd_counts c = zstd_read_counts(body, compression::zstd_huffman_max_bits, compression::zstd_huffman_weight_max_log,
+                                               offset + 1, "Huffman weights");
+        const auto table = compression::zstd_fse_table(c.counts, c.log);
+        if (table.empty()) fail("the weights' distribution builds no table");
+        weights = zstd_fse_weights(body.subspan(c.bytes), table, c.log, offset + 1 + c.bytes);
+    } else {
+        const std::uint32_t n = header - 127;
+        size = 1 + (n + 1) / 2;
+        if (size > bytes.size()) fail("needs " + std::to_string(size) + " bytes, " + std::to_string(bytes.size()) + " remain");
+        for (std::uint32_t i = 0; i < n; ++i) weights.push_back(i % 2 == 0 ? bytes[1 + i / 2] >> 4 : bytes[1 + i / 2] & 15u);
+    }
+    auto t = compression::zstd_huffman_from_weights(weights);
+    if (!t) fail("the weights describe no prefix code of at most " + std::to_string(compression::zstd_huffman_max_bits) + " bits");
+    return {std::move(*t), size};
+}
+
+inline std::uint32_t zstd_u32(std::uint64_t v, const char* what) {
+    if (v > std::numeric_limits<std::uint32_t>::max())
+        throw resource_error(std::string("compression.zstd.frames: ") + what + " (" + std::to_string(v) + ") does not fit 32 bits");
+    return static_cast<std::uint32_t>(v);
+}
+
+// What carries from one block of a frame to the next: the last Huffman table and the last
+// table of each sequence code (word offsets; none at a frame's start).
+struct zstd_carried {
+    std::optional<std::uint32_t> huffman, literal_length, offset, match_length;
+};
+
+struct zstd_defaults {
+    std::uint32_t literal_length, offset, match_length;
+};
+
+inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_frame& f, const zstd_block& b, zstd_sections& s,
+                                 zstd_carried& carried, const zstd_defaults& defaults, std::uint32_t* rec) {
+    namespace c = compression;
+    namespace field = c::zstd_block_field;
+    const std::uint64_t begin = b.content_offset(), end = b.end_offset();
+    const auto bytes_at = [&](std::uint64_t at) { return data.subspan(at, end - at); };
+    const auto fail = [&](const std::string& why, std::uint64_t at) { throw format_error("zstd: compressed block: " + why, at); };
+    const auto need = [&](std::uint64_t at, std::uint64_t count, const char* what) {
+        if (at > end || count > end - at)
+            fail(std::string("truncated ") + what + ": needs " + std::to_string(count) + " bytes, " +
+                     std::to_string(at <= end ? end - at : 0) + " remain in the block",
+                 at);
+    };
+    // ---- literals section header (RFC 8878 3.1.1.3.1)
+    need(begin, 1, "literals section header");
+    const std::uint32_t b0 = data[begin];
+    const std::uint32_t type = b0 & 3u, format = (b0 >> 2) & 3u;
+    std::uint32_t header = 0, regenerated = 0, compressed = 0;
+    bool four = false;
+    if (type < 2) {
+        header = format == 1 ? 2 : format == 3 ? 3 : 1;
+        need(begin, header, "literals section header");
+        const auto v = static_cast<std::uint32_t>(util::read_le(data, begin, header));
+        regenerated = header == 1 ? v >> 3 : v >> 4;
+    } else {
+        header = format < 2 ? 3 : format == 2 ? 4 : 5;
+        four = format != 0;
+        need(begin, header, "literals section header");
+        const std::uint64_t v = util::read_le(data, begin, header);
+        const std::uint32_t size_bits = format < 2 ? 10 : format == 2 ? 14 : 18;
+        regenerated = static_cast<std::uint32_t>((v >> 4) & ((1u << size_bits) - 1u));
+        compressed = static_cast<std::uint32_t>((v >> (4 + size_bits)) & ((1u << size_bits) - 1u));
+    }
+    if (regenerated > f.block_maximum_size)
+        fail(std::to_string(regenerated) + " literals, above the block maximum " + std::to_string(f.block_maximum_size), begin);
+    const std::uint64_t literals = begin + header;
+    std::uint64_t sequences = 0;
+    rec[field::size] = regenerated;
+    rec[field::source] = zstd_u32(literals, "a literals offset");
+    rec[field::literals_at] = zstd_u32(s.literal_bytes, "the literals scratch");
+    s.literal_bytes += regenerated;
+    std::uint32_t kind = 2;
+    if (type == 0) {
+        need(literals, regenerated, "raw literals");
+        sequences = literals + regenerated;
+        kind |= c::zstd_literals_raw << 2;
+    } else if (type == 1) {
+        need(literals, 1, "RLE literal");
+        sequences = literals + 1;
+        kind |= c::zstd_literals_rle << 2;
+    } else {
+        need(literals, compressed, "compressed literals");
+        sequences = literals + compressed;
+        std::uint64_t streams = literals;
+        if (type == 2) {
+            auto [table, used] = zstd_read_huffman(data.subspan(literals, compressed), literals);
+            carried.huffman = c::zstd_append_table(s.tables, table);
+            streams += used;
+        } else if (!carried.huffman) {
+            fail("treeless literals with no earlier Huffman table in the frame", begin);
+        }
+        rec[field::huffman_table] = *carried.huffman;
+        const std::uint64_t stream_bytes = sequences - streams;
+        kind |= c::zstd_literals_huffman << 2;
+        if (four) {
+            kind |= c::zstd_four_streams;
+            if (regenerated < 6) fail(std::to_string(regenerated) + " literals in four streams (at least 6)", begin);
+            if (stream_bytes < 10) fail("four Huffman streams in " + std::to_string(stream_bytes) + " bytes (at least 10)", streams);
+            std::uint64_t total = 6;
+            for (std::uint32_t i = 0; i < 3; ++i) {
+                const auto n = static_cast<std::uint32_t>(util::read_le(data, streams + 2 * i, 2));
+                rec[field::stream_sizes + i] = n;
+                total += n;
+            }
+            if (total >= stream_bytes)
+                fail("the jump table's streams (" + std::to_string(total - 6) + " bytes) leave nothing of " +
+                         std::to_string(stream_bytes - 6) + " for the fourth",
+                     streams);
+            rec[field::stream_sizes + 3] = static_cast<std::uint32_t>(stream_bytes - total);
+            streams += 6;
+        } else {
+            if (stream_bytes == 0) fail("an empty Huffman stream", streams);
+            rec[field::stream_sizes] = static_cast<std::uint32_t>(stream_bytes);
+        }
+        rec[field::source] = zstd_u32(streams, "a literals offset");
+    }
+    rec[field::kind] = kind;
+
+    // ---- sequences section header (RFC 8878 3.1.1.3.2.1)
+    need(sequences, 1, "sequences section header");
+    std::uint32_t count = data[sequences];
+    std::uint64_t at = sequences + 1;
+    if (count >= 128) {
+        if (count == 255) {
+            need(at, 2, "number of sequences");
+            count = static_cast<std::uint32_t>(util::read_le(data, at, 2)) + 0x7F00u;
+            at += 2;
+        } else {
+            need(at, 1, "number of sequences");
+            count = ((count - 128) << 8) + data[at];
+            at += 1;
+        }
+    }
+    rec[field::sequences] = count;
+    rec[field::maximum] = f.block_maximum_size;
+    if (count == 0) {
+        if (at != end) fail("no sequences, yet " + std::to_string(end - at) + " bytes follow the sequences header", at);
+        return;
+    }
+    need(at, 1, "symbol compression modes");
+    const std::uint32_t modes = data[at++];
+    if (modes & 3u) fail("symbol compression modes " + util::hex(static_cast<std::uint8_t>(modes)) + " set the reserved bits", at - 1);
+    struct code_kind {
+        const char* name;
+        std::uint32_t mode, max_symbol, max_log, defaults;
+        std::optional<std::uint32_t>& carried;
+        std::uint32_t slot;
+    };
+    std::array<code_kind, 3> kinds{{
+        {"literal lengths", modes >> 6, c::zstd_literal_length_codes - 1, c::zstd_literal_length_max_log, defaults.literal_length,
+         carried.literal_length, field::literal_length_table},
+        {"offsets", (modes >> 4) & 3u, c::zstd_offset_codes - 1, c::zstd_offset_max_log, defaults.offset, carried.offset,
+         field::offset_table},
+        {"match lengths", (modes >> 2) & 3u, c::zstd_match_length_codes - 1, c::zstd_match_length_max_log, defaults.match_length,
+         carried.match_length, field::match_length_table},
+    }};
+    for (auto& k : kinds) {
+        switch (k.mode) {
+        case 0: k.carried = k.defaults; break;
+        case 1: {
+            need(at, 1, "RLE symbol");
+            const std::uint32_t symbol = data[at];
+            if (symbol > k.max_symbol)
+                fail(std::string("RLE ") + k.name + " symbol " + std::to_string(symbol) + " above " + std::to_string(k.max_symbol), at);
+            k.carried = c::zstd_append_table(s.tables, c::zstd_fse_rle_table(static_cast<std::uint16_t>(symbol)));
+            at += 1;
+            break;
+        }
+        case 2: {
+            const zstd_counts counts = zstd_read_counts(bytes_at(at), k.max_symbol, k.max_log, at, k.name);
+            const auto table = c::zstd_fse_table(counts.counts, counts.log);
+            if (table.empty()) fail(std::string("the ") + k.name + " distribution builds no table", at);
+            k.carried = c::zstd_append_table(s.tables, table);
+            at += counts.bytes;
+            break;
+        }
+        default:
+            if (!k.carried) fail(std::string("repeated ") + k.name + " table with no earlier table in the frame", at);
+        }
+        rec[k.slot] = *k.carried;
+    }
+    if (at >= end) fail(std::to_string(count) + " sequences with no bitstream", at);
+    rec[field::sequences_at] = zstd_u32(at, "a sequences offset");
+    rec[field::sequences_size] = static_cast<std::uint32_t>(end - at);
+    s.sequences += count;
+}
+
+} // namespace detail
+
+// Lays out frames `which` of a parsed file (zstd_file, from parse_zstd over `data`) for
+// compression.zstd.frames: every block's record, every table, the scratch the literals need.
+// Output offsets are the frames' staging offsets less the first listed frame's. Throws
+// format_error naming the byte offset where a block's sections are malformed (the bitstreams
+// themselves are the device's to check), resource_error where an offset or size outgrows the
+// program's 32-bit words.
+inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, const zstd_file& file, std::span<const std::size_t> which) {
+    namespace c = compression;
+    zstd_sections s;
+    if (which.empty()) return s;
+    detail::zstd_u32(data.size(), "the input size");
+    s.output_base = file.frames[which.front()].output_offset;
+    c::zstd_append_values(s.tables);
+    const detail::zstd_defaults defaults{
+        c::zstd_append_table(s.tables, c::zstd_fse_table(c::zstd_literal_length_default, c::zstd_literal_length_default_log)),
+        c::zstd_append_table(s.tables, c::zstd_fse_table(c::zstd_offset_default, c::zstd_offset_default_log)),
+        c::zstd_append_table(s.tables, c::zstd_fse_table(c::zstd_match_length_default, c::zstd_match_length_default_log))};
+    for (const std::size_t i : which) {
+        const zstd_frame& f = file.frames.at(i);
+        if (f.dictionary_id != 0)
+            throw format_error("zstd: the frame needs dictionary " + std::to_string(f.dictionary_id) + ", and none is supported", f.offset);
+        if (f.output_offset < s.output_base) throw resource_error("plan_zstd_sections: frames must be listed in staging order");
+        const std::uint64_t out = f.output_offset - s.output_base;
+        s.frames.push_back(detail::zstd_u32(s.blocks.size() / c::zstd_block_words, "the block count"));
+        s.frames.push_back(static_cast<std::uint32_t>(f.blocks.size()));
+        s.frames.push_back(detail::zstd_u32(out, "a frame's output offset"));
+        s.frames.push_back(detail::zstd_u32(f.output_capacity, "a frame's output capacity"));
+        s.output_bytes = std::max(s.output_bytes, out + f.output_capacity);
+        detail::zstd_u32(s.output_bytes, "the output size");
+        detail::zstd_carried carried;
+        for (const zstd_block& b : f.blocks) {
+            const std::size_t at = s.blocks.size();
+            s.blocks.resize(at + c::zstd_block_words, 0u);
+            std::uint32_t* rec = s.blocks.data() + at;
+            if (b.type == zstd_block_type::compressed) {
+                detail::zstd_plan_compressed(data, f, b, s, carried, defaults, rec);
+                ++s.compressed_blocks;
+            } else {
+                rec[c::zstd_block_field::kind] = b.type == zstd_block_type::raw ? 0u : 1u;
+                rec[c::zstd_block_field::size] = b.block_size;
+                rec[c::zstd_block_field::source] = static_cast<std::uint32_t>(b.content_offset());
+                rec[c::zstd_block_field::maximum] = f.block_maximum_size;
+            }
+        }
+    }
+    detail::zstd_u32(s.literal_bytes, "the literals scratch");
+    detail::zstd_u32(s.tables.size(), "the table words");
+    return s;
+}
+
+} // namespace vyre::format

@@ -1,0 +1,554 @@
+// compression.zstd.frames: whole Zstandard frames regenerated on the device, compressed blocks
+// included (Huffman literals, FSE sequences, repeat offsets, matches into earlier blocks). The
+// host lays each frame's blocks and tables out first (format/zstd_sections.hpp, in the layout of
+// compression/zstd_entropy.hpp); one subgroup then decodes one frame, block after block. Two
+// shapes with identical results: one invocation per frame (reference variant) and one subgroup
+// of 32 per frame (fast variant). CPU oracle: reference/zstd_frames.hpp.
+#pragma once
+
+#include <vyre/compression/zstd.hpp>
+#include <vyre/compression/zstd_entropy.hpp>
+#include <vyre/dsl.hpp>
+#include <vyre/error.hpp>
+#include <vyre/format/zstd_sections.hpp>
+#include <vyre/ops/block_op.hpp>
+#include <vyre/ops/block_program.hpp>
+#include <vyre/ops/op.hpp>
+#include <vyre/runtime/buffer.hpp>
+#include <vyre/runtime/dispatch.hpp>
+#include <vyre/runtime/parameters.hpp>
+#include <vyre/runtime/subgroups.hpp>
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace vyre::ops::compression {
+
+inline constexpr const char* zstd_frames_id = "compression.zstd.frames";
+inline constexpr const char* zstd_frames_fast_id = "compression.zstd.frames.fast";
+
+namespace zstd_frames_binding {
+enum : std::uint32_t { input = 0, frames = 1, blocks = 2, tables = 3, literals = 4, output = 5, statuses = 6, params = 7 };
+}
+// params: [frames, input bytes, output bytes, literals bytes, block words, table words]
+inline constexpr std::uint32_t zstd_frames_param_words = 6;
+
+inline constexpr std::uint32_t zstd_frames_fast_lanes = 32;
+// Frames per workgroup of the fast shape where subgroups are NVIDIA warps (one elsewhere).
+inline constexpr std::uint32_t zstd_frames_per_workgroup = 4;
+// The reference shape: invocations share nothing, so a workgroup holds several frames (each
+// with its own Huffman table in workgroup memory: 8 KiB a frame).
+inline constexpr std::uint32_t zstd_frames_reference_workgroup = 4;
+
+// The program. Both shapes leave the statuses reference::zstd_decode_frames leaves and, for
+// frames that decode, the same bytes, for records as format::plan_zstd_sections makes them;
+// whatever the records say, nothing outside the frames' regions and the literals' scratch is
+// written. How a frame is decoded:
+//   - a raw or RLE block is copied or filled by the lanes together;
+//   - a compressed block's Huffman code is expanded into a table of workgroup memory; lane s
+//     decodes Huffman stream s (of 1 or 4) into the literals' scratch (with one lane, the
+//     streams one after another); raw and RLE literals are copied there too;
+//   - the sequences are decoded by every lane alike (the same bits, the same states: uniform
+//     control flow), and the lanes split each sequence's literal copy and match copy, as
+//     compression.deflate does (a match reading bytes written since the last barrier waits at
+//     one).
+// The bit reader keeps up to 64 bits of a backward bitstream; reads past the stream's first byte
+// give zeros and are counted, so that a stream consumed inexactly is caught at its end.
+inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames_per_workgroup) {
+    namespace d = vyre::dsl;
+    namespace c = vyre::compression;
+    namespace field = c::zstd_block_field;
+    namespace why = c::zstd_frame_reason;
+    if (!std::has_single_bit(lanes) || lanes > 32 || frames_per_workgroup == 0 || lanes * frames_per_workgroup > 1024)
+        throw resource_error("zstd_frames_program: " + std::to_string(frames_per_workgroup) + " frames per workgroup of " +
+                             std::to_string(lanes) + " lanes (a power of two up to 32; at most 1024 invocations)");
+    const bool shared = lanes > 1;
+    const std::uint32_t table_words = 1u << c::zstd_huffman_max_bits;
+    d::kernel k(entry_name(shared ? zstd_frames_fast_id : zstd_frames_id), {lanes * frames_per_workgroup, 1, 1});
+    if (shared) k.use_subgroups(lanes);
+    namespace b = zstd_frames_binding;
+    const auto in = k.input<d::bytes>("input", b::input);
+    const auto frames = k.input<d::u32>("frames", b::frames);
+    const auto blocks = k.input<d::u32>("blocks", b::blocks);
+    const auto tables = k.input<d::u32>("tables", b::tables);
+    const auto lit = k.output<d::bytes>("literals", b::literals);
+    const auto out = k.output<d::bytes>("output", b::output);
+    const auto statuses = k.output<d::u32>("statuses", b::statuses);
+    const auto params = k.uniform<d::u32>("params", b::params);
+    const d::workgroup_buffer<d::u32> huff = k.workgroup<d::u32>("huffman", table_words * frames_per_workgroup);
+
+    const auto lane = shared ? k.let("lane", d::subgroup_local_id()) : k.let("lane", 0u);
+    const auto slot = shared ? k.let("slot", d::subgroup_id()) : k.let("slot", d::local_id());
+    const auto frame = k.let("frame", d::workgroup_id() * frames_per_workgroup + slot);
+    k.if_(frame >= params[0u], [&] { k.return_(); });
+    const auto base = k.let("table_base", slot * table_words);
+    const auto in_bytes = k.let("input_bytes", params[1u]);
+    const auto out_bytes = k.let("output_bytes", params[2u]);
+    const auto lit_bytes = k.let("literal_bytes", params[3u]);
+    const auto block_words = k.let("block_words", params[4u]);
+    const auto tw = k.let("table_words", params[5u]);
+    const auto sync = [&] {
+        if (shared) k.subgroup_barrier();
+    };
+    // at + n <= size without overflow
+    const auto within = [](const auto& at, const auto& n, const auto& size) { return at <= size && n <= size - at; };
+
+    const auto first = k.let("first_block", frames[frame * 4u]);
+    const auto nblocks = k.let("block_count", frames[frame * 4u + 1u]);
+    const auto out_base = k.let("out_base", frames[frame * 4u + 2u]);
+    const auto cap = k.let("capacity", frames[frame * 4u + 3u]);
+    const auto reason = k.let("reason", why::none);
+    const auto op = k.let("op", 0u); // bytes of the frame written; op <= cap
+    const auto bi = k.let("block", 0u);
+    const auto rep1 = k.let("rep1", 1u);
+    const auto rep2 = k.let("rep2", 4u);
+    const auto rep3 = k.let("rep3", 8u);
+    const auto fenced = k.let("fenced", 0u); // output written before the last barrier
+    const auto expanded = k.let("expanded", 0xFFFFFFFFu); // the Huffman table in workgroup memory
+
+    // ---- a backward bit reader over input [start, start + size)
+    struct reader {
+        d::variable<d::u64> acc;
+        d::variable<d::u32> nacc, pos, start, virt;
+    };
+    const auto make_reader = [&](const std::string& p) {
+        return reader{k.let(p + "_acc", d::lit<d::u64>(0)), k.let(p + "_nacc", 0u), k.let(p + "_pos", 0u), k.let(p + "_start", 0u),
+                      k.let(p + "_virt", 0u)};
+    };
+    // Holds at least 33 bits afterwards (zeros past the stream's start, counted in virt).
+    const auto refill = [&](const reader& r) {
+        k.if_(r.nacc <= 32u, [&] {
+            k.if_(r.pos >= 4u, [&] {
+                const auto at = r.start + r.pos - 4u;
+                r.acc = (r.acc << d::lit<d::u64>(32)) |
+                        d::cast<d::u64>(in[at] | (in[at + 1u] << 8u) | (in[at + 2u] << 16u) | (in[at + 3u] << 24u));
+                r.pos = r.pos - 4u;
+                r.nacc = r.nacc + 32u;
+            }).else_([&] {
+                k.while_(r.pos > 0u, [&] {
+                    r.acc = (r.acc << d::lit<d::u64>(8)) | d::cast<d::u64>(in[r.start + r.pos - 1u]);
+                    r.pos = r.pos - 1u;
+                    r.nacc = r.nacc + 8u;
+                });
+                k.if_(r.nacc <= 32u, [&] {
+                    r.acc = r.acc << d::lit<d::u64>(32);
+                    r.nacc = r.nacc + 32u;
+                    r.virt = r.virt + 32u;
+                });
+            });
+        });
+    };
+    // Starts at the stream's end; false when it has no end marker.
+    const auto start_reader = [&](const reader& r, const auto& at, const auto& size, const std::string& p) {
+        const auto ok = k.let(p + "_marked", false);
+        r.start = at;
+        r.acc = d::lit<d::u64>(0);
+        r.nacc = 0u;
+        r.pos = 0u;
+        r.virt = 0u;
+        k.if_(size != 0u, [&] {
+            const auto last = k.let(p + "_last", in[at + size - 1u]);
+            k.if_(last != 0u, [&] {
+                ok = true;
+                r.acc = d::cast<d::u64>(last);
+                r.nacc = 31u - d::clz(last); // the bits below the marker
+                r.pos = size - 1u;
+            });
+        });
+        return ok;
+    };
+    const auto peek = [&](const reader& r, const auto& n) {
+        return d::cast<d::u32>((r.acc >> d::cast<d::u64>(r.nacc - n)) & ((d::lit<d::u64>(1) << d::cast<d::u64>(n)) - d::lit<d::u64>(1)));
+    };
+    const auto read = [&](const reader& r, const std::string& name, const auto& n) {
+        const auto v = k.let(name, peek(r, n));
+        r.nacc = r.nacc - n;
+        return v;
+    };
+    const auto exhausted = [&](const reader& r) { return r.pos == 0u && r.nacc == r.virt; };
+
+    // out[out_base + op + j] = source(j) for j < count, lanes taking j = lane, lane + lanes, ...
+    const auto copy_out = [&](const std::string& name, const auto& count, const auto& source) {
+        const auto j = k.let(name, lane);
+        k.while_(j < count, [&] {
+            k.store(out, out_base + op + j, source(j));
+            j = j + lanes;
+        });
+    };
+
+    k.if_(!within(first * c::zstd_block_words, nblocks * c::zstd_block_words, block_words) || first > 0x0FFFFFFFu ||
+              nblocks > 0x0FFFFFFFu || !within(out_base, cap, out_bytes),
+          [&] { reason = why::bad_record; });
+    const auto seq = make_reader("seq");
+    const auto hs = make_reader("huf");
+    k.while_(reason == why::none && bi < nblocks, [&] {
+        const auto rec = k.let("rec", (first + bi) * c::zstd_block_words);
+        const auto kind = k.let("kind", blocks[rec + field::kind]);
+        const auto type = k.let("type", kind & 3u);
+        const auto size = k.let("size", blocks[rec + field::size]);
+        const auto src = k.let("src", blocks[rec + field::source]);
+        k.if_(type < 2u, [&] {
+            k.if_(!within(src, d::select(type == 0u, size, 1u), in_bytes), [&] {
+                reason = why::bad_record;
+                k.break_();
+            });
+            k.if_(size > cap - op, [&] {
+                reason = why::capacity;
+                k.break_();
+            });
+            copy_out("plain_j", size, [&](const auto& j) { return in[src + d::select(type == 0u, j, 0u)]; });
+            op = op + size;
+            bi = bi + 1u;
+            k.continue_();
+        });
+        const auto lit_type = k.let("literals_type", (kind >> 2u) & 3u);
+        const auto lit_at = k.let("literals_at", blocks[rec + field::literals_at]);
+        const auto maximum = k.let("maximum", blocks[rec + field::maximum]);
+        k.if_(type != 2u || lit_type > 2u || !within(lit_at, size, lit_bytes), [&] {
+            reason = why::bad_record;
+            k.break_();
+        });
+        k.if_(size > maximum, [&] {
+            reason = why::block_maximum;
+            k.break_();
+        });
+        // ---- literals into scratch
+        k.if_(lit_type < 2u, [&] {
+            k.if_(!within(src, d::select(lit_type == 0u, size, 1u), in_bytes), [&] {
+                reason = why::bad_record;
+                k.break_();
+            });
+            const auto j = k.let("raw_j", lane);
+            k.while_(j < size, [&] {
+                k.store(lit, lit_at + j, in[src + d::select(lit_type == 0u, j, 0u)]);
+                j = j + lanes;
+            });
+        }).else_([&] {
+            const auto table = k.let("huffman_table", blocks[rec + field::huffman_table]);
+            k.if_(table >= tw, [&] {
+                reason = why::bad_record;
+                k.break_();
+            });
+            const auto header = k.let("huffman_header", tables[table]);
+            const auto bits = k.let("huffman_bits", header & 0xFFu);
+            const auto nsym = k.let("huffman_symbols", header >> 8u);
+            k.if_(bits == 0u || bits > c::zstd_huffman_max_bits || nsym > 256u || !within(table + 1u, nsym, tw), [&] {
+                reason = why::bad_record;
+                k.break_();
+            });
+            k.if_(table != expanded, [&] {
+                sync(); // every lane is done with the previous table
+                const auto j = k.let("clear_j", lane);
+                k.while_(j < (d::lit(1u) << bits), [&] {
+                    k.store(huff, base + j, 0u);
+                    j = j + lanes;
+                });
+                sync();
+                const auto s = k.let("fill_s", lane);
+                k.while_(s < nsym, [&] {
+                    const auto e = k.let("fill_e", tables[table + 1u + s]);
+                    const auto n = k.let("fill_n", (e >> 8u) & 15u);
+                    k.if_(n != 0u && n <= bits, [&] {
+                        const auto f = k.let("fill_f", e >> 12u);
+                        const auto end = k.let("fill_end", d::min(f + (d::lit(1u) << (bits - n)), d::lit(1u) << bits));
+                        k.while_(f < end, [&] {
+                            k.store(huff, base + f, e & 0xFFFu);
+                            f = f + 1u;
+                        });
+                    });
+                    s = s + lanes;
+                });
+                sync();
+                expanded = table;
+            });
+            const auto four = k.let("four_streams", (kind & c::zstd_four_streams) != 0u);
+            const auto streams = k.let("streams", d::select(four, 4u, 1u));
+            const auto segment = k.let("segment", d::select(four, (size + 3u) >> 2u, size));
+            k.if_(segment * (streams - 1u) > size, [&] {
+                reason = why::literals_stream;
+                k.break_();
+            });
+            const auto size0 = k.let("stream_size0", blocks[rec + field::stream_sizes]);
+            const auto size1 = k.let("stream_size1", blocks[rec + field::stream_sizes + 1u]);
+            const auto size2 = k.let("stream_size2", blocks[rec + field::stream_sizes + 2u]);
+            const auto size3 = k.let("stream_size3", blocks[rec + field::stream_sizes + 3u]);
+            const auto bad_range = k.let("bad_range", false);
+            const auto bad_stream = k.let("bad_stream", false);
+            const auto s = k.let("stream", lane);
+            k.while_(s < streams, [&] {
+                // 64-bit sums: the sizes are untrusted
+                const auto at64 = k.let("stream_at", d::cast<d::u64>(src) + d::cast<d::u64>(d::select(s > 0u, size0, 0u)) +
+                                                         d::cast<d::u64>(d::select(s > 1u, size1, 0u)) +
+                                                         d::cast<d::u64>(d::select(s > 2u, size2, 0u)));
+                const auto n = k.let("stream_bytes", d::select(s == 0u, size0, d::select(s == 1u, size1, d::select(s == 2u, size2, size3))));
+                const auto symbols = k.let("stream_symbols", d::select(s + 1u < streams, segment, size - segment * (streams - 1u)));
+                k.if_(at64 + d::cast<d::u64>(n) > d::cast<d::u64>(in_bytes), [&] { bad_range = true; }).else_([&] {
+                    const auto marked = start_reader(hs, d::cast<d::u32>(at64), n, "huf");
+                    const auto to = k.let("stream_to", lit_at + s * segment);
+                    const auto i = k.let("symbol_i", 0u);
+                    const auto mask = k.let("huffman_mask", (d::lit(1u) << bits) - 1u);
+                    k.while_(i < symbols, [&] {
+                        refill(hs);
+                        const auto e = k.let("huffman_entry", huff[base + (peek(hs, bits) & mask)]);
+                        hs.nacc = hs.nacc - (e >> 8u);
+                        k.store(lit, to + i, e & 0xFFu);
+                        i = i + 1u;
+                    });
+                    k.if_(!marked || !exhausted(hs), [&] { bad_stream = true; });
+                });
+                s = s + lanes;
+            });
+            // The lanes' verdicts, the same in every lane (a variable assigned in divergent flow
+            // stays divergent, so the branches test fresh ones).
+            const auto any_range = shared ? k.let("any_bad_range", d::subgroup_any(bad_range)) : bad_range;
+            const auto any_stream = shared ? k.let("any_bad_stream", d::subgroup_any(bad_stream)) : bad_stream;
+            k.if_(any_range, [&] {
+                reason = why::bad_record;
+                k.break_();
+            });
+            k.if_(any_stream, [&] {
+                reason = why::literals_stream;
+                k.break_();
+            });
+        });
+        k.if_(reason != why::none, [&] { k.break_(); });
+        sync(); // the literals are in scratch for every lane
+
+        // ---- sequences
+        const auto nseq = k.let("sequences", blocks[rec + field::sequences]);
+        const auto block_start = k.let("block_start", op);
+        const auto lit_pos = k.let("lit_pos", 0u);
+        k.if_(nseq != 0u, [&] {
+            const auto llt = k.let("ll_table", blocks[rec + field::literal_length_table]);
+            const auto oft = k.let("of_table", blocks[rec + field::offset_table]);
+            const auto mlt = k.let("ml_table", blocks[rec + field::match_length_table]);
+            const auto seq_at = k.let("seq_at", blocks[rec + field::sequences_at]);
+            const auto seq_size = k.let("seq_size", blocks[rec + field::sequences_size]);
+            const auto table_ok = [&](const auto& t) {
+                return t < tw && tables[t] <= c::zstd_literal_length_max_log && within(t + 1u, d::lit(1u) << tables[t], tw);
+            };
+            k.if_(tw < c::zstd_match_values_at + 64u || !table_ok(llt) || !table_ok(oft) || !table_ok(mlt) || !within(seq_at, seq_size, in_bytes), [&] {
+                reason = why::bad_record;
+                k.break_();
+            });
+            const auto marked = start_reader(seq, seq_at, seq_size, "seq");
+            k.if_(!marked, [&] {
+                reason = why::sequences_stream;
+                k.break_();
+            });
+            const auto ll_log = k.let("ll_log", tables[llt]);
+            const auto of_log = k.let("of_log", tables[oft]);
+            const auto ml_log = k.let("ml_log", tables[mlt]);
+            refill(seq);
+            const auto ls = read(seq, "ll_state", ll_log);
+            const auto os = read(seq, "of_state", of_log);
+            const auto ms = read(seq, "ml_state", ml_log);
+            const auto i = k.let("seq_i", 0u);
+            k.while_(i < nseq, [&] {
+                const auto le = k.let("ll_entry", tables[llt + 1u + ls]);
+                const auto oe = k.let("of_entry", tables[oft + 1u + os]);
+                const auto me = k.let("ml_entry", tables[mlt + 1u + ms]);
+                const auto lv = k.let("ll_value", tables[(le >> 4u) & 63u]);
+                const auto mv = k.let("ml_value", tables[c::zstd_match_values_at + ((me >> 4u) & 63u)]);
+                const auto of_code = k.let("of_code", (oe >> 4u) & 31u);
+                refill(seq);
+                const auto of_extra = read(seq, "of_extra", of_code);
+                const auto ofv = k.let("of_value", (d::lit(1u) << of_code) + of_extra);
+                refill(seq);
+                const auto ml_extra = read(seq, "ml_extra", (mv >> 24u) & 31u);
+                const auto ml = k.let("match_length", (mv & 0xFFFFFFu) + ml_extra);
+                refill(seq);
+                const auto ll_extra = read(seq, "ll_extra", (lv >> 24u) & 31u);
+                const auto ll = k.let("literal_length", (lv & 0xFFFFFFu) + ll_extra);
+                k.if_(i + 1u < nseq, [&] {
+                    refill(seq);
+                    const auto lb = read(seq, "ll_bits", le & 15u);
+                    ls = ((le >> 10u) + lb) & ((d::lit(1u) << ll_log) - 1u);
+                    const auto mb = read(seq, "ml_bits", me & 15u);
+                    ms = ((me >> 10u) + mb) & ((d::lit(1u) << ml_log) - 1u);
+                    const auto ob = read(seq, "of_bits", oe & 15u);
+                    os = ((oe >> 10u) + ob) & ((d::lit(1u) << of_log) - 1u);
+                });
+                // Repeat offsets (RFC 8878 3.1.1.5)
+                const auto off = k.let("offset", 0u);
+                k.if_(ofv > 3u, [&] {
+                    off = ofv - 3u;
+                    rep3 = rep2;
+                    rep2 = rep1;
+                    rep1 = off;
+                }).else_([&] {
+                    const auto index = k.let("rep_index", ofv - 1u + d::select(ll == 0u, 1u, 0u));
+                    k.if_(index == 0u, [&] { off = rep1; }).else_([&] {
+                        off = d::select(index == 1u, rep2, d::select(index == 2u, rep3, rep1 - 1u));
+                        k.if_(index != 1u, [&] { rep3 = rep2; });
+                        rep2 = rep1;
+                        rep1 = off;
+                    });
+                });
+                k.if_(ll > size - lit_pos, [&] {
+                    reason = why::literals_overrun;
+                    k.break_();
+                });
+                k.if_(d::cast<d::u64>(ll) + d::cast<d::u64>(ml) > d::cast<d::u64>(maximum - (op - block_start)), [&] {
+                    reason = why::block_maximum;
+                    k.break_();
+                });
+                k.if_(d::cast<d::u64>(ll) + d::cast<d::u64>(ml) > d::cast<d::u64>(cap - op), [&] {
+                    reason = why::capacity;
+                    k.break_();
+                });
+                k.if_(off == 0u || off > op + ll, [&] {
+                    reason = why::offset;
+                    k.break_();
+                });
+                copy_out("lit_j", ll, [&](const auto& j) { return lit[lit_at + lit_pos + j]; });
+                op = op + ll;
+                lit_pos = lit_pos + ll;
+                const auto from = k.let("match_from", op - off);
+                if (shared) {
+                    k.if_(from + d::min(off, ml) > fenced, [&] {
+                        k.subgroup_barrier();
+                        fenced = op;
+                    });
+                    k.if_(off >= ml, [&] {
+                        copy_out("match_j", ml, [&](const auto& j) { return out[out_base + from + j]; });
+                    }).else_([&] {
+                        copy_out("repeat_j", ml, [&](const auto& j) { return out[out_base + from + j % off]; });
+                    });
+                } else {
+                    copy_out("match_j", ml, [&](const auto& j) { return out[out_base + from + j]; });
+                }
+                op = op + ml;
+                i = i + 1u;
+            });
+            k.if_(reason != why::none, [&] { k.break_(); });
+            k.if_(!exhausted(seq), [&] {
+                reason = why::sequences_stream;
+                k.break_();
+            });
+        });
+        k.if_(reason != why::none, [&] { k.break_(); });
+        const auto rest = k.let("rest", size - lit_pos);
+        k.if_(rest > maximum - (op - block_start), [&] {
+            reason = why::block_maximum;
+            k.break_();
+        });
+        k.if_(rest > cap - op, [&] {
+            reason = why::capacity;
+            k.break_();
+        });
+        copy_out("rest_j", rest, [&](const auto& j) { return lit[lit_at + lit_pos + j]; });
+        op = op + rest;
+        bi = bi + 1u;
+    });
+    k.if_(lane == 0u, [&] {
+        const auto st = k.let("status_at", frame * c::zstd_status_words);
+        k.store(statuses, st, d::select(reason == why::none, std::uint32_t{c::zstd_error::none},
+                                        d::select(reason == why::capacity, std::uint32_t{c::zstd_error::output_overflow},
+                                                  std::uint32_t{c::zstd_error::corrupt_block})));
+        k.store(statuses, st + 1u, d::select(reason == why::none, op, 0u));
+        k.store(statuses, st + 2u, d::select(reason == why::none, 0u, bi));
+        k.store(statuses, st + 3u, reason);
+    });
+    return k.program();
+}
+
+inline std::uint32_t zstd_frames_per_workgroup_for(lower::subgroup_lowering l) noexcept {
+    return l == lower::subgroup_lowering::nvidia_ptx ? zstd_frames_per_workgroup : 1;
+}
+
+inline std::vector<op_info> zstd_frames_infos() {
+    const ir::op_signature sig{{ir::data_type::bytes}, ir::data_type::bytes};
+    op_info ref{zstd_frames_id, 1, "whole Zstandard frames, compressed blocks included, one frame per invocation (reference variant)",
+                sig, ir::convention::v1(), [] { return zstd_frames_program(1, zstd_frames_reference_workgroup); }};
+    op_info fast{zstd_frames_fast_id, 1,
+                 "compression.zstd.frames with one frame per subgroup of " + std::to_string(zstd_frames_fast_lanes) +
+                     " invocations (fast variant, same results)",
+                 sig, ir::convention::v1(), [] { return zstd_frames_program(zstd_frames_fast_lanes, zstd_frames_per_workgroup); }};
+    fast.program_for = [](lower::subgroup_lowering l) { return zstd_frames_program(zstd_frames_fast_lanes, zstd_frames_per_workgroup_for(l)); };
+    return {std::move(ref), std::move(fast)};
+}
+
+// The kernel of a variant for a device, built once per lowering.
+struct zstd_frames_kernel {
+    const runtime::compiled_program* program;
+    std::uint32_t frames_per_workgroup;
+};
+
+inline zstd_frames_kernel zstd_frames_kernel_for(block_variant v, const runtime::device_info& device) {
+    if (v == block_variant::automatic) v = fast_on_gpus(device);
+    if (v == block_variant::reference) {
+        static const runtime::compiled_program p(zstd_frames_program(1, zstd_frames_reference_workgroup));
+        return {&p, zstd_frames_reference_workgroup};
+    }
+    const lower::subgroup_lowering l = runtime::native_subgroups(device);
+    static const runtime::compiled_program emulated(zstd_frames_program(zstd_frames_fast_lanes, 1), lower::subgroup_lowering::emulated);
+    static const runtime::compiled_program khr(zstd_frames_program(zstd_frames_fast_lanes, 1));
+    static const runtime::compiled_program nvidia(zstd_frames_program(zstd_frames_fast_lanes, zstd_frames_per_workgroup));
+    switch (l) {
+    case lower::subgroup_lowering::emulated: return {&emulated, 1};
+    case lower::subgroup_lowering::nvidia_ptx: return {&nvidia, zstd_frames_per_workgroup};
+    default: return {&khr, 1};
+    }
+}
+
+// Device buffers for one run: the planned records and tables, scratch and output.
+struct zstd_frames_buffers {
+    boost::compute::buffer frames, blocks, tables, literals, output, statuses;
+    std::uint64_t output_bytes = 0;
+};
+
+// Enqueues compression.zstd.frames over `input` (a device buffer holding the file the sections
+// were planned from, `input_bytes` long): uploads records and tables, allocates scratch, output
+// (sections.output_bytes) and statuses, and dispatches. Returns the buffers; read statuses after
+// the queue finishes.
+inline zstd_frames_buffers enqueue_zstd_frames(runtime::context& ctx, const boost::compute::buffer& input, std::uint64_t input_bytes,
+                                               const format::zstd_sections& s, block_variant v = block_variant::automatic) {
+    namespace c = vyre::compression;
+    const std::size_t nframes = s.frame_count();
+    if (input_bytes > 0xFFFFFFFFull || s.output_bytes > 0xFFFFFFFFull || s.literal_bytes > 0xFFFFFFFFull)
+        throw resource_error(std::string(zstd_frames_id) + ": input " + std::to_string(input_bytes) + ", output " +
+                             std::to_string(s.output_bytes) + " and literals " + std::to_string(s.literal_bytes) +
+                             " bytes must each fit 32 bits");
+    const auto words = [](std::span<const std::uint32_t> w) { return w.empty() ? std::span<const std::uint32_t>() : w; };
+    zstd_frames_buffers r;
+    const std::vector<std::uint32_t> one{0};
+    const auto upload = [&](const std::vector<std::uint32_t>& w) {
+        return runtime::upload(ctx, w.empty() ? words(one) : words(w), CL_MEM_READ_ONLY);
+    };
+    r.frames = upload(s.frames);
+    r.blocks = upload(s.blocks);
+    r.tables = upload(s.tables);
+    r.literals = runtime::allocate(ctx, std::max<std::uint64_t>(4, (s.literal_bytes + 3) & ~std::uint64_t{3}));
+    r.output = runtime::allocate(ctx, std::max<std::uint64_t>(4, (s.output_bytes + 3) & ~std::uint64_t{3}));
+    r.statuses = runtime::allocate(ctx, std::max<std::size_t>(1, nframes) * c::zstd_status_words * 4);
+    r.output_bytes = s.output_bytes;
+    if (nframes == 0) return r;
+    const zstd_frames_kernel kernel = zstd_frames_kernel_for(v, ctx.device());
+    const std::array<std::uint32_t, zstd_frames_param_words> p{static_cast<std::uint32_t>(nframes), static_cast<std::uint32_t>(input_bytes),
+                                                              static_cast<std::uint32_t>(s.output_bytes),
+                                                              static_cast<std::uint32_t>(s.literal_bytes),
+                                                              static_cast<std::uint32_t>(s.blocks.size()),
+                                                              static_cast<std::uint32_t>(s.tables.size())};
+    const auto params = runtime::make_parameter_buffer(ctx, p);
+    namespace b = zstd_frames_binding;
+    std::vector<runtime::buffer_arg> args(8);
+    args[b::input] = {input, static_cast<std::uint32_t>(input.size() / 4)};
+    args[b::frames] = {r.frames, static_cast<std::uint32_t>(r.frames.size() / 4)};
+    args[b::blocks] = {r.blocks, static_cast<std::uint32_t>(r.blocks.size() / 4)};
+    args[b::tables] = {r.tables, static_cast<std::uint32_t>(r.tables.size() / 4)};
+    args[b::literals] = {r.literals, static_cast<std::uint32_t>(r.literals.size() / 4)};
+    args[b::output] = {r.output, static_cast<std::uint32_t>(r.output.size() / 4)};
+    args[b::statuses] = {r.statuses, static_cast<std::uint32_t>(r.statuses.size() / 4)};
+    args[b::params] = {params, zstd_frames_param_words};
+    const auto groups = static_cast<std::uint32_t>((nframes + kernel.frames_per_workgroup - 1) / kernel.frames_per_workgroup);
+    runtime::dispatch(ctx, *kernel.program, {groups, 1, 1}, args);
+    return r;
+}
+
+} // namespace vyre::ops::compression
