@@ -4,14 +4,15 @@
 //   ours->host    .zst in pinned host memory -> decompressed bytes in pinned host memory (parse included)
 //   ours->device  .zst in pinned host memory -> decompressed bytes in one device buffer
 //   kernel        compression.zstd alone over every block, input already on the device:
-//                 raw/RLE bytes written per second of kernel time (profiling events)
+//                 raw/RLE bytes written per second of kernel time (profiling events); on the
+//                 device route's row, compression.zstd.frames alone over every frame (all bytes)
 //   libzstd       ZSTD_decompressDCtx, frames in parallel on std::threads into the same pinned
 //                 output (one frame: one thread, as libzstd decodes a frame serially)
 // Every output is compared with the original before anything is printed. The comment lines under
 // each row say which path the frames took (device / hybrid / host / split), how much was
 // dispatched and uploaded, and where the time went.
 //   bench_zstd [PATH] [--mib N] [--runs N] [--threads N] [--level L] [--cases frames64k,frames1m,single,rawrle]
-//              [--routes automatic,hybrid,host]
+//              [--routes automatic,hybrid,host,device]
 // --routes: the routes measured on each case (default automatic,hybrid). The automatic route's
 // figures keep the series names "vyre hybrid -> host" / "-> device" (bench/report.py's targets);
 // the others are suffixed " (route NAME)".
@@ -27,7 +28,9 @@
 
 #include <vyre/engine/zstd_decompress.hpp>
 #include <vyre/format/zstd_frame.hpp>
+#include <vyre/format/zstd_sections.hpp>
 #include <vyre/ops/compression/zstd.hpp>
+#include <vyre/ops/compression/zstd_frames.hpp>
 #include <vyre/runtime/buffer.hpp>
 
 #define ZSTD_STATIC_LINKING_ONLY
@@ -166,6 +169,24 @@ double kernel_seconds(rt::context& ctx, const fmt::zstd_file& file, std::span<co
     return median(t);
 }
 
+// compression.zstd.frames alone: every frame of the file in one dispatch, input resident on the
+// device (0 when the file outgrows one dispatch).
+double frames_kernel_seconds(rt::context& ctx, const fmt::zstd_file& file, std::span<const std::uint8_t> zst, int runs) {
+    if (file.frames.empty() || file.staging_size > 0xFFFFFFFFu || zst.size() > 0xFFFFFFFFu) return 0;
+    std::vector<std::size_t> all(file.frames.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    const fmt::zstd_sections sections = fmt::plan_zstd_sections(zst, file, all);
+    auto input = rt::allocate(ctx, rt::padded_bytes(sections.input_bytes), CL_MEM_READ_ONLY);
+    rt::write(ctx, input, zst.data() + sections.input_base, sections.input_bytes);
+    std::vector<double> t;
+    for (int r = 0; r < runs + 1; ++r) {
+        auto b = vyre::ops::compression::enqueue_zstd_frames(ctx, input, sections.input_bytes, sections);
+        b.dispatch.wait();
+        if (r > 0) t.push_back(vyre::bench::event_seconds(b.dispatch));
+    }
+    return median(t);
+}
+
 std::vector<std::string> split(const std::string& s) {
     std::vector<std::string> out;
     std::stringstream ss(s);
@@ -175,7 +196,7 @@ std::vector<std::string> split(const std::string& s) {
 
 void usage() {
     std::fprintf(stderr, "usage: bench_zstd [PATH (/usr/share)] [--mib N (256)] [--runs N (rounds, 7)] [--threads N (all cores)]\n"
-                         "       [--level L (3)] [--cases frames64k,frames1m,single,rawrle] [--routes automatic,hybrid,host (automatic,hybrid)]\n"
+                         "       [--level L (3)] [--cases frames64k,frames1m,single,rawrle] [--routes automatic,hybrid,host,device (automatic,hybrid)]\n"
                          "       [--shapes reference,256x8x16384,... (kernel-only figures of program shapes, raw/RLE case)]\n");
     std::exit(2);
 }
@@ -259,6 +280,8 @@ int main(int argc, char** argv) {
             for (const auto& b : f.blocks)
                 if (b.type != fmt::zstd_block_type::compressed) plain += b.block_size;
         const double ks = kernel_seconds(ctx, file, in, s.runs);
+        const bool device_route = std::find(s.routes.begin(), s.routes.end(), eng::zstd_route::device) != s.routes.end();
+        const double fks = device_route ? frames_kernel_seconds(ctx, file, in, s.runs) : 0.0;
         const auto gbs = [&](double seconds, double b) { return seconds > 0 ? b / seconds / 1e9 : 0.0; };
 
         // Rounds: each round times libzstd, then every route into host and into device memory, one
@@ -330,6 +353,11 @@ int main(int argc, char** argv) {
         emit_row("input", "compression ratio", double(n) / double(zst.size()));
         std::printf("#   %s: parse %.2f ms (%zu frames), kernel alone %.3f ms over all %zu blocks\n", name.c_str(),
                     median(pt) * 1e3, file.frames.size(), ks * 1e3, file.block_count);
+        if (fks > 0) {
+            std::printf("#   %s: compression.zstd.frames alone %.3f ms: %.2f GB/s of output (the device route's kern column)\n",
+                        name.c_str(), fks * 1e3, gbs(fks, double(n)));
+            emit_row("vyre compression.zstd.frames", "kernel GB/s", gbs(fks, double(n)));
+        }
 
         for (std::size_t k = 0; k < s.routes.size(); ++k) {
             const eng::zstd_route route = s.routes[k];
@@ -341,7 +369,8 @@ int main(int argc, char** argv) {
             std::snprintf(split_text, sizeof split_text, "%.0f%%/%.0f%%", 100.0 * double(report.split.device_bytes) / double(n),
                           100.0 * double(report.split.cpu_bytes) / double(n));
             char kern_text[16];
-            if (kern > 0) std::snprintf(kern_text, sizeof kern_text, "%10.1f", kern);
+            if (route == eng::zstd_route::device) std::snprintf(kern_text, sizeof kern_text, "%10.2f", gbs(fks, double(n)));
+            else if (kern > 0) std::snprintf(kern_text, sizeof kern_text, "%10.1f", kern);
             else std::snprintf(kern_text, sizeof kern_text, "%10s", "-");
             std::printf("%-10s %-9s %7zu %6zu %6.2f %15s %10.2f %10.2f %s %10.2f %8.2f %8.2f\n", name.c_str(),
                         eng::zstd_route_name(route), file.frames.size(), file.block_count, double(n) / double(zst.size()),

@@ -7,6 +7,7 @@
 #include "test_data.hpp"
 
 #include <vyre/compression/zstd_entropy.hpp>
+#include <vyre/engine/zstd_decompress.hpp>
 #include <vyre/format/zstd_frame.hpp>
 #include <vyre/format/zstd_sections.hpp>
 #include <vyre/ir/validate.hpp>
@@ -75,15 +76,17 @@ struct decoded {
 decoded run_reference(const bytes& file, const fmt::zstd_sections& s) {
     decoded d{bytes(s.output_bytes), words(s.frame_count() * vc::zstd_status_words)};
     bytes literals(s.literal_bytes);
-    ref::zstd_decode_frames(file, s.frames, s.blocks, s.tables, literals, d.output, d.statuses);
+    ref::zstd_decode_frames(std::span(file).subspan(s.input_base, s.input_bytes), s.frames, s.blocks, s.tables, literals, d.output,
+                            d.statuses);
     return d;
 }
 
 decoded run_device(rt::context& ctx, const bytes& file, const fmt::zstd_sections& s, vyre::ops::block_variant v) {
-    bytes padded = file;
-    padded.resize(rt::padded_bytes(file.size()), 0);
+    bytes padded(file.begin() + static_cast<std::ptrdiff_t>(s.input_base),
+                 file.begin() + static_cast<std::ptrdiff_t>(s.input_base + s.input_bytes));
+    padded.resize(rt::padded_bytes(padded.size()), 0);
     const auto input = rt::upload(ctx, std::span<const std::uint8_t>(padded), CL_MEM_READ_ONLY);
-    const auto r = cz::enqueue_zstd_frames(ctx, input, file.size(), s, v);
+    const auto r = cz::enqueue_zstd_frames(ctx, input, s.input_bytes, s, v);
     decoded d{bytes(s.output_bytes), words(s.frame_count() * vc::zstd_status_words)};
     if (!d.output.empty()) rt::read(ctx, r.output, d.output.data(), d.output.size());
     if (!d.statuses.empty()) rt::read(ctx, r.statuses, d.statuses.data(), d.statuses.size() * 4);
@@ -240,6 +243,21 @@ VYRE_DEVICE_TEST(frames_mutated_give_the_oracle_statuses) {
     BOOST_TEST(failed_frames > 0); // the mutations reached the device's own checks
 }
 
+// A run of frames from the middle of a file: offsets are relative to its first frame.
+VYRE_DEVICE_TEST(frames_from_the_middle_of_a_file) {
+    const bytes src = mixed_source(300u << 10, 6);
+    const bytes file = compress_frames(src, 40000, 3);
+    const fmt::zstd_file parsed = fmt::parse_zstd(file);
+    BOOST_REQUIRE(parsed.frames.size() > 8);
+    const std::vector<std::size_t> which{3, 4, 5, 6};
+    const fmt::zstd_sections s = fmt::plan_zstd_sections(file, parsed, which);
+    BOOST_TEST(s.input_base == parsed.frames[3].offset);
+    BOOST_TEST(s.input_bytes == parsed.frames[6].offset + parsed.frames[6].size - parsed.frames[3].offset);
+    const bytes want(src.begin() + 3 * 40000, src.begin() + 7 * 40000);
+    BOOST_TEST((packed(run_reference(file, s), s) == want));
+    for (const auto v : variants) BOOST_TEST((packed(run_device(dev.ctx(), file, s, v), s) == want));
+}
+
 VYRE_DEVICE_TEST(frames_determinism) {
     const bytes src = mixed_source(256u << 10, 5);
     const bytes file = compress_frames(src, 65536, 1);
@@ -249,6 +267,123 @@ VYRE_DEVICE_TEST(frames_determinism) {
         const decoded again = run_device(dev.ctx(), file, p.sections, vyre::ops::block_variant::automatic);
         BOOST_TEST((again.output == first.output));
         BOOST_TEST(again.statuses == first.statuses, boost::test_tools::per_element());
+    }
+}
+
+// ---- whole files through the engine's device route (engine/zstd_decompress.hpp) --------------
+
+namespace eng = vyre::engine;
+
+eng::zstd_options device_route(std::uint64_t batch_input_bytes = std::uint64_t{64} << 20) {
+    eng::zstd_options o;
+    o.route = eng::zstd_route::device;
+    o.batch_input_bytes = batch_input_bytes;
+    return o;
+}
+
+// Into host and into device memory, every frame made by the device.
+void check_device_route(rt::context& ctx, const bytes& zst, const bytes& want, std::uint64_t batch = std::uint64_t{64} << 20) {
+    const auto host = eng::decompress_zstd(ctx, zst, device_route(batch));
+    BOOST_TEST(host.bytes.size() == want.size());
+    BOOST_TEST((host.bytes == want));
+    BOOST_TEST(host.report.paths.device == host.report.frame_path.size());
+    BOOST_TEST(host.report.dispatched_blocks == host.report.blocks);
+    BOOST_TEST(host.report.batches >= (want.empty() ? 0u : 1u));
+    const auto d = eng::decompress_zstd_to_device(ctx, zst, device_route(batch));
+    BOOST_REQUIRE(d.output_bytes == want.size());
+    bytes back(want.size());
+    if (!back.empty()) rt::read(ctx, d.output, back.data(), back.size());
+    BOOST_TEST((back == want));
+}
+
+VYRE_DEVICE_TEST(device_route_decodes_whole_files) {
+    const bytes src = mixed_source(1u << 20, 12);
+    // Many frames, in one dispatch and in several (a small batch); one frame of many blocks;
+    // frames without checksums or content sizes (their slots are not exact: gathered).
+    check_device_route(dev.ctx(), compress_frames(src, 65536, 3), src);
+    check_device_route(dev.ctx(), compress_frames(src, 65536, 3), src, 200000);
+    check_device_route(dev.ctx(), compress_frames(src, src.size(), 19), src);
+    bytes streamed;
+    {
+        ZSTD_CCtx* cc = ZSTD_createCCtx();
+        ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 0);
+        for (std::size_t at = 0; at < src.size(); at += 300000) {
+            // The streaming API with no pledged size: no content size in the header.
+            const std::size_t n = std::min<std::size_t>(300000, src.size() - at);
+            bytes out(ZSTD_compressBound(n) + 64);
+            ZSTD_outBuffer ob{out.data(), out.size(), 0};
+            ZSTD_inBuffer ib{src.data() + at, n, 0};
+            BOOST_REQUIRE(!ZSTD_isError(ZSTD_compressStream2(cc, &ob, &ib, ZSTD_e_continue)));
+            ZSTD_inBuffer none{nullptr, 0, 0};
+            BOOST_REQUIRE(ZSTD_compressStream2(cc, &ob, &none, ZSTD_e_end) == 0u);
+            streamed.insert(streamed.end(), out.begin(), out.begin() + static_cast<std::ptrdiff_t>(ob.pos));
+        }
+        ZSTD_freeCCtx(cc);
+    }
+    const fmt::zstd_file parsed = fmt::parse_zstd(streamed);
+    BOOST_TEST(!parsed.frames[0].content_size.has_value());
+    check_device_route(dev.ctx(), streamed, src);
+    // Skippable frames between frames, and an empty input.
+    bytes with_skippable = compress_frames(bytes(src.begin(), src.begin() + 100000), 100000, 3);
+    const bytes skip{0x50, 0x2A, 0x4D, 0x18, 3, 0, 0, 0, 'a', 'b', 'c'};
+    with_skippable.insert(with_skippable.end(), skip.begin(), skip.end());
+    const bytes second = compress_frames(bytes(src.begin() + 100000, src.begin() + 200000), 100000, 3);
+    with_skippable.insert(with_skippable.end(), second.begin(), second.end());
+    check_device_route(dev.ctx(), with_skippable, bytes(src.begin(), src.begin() + 200000));
+    check_device_route(dev.ctx(), bytes{}, bytes{});
+}
+
+VYRE_DEVICE_TEST(device_route_decodes_the_zstd_tools_files) {
+    if (!vyre::test::have_tool("zstd")) {
+        BOOST_TEST_MESSAGE("the zstd command line tool is absent: its files are not tested here (CI installs it)");
+        return;
+    }
+    vyre::test::temp_dir dir("vyre_zstd_frames_", false);
+    const bytes corpus = mixed_source(600000, vyre::test::test_seed());
+    vyre::test::write_file(dir.path / "corpus", corpus);
+    for (const std::string o : {"-1", "-3", "-9", "-19", "--ultra -22", "--long=27 -3", "-T0 -3", "--rsyncable -3", "--no-check -3",
+                                "--no-content-size -3", "-T2 -B1M -3", "--fast=5"}) {
+        BOOST_TEST_CONTEXT("zstd " << o) {
+            const bytes zst = vyre::test::run_tool("zstd", o, dir.path / "corpus", dir.path / "out.zst");
+            check_device_route(dev.ctx(), zst, corpus);
+        }
+    }
+}
+
+VYRE_DEVICE_TEST(device_route_names_the_failing_block) {
+    const bytes src = mixed_source(200000, 13);
+    const bytes clean = compress_frames(src, 100000, 3, /*checksum=*/false);
+    const fmt::zstd_file parsed = fmt::parse_zstd(clean);
+    std::mt19937_64 rng(21);
+    int device_errors = 0;
+    for (int round = 0; round < 60 && device_errors < 5; ++round) {
+        bytes file = clean;
+        // A bit of the second frame's sequences bitstream: the walk accepts it, the device not.
+        const auto& f = parsed.frames[1];
+        const auto& b = f.blocks.back();
+        file[b.end_offset() - 1 - rng() % 64] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+        try {
+            const auto r = eng::decompress_zstd(dev.ctx(), file, device_route());
+            BOOST_TEST(r.bytes.size() == src.size()); // a flip the format cannot see, or a content size check
+        } catch (const vyre::format_error& e) {
+            const std::string what = e.what();
+            if (what.find("of the frame at byte offset " + std::to_string(f.offset)) == std::string::npos) continue;
+            ++device_errors;
+            BOOST_TEST(e.offset() >= f.offset);
+            BOOST_TEST(e.offset() < f.offset + f.size);
+        }
+    }
+    BOOST_TEST(device_errors > 0);
+    // A checksum that does not match is named at the checksum.
+    bytes file = compress_frames(src, 100000, 3);
+    const fmt::zstd_file p = fmt::parse_zstd(file);
+    file[p.frames[0].checksum_offset] ^= 1;
+    try {
+        eng::decompress_zstd(dev.ctx(), file, device_route());
+        BOOST_FAIL("a wrong checksum was accepted");
+    } catch (const vyre::format_error& e) {
+        BOOST_TEST(std::string(e.what()).find("checksum") != std::string::npos);
+        BOOST_TEST(e.offset() == p.frames[0].checksum_offset);
     }
 }
 

@@ -82,10 +82,11 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
         std::snprintf(b, sizeof b, "%.1f%%", whole ? 100.0 * double(part) / double(whole) : 0.0);
         return std::string(b);
     };
-    const auto split = [&](const vyre::engine::zstd_decode_stats& st, const char* device, const char* host) {
+    const auto split = [&](const vyre::engine::zstd_decode_stats& st, const char* device, const char* host,
+                           const char* device_blocks = "raw/RLE blocks") {
         const std::uint64_t total = st.device_bytes + st.cpu_bytes;
         return std::to_string(st.frames) + " frame(s), " + std::to_string(st.skippable_frames) + " skippable; " + device + " " +
-               std::to_string(st.device_blocks) + " raw/RLE blocks, " + std::to_string(st.device_bytes) + " bytes (" +
+               std::to_string(st.device_blocks) + " " + device_blocks + ", " + std::to_string(st.device_bytes) + " bytes (" +
                pct(st.device_bytes, total) + "); " + host + " " + std::to_string(st.cpu_blocks) + " blocks, " +
                std::to_string(st.cpu_bytes) + " bytes (" + pct(st.cpu_bytes, total) + ")" +
                (st.redone_blocks ? ", " + std::to_string(st.redone_blocks) + " redone on the host" : "");
@@ -100,7 +101,7 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
     vyre::engine::zstd_options options;
     options.variant = s.variant;
     const auto route = vyre::engine::zstd_route_from_name(s.route == "auto" ? "automatic" : s.route);
-    if (!route) throw po::error("--route for a Zstandard file must be automatic, hybrid or host, not \"" + s.route + "\"");
+    if (!route) throw po::error("--route for a Zstandard file must be automatic, hybrid, device or host, not \"" + s.route + "\"");
     options.route = *route;
     vyre::runtime::context ctx;
     auto r = vyre::engine::decompress_zstd(ctx, file, options);
@@ -111,7 +112,7 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
                 std::to_string(r.report.dispatched_blocks) + " of " + std::to_string(r.report.blocks) + " blocks in " +
                 std::to_string(r.report.batches) + " dispatch(es) (" +
                 vyre::ops::block_variant_name(vyre::ops::resolve<vyre::ops::compression::zstd_op>(options.variant, ctx.device())) + " program): " +
-                split(r.report.split, "GPU", "CPU");
+                split(r.report.split, "GPU", "CPU", options.route == vyre::engine::zstd_route::device ? "blocks" : "raw/RLE blocks");
     d.where = ctx.device().label();
     return d;
 }
@@ -211,7 +212,8 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "every block of frames with independent blocks goes to the device in one dispatch; frames with linked blocks\n"
         "are decoded on the host. Zstandard files: each frame is routed (--route): frames of raw/RLE blocks only are\n"
         "regenerated on the device (compression.zstd), frames with compressed blocks are decoded whole on the host\n"
-        "(libzstd), frames in parallel. gzip files: each member's deflate stream is routed (--route) to the device\n"
+        "(libzstd), frames in parallel; --route device decodes every frame on the device (compression.zstd.frames).\n"
+        "gzip files: each member's deflate stream is routed (--route) to the device\n"
         "(compression.deflate) or the host (libdeflate) when the headers say where the members are (one member, or\n"
         "BGZF); other files (several plain members) are inflated whole on the host. Checksums are verified");
     options.add_options()("file", po::value<std::string>(), "input file; its format is detected by its magic number")(
@@ -223,7 +225,8 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "Zstandard: which frames go where. automatic: frames with a compressed block decoded whole on the host "
         "(libzstd's frame API), the others made on the device; hybrid: every block to the device, which writes the "
         "raw/RLE blocks, compressed blocks on the host with libzstd's block API (the seed's design); host: every frame "
-        "on the host. gzip: device: every member's stream on the device; host: libdeflate on every core; automatic "
+        "on the host; device: every frame regenerated whole on the device, compressed blocks included "
+        "(compression.zstd.frames). gzip: device: every member's stream on the device; host: libdeflate on every core; automatic "
         "(or auto): the device for streams of at most engine::deflate_device_max_bytes (256 KiB), larger ones and every stream on CPU devices on the host")(
         "cpu", "decode on the host instead (reference decoder, liblz4 for linked blocks; gzip: libdeflate)")(
         "force,f", "overwrite the output file if it exists")(

@@ -85,6 +85,7 @@
 // which RFC 8878 forbids and the other paths refuse; a host frame decodes as ZSTD_decompress
 // decodes it.
 
+#include <vyre/engine/detail/zstd_frames_pass.hpp>
 #include <vyre/engine/detail/zstd_host_pass.hpp>
 #include <vyre/engine/zstd_options.hpp>
 
@@ -107,6 +108,19 @@ inline zstd_report decompress_zstd_into(runtime::context& ctx, std::span<const s
                              std::to_string(parsed.staging_size));
     if (!parsed.frames.empty() && parsed.frames.back().offset + parsed.frames.back().size > file.size())
         throw error("decompress_zstd_into: the parsed frames extend past the " + std::to_string(file.size()) + "-byte file");
+    if (options.route == zstd_route::device) {
+        const auto run = detail::zstd_run_frames(ctx, file, parsed, options, staging, nullptr);
+        const auto sizes = detail::zstd_check_device_frames(parsed, run.statuses, staging, util::thread_count(options.threads));
+        zstd_report report;
+        detail::zstd_report_device_route(parsed, run, sizes, file.size(), report);
+        std::uint64_t at = 0;
+        for (std::size_t k = 0; k < parsed.frames.size(); ++k) {
+            // Left to right never overwrites a frame not yet moved: each frame fits its region.
+            if (parsed.frames[k].output_offset != at) std::memmove(staging.data() + at, staging.data() + parsed.frames[k].output_offset, sizes[k]);
+            at += sizes[k];
+        }
+        return report;
+    }
     const auto plan = detail::make_zstd_plan(ctx, parsed, options, detail::zstd_target::host);
     boost::compute::buffer no_device_staging;
     const auto r = detail::zstd_run_passes(ctx, file, plan, options, staging, no_device_staging);
@@ -131,8 +145,9 @@ inline zstd_result decompress_zstd(runtime::context& ctx, std::span<const std::u
 inline zstd_device_result decompress_zstd_to_device(runtime::context& ctx, std::span<const std::uint8_t> file,
                                                     const zstd_options& options = {}, std::span<std::uint8_t> scratch = {}) {
     const format::zstd_file parsed = detail::zstd_parse(file, options);
-    const auto plan = detail::make_zstd_plan(ctx, parsed, options, detail::zstd_target::device);
     auto device_staging = runtime::allocate(ctx, runtime::padded_bytes(parsed.staging_size));
+    if (options.route == zstd_route::device) return detail::zstd_frames_to_device(ctx, file, parsed, options, scratch, device_staging);
+    const auto plan = detail::make_zstd_plan(ctx, parsed, options, detail::zstd_target::device);
     std::unique_ptr<std::uint8_t[]> owned;
     if (scratch.empty() && parsed.staging_size != 0) {
         // Uninitialised: only the slots of host-decoded frames and redone blocks are ever touched.

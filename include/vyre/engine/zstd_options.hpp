@@ -15,19 +15,21 @@
 namespace vyre::engine {
 
 // Which frames go where (see the table above).
-enum class zstd_route { automatic, hybrid, host };
+// device: every frame regenerated whole by compression.zstd.frames, compressed blocks included.
+enum class zstd_route { automatic, hybrid, host, device };
 
 inline const char* zstd_route_name(zstd_route r) noexcept {
     switch (r) {
     case zstd_route::automatic: return "automatic";
     case zstd_route::hybrid: return "hybrid";
     case zstd_route::host: return "host";
+    case zstd_route::device: return "device";
     }
     return "?";
 }
 
 inline std::optional<zstd_route> zstd_route_from_name(std::string_view name) noexcept {
-    for (zstd_route r : {zstd_route::automatic, zstd_route::hybrid, zstd_route::host})
+    for (zstd_route r : {zstd_route::automatic, zstd_route::hybrid, zstd_route::host, zstd_route::device})
         if (name == zstd_route_name(r)) return r;
     return std::nullopt;
 }

@@ -22,14 +22,17 @@
 
 namespace vyre::format {
 
-// The device's work for some frames of one file: records and tables in the layout of
-// compression/zstd_entropy.hpp. Input offsets are offsets in the file; output offsets are the
-// frames' staging offsets (zstd_frame::output_offset) less `output_base`.
+// The device's work for some consecutive frames of one file: records and tables in the layout of
+// compression/zstd_entropy.hpp. Input offsets are file offsets less `input_base` (the first
+// frame's offset: the device holds file bytes [input_base, + input_bytes)); output offsets are
+// the frames' staging offsets (zstd_frame::output_offset) less `output_base`.
 struct zstd_sections {
     std::vector<std::uint32_t> frames;   // zstd_frame_words per frame
     std::vector<std::uint32_t> blocks;   // zstd_block_words per block
     std::vector<std::uint32_t> tables;
     std::uint64_t literal_bytes = 0;     // scratch the literals need
+    std::uint64_t input_base = 0;
+    std::uint64_t input_bytes = 0;
     std::uint64_t output_base = 0;
     std::uint64_t output_bytes = 0;      // end of the last frame's region, less output_base
     std::uint64_t compressed_blocks = 0;
@@ -208,6 +211,7 @@ struct zstd_defaults {
 
 inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_frame& f, const zstd_block& b, zstd_sections& s,
                                  zstd_carried& carried, const zstd_defaults& defaults, std::uint32_t* rec) {
+    const auto input_offset = [&](std::uint64_t at, const char* what) { return zstd_u32(at - s.input_base, what); };
     namespace c = compression;
     namespace field = c::zstd_block_field;
     const std::uint64_t begin = b.content_offset(), end = b.end_offset();
@@ -244,7 +248,7 @@ inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_
     const std::uint64_t literals = begin + header;
     std::uint64_t sequences = 0;
     rec[field::size] = regenerated;
-    rec[field::source] = zstd_u32(literals, "a literals offset");
+    rec[field::source] = input_offset(literals, "a literals offset");
     rec[field::literals_at] = zstd_u32(s.literal_bytes, "the literals scratch");
     s.literal_bytes += regenerated;
     std::uint32_t kind = 2;
@@ -290,7 +294,7 @@ inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_
             if (stream_bytes == 0) fail("an empty Huffman stream", streams);
             rec[field::stream_sizes] = static_cast<std::uint32_t>(stream_bytes);
         }
-        rec[field::source] = zstd_u32(streams, "a literals offset");
+        rec[field::source] = input_offset(streams, "a literals offset");
     }
     rec[field::kind] = kind;
 
@@ -358,16 +362,16 @@ inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_
         rec[k.slot] = *k.carried;
     }
     if (at >= end) fail(std::to_string(count) + " sequences with no bitstream", at);
-    rec[field::sequences_at] = zstd_u32(at, "a sequences offset");
+    rec[field::sequences_at] = input_offset(at, "a sequences offset");
     rec[field::sequences_size] = static_cast<std::uint32_t>(end - at);
     s.sequences += count;
 }
 
 } // namespace detail
 
-// Lays out frames `which` of a parsed file (zstd_file, from parse_zstd over `data`) for
-// compression.zstd.frames: every block's record, every table, the scratch the literals need.
-// Output offsets are the frames' staging offsets less the first listed frame's. Throws
+// Lays out frames `which` (consecutive, in file order) of a parsed file (zstd_file, from
+// parse_zstd over `data`) for compression.zstd.frames: every block's record, every table, the
+// scratch the literals need. Offsets are relative to the first listed frame's. Throws
 // format_error naming the byte offset where a block's sections are malformed (the bitstreams
 // themselves are the device's to check), resource_error where an offset or size outgrows the
 // program's 32-bit words.
@@ -375,7 +379,7 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
     namespace c = compression;
     zstd_sections s;
     if (which.empty()) return s;
-    detail::zstd_u32(data.size(), "the input size");
+    s.input_base = file.frames.at(which.front()).offset;
     s.output_base = file.frames[which.front()].output_offset;
     c::zstd_append_values(s.tables);
     const detail::zstd_defaults defaults{
@@ -386,7 +390,10 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
         const zstd_frame& f = file.frames.at(i);
         if (f.dictionary_id != 0)
             throw format_error("zstd: the frame needs dictionary " + std::to_string(f.dictionary_id) + ", and none is supported", f.offset);
-        if (f.output_offset < s.output_base) throw resource_error("plan_zstd_sections: frames must be listed in staging order");
+        if (f.offset < s.input_base || f.output_offset < s.output_base)
+            throw resource_error("plan_zstd_sections: frames must be listed in file order");
+        s.input_bytes = std::max(s.input_bytes, f.offset + f.size - s.input_base);
+        detail::zstd_u32(s.input_bytes, "the input size");
         const std::uint64_t out = f.output_offset - s.output_base;
         s.frames.push_back(detail::zstd_u32(s.blocks.size() / c::zstd_block_words, "the block count"));
         s.frames.push_back(static_cast<std::uint32_t>(f.blocks.size()));
@@ -405,7 +412,7 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
             } else {
                 rec[c::zstd_block_field::kind] = b.type == zstd_block_type::raw ? 0u : 1u;
                 rec[c::zstd_block_field::size] = b.block_size;
-                rec[c::zstd_block_field::source] = static_cast<std::uint32_t>(b.content_offset());
+                rec[c::zstd_block_field::source] = static_cast<std::uint32_t>(b.content_offset() - s.input_base);
                 rec[c::zstd_block_field::maximum] = f.block_maximum_size;
             }
         }

@@ -75,7 +75,9 @@ inline bool zstd_split_pays(const fmt::zstd_frame& f) {
 inline zstd_frame_path zstd_path_of(zstd_route route, zstd_target target, const fmt::zstd_frame& f) {
     const bool compressed = f.compressed_blocks() != 0;
     switch (route) {
-    case zstd_route::host: return zstd_frame_path::host;
+    case zstd_route::host:
+    case zstd_route::device: // never planned here: engine/detail/zstd_frames_pass.hpp runs it
+        return zstd_frame_path::host;
     case zstd_route::hybrid:
         // Into host memory the seed rebuilt every frame from host staging.
         return compressed || target == zstd_target::host ? zstd_frame_path::hybrid : zstd_frame_path::device;

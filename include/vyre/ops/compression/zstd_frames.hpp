@@ -501,6 +501,7 @@ inline zstd_frames_kernel zstd_frames_kernel_for(block_variant v, const runtime:
 struct zstd_frames_buffers {
     boost::compute::buffer frames, blocks, tables, literals, output, statuses;
     std::uint64_t output_bytes = 0;
+    boost::compute::event dispatch; // the program's run (none when there are no frames)
 };
 
 // Enqueues compression.zstd.frames over `input` (a device buffer holding the file the sections
@@ -547,7 +548,7 @@ inline zstd_frames_buffers enqueue_zstd_frames(runtime::context& ctx, const boos
     args[b::statuses] = {r.statuses, static_cast<std::uint32_t>(r.statuses.size() / 4)};
     args[b::params] = {params, zstd_frames_param_words};
     const auto groups = static_cast<std::uint32_t>((nframes + kernel.frames_per_workgroup - 1) / kernel.frames_per_workgroup);
-    runtime::dispatch(ctx, *kernel.program, {groups, 1, 1}, args);
+    r.dispatch = runtime::dispatch(ctx, *kernel.program, {groups, 1, 1}, args);
     return r;
 }
 
