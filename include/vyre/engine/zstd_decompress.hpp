@@ -110,9 +110,9 @@ inline zstd_report decompress_zstd_into(runtime::context& ctx, std::span<const s
         throw error("decompress_zstd_into: the parsed frames extend past the " + std::to_string(file.size()) + "-byte file");
     if (options.route == zstd_route::device) {
         const auto run = detail::zstd_run_frames(ctx, file, parsed, options, staging, nullptr);
-        const auto sizes = detail::zstd_check_device_frames(parsed, run.statuses, staging, util::thread_count(options.threads));
+        const auto& sizes = run.sizes;
         zstd_report report;
-        detail::zstd_report_device_route(parsed, run, sizes, file.size(), report);
+        detail::zstd_report_device_route(parsed, run, file.size(), report);
         std::uint64_t at = 0;
         for (std::size_t k = 0; k < parsed.frames.size(); ++k) {
             // Left to right never overwrites a frame not yet moved: each frame fits its region.

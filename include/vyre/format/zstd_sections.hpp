@@ -10,9 +10,11 @@
 #include <vyre/error.hpp>
 #include <vyre/format/zstd_frame.hpp>
 #include <vyre/util/hex.hpp>
+#include <vyre/util/parallel.hpp>
 
 #include <algorithm>
 #include <array>
+#include <exception>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -48,14 +50,12 @@ namespace detail {
 class zstd_forward_bits {
 public:
     explicit zstd_forward_bits(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
+    // n <= 32
     std::uint32_t peek(std::uint32_t n) const {
-        std::uint32_t v = 0;
-        for (std::uint32_t i = 0; i < n; ++i) {
-            const std::uint64_t bit = at_ + i;
-            const std::uint32_t b = bit / 8 < bytes_.size() ? (bytes_[bit / 8] >> (bit % 8)) & 1u : 0u;
-            v |= b << i;
-        }
-        return v;
+        const std::uint64_t byte = at_ / 8;
+        std::uint64_t word = 0;
+        for (std::uint64_t i = 0; i < 8 && byte + i < bytes_.size(); ++i) word |= std::uint64_t{bytes_[byte + i]} << (8 * i);
+        return static_cast<std::uint32_t>((word >> (at_ % 8)) & ((std::uint64_t{1} << n) - 1));
     }
     void skip(std::uint32_t n) { at_ += n; }
     std::uint64_t used_bytes() const noexcept { return (at_ + 7) / 8; }
@@ -136,13 +136,17 @@ inline std::vector<std::uint8_t> zstd_fse_weights(std::span<const std::uint8_t> 
     const auto fail = [&](const std::string& why) { throw format_error("zstd: Huffman weights: " + why, offset); };
     if (stream.empty() || stream.back() == 0) fail("the bitstream has no end marker");
     std::int64_t left = static_cast<std::int64_t>(stream.size()) * 8 - std::countl_zero(stream.back()) - 1;
-    // Bits [left - n, left) of the little-endian number the stream is, zeros below bit 0.
+    // Bits [left - n, left) of the little-endian number the stream is, zeros below bit 0 (n <= 16).
     const auto read = [&](std::uint32_t n) {
+        const std::int64_t low = left - n;
         std::uint32_t v = 0;
-        for (std::uint32_t i = 0; i < n; ++i) {
-            const std::int64_t bit = left - n + i;
-            const std::uint32_t b = bit >= 0 ? (stream[static_cast<std::size_t>(bit / 8)] >> (bit % 8)) & 1u : 0u;
-            v |= b << i;
+        if (n != 0 && left > 0) {
+            // The bytes holding bits [max(low, 0), left), as one number from bit `first * 8`.
+            const std::int64_t first = std::max<std::int64_t>(low, 0) / 8, last = (left - 1) / 8;
+            std::uint64_t word = 0;
+            for (std::int64_t b = last; b >= first; --b) word = word << 8 | stream[static_cast<std::size_t>(b)];
+            const std::int64_t shift = low - first * 8; // negative: zeros below bit 0
+            v = static_cast<std::uint32_t>((shift >= 0 ? word >> shift : word << -shift) & ((1u << n) - 1u));
         }
         left -= n;
         return v;
@@ -209,7 +213,21 @@ struct zstd_defaults {
     std::uint32_t literal_length, offset, match_length;
 };
 
-inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_frame& f, const zstd_block& b, zstd_sections& s,
+// One frame's records and tables, planned on their own (frames are planned in parallel): table
+// offsets count from `table_base` (the shared tables come first), literal offsets from 0.
+struct zstd_frame_plan {
+    std::uint64_t input_base = 0;
+    std::uint32_t table_base = 0;
+    std::vector<std::uint32_t> blocks, tables;
+    std::uint64_t literal_bytes = 0, compressed_blocks = 0, sequences = 0;
+
+    template <class Table>
+    std::uint32_t append(const Table& t) {
+        return zstd_u32(table_base + std::uint64_t{compression::zstd_append_table(tables, t)}, "the table words");
+    }
+};
+
+inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_frame& f, const zstd_block& b, zstd_frame_plan& s,
                                  zstd_carried& carried, const zstd_defaults& defaults, std::uint32_t* rec) {
     const auto input_offset = [&](std::uint64_t at, const char* what) { return zstd_u32(at - s.input_base, what); };
     namespace c = compression;
@@ -266,7 +284,7 @@ inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_
         std::uint64_t streams = literals;
         if (type == 2) {
             auto [table, used] = zstd_read_huffman(data.subspan(literals, compressed), literals);
-            carried.huffman = c::zstd_append_table(s.tables, table);
+            carried.huffman = s.append(table);
             streams += used;
         } else if (!carried.huffman) {
             fail("treeless literals with no earlier Huffman table in the frame", begin);
@@ -344,7 +362,7 @@ inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_
             const std::uint32_t symbol = data[at];
             if (symbol > k.max_symbol)
                 fail(std::string("RLE ") + k.name + " symbol " + std::to_string(symbol) + " above " + std::to_string(k.max_symbol), at);
-            k.carried = c::zstd_append_table(s.tables, c::zstd_fse_rle_table(static_cast<std::uint16_t>(symbol)));
+            k.carried = s.append(c::zstd_fse_rle_table(static_cast<std::uint16_t>(symbol)));
             at += 1;
             break;
         }
@@ -352,7 +370,7 @@ inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_
             const zstd_counts counts = zstd_read_counts(bytes_at(at), k.max_symbol, k.max_log, at, k.name);
             const auto table = c::zstd_fse_table(counts.counts, counts.log);
             if (table.empty()) fail(std::string("the ") + k.name + " distribution builds no table", at);
-            k.carried = c::zstd_append_table(s.tables, table);
+            k.carried = s.append(table);
             at += counts.bytes;
             break;
         }
@@ -367,16 +385,41 @@ inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_
     s.sequences += count;
 }
 
+// One frame, planned into `p` (its blocks' records, the tables they introduce).
+inline void zstd_plan_frame(std::span<const std::uint8_t> data, const zstd_frame& f, const zstd_defaults& defaults, zstd_frame_plan& p) {
+    namespace c = compression;
+    if (f.dictionary_id != 0)
+        throw format_error("zstd: the frame needs dictionary " + std::to_string(f.dictionary_id) + ", and none is supported", f.offset);
+    zstd_carried carried;
+    p.blocks.assign(f.blocks.size() * c::zstd_block_words, 0u);
+    for (std::size_t k = 0; k < f.blocks.size(); ++k) {
+        const zstd_block& b = f.blocks[k];
+        std::uint32_t* rec = p.blocks.data() + k * c::zstd_block_words;
+        if (b.type == zstd_block_type::compressed) {
+            zstd_plan_compressed(data, f, b, p, carried, defaults, rec);
+            ++p.compressed_blocks;
+        } else {
+            rec[c::zstd_block_field::kind] = b.type == zstd_block_type::raw ? 0u : 1u;
+            rec[c::zstd_block_field::size] = b.block_size;
+            rec[c::zstd_block_field::source] = zstd_u32(b.content_offset() - p.input_base, "a block offset");
+            rec[c::zstd_block_field::maximum] = f.block_maximum_size;
+        }
+    }
+}
+
 } // namespace detail
 
 // Lays out frames `which` (consecutive, in file order) of a parsed file (zstd_file, from
 // parse_zstd over `data`) for compression.zstd.frames: every block's record, every table, the
-// scratch the literals need. Offsets are relative to the first listed frame's. Throws
-// format_error naming the byte offset where a block's sections are malformed (the bitstreams
-// themselves are the device's to check), resource_error where an offset or size outgrows the
-// program's 32-bit words.
-inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, const zstd_file& file, std::span<const std::size_t> which) {
+// scratch the literals need. Offsets are relative to the first listed frame's. Frames are
+// planned on up to `threads` threads (0: every core). Throws format_error naming the byte offset
+// where a block's sections are malformed (for the first such frame in file order; the
+// bitstreams themselves are the device's to check), resource_error where an offset or size
+// outgrows the program's 32-bit words.
+inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, const zstd_file& file, std::span<const std::size_t> which,
+                                        unsigned threads = 1) {
     namespace c = compression;
+    namespace field = c::zstd_block_field;
     zstd_sections s;
     if (which.empty()) return s;
     s.input_base = file.frames.at(which.front()).offset;
@@ -386,12 +429,35 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
         c::zstd_append_table(s.tables, c::zstd_fse_table(c::zstd_literal_length_default, c::zstd_literal_length_default_log)),
         c::zstd_append_table(s.tables, c::zstd_fse_table(c::zstd_offset_default, c::zstd_offset_default_log)),
         c::zstd_append_table(s.tables, c::zstd_fse_table(c::zstd_match_length_default, c::zstd_match_length_default_log))};
-    for (const std::size_t i : which) {
-        const zstd_frame& f = file.frames.at(i);
-        if (f.dictionary_id != 0)
-            throw format_error("zstd: the frame needs dictionary " + std::to_string(f.dictionary_id) + ", and none is supported", f.offset);
-        if (f.offset < s.input_base || f.output_offset < s.output_base)
-            throw resource_error("plan_zstd_sections: frames must be listed in file order");
+    const auto shared = static_cast<std::uint32_t>(s.tables.size());
+    for (std::size_t k = 0; k < which.size(); ++k) {
+        const zstd_frame& f = file.frames.at(which[k]);
+        if (f.offset < s.input_base || f.output_offset < s.output_base || (k > 0 && which[k] != which[k - 1] + 1))
+            throw resource_error("plan_zstd_sections: frames must be consecutive, in file order");
+    }
+    std::vector<detail::zstd_frame_plan> plans(which.size());
+    std::vector<std::exception_ptr> failures(which.size());
+    util::parallel_for(which.size(), threads, [&](std::size_t k) {
+        try {
+            plans[k].input_base = s.input_base;
+            plans[k].table_base = shared;
+            detail::zstd_plan_frame(data, file.frames[which[k]], defaults, plans[k]);
+        } catch (...) {
+            failures[k] = std::current_exception();
+        }
+    });
+    for (const auto& e : failures)
+        if (e) std::rethrow_exception(e);
+    std::uint64_t blocks = 0, tables = s.tables.size();
+    for (const auto& p : plans) {
+        blocks += p.blocks.size();
+        tables += p.tables.size();
+    }
+    s.blocks.reserve(blocks);
+    s.tables.reserve(tables);
+    for (std::size_t k = 0; k < which.size(); ++k) {
+        const zstd_frame& f = file.frames[which[k]];
+        detail::zstd_frame_plan& p = plans[k];
         s.input_bytes = std::max(s.input_bytes, f.offset + f.size - s.input_base);
         detail::zstd_u32(s.input_bytes, "the input size");
         const std::uint64_t out = f.output_offset - s.output_base;
@@ -401,21 +467,21 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
         s.frames.push_back(detail::zstd_u32(f.output_capacity, "a frame's output capacity"));
         s.output_bytes = std::max(s.output_bytes, out + f.output_capacity);
         detail::zstd_u32(s.output_bytes, "the output size");
-        detail::zstd_carried carried;
-        for (const zstd_block& b : f.blocks) {
-            const std::size_t at = s.blocks.size();
-            s.blocks.resize(at + c::zstd_block_words, 0u);
-            std::uint32_t* rec = s.blocks.data() + at;
-            if (b.type == zstd_block_type::compressed) {
-                detail::zstd_plan_compressed(data, f, b, s, carried, defaults, rec);
-                ++s.compressed_blocks;
-            } else {
-                rec[c::zstd_block_field::kind] = b.type == zstd_block_type::raw ? 0u : 1u;
-                rec[c::zstd_block_field::size] = b.block_size;
-                rec[c::zstd_block_field::source] = static_cast<std::uint32_t>(b.content_offset() - s.input_base);
-                rec[c::zstd_block_field::maximum] = f.block_maximum_size;
-            }
+        // Move the frame's own tables and literals to where they land (shared tables stay put).
+        const std::uint64_t table_shift = s.tables.size() - shared;
+        for (std::size_t r = 0; r < p.blocks.size(); r += c::zstd_block_words) {
+            std::uint32_t* rec = p.blocks.data() + r;
+            if ((rec[field::kind] & 3u) != 2u) continue;
+            rec[field::literals_at] = detail::zstd_u32(s.literal_bytes + rec[field::literals_at], "the literals scratch");
+            for (const std::uint32_t t : {field::huffman_table, field::literal_length_table, field::offset_table, field::match_length_table})
+                if (rec[t] >= shared) rec[t] = detail::zstd_u32(rec[t] + table_shift, "the table words");
         }
+        s.blocks.insert(s.blocks.end(), p.blocks.begin(), p.blocks.end());
+        s.tables.insert(s.tables.end(), p.tables.begin(), p.tables.end());
+        s.literal_bytes += p.literal_bytes;
+        s.compressed_blocks += p.compressed_blocks;
+        s.sequences += p.sequences;
+        p = {};
     }
     detail::zstd_u32(s.literal_bytes, "the literals scratch");
     detail::zstd_u32(s.tables.size(), "the table words");

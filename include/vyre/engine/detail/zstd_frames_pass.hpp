@@ -15,6 +15,7 @@
 #include <vyre/util/parallel.hpp>
 
 #include <algorithm>
+#include <memory>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
@@ -63,69 +64,124 @@ inline std::vector<zstd_frame_group> zstd_frame_groups(runtime::context& ctx, co
                        at);
 }
 
-// Checks every frame's status, content size and checksum against its bytes, held in `staging`
-// at the frames' staging offsets; returns the frames' sizes.
-inline std::vector<std::uint64_t> zstd_check_device_frames(const format::zstd_file& file, std::span<const std::uint32_t> statuses,
-                                                           std::span<const std::uint8_t> staging, unsigned threads) {
+// Checks frames [first, first + count): status, content size, and the checksum against the
+// bytes at their staging offsets in `staging` (which may be empty when none carries one).
+inline void zstd_check_device_frames(const format::zstd_file& file, std::size_t first, std::size_t count,
+                                     std::span<const std::uint32_t> statuses, std::span<const std::uint8_t> staging,
+                                     std::span<std::uint64_t> sizes, unsigned threads) {
     namespace c = compression;
-    std::vector<std::uint64_t> sizes(file.frames.size());
-    for (std::size_t i = 0; i < file.frames.size(); ++i) {
+    for (std::size_t i = first; i < first + count; ++i) {
         const auto status = statuses.subspan(i * c::zstd_status_words, c::zstd_status_words);
-        if (status[0] != c::zstd_error::none) zstd_device_refused(file.frames[i], status);
-        sizes[i] = status[1];
-    }
-    for (std::size_t i = 0; i < file.frames.size(); ++i) {
         const auto& f = file.frames[i];
+        if (status[0] != c::zstd_error::none) zstd_device_refused(f, status);
+        sizes[i] = status[1];
         if (f.content_size && *f.content_size != sizes[i])
             throw format_error("zstd: frame declares " + std::to_string(*f.content_size) + " content bytes but decodes to " +
                                    std::to_string(sizes[i]),
                                f.offset);
     }
-    // Checksums where the frames carry one (`staging` may be empty when none does).
-    util::parallel_for(file.frames.size(), threads, [&](std::size_t i) {
-        const auto& f = file.frames[i];
-        if (f.checksum) zstd_check_frame(f, staging.subspan(f.output_offset, sizes[i]));
+    util::parallel_for(count, threads, [&](std::size_t k) {
+        const auto& f = file.frames[first + k];
+        if (f.checksum) zstd_check_frame(f, staging.subspan(f.output_offset, sizes[first + k]));
     });
-    return sizes;
 }
 
 struct zstd_frames_run {
-    std::vector<std::uint32_t> statuses; // zstd_status_words per frame of the file
+    std::vector<std::uint64_t> sizes; // each frame's decoded bytes
     std::size_t dispatches = 0;
     std::uint64_t uploaded = 0;
     std::size_t transfers = 0;
 };
 
-// Every frame through compression.zstd.frames, group by group: the group's file bytes up, the
-// program, then (into host memory) its staging region back into `staging`, or (into device
-// memory) into `device_staging` at the frames' staging offsets.
+// Every frame through compression.zstd.frames, checked, group by group over three queues: group
+// k+1 is planned on the host (all cores) and uploaded while group k runs and group k-1 comes
+// back and is checked. Into host memory (device_staging null) every frame's bytes land in
+// `staging` at its staging offset; into device memory they land in `device_staging` there, and
+// come back into `staging` only where a checksum needs them.
 inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const std::uint8_t> data, const format::zstd_file& file,
                                        const zstd_options& options, std::span<std::uint8_t> staging,
                                        boost::compute::buffer* device_staging) {
     namespace c = compression;
+    namespace bcm = boost::compute;
+    const unsigned threads = util::thread_count(options.threads);
     zstd_frames_run run;
-    run.statuses.assign(file.frames.size() * c::zstd_status_words, 0);
-    for (const auto& g : zstd_frame_groups(ctx, file, options)) {
-        std::vector<std::size_t> which(g.count);
-        std::iota(which.begin(), which.end(), g.first);
-        const format::zstd_sections s = format::plan_zstd_sections(data, file, which);
-        auto input = runtime::allocate(ctx, runtime::padded_bytes(s.input_bytes), CL_MEM_READ_ONLY);
-        runtime::write(ctx, input, data.data() + s.input_base, s.input_bytes);
-        const auto r = ops::compression::enqueue_zstd_frames(ctx, input, s.input_bytes, s, options.variant);
-        runtime::read(ctx, r.statuses, run.statuses.data() + g.first * c::zstd_status_words, g.count * c::zstd_status_words * 4);
-        if (device_staging)
-            runtime::cl_call("clEnqueueCopyBuffer", [&] { ctx.queue().enqueue_copy_buffer(r.output, *device_staging, 0, s.output_base, s.output_bytes); });
-        else
-            runtime::read(ctx, r.output, staging.data() + s.output_base, s.output_bytes);
-        ++run.dispatches;
-        run.uploaded += s.input_bytes;
-        run.transfers += 3;
+    run.sizes.assign(file.frames.size(), 0);
+    std::vector<std::uint32_t> statuses(file.frames.size() * c::zstd_status_words, 0);
+    const auto groups = zstd_frame_groups(ctx, file, options);
+    if (groups.empty()) return run;
+    const auto make_queue = [&] {
+        return runtime::cl_call("clCreateCommandQueue", [&] { return bcm::command_queue(ctx.cl_context(), ctx.device().device); });
+    };
+    bcm::command_queue up = make_queue(), down = make_queue();
+    runtime::context program_queue(make_queue());
+    struct in_flight {
+        format::zstd_sections sections; // read by the record uploads until the group is done
+        bcm::buffer input;
+        ops::compression::zstd_frames_buffers buffers;
+        bcm::event done;
+        bool checksums = false;
+    };
+    std::vector<std::unique_ptr<in_flight>> flight(groups.size());
+    const auto finish = [&](std::size_t k) {
+        flight[k]->done.wait();
+        zstd_check_device_frames(file, groups[k].first, groups[k].count, statuses, flight[k]->checksums ? staging : std::span<std::uint8_t>(),
+                                 run.sizes, threads);
+        flight[k].reset();
+    };
+    try {
+        for (std::size_t k = 0; k < groups.size(); ++k) {
+            const auto& g = groups[k];
+            std::vector<std::size_t> which(g.count);
+            std::iota(which.begin(), which.end(), g.first);
+            auto& f = flight[k] = std::make_unique<in_flight>();
+            f->sections = format::plan_zstd_sections(data, file, which, threads);
+            const format::zstd_sections& s = f->sections;
+            f->checksums = std::any_of(which.begin(), which.end(), [&](std::size_t i) { return file.frames[i].checksum.has_value(); });
+            f->input = runtime::allocate(ctx, runtime::padded_bytes(s.input_bytes), CL_MEM_READ_ONLY);
+            bcm::event uploaded;
+            runtime::cl_call("clEnqueueWriteBuffer",
+                             [&] { uploaded = up.enqueue_write_buffer_async(f->input, 0, s.input_bytes, data.data() + s.input_base); });
+            runtime::cl_call("clEnqueueBarrierWithWaitList", [&] { program_queue.queue().enqueue_barrier(bcm::wait_list(uploaded)); });
+            f->buffers = ops::compression::enqueue_zstd_frames(program_queue, f->input, s.input_bytes, s, options.variant);
+            runtime::cl_call("clEnqueueReadBuffer", [&] {
+                const bcm::wait_list ran(f->buffers.dispatch);
+                bcm::event last = down.enqueue_read_buffer_async(f->buffers.statuses, 0, g.count * c::zstd_status_words * 4,
+                                                                 statuses.data() + g.first * c::zstd_status_words, ran);
+                if (device_staging) {
+                    last = down.enqueue_copy_buffer(f->buffers.output, *device_staging, 0, s.output_base, s.output_bytes, ran);
+                    if (f->checksums) last = down.enqueue_read_buffer_async(f->buffers.output, 0, s.output_bytes, staging.data() + s.output_base, ran);
+                } else {
+                    last = down.enqueue_read_buffer_async(f->buffers.output, 0, s.output_bytes, staging.data() + s.output_base, ran);
+                }
+                f->done = last;
+            });
+            runtime::cl_call("clFlush", [&] {
+                up.flush();
+                program_queue.queue().flush();
+                down.flush();
+            });
+            ++run.dispatches;
+            run.uploaded += s.input_bytes;
+            run.transfers += 5 + (device_staging && f->checksums);
+            if (k >= 1) finish(k - 1); // checked while group k runs
+        }
+        finish(groups.size() - 1);
+    } catch (...) {
+        // Nothing may still write into memory the caller frees.
+        for (bcm::command_queue* q : {&up, &program_queue.queue(), &down}) {
+            try {
+                q->finish();
+            } catch (...) {
+            }
+        }
+        throw;
     }
     return run;
 }
 
-inline void zstd_report_device_route(const format::zstd_file& file, const zstd_frames_run& run, std::span<const std::uint64_t> sizes,
-                                     std::uint64_t input_bytes, zstd_report& report) {
+inline void zstd_report_device_route(const format::zstd_file& file, const zstd_frames_run& run, std::uint64_t input_bytes,
+                                     zstd_report& report) {
+    const auto& sizes = run.sizes;
     report.blocks = file.block_count;
     report.dispatched_blocks = file.block_count;
     report.batches = run.dispatches;
@@ -143,36 +199,27 @@ inline void zstd_report_device_route(const format::zstd_file& file, const zstd_f
     report.split.device_bytes = report.output_bytes;
 }
 
-// Into device memory: every frame made in `device_staging`; the checksums are checked on the
-// host, so frames that carry one are read back into `scratch` for it (an XXH64 on the device
-// would spare that copy). Frames are gathered into a buffer of their own unless they already
-// follow each other.
+// Into device memory: every frame made in `device_staging` (frames carrying a checksum also come
+// back into `scratch` for it: an XXH64 on the device would spare that copy), then gathered into
+// a buffer of their own unless they already follow each other.
 inline zstd_device_result zstd_frames_to_device(runtime::context& ctx, std::span<const std::uint8_t> data, const format::zstd_file& file,
                                                 const zstd_options& options, std::span<std::uint8_t> scratch,
                                                 boost::compute::buffer& device_staging) {
-    const zstd_frames_run run = zstd_run_frames(ctx, data, file, options, {}, &device_staging);
-    const bool checksums = std::any_of(file.frames.begin(), file.frames.end(), [](const auto& f) { return f.checksum.has_value(); });
     std::vector<std::uint8_t> owned;
-    if (checksums) {
-        if (scratch.size() < file.staging_size) {
-            owned.resize(static_cast<std::size_t>(file.staging_size));
-            scratch = owned;
-        }
-        runtime::read(ctx, device_staging, scratch.data(), file.staging_size);
-    } else {
-        ctx.finish();
-        scratch = {};
+    const bool checksums = std::any_of(file.frames.begin(), file.frames.end(), [](const auto& f) { return f.checksum.has_value(); });
+    if (checksums && scratch.size() < file.staging_size) {
+        owned.resize(static_cast<std::size_t>(file.staging_size));
+        scratch = owned;
     }
-    const auto sizes = zstd_check_device_frames(file, run.statuses, scratch, util::thread_count(options.threads));
+    const zstd_frames_run run = zstd_run_frames(ctx, data, file, options, scratch, &device_staging);
     zstd_device_result result;
-    zstd_report_device_route(file, run, sizes, data.size(), result.report);
-    result.report.transfers += checksums;
+    zstd_report_device_route(file, run, data.size(), result.report);
     result.output_bytes = result.report.output_bytes;
     bool packed = true;
     std::uint64_t at = 0;
     for (std::size_t k = 0; k < file.frames.size(); ++k) {
         packed = packed && file.frames[k].output_offset == at;
-        at += sizes[k];
+        at += run.sizes[k];
     }
     if (packed) {
         result.output = device_staging;
@@ -181,10 +228,11 @@ inline zstd_device_result zstd_frames_to_device(runtime::context& ctx, std::span
     result.output = runtime::allocate(ctx, runtime::padded_bytes(result.output_bytes));
     at = 0;
     for (std::size_t k = 0; k < file.frames.size(); ++k) {
-        if (sizes[k] != 0)
-            runtime::cl_call("clEnqueueCopyBuffer",
-                    [&] { ctx.queue().enqueue_copy_buffer(device_staging, result.output, file.frames[k].output_offset, at, sizes[k]); });
-        at += sizes[k];
+        if (run.sizes[k] != 0)
+            runtime::cl_call("clEnqueueCopyBuffer", [&] {
+                ctx.queue().enqueue_copy_buffer(device_staging, result.output, file.frames[k].output_offset, at, run.sizes[k]);
+            });
+        at += run.sizes[k];
         ++result.report.transfers;
     }
     return result;

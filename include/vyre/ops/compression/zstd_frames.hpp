@@ -504,10 +504,11 @@ struct zstd_frames_buffers {
     boost::compute::event dispatch; // the program's run (none when there are no frames)
 };
 
-// Enqueues compression.zstd.frames over `input` (a device buffer holding the file the sections
-// were planned from, `input_bytes` long): uploads records and tables, allocates scratch, output
-// (sections.output_bytes) and statuses, and dispatches. Returns the buffers; read statuses after
-// the queue finishes.
+// Enqueues compression.zstd.frames over `input` (a device buffer holding the file bytes the
+// sections were planned from: [s.input_base, + s.input_bytes)) on ctx's queue, nothing waited
+// for: the records and tables are written from `s` (which must outlive the queue's work),
+// scratch, output (s.output_bytes) and statuses allocated, and the program dispatched. Returns
+// the buffers and the dispatch's event.
 inline zstd_frames_buffers enqueue_zstd_frames(runtime::context& ctx, const boost::compute::buffer& input, std::uint64_t input_bytes,
                                                const format::zstd_sections& s, block_variant v = block_variant::automatic) {
     namespace c = vyre::compression;
@@ -516,11 +517,12 @@ inline zstd_frames_buffers enqueue_zstd_frames(runtime::context& ctx, const boos
         throw resource_error(std::string(zstd_frames_id) + ": input " + std::to_string(input_bytes) + ", output " +
                              std::to_string(s.output_bytes) + " and literals " + std::to_string(s.literal_bytes) +
                              " bytes must each fit 32 bits");
-    const auto words = [](std::span<const std::uint32_t> w) { return w.empty() ? std::span<const std::uint32_t>() : w; };
     zstd_frames_buffers r;
-    const std::vector<std::uint32_t> one{0};
     const auto upload = [&](const std::vector<std::uint32_t>& w) {
-        return runtime::upload(ctx, w.empty() ? words(one) : words(w), CL_MEM_READ_ONLY);
+        auto b = runtime::allocate(ctx, std::max<std::size_t>(1, w.size()) * 4, CL_MEM_READ_ONLY);
+        if (!w.empty())
+            runtime::cl_call("clEnqueueWriteBuffer", [&] { ctx.queue().enqueue_write_buffer_async(b, 0, w.size() * 4, w.data()); });
+        return b;
     };
     r.frames = upload(s.frames);
     r.blocks = upload(s.blocks);
