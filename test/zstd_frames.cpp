@@ -21,6 +21,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <numeric>
 #include <random>
 #include <string>
@@ -274,10 +277,12 @@ VYRE_DEVICE_TEST(frames_determinism) {
 
 namespace eng = vyre::engine;
 
+// A small batch also takes a frame per dispatch as enough: several dispatches.
 eng::zstd_options device_route(std::uint64_t batch_input_bytes = std::uint64_t{64} << 20) {
     eng::zstd_options o;
     o.route = eng::zstd_route::device;
     o.batch_input_bytes = batch_input_bytes;
+    if (batch_input_bytes < (std::uint64_t{64} << 20)) o.frames_per_dispatch = 1;
     return o;
 }
 
@@ -302,6 +307,7 @@ VYRE_DEVICE_TEST(device_route_decodes_whole_files) {
     // frames without checksums or content sizes (their slots are not exact: gathered).
     check_device_route(dev.ctx(), compress_frames(src, 65536, 3), src);
     check_device_route(dev.ctx(), compress_frames(src, 65536, 3), src, 200000);
+    BOOST_TEST(eng::decompress_zstd(dev.ctx(), compress_frames(src, 65536, 3), device_route(200000)).report.batches > 3u);
     check_device_route(dev.ctx(), compress_frames(src, src.size(), 19), src);
     bytes streamed;
     {
@@ -386,6 +392,42 @@ VYRE_DEVICE_TEST(device_route_names_the_failing_block) {
         BOOST_TEST(std::string(e.what()).find("checksum") != std::string::npos);
         BOOST_TEST(e.offset() == p.frames[0].checksum_offset);
     }
+}
+
+// The Zstandard project's conformance files (test/data/zstd-golden): every valid one decodes on
+// the device as the CPU oracle and (where it accepts the file) libzstd decode it, every error
+// file is refused.
+VYRE_DEVICE_TEST(device_route_on_the_conformance_files) {
+    const std::filesystem::path root = std::filesystem::path(VYRE_SOURCE_DIR) / "test" / "data" / "zstd-golden";
+    const auto read = [](const std::filesystem::path& p) {
+        std::ifstream in(p, std::ios::binary);
+        return bytes(std::istreambuf_iterator<char>(in), {});
+    };
+    int valid = 0, errors = 0;
+    for (const auto& e : std::filesystem::directory_iterator(root / "valid")) {
+        BOOST_TEST_CONTEXT(e.path().filename()) {
+            const bytes zst = read(e.path());
+            const planned p = plan(zst);
+            const decoded want = run_reference(zst, p.sections);
+            BOOST_REQUIRE(all_succeeded(want));
+            const bytes content = packed(want, p.sections);
+            bytes lib(content.size() + 1);
+            const std::size_t n = ZSTD_decompress(lib.data(), lib.size(), zst.data(), zst.size());
+            if (!ZSTD_isError(n)) BOOST_TEST((bytes(lib.begin(), lib.begin() + static_cast<std::ptrdiff_t>(n)) == content));
+            else BOOST_TEST_MESSAGE(e.path().filename() << ": libzstd " << ZSTD_versionString() << " refuses it: " << ZSTD_getErrorName(n));
+            check_device_route(dev.ctx(), zst, content);
+            ++valid;
+        }
+    }
+    for (const auto& e : std::filesystem::directory_iterator(root / "errors")) {
+        BOOST_TEST_CONTEXT(e.path().filename()) {
+            BOOST_CHECK_THROW(eng::decompress_zstd(dev.ctx(), read(e.path()), device_route()), vyre::format_error);
+            BOOST_CHECK_THROW(eng::decompress_zstd_to_device(dev.ctx(), read(e.path()), device_route()), vyre::format_error);
+            ++errors;
+        }
+    }
+    BOOST_TEST(valid == 4);
+    BOOST_TEST(errors == 3);
 }
 
 // ---- the host walk and the oracle, without a device -------------------------------------------

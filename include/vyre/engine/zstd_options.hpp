@@ -63,6 +63,10 @@ struct zstd_options {
     // memory, also the most output bytes one dispatch reads back): smaller batches start the
     // pipeline sooner, larger ones launch fewer kernels.
     std::uint64_t batch_input_bytes = std::uint64_t{64} << 20;
+    // Route device: one dispatch of compression.zstd.frames decodes at least this many frames
+    // (one subgroup each) and batch_input_bytes of input before the next one starts, unless the
+    // file runs out or a 32-bit limit is reached. 0: 32 per compute unit, enough to fill a GPU.
+    std::uint64_t frames_per_dispatch = 0;
     // The staging layout may ask for at most this much memory (hostile files regenerate up to
     // 32768 bytes per input byte): above it, resource_error before anything is allocated.
     std::uint64_t max_output_bytes = std::uint64_t{16} << 30;

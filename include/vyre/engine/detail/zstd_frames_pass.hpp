@@ -15,6 +15,7 @@
 #include <vyre/util/parallel.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <cstdint>
 #include <cstring>
@@ -31,10 +32,18 @@ struct zstd_frame_group {
     std::size_t first = 0, count = 0;
 };
 
+// One subgroup decodes one frame, so a dispatch needs many frames to fill the device: a group
+// closes only once it holds options.frames_per_dispatch frames (by default this many per compute
+// unit) and options.batch_input_bytes of input, or reaches a limit.
+inline constexpr std::uint64_t zstd_frames_per_compute_unit = 32;
+
 inline std::vector<zstd_frame_group> zstd_frame_groups(runtime::context& ctx, const format::zstd_file& file, const zstd_options& options) {
     // Offsets are 32-bit words in the program; buffers are also bounded by the device.
     const std::uint64_t limit = std::min<std::uint64_t>(ctx.device().max_allocation, std::uint64_t{0xFFFFFFFFu} & ~std::uint64_t{3});
-    const std::uint64_t input_limit = std::min<std::uint64_t>(limit, std::max<std::uint64_t>(options.batch_input_bytes, 1));
+    const std::uint64_t batch = std::max<std::uint64_t>(options.batch_input_bytes, 1);
+    const std::uint64_t enough = options.frames_per_dispatch != 0
+                                     ? options.frames_per_dispatch
+                                     : std::max<std::uint64_t>(ctx.device().compute_units, 1) * zstd_frames_per_compute_unit;
     std::vector<zstd_frame_group> groups;
     std::uint64_t in = 0, out = 0;
     for (std::size_t i = 0; i < file.frames.size(); ++i) {
@@ -43,7 +52,8 @@ inline std::vector<zstd_frame_group> zstd_frame_groups(runtime::context& ctx, co
             throw resource_error("zstd: the frame at byte offset " + std::to_string(f.offset) + " (" + std::to_string(f.size) +
                                  " bytes, staging " + std::to_string(f.output_capacity) +
                                  ") exceeds what one dispatch of compression.zstd.frames holds (" + std::to_string(limit) + " bytes)");
-        if (groups.empty() || in + f.size > input_limit || out + f.output_capacity > limit) {
+        const bool full = !groups.empty() && groups.back().count >= enough && in >= batch;
+        if (groups.empty() || full || in + f.size > limit || out + f.output_capacity > limit) {
             groups.push_back({i, 0});
             in = out = 0;
         }
@@ -88,6 +98,8 @@ inline void zstd_check_device_frames(const format::zstd_file& file, std::size_t 
 
 struct zstd_frames_run {
     std::vector<std::uint64_t> sizes; // each frame's decoded bytes
+    // Wall clock: the whole run, the host's planning and checking in it, and its waits for the device.
+    double seconds = 0, host_seconds = 0, wait_seconds = 0;
     std::size_t dispatches = 0;
     std::uint64_t uploaded = 0;
     std::size_t transfers = 0;
@@ -122,10 +134,16 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
         bool checksums = false;
     };
     std::vector<std::unique_ptr<in_flight>> flight(groups.size());
+    const auto clock = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+    const double start = clock();
     const auto finish = [&](std::size_t k) {
+        const double t0 = clock();
         flight[k]->done.wait();
+        const double t1 = clock();
+        run.wait_seconds += t1 - t0;
         zstd_check_device_frames(file, groups[k].first, groups[k].count, statuses, flight[k]->checksums ? staging : std::span<std::uint8_t>(),
                                  run.sizes, threads);
+        run.host_seconds += clock() - t1;
         flight[k].reset();
     };
     try {
@@ -134,7 +152,9 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             std::vector<std::size_t> which(g.count);
             std::iota(which.begin(), which.end(), g.first);
             auto& f = flight[k] = std::make_unique<in_flight>();
+            const double t0 = clock();
             f->sections = format::plan_zstd_sections(data, file, which, threads);
+            run.host_seconds += clock() - t0;
             const format::zstd_sections& s = f->sections;
             f->checksums = std::any_of(which.begin(), which.end(), [&](std::size_t i) { return file.frames[i].checksum.has_value(); });
             f->input = runtime::allocate(ctx, runtime::padded_bytes(s.input_bytes), CL_MEM_READ_ONLY);
@@ -166,6 +186,7 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             if (k >= 1) finish(k - 1); // checked while group k runs
         }
         finish(groups.size() - 1);
+        run.seconds = clock() - start;
     } catch (...) {
         // Nothing may still write into memory the caller frees.
         for (bcm::command_queue* q : {&up, &program_queue.queue(), &down}) {
@@ -189,6 +210,9 @@ inline void zstd_report_device_route(const format::zstd_file& file, const zstd_f
     report.device_input_bytes = run.uploaded;
     report.staging_bytes = file.staging_size;
     report.transfers = run.transfers;
+    report.device_seconds = run.seconds;
+    report.host_seconds = run.host_seconds;
+    report.wait_seconds = run.wait_seconds;
     report.paths.device = file.frames.size();
     report.frame_path.assign(file.frames.size(), zstd_frame_path::device);
     report.frame_bytes.assign(sizes.begin(), sizes.end());
