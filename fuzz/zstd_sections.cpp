@@ -1,0 +1,63 @@
+// The zstd walk and the CPU oracle of compression.zstd.frames on arbitrary bytes:
+// format::parse_zstd and format::plan_zstd_sections give a format_error (or resource_error past
+// their bounds) or records whose ranges lie inside the input; reference::zstd_decode_frames then
+// writes only inside the frames' regions and the literals' scratch (the buffers are exactly the
+// sizes the plan asks for, so ASan sees any byte past them), and every frame it decodes equals
+// what libzstd makes of that frame where libzstd accepts it.
+#include <vyre/compression/zstd_entropy.hpp>
+#include <vyre/format/zstd_frame.hpp>
+#include <vyre/format/zstd_sections.hpp>
+#include <vyre/reference/zstd_frames.hpp>
+
+#include <zstd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <span>
+#include <vector>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    namespace c = vyre::compression;
+    const std::span<const std::uint8_t> in(data, size);
+    vyre::format::zstd_file file;
+    vyre::format::zstd_sections s;
+    try {
+        vyre::format::zstd_parse_options o;
+        o.max_output_size = std::uint64_t{8} << 20;
+        file = vyre::format::parse_zstd(in, o);
+        std::vector<std::size_t> all(file.frames.size());
+        std::iota(all.begin(), all.end(), std::size_t{0});
+        s = vyre::format::plan_zstd_sections(in, file, all);
+    } catch (const vyre::format_error&) {
+        return 0;
+    } catch (const vyre::resource_error&) {
+        return 0;
+    }
+    if (s.input_base + s.input_bytes > size || s.output_bytes > (std::uint64_t{8} << 20)) std::abort();
+    const auto input = in.subspan(s.input_base, s.input_bytes);
+    for (std::size_t b = 0; b < s.blocks.size(); b += c::zstd_block_words) {
+        const std::uint32_t* rec = s.blocks.data() + b;
+        if (rec[c::zstd_block_field::source] > input.size()) std::abort();
+        if ((rec[c::zstd_block_field::kind] & 3u) == 2u && rec[c::zstd_block_field::sequences] != 0 &&
+            std::uint64_t{rec[c::zstd_block_field::sequences_at]} + rec[c::zstd_block_field::sequences_size] > input.size())
+            std::abort();
+    }
+    std::vector<std::uint8_t> literals(s.literal_bytes), output(s.output_bytes);
+    std::vector<std::uint32_t> statuses(s.frame_count() * c::zstd_status_words);
+    vyre::reference::zstd_decode_frames(input, s.frames, s.blocks, s.tables, literals, output, statuses);
+    for (std::size_t f = 0; f < s.frame_count(); ++f) {
+        const std::uint32_t* st = statuses.data() + f * c::zstd_status_words;
+        if (st[0] != c::zstd_error::none) continue;
+        const auto& frame = file.frames[f];
+        const std::uint32_t at = s.frames[f * c::zstd_frame_words + 2], n = st[1];
+        if (n > s.frames[f * c::zstd_frame_words + 3]) std::abort();
+        std::vector<std::uint8_t> lib(std::size_t{n} + 1);
+        ZSTD_DCtx* d = ZSTD_createDCtx();
+        const std::size_t got = ZSTD_decompressDCtx(d, lib.data(), lib.size(), data + frame.offset, frame.size);
+        ZSTD_freeDCtx(d);
+        if (!ZSTD_isError(got) && frame.checksum && (got != n || std::memcmp(lib.data(), output.data() + at, n) != 0)) std::abort();
+    }
+    return 0;
+}
