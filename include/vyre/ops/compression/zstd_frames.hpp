@@ -507,10 +507,12 @@ struct zstd_frames_buffers {
 // Enqueues compression.zstd.frames over `input` (a device buffer holding the file bytes the
 // sections were planned from: [s.input_base, + s.input_bytes)) on ctx's queue, nothing waited
 // for: the records and tables are written from `s` (which must outlive the queue's work),
-// scratch, output (s.output_bytes) and statuses allocated, and the program dispatched. Returns
-// the buffers and the dispatch's event.
+// scratch and statuses allocated, and the program dispatched. The frames write `output` when
+// given (at least s.output_bytes long; nothing outside the frames' regions is written), else a
+// buffer allocated here. Returns the buffers and the dispatch's event.
 inline zstd_frames_buffers enqueue_zstd_frames(runtime::context& ctx, const boost::compute::buffer& input, std::uint64_t input_bytes,
-                                               const format::zstd_sections& s, block_variant v = block_variant::automatic) {
+                                               const format::zstd_sections& s, block_variant v = block_variant::automatic,
+                                               const boost::compute::buffer* output = nullptr) {
     namespace c = vyre::compression;
     const std::size_t nframes = s.frame_count();
     if (input_bytes > 0xFFFFFFFFull || s.output_bytes > 0xFFFFFFFFull || s.literal_bytes > 0xFFFFFFFFull)
@@ -528,7 +530,10 @@ inline zstd_frames_buffers enqueue_zstd_frames(runtime::context& ctx, const boos
     r.blocks = upload(s.blocks);
     r.tables = upload(s.tables);
     r.literals = runtime::allocate(ctx, std::max<std::uint64_t>(4, (s.literal_bytes + 3) & ~std::uint64_t{3}));
-    r.output = runtime::allocate(ctx, std::max<std::uint64_t>(4, (s.output_bytes + 3) & ~std::uint64_t{3}));
+    if (output && output->size() < s.output_bytes)
+        throw resource_error(std::string(zstd_frames_id) + ": an output buffer of " + std::to_string(output->size()) +
+                             " bytes for frames that need " + std::to_string(s.output_bytes));
+    r.output = output ? *output : runtime::allocate(ctx, std::max<std::uint64_t>(4, (s.output_bytes + 3) & ~std::uint64_t{3}));
     r.statuses = runtime::allocate(ctx, std::max<std::size_t>(1, nframes) * c::zstd_status_words * 4);
     r.output_bytes = s.output_bytes;
     if (nframes == 0) return r;
