@@ -609,6 +609,19 @@ BOOST_AUTO_TEST_CASE(the_walk_names_what_is_wrong_and_where) {
     }
 }
 
+// Records and tables count against a memory budget: hostile blocks make tables cheaply.
+BOOST_AUTO_TEST_CASE(the_walk_keeps_to_its_memory_budget) {
+    const bytes src = mixed_source(300u << 10, 10);
+    const bytes file = compress_frames(src, 4096, 3);
+    const fmt::zstd_file parsed = fmt::parse_zstd(file);
+    std::vector<std::size_t> all(parsed.frames.size());
+    std::iota(all.begin(), all.end(), std::size_t{0});
+    const auto full = fmt::plan_zstd_sections(file, parsed, all, 2);
+    const std::uint64_t needed = (full.blocks.size() + full.tables.size()) * 4;
+    BOOST_CHECK_THROW(fmt::plan_zstd_sections(file, parsed, all, 2, needed / 2), vyre::resource_error);
+    BOOST_CHECK_NO_THROW(fmt::plan_zstd_sections(file, parsed, all, 2, needed));
+}
+
 BOOST_AUTO_TEST_CASE(fse_and_huffman_tables_follow_the_rfc) {
     // The predefined literal-length table's first states (RFC 8878 appendix A).
     const auto t = vc::zstd_fse_table(vc::zstd_literal_length_default, vc::zstd_literal_length_default_log);
@@ -639,6 +652,10 @@ BOOST_AUTO_TEST_CASE(fse_and_huffman_tables_follow_the_rfc) {
     BOOST_TEST(code->symbols[2].start == 2u);
     const std::uint8_t not_a_code[] = {3, 1}; // 4 + 1 leaves 3 of 8: no single weight completes it
     BOOST_TEST(!vc::zstd_huffman_from_weights(not_a_code).has_value());
+    // Two symbols of weight 2 complete a code of 1-bit codes, yet the table would say 2 bits: the
+    // longest codes must come at least in a pair (libzstd refuses these weights as well).
+    const std::uint8_t no_pair[] = {2};
+    BOOST_TEST(!vc::zstd_huffman_from_weights(no_pair).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {

@@ -2,10 +2,11 @@
 // match-length and offset codes, the predefined distributions, FSE and Huffman decoding tables
 // built from their descriptions, and the layout in which compression.zstd.frames receives a
 // frame's blocks and tables. The parser (format/zstd_sections.hpp), the CPU reference
-// (reference/zstd_sections.hpp) and the device program (ops/compression/zstd_frames.hpp) share
+// (reference/zstd_frames.hpp) and the device program (ops/compression/zstd_frames.hpp) share
 // them, so that a table means the same thing on every side.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -121,7 +122,7 @@ struct zstd_huffman_code {
 
 // From the weights of every symbol but the last (whose weight completes the sum to a power of
 // two), or nothing when the weights do not describe a code (the sum cannot be completed, or a
-// code would be longer than zstd_huffman_max_bits).
+// code would be longer than zstd_huffman_max_bits, or fewer than two symbols have the longest codes).
 inline std::optional<zstd_huffman_code> zstd_huffman_from_weights(std::span<const std::uint8_t> weights) {
     if (weights.empty() || weights.size() > 255) return std::nullopt;
     std::uint32_t sum = 0;
@@ -136,6 +137,9 @@ inline std::optional<zstd_huffman_code> zstd_huffman_from_weights(std::span<cons
     if (!std::has_single_bit(rest)) return std::nullopt;
     std::vector<std::uint8_t> all(weights.begin(), weights.end());
     all.push_back(static_cast<std::uint8_t>(std::countr_zero(rest) + 1));
+    // The longest codes (weight 1) come at least in a pair: otherwise no code is as long as the
+    // table's bits say (libzstd refuses such weights too).
+    if (std::count(all.begin(), all.end(), std::uint8_t{1}) < 2) return std::nullopt;
     // Codes are handed out by increasing weight (longest first), symbols in order within one.
     std::array<std::uint32_t, zstd_huffman_max_bits + 2> start{};
     for (const auto w : all)

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <exception>
 #include <cstdint>
 #include <limits>
@@ -193,7 +194,9 @@ inline std::pair<compression::zstd_huffman_code, std::uint64_t> zstd_read_huffma
         for (std::uint32_t i = 0; i < n; ++i) weights.push_back(i % 2 == 0 ? bytes[1 + i / 2] >> 4 : bytes[1 + i / 2] & 15u);
     }
     auto t = compression::zstd_huffman_from_weights(weights);
-    if (!t) fail("the weights describe no prefix code of at most " + std::to_string(compression::zstd_huffman_max_bits) + " bits");
+    if (!t)
+        fail("the weights describe no prefix code (of at most " + std::to_string(compression::zstd_huffman_max_bits) +
+             " bits, its longest codes at least a pair)");
     return {std::move(*t), size};
 }
 
@@ -215,15 +218,33 @@ struct zstd_defaults {
 
 // One frame's records and tables, planned on their own (frames are planned in parallel): table
 // offsets count from `table_base` (the shared tables come first), literal offsets from 0.
+// Hostile input makes tables cheaply (a few description bytes give a table of up to 512 words),
+// so the memory every frame's records and tables take is counted against one budget, shared by
+// the frames planned in parallel.
+struct zstd_plan_budget {
+    std::atomic<std::uint64_t> used{0};
+    std::uint64_t limit = 0;
+
+    void take(std::uint64_t words) {
+        if (used.fetch_add(words * 4, std::memory_order_relaxed) + words * 4 > limit)
+            throw resource_error("zstd: the blocks' records and tables need more than " + std::to_string(limit) +
+                                 " bytes (plan_zstd_sections' max_plan_bytes)");
+    }
+};
+
 struct zstd_frame_plan {
     std::uint64_t input_base = 0;
     std::uint32_t table_base = 0;
+    zstd_plan_budget* budget = nullptr;
     std::vector<std::uint32_t> blocks, tables;
     std::uint64_t literal_bytes = 0, compressed_blocks = 0, sequences = 0;
 
     template <class Table>
     std::uint32_t append(const Table& t) {
-        return zstd_u32(table_base + std::uint64_t{compression::zstd_append_table(tables, t)}, "the table words");
+        const std::size_t before = tables.size();
+        const std::uint32_t at = zstd_u32(table_base + std::uint64_t{compression::zstd_append_table(tables, t)}, "the table words");
+        budget->take(tables.size() - before);
+        return at;
     }
 };
 
@@ -391,6 +412,7 @@ inline void zstd_plan_frame(std::span<const std::uint8_t> data, const zstd_frame
     if (f.dictionary_id != 0)
         throw format_error("zstd: the frame needs dictionary " + std::to_string(f.dictionary_id) + ", and none is supported", f.offset);
     zstd_carried carried;
+    p.budget->take(f.blocks.size() * c::zstd_block_words);
     p.blocks.assign(f.blocks.size() * c::zstd_block_words, 0u);
     for (std::size_t k = 0; k < f.blocks.size(); ++k) {
         const zstd_block& b = f.blocks[k];
@@ -415,9 +437,12 @@ inline void zstd_plan_frame(std::span<const std::uint8_t> data, const zstd_frame
 // planned on up to `threads` threads (0: every core). Throws format_error naming the byte offset
 // where a block's sections are malformed (for the first such frame in file order; the
 // bitstreams themselves are the device's to check), resource_error where an offset or size
-// outgrows the program's 32-bit words.
+// outgrows the program's 32-bit words or the records and tables would take more than
+// `max_plan_bytes` of memory.
+inline constexpr std::uint64_t zstd_default_max_plan_bytes = std::uint64_t{1} << 30;
+
 inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, const zstd_file& file, std::span<const std::size_t> which,
-                                        unsigned threads = 1) {
+                                        unsigned threads = 1, std::uint64_t max_plan_bytes = zstd_default_max_plan_bytes) {
     namespace c = compression;
     namespace field = c::zstd_block_field;
     zstd_sections s;
@@ -437,10 +462,13 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
     }
     std::vector<detail::zstd_frame_plan> plans(which.size());
     std::vector<std::exception_ptr> failures(which.size());
+    detail::zstd_plan_budget budget;
+    budget.limit = max_plan_bytes;
     util::parallel_for(which.size(), threads, [&](std::size_t k) {
         try {
             plans[k].input_base = s.input_base;
             plans[k].table_base = shared;
+            plans[k].budget = &budget;
             detail::zstd_plan_frame(data, file.frames[which[k]], defaults, plans[k]);
         } catch (...) {
             failures[k] = std::current_exception();

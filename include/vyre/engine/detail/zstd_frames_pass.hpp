@@ -45,20 +45,22 @@ inline std::vector<zstd_frame_group> zstd_frame_groups(runtime::context& ctx, co
                                      ? options.frames_per_dispatch
                                      : std::max<std::uint64_t>(ctx.device().compute_units, 1) * zstd_frames_per_compute_unit;
     std::vector<zstd_frame_group> groups;
-    std::uint64_t in = 0, out = 0;
+    // The device holds a group's whole span of the file, skippable frames between its frames too.
+    std::uint64_t first_offset = 0, out = 0;
     for (std::size_t i = 0; i < file.frames.size(); ++i) {
         const auto& f = file.frames[i];
         if (f.size > limit || f.output_capacity > limit)
             throw resource_error("zstd: the frame at byte offset " + std::to_string(f.offset) + " (" + std::to_string(f.size) +
                                  " bytes, staging " + std::to_string(f.output_capacity) +
                                  ") exceeds what one dispatch of compression.zstd.frames holds (" + std::to_string(limit) + " bytes)");
-        const bool full = !groups.empty() && groups.back().count >= enough && in >= batch;
-        if (groups.empty() || full || in + f.size > limit || out + f.output_capacity > limit) {
+        const std::uint64_t span = groups.empty() ? 0 : f.offset + f.size - first_offset;
+        const bool full = !groups.empty() && groups.back().count >= enough && f.offset - first_offset >= batch;
+        if (groups.empty() || full || span > limit || out + f.output_capacity > limit) {
             groups.push_back({i, 0});
-            in = out = 0;
+            first_offset = f.offset;
+            out = 0;
         }
         ++groups.back().count;
-        in += f.size;
         out += f.output_capacity;
     }
     return groups;

@@ -519,43 +519,58 @@ inline zstd_frames_buffers enqueue_zstd_frames(runtime::context& ctx, const boos
         throw resource_error(std::string(zstd_frames_id) + ": input " + std::to_string(input_bytes) + ", output " +
                              std::to_string(s.output_bytes) + " and literals " + std::to_string(s.literal_bytes) +
                              " bytes must each fit 32 bits");
-    zstd_frames_buffers r;
-    const auto upload = [&](const std::vector<std::uint32_t>& w) {
-        auto b = runtime::allocate(ctx, std::max<std::size_t>(1, w.size()) * 4, CL_MEM_READ_ONLY);
-        if (!w.empty())
-            runtime::cl_call("clEnqueueWriteBuffer", [&] { ctx.queue().enqueue_write_buffer_async(b, 0, w.size() * 4, w.data()); });
-        return b;
-    };
-    r.frames = upload(s.frames);
-    r.blocks = upload(s.blocks);
-    r.tables = upload(s.tables);
-    r.literals = runtime::allocate(ctx, std::max<std::uint64_t>(4, (s.literal_bytes + 3) & ~std::uint64_t{3}));
+    if (s.blocks.size() > 0xFFFFFFFFull || s.tables.size() > 0xFFFFFFFFull)
+        throw resource_error(std::string(zstd_frames_id) + ": " + std::to_string(s.blocks.size()) + " record words and " +
+                             std::to_string(s.tables.size()) + " table words must each fit 32 bits");
     if (output && output->size() < s.output_bytes)
         throw resource_error(std::string(zstd_frames_id) + ": an output buffer of " + std::to_string(output->size()) +
                              " bytes for frames that need " + std::to_string(s.output_bytes));
+    // Every check passes before an upload from `s` starts; what can fail later (the program's
+    // build, the dispatch) waits for the uploads before it throws.
+    const zstd_frames_kernel kernel = zstd_frames_kernel_for(v, ctx.device());
+    zstd_frames_buffers r;
+    r.frames = runtime::allocate(ctx, std::max<std::size_t>(1, s.frames.size()) * 4, CL_MEM_READ_ONLY);
+    r.blocks = runtime::allocate(ctx, std::max<std::size_t>(1, s.blocks.size()) * 4, CL_MEM_READ_ONLY);
+    r.tables = runtime::allocate(ctx, std::max<std::size_t>(1, s.tables.size()) * 4, CL_MEM_READ_ONLY);
+    r.literals = runtime::allocate(ctx, std::max<std::uint64_t>(4, (s.literal_bytes + 3) & ~std::uint64_t{3}));
     r.output = output ? *output : runtime::allocate(ctx, std::max<std::uint64_t>(4, (s.output_bytes + 3) & ~std::uint64_t{3}));
     r.statuses = runtime::allocate(ctx, std::max<std::size_t>(1, nframes) * c::zstd_status_words * 4);
     r.output_bytes = s.output_bytes;
     if (nframes == 0) return r;
-    const zstd_frames_kernel kernel = zstd_frames_kernel_for(v, ctx.device());
-    const std::array<std::uint32_t, zstd_frames_param_words> p{static_cast<std::uint32_t>(nframes), static_cast<std::uint32_t>(input_bytes),
-                                                              static_cast<std::uint32_t>(s.output_bytes),
-                                                              static_cast<std::uint32_t>(s.literal_bytes),
-                                                              static_cast<std::uint32_t>(s.blocks.size()),
-                                                              static_cast<std::uint32_t>(s.tables.size())};
-    const auto params = runtime::make_parameter_buffer(ctx, p);
-    namespace b = zstd_frames_binding;
-    std::vector<runtime::buffer_arg> args(8);
-    args[b::input] = {input, static_cast<std::uint32_t>(input.size() / 4)};
-    args[b::frames] = {r.frames, static_cast<std::uint32_t>(r.frames.size() / 4)};
-    args[b::blocks] = {r.blocks, static_cast<std::uint32_t>(r.blocks.size() / 4)};
-    args[b::tables] = {r.tables, static_cast<std::uint32_t>(r.tables.size() / 4)};
-    args[b::literals] = {r.literals, static_cast<std::uint32_t>(r.literals.size() / 4)};
-    args[b::output] = {r.output, static_cast<std::uint32_t>(r.output.size() / 4)};
-    args[b::statuses] = {r.statuses, static_cast<std::uint32_t>(r.statuses.size() / 4)};
-    args[b::params] = {params, zstd_frames_param_words};
-    const auto groups = static_cast<std::uint32_t>((nframes + kernel.frames_per_workgroup - 1) / kernel.frames_per_workgroup);
-    r.dispatch = runtime::dispatch(ctx, *kernel.program, {groups, 1, 1}, args);
+    const auto write = [&](boost::compute::buffer& b, const std::vector<std::uint32_t>& w) {
+        if (!w.empty()) runtime::cl_call("clEnqueueWriteBuffer", [&] { ctx.queue().enqueue_write_buffer_async(b, 0, w.size() * 4, w.data()); });
+    };
+    try {
+        write(r.frames, s.frames);
+        write(r.blocks, s.blocks);
+        write(r.tables, s.tables);
+        const std::array<std::uint32_t, zstd_frames_param_words> p{static_cast<std::uint32_t>(nframes), static_cast<std::uint32_t>(input_bytes),
+                                                                  static_cast<std::uint32_t>(s.output_bytes),
+                                                                  static_cast<std::uint32_t>(s.literal_bytes),
+                                                                  static_cast<std::uint32_t>(s.blocks.size()),
+                                                                  static_cast<std::uint32_t>(s.tables.size())};
+        const auto params = runtime::make_parameter_buffer(ctx, p);
+        namespace b = zstd_frames_binding;
+        std::vector<runtime::buffer_arg> args(8);
+        args[b::input] = {input, static_cast<std::uint32_t>(input.size() / 4)};
+        args[b::frames] = {r.frames, static_cast<std::uint32_t>(r.frames.size() / 4)};
+        args[b::blocks] = {r.blocks, static_cast<std::uint32_t>(r.blocks.size() / 4)};
+        args[b::tables] = {r.tables, static_cast<std::uint32_t>(r.tables.size() / 4)};
+        args[b::literals] = {r.literals, static_cast<std::uint32_t>(r.literals.size() / 4)};
+        args[b::output] = {r.output, static_cast<std::uint32_t>(r.output.size() / 4)};
+        args[b::statuses] = {r.statuses, static_cast<std::uint32_t>(r.statuses.size() / 4)};
+        args[b::params] = {params, zstd_frames_param_words};
+        const auto groups = static_cast<std::uint32_t>((nframes + kernel.frames_per_workgroup - 1) / kernel.frames_per_workgroup);
+        r.dispatch = runtime::dispatch(ctx, *kernel.program, {groups, 1, 1}, args);
+    } catch (...) {
+        // Writes from `s` may be pending: they finish before the caller may free it.
+        try {
+            ctx.queue().finish();
+        } catch (...) {
+        }
+        throw;
+    }
+
     return r;
 }
 
