@@ -12,10 +12,13 @@
 // each row say which path the frames took (device / hybrid / host / split), how much was
 // dispatched and uploaded, and where the time went.
 //   bench_zstd [PATH] [--mib N] [--runs N] [--threads N] [--level L] [--cases frames64k,frames1m,single,rawrle]
-//              [--routes automatic,hybrid,host,device]
+//              [--routes automatic,hybrid,host,device,device:frames,device:blocks]
 // --routes: the routes measured on each case (default automatic,hybrid). The automatic route's
 // figures keep the series names "vyre hybrid -> host" / "-> device" (bench/report.py's targets);
-// the others are suffixed " (route NAME)".
+// the others are suffixed " (route NAME)". device takes its program as engine::zstd_options does
+// (automatic); device:frames and device:blocks force compression.zstd.frames or
+// compression.zstd.blocks, whose kern column is then that program alone (for blocks: its passes
+// and the host's scheduling between them, wall clock, input resident).
 // PATH is a file (its first N MiB) or a folder (its files in sorted path order, concatenated up to
 // N MiB, as a tar would hold them); default /usr/share. The cases:
 //   frames64k  the data cut into 64 KiB chunks, each one frame (ZSTD_compress2, checksums on)
@@ -30,6 +33,7 @@
 #include <vyre/format/zstd_frame.hpp>
 #include <vyre/format/zstd_sections.hpp>
 #include <vyre/ops/compression/zstd.hpp>
+#include <vyre/ops/compression/zstd_blocks.hpp>
 #include <vyre/ops/compression/zstd_frames.hpp>
 #include <vyre/runtime/buffer.hpp>
 
@@ -43,6 +47,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -59,6 +64,27 @@ using bytes = std::vector<std::uint8_t>;
 
 namespace {
 
+// A route as measured: the engine's route, and on the device route its program.
+struct route_choice {
+    eng::zstd_route route = eng::zstd_route::automatic;
+    eng::zstd_device_program program = eng::zstd_device_program::automatic;
+    bool operator==(const route_choice&) const = default;
+    std::string name() const {
+        return std::string(eng::zstd_route_name(route)) +
+               (program == eng::zstd_device_program::automatic ? "" : std::string(":") + eng::zstd_device_program_name(program));
+    }
+};
+
+std::optional<route_choice> route_from_name(const std::string& name) {
+    const std::size_t colon = name.find(':');
+    const auto r = eng::zstd_route_from_name(name.substr(0, colon));
+    if (!r) return std::nullopt;
+    if (colon == std::string::npos) return route_choice{*r};
+    const auto p = eng::zstd_device_program_from_name(name.substr(colon + 1));
+    if (!p || *r != eng::zstd_route::device) return std::nullopt;
+    return route_choice{*r, *p};
+}
+
 struct settings {
     std::string path = "/usr/share";
     std::size_t mib = 256;
@@ -66,7 +92,7 @@ struct settings {
     int level = 3;
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     std::vector<std::string> cases = {"frames64k", "frames1m", "single", "rawrle"};
-    std::vector<eng::zstd_route> routes = {eng::zstd_route::automatic, eng::zstd_route::hybrid};
+    std::vector<route_choice> routes = {{eng::zstd_route::automatic}, {eng::zstd_route::hybrid}};
     // Kernel-only figures of other program shapes on the raw/RLE case: "reference" (the seed's
     // one block per invocation) or WORKGROUPxUNROLLxSLICE of the cooperative program.
     std::vector<std::string> shapes;
@@ -187,6 +213,32 @@ double frames_kernel_seconds(rt::context& ctx, const fmt::zstd_file& file, std::
     return median(t);
 }
 
+// compression.zstd.blocks alone: every frame of the file through its passes, input resident on
+// the device; wall clock of the passes and the host's scheduling between them (0 when it does not fit).
+double blocks_seconds(rt::context& ctx, const fmt::zstd_file& file, std::span<const std::uint8_t> zst, int runs, std::size_t* rounds) {
+    if (file.frames.empty() || file.staging_size > 0xFFFFFFFFu || zst.size() > 0xFFFFFFFFu) return 0;
+    std::vector<std::size_t> all(file.frames.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    const fmt::zstd_sections sections = fmt::plan_zstd_sections(zst, file, all);
+    if (!vyre::ops::compression::zstd_blocks_fit(ctx.device(), sections)) return 0;
+    auto input = rt::allocate(ctx, rt::padded_bytes(sections.input_bytes), CL_MEM_READ_ONLY);
+    rt::write(ctx, input, zst.data() + sections.input_base, sections.input_bytes);
+    std::vector<double> t;
+    for (int r = 0; r < runs + 1; ++r) {
+        const double t0 = now_seconds();
+        const auto b = vyre::ops::compression::decode_zstd_blocks(ctx, input, sections.input_bytes, sections);
+        const double t1 = now_seconds();
+        *rounds = b.rounds;
+        if (r > 0) t.push_back(t1 - t0);
+        if (r == runs)
+            std::printf("#   compression.zstd.blocks passes, last run: decode %.2f ms, execute %.2f ms, resolve %.2f ms (%zu rounds), "
+                        "%llu sequences\n",
+                        b.decode_seconds * 1e3, b.execute_seconds * 1e3, b.resolve_seconds * 1e3, b.rounds,
+                        static_cast<unsigned long long>(b.sequences));
+    }
+    return median(t);
+}
+
 std::vector<std::string> split(const std::string& s) {
     std::vector<std::string> out;
     std::stringstream ss(s);
@@ -196,7 +248,7 @@ std::vector<std::string> split(const std::string& s) {
 
 void usage() {
     std::fprintf(stderr, "usage: bench_zstd [PATH (/usr/share)] [--mib N (256)] [--runs N (rounds, 7)] [--threads N (all cores)]\n"
-                         "       [--level L (3)] [--cases frames64k,frames1m,single,rawrle] [--routes automatic,hybrid,host,device (automatic,hybrid)]\n"
+                         "       [--level L (3)] [--cases frames64k,frames1m,single,rawrle] [--routes automatic,hybrid,host,device,device:frames,device:blocks (automatic,hybrid)]\n"
                          "       [--shapes reference,256x8x16384,... (kernel-only figures of program shapes, raw/RLE case)]\n");
     std::exit(2);
 }
@@ -225,13 +277,13 @@ int main(int argc, char** argv) {
         else if (a == "--routes") {
             s.routes.clear();
             for (const auto& name : split(value())) {
-                const auto r = eng::zstd_route_from_name(name);
+                const auto r = route_from_name(name);
                 if (!r) usage();
                 if (std::find(s.routes.begin(), s.routes.end(), *r) == s.routes.end()) s.routes.push_back(*r);
             }
             if (s.routes.empty()) usage();
             // automatic first: report.py takes the first figure whose series starts with "vyre hybrid -> host".
-            std::stable_partition(s.routes.begin(), s.routes.end(), [](eng::zstd_route r) { return r == eng::zstd_route::automatic; });
+            std::stable_partition(s.routes.begin(), s.routes.end(), [](const route_choice& r) { return r.route == eng::zstd_route::automatic; });
         }
         else if (a == "--help" || a == "-h") usage();
         else if (!a.empty() && a[0] != '-') s.path = a;
@@ -242,11 +294,11 @@ int main(int argc, char** argv) {
     const bytes data = load_input(s);
     if (data.empty()) return 2;
     std::string route_list;
-    for (auto r : s.routes) route_list += std::string(route_list.empty() ? "" : ",") + eng::zstd_route_name(r);
+    for (const auto& r : s.routes) route_list += (route_list.empty() ? "" : ",") + r.name();
     std::printf("# input: %s, %zu bytes; libzstd %s on %u threads; level %d; %d rounds, median; GB/s of decompressed bytes; routes %s\n"
                 "# host/zs, dev/zs: median over the rounds of libzstd's time / ours in the same round\n",
                 s.path.c_str(), data.size(), ZSTD_versionString(), s.threads, s.level, s.runs, route_list.c_str());
-    std::printf("\n%-10s %-9s %7s %6s %6s %15s %10s %10s %10s %10s %8s %8s\n", "case", "route", "frames", "blocks", "ratio",
+    std::printf("\n%-10s %-13s %7s %6s %6s %15s %10s %10s %10s %10s %8s %8s\n", "case", "route", "frames", "blocks", "ratio",
                 "GPU/CPU bytes", "host GB/s", "dev GB/s", "kern GB/s", "zstd GB/s", "host/zs", "dev/zs");
     const bytes raw_rle = raw_rle_data(data.size());
     for (const auto& name : s.cases) {
@@ -280,8 +332,14 @@ int main(int argc, char** argv) {
             for (const auto& b : f.blocks)
                 if (b.type != fmt::zstd_block_type::compressed) plain += b.block_size;
         const double ks = kernel_seconds(ctx, file, in, s.runs);
-        const bool device_route = std::find(s.routes.begin(), s.routes.end(), eng::zstd_route::device) != s.routes.end();
-        const double fks = device_route ? frames_kernel_seconds(ctx, file, in, s.runs) : 0.0;
+        const auto measured = [&](eng::zstd_device_program p) {
+            return std::any_of(s.routes.begin(), s.routes.end(), [&](const route_choice& r) {
+                return r.route == eng::zstd_route::device && (r.program == p || r.program == eng::zstd_device_program::automatic);
+            });
+        };
+        const double fks = measured(eng::zstd_device_program::frames) ? frames_kernel_seconds(ctx, file, in, s.runs) : 0.0;
+        std::size_t block_rounds = 0;
+        const double bks = measured(eng::zstd_device_program::blocks) ? blocks_seconds(ctx, file, in, s.runs, &block_rounds) : 0.0;
         const auto gbs = [&](double seconds, double b) { return seconds > 0 ? b / seconds / 1e9 : 0.0; };
 
         // Rounds: each round times libzstd, then every route into host and into device memory, one
@@ -296,9 +354,10 @@ int main(int argc, char** argv) {
             if (got != n || std::memcmp(pin_out.span().data(), original->data(), n) != 0) fail("libzstd output", name);
             return t;
         };
-        const auto options_for = [&](eng::zstd_route route) {
+        const auto options_for = [&](const route_choice& route) {
             eng::zstd_options options;
-            options.route = route;
+            options.route = route.route;
+            options.device_program = route.program;
             options.threads = s.threads; // as many host threads as libzstd's figure had
             return options;
         };
@@ -358,9 +417,16 @@ int main(int argc, char** argv) {
                         name.c_str(), fks * 1e3, gbs(fks, double(n)));
             emit_row("vyre compression.zstd.frames", "kernel GB/s", gbs(fks, double(n)));
         }
+        if (bks > 0) {
+            std::printf("#   %s: compression.zstd.blocks alone %.3f ms (%zu resolve rounds): %.2f GB/s of output (passes and the "
+                        "host's scheduling, wall clock)\n",
+                        name.c_str(), bks * 1e3, block_rounds, gbs(bks, double(n)));
+            emit_row("vyre compression.zstd.blocks", "passes GB/s", gbs(bks, double(n)));
+        }
 
         for (std::size_t k = 0; k < s.routes.size(); ++k) {
-            const eng::zstd_route route = s.routes[k];
+            const route_choice& choice = s.routes[k];
+            const eng::zstd_route route = choice.route;
             const route_times& x = rt_of[k];
             const eng::zstd_report& report = x.report;
             const double host = gbs(median(x.host), double(n)), dev = gbs(median(x.device), double(n));
@@ -369,11 +435,13 @@ int main(int argc, char** argv) {
             std::snprintf(split_text, sizeof split_text, "%.0f%%/%.0f%%", 100.0 * double(report.split.device_bytes) / double(n),
                           100.0 * double(report.split.cpu_bytes) / double(n));
             char kern_text[16];
-            if (route == eng::zstd_route::device) std::snprintf(kern_text, sizeof kern_text, "%10.2f", gbs(fks, double(n)));
+            if (route == eng::zstd_route::device)
+                std::snprintf(kern_text, sizeof kern_text, "%10.2f",
+                              gbs(choice.program == eng::zstd_device_program::blocks ? bks : fks, double(n)));
             else if (kern > 0) std::snprintf(kern_text, sizeof kern_text, "%10.1f", kern);
             else std::snprintf(kern_text, sizeof kern_text, "%10s", "-");
-            std::printf("%-10s %-9s %7zu %6zu %6.2f %15s %10.2f %10.2f %s %10.2f %8.2f %8.2f\n", name.c_str(),
-                        eng::zstd_route_name(route), file.frames.size(), file.block_count, double(n) / double(zst.size()),
+            std::printf("%-10s %-13s %7zu %6zu %6.2f %15s %10.2f %10.2f %s %10.2f %8.2f %8.2f\n", name.c_str(),
+                        choice.name().c_str(), file.frames.size(), file.block_count, double(n) / double(zst.size()),
                         split_text, host, dev, kern_text, lib, host_ratio, dev_ratio);
             const auto range = [](std::vector<double> v) {
                 std::sort(v.begin(), v.end());
@@ -385,7 +453,7 @@ int main(int argc, char** argv) {
                         range(x.device_ratio).c_str(), x.host_ratio.size());
             // The automatic route keeps the series names the report's targets look for.
             const std::string suffix =
-                route == eng::zstd_route::automatic ? "" : std::string(" (route ") + eng::zstd_route_name(route) + ")";
+                route == eng::zstd_route::automatic ? "" : std::string(" (route ") + choice.name() + ")";
             emit_row("vyre hybrid -> host" + suffix, "e2e GB/s", host);
             emit_row("vyre hybrid -> device" + suffix, "e2e GB/s", dev);
             emit_row("vyre hybrid -> host" + suffix, "paired ratio to libzstd", host_ratio);
@@ -394,10 +462,10 @@ int main(int argc, char** argv) {
             for (const auto& [what, rp] : {std::pair{"->host", &x.report}, std::pair{"->device", &x.dreport}})
                 std::printf("#   ours%-8s last run: frames device/hybrid/host/split %zu/%zu/%zu/%zu, %zu of %zu blocks dispatched, "
                             "%.1f MiB uploaded for them; device pass %.1f ms, host pass %.1f ms, host threads waited %.1f ms "
-                            "in all, %zu transfers, %zu dispatches\n",
+                            "in all, %zu transfers, %zu dispatches (%zu of every block at once, %zu resolve rounds)\n",
                             what, rp->paths.device, rp->paths.hybrid, rp->paths.host, rp->paths.split, rp->dispatched_blocks, rp->blocks,
                             double(rp->device_input_bytes) / double(1 << 20), rp->device_seconds * 1e3, rp->host_seconds * 1e3,
-                            rp->wait_seconds * 1e3, rp->transfers, rp->batches);
+                            rp->wait_seconds * 1e3, rp->transfers, rp->batches, rp->block_batches, rp->resolve_rounds);
             std::fflush(stdout);
         }
     }

@@ -37,6 +37,7 @@ namespace vyre::cli {
 struct decompress_settings {
     vyre::ops::block_variant variant = vyre::ops::block_variant::automatic;
     std::string route = "automatic"; // Zstandard and gzip, each reads it as its own routes ("auto": automatic)
+    vyre::engine::zstd_device_program zstd_program = vyre::engine::zstd_device_program::automatic;
     bool cpu = false;
 };
 struct decoded {
@@ -103,6 +104,7 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
     const auto route = vyre::engine::zstd_route_from_name(s.route == "auto" ? "automatic" : s.route);
     if (!route) throw po::error("--route for a Zstandard file must be automatic, hybrid, device or host, not \"" + s.route + "\"");
     options.route = *route;
+    options.device_program = s.zstd_program;
     vyre::runtime::context ctx;
     auto r = vyre::engine::decompress_zstd(ctx, file, options);
     d.bytes = std::move(r.bytes);
@@ -111,7 +113,11 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
                 " device / " + std::to_string(p.hybrid) + " hybrid / " + std::to_string(p.host) + " host; " +
                 std::to_string(r.report.dispatched_blocks) + " of " + std::to_string(r.report.blocks) + " blocks in " +
                 std::to_string(r.report.batches) + " dispatch(es) (" +
-                vyre::ops::block_variant_name(vyre::ops::resolve<vyre::ops::compression::zstd_op>(options.variant, ctx.device())) + " program): " +
+                vyre::ops::block_variant_name(vyre::ops::resolve<vyre::ops::compression::zstd_op>(options.variant, ctx.device())) + " program" +
+                (r.report.block_batches != 0 ? "; " + std::to_string(r.report.block_batches) + " with every block at once, " +
+                                                   std::to_string(r.report.resolve_rounds) + " resolve round(s)"
+                                             : std::string()) +
+                "): " +
                 split(r.report.split, "GPU", "CPU", options.route == vyre::engine::zstd_route::device ? "blocks" : "raw/RLE blocks");
     d.where = ctx.device().label();
     return d;
@@ -212,7 +218,8 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "every block of frames with independent blocks goes to the device in one dispatch; frames with linked blocks\n"
         "are decoded on the host. Zstandard files: each frame is routed (--route): frames of raw/RLE blocks only are\n"
         "regenerated on the device (compression.zstd), frames with compressed blocks are decoded whole on the host\n"
-        "(libzstd), frames in parallel; --route device decodes every frame on the device (compression.zstd.frames).\n"
+        "(libzstd), frames in parallel; --route device decodes every frame on the device (compression.zstd.frames, or\n"
+        "compression.zstd.blocks for every block at once where there are too few frames to fill the device).\n"
         "gzip files: each member's deflate stream is routed (--route) to the device\n"
         "(compression.deflate) or the host (libdeflate) when the headers say where the members are (one member, or\n"
         "BGZF); other files (several plain members) are inflated whole on the host. Checksums are verified");
@@ -228,6 +235,9 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "on the host; device: every frame regenerated whole on the device, compressed blocks included "
         "(compression.zstd.frames). gzip: device: every member's stream on the device; host: libdeflate on every core; automatic "
         "(or auto): the device for streams of at most engine::deflate_device_max_bytes (256 KiB), larger ones and every stream on CPU devices on the host")(
+        "zstd-program", po::value<std::string>()->default_value("automatic"),
+        "Zstandard, --route device: frames (compression.zstd.frames, a subgroup per frame), blocks "
+        "(compression.zstd.blocks, every block at once), or automatic (blocks where too few frames fill the device)")(
         "cpu", "decode on the host instead (reference decoder, liblz4 for linked blocks; gzip: libdeflate)")(
         "force,f", "overwrite the output file if it exists")(
         "pages", "FILE is a page file (vyre compress --pages); the output is the pages (default name: FILE without .vypg)")(
@@ -236,7 +246,7 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
     po::positional_options_description positional;
     positional.add("file", 1);
     po::variables_map vm;
-    if (!parse("decompress", "FILE [-o OUT] [--variant reference|fast|automatic] [--route automatic|hybrid|device|host] [--cpu] [--force] [--pages [--max-output BYTES]]", options, args, vm,
+    if (!parse("decompress", "FILE [-o OUT] [--variant reference|fast|automatic] [--route automatic|hybrid|device|host] [--zstd-program automatic|frames|blocks] [--cpu] [--force] [--pages [--max-output BYTES]]", options, args, vm,
                &positional))
         return 0;
     if (!vm.count("file")) throw po::error("give the file to decompress");
@@ -246,6 +256,10 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
     if (!chosen) throw po::error("--variant must be reference, fast or automatic, not \"" + variant + "\"");
     settings.variant = *chosen;
     settings.cpu = vm.count("cpu") > 0;
+    const std::string program = vm["zstd-program"].as<std::string>();
+    const auto zstd_program = vyre::engine::zstd_device_program_from_name(program);
+    if (!zstd_program) throw po::error("--zstd-program must be automatic, frames or blocks, not \"" + program + "\"");
+    settings.zstd_program = *zstd_program;
     settings.route = vm["route"].as<std::string>(); // each format's decoder reads it as its own routes
     if (settings.route != "auto" && !vyre::engine::zstd_route_from_name(settings.route) &&
         !vyre::engine::deflate_route_from_name(settings.route))

@@ -11,6 +11,7 @@
 #include <vyre/compression/pages.hpp>
 #include <vyre/compression/skippable.hpp>
 #include <vyre/compression/zstd.hpp>
+#include <vyre/compression/zstd_blocks.hpp>
 #include <vyre/compression/zstd_entropy.hpp>
 #include <vyre/error.hpp>
 #include <vyre/graph/csr.hpp>
@@ -82,6 +83,8 @@
 #include <vyre/ops/compression/lz4_pages.hpp>
 #include <vyre/ops/compression/lz4_pages_program.hpp>
 #include <vyre/ops/compression/zstd.hpp>
+#include <vyre/ops/compression/zstd_blocks.hpp>
+#include <vyre/ops/compression/zstd_blocks_program.hpp>
 #include <vyre/ops/compression/zstd_frames.hpp>
 #include <vyre/ops/dataflow/level.hpp>
 #include <vyre/ops/dataflow/transfer.hpp>

@@ -26,6 +26,13 @@
 //              RLE blocks save enough (zstd_split_pays)
 //   hybrid     hybrid                                      hybrid into host memory, device into device memory
 //   host       host                                        host
+//   device     the whole frame on the device (compression.zstd.frames, or compression.zstd.blocks
+//              where a dispatch holds too few frames to fill the device; zstd_options::device_program)
+//
+// One exception: on a GPU, automatic sends a file of fewer frames than the host has threads, whose
+// frames hold compressed blocks, of at least zstd_blocks_min_output bytes, whole to the device
+// route (detail::zstd_blocks_pay): libzstd decodes a frame on one thread, while
+// compression.zstd.blocks decodes every block of it at once.
 //
 // Why automatic routes so. The device cannot decode a compressed block, so a frame that holds one
 // is decoded on the host whatever else it holds, and the frame API is the fastest host code for
@@ -108,7 +115,7 @@ inline zstd_report decompress_zstd_into(runtime::context& ctx, std::span<const s
                              std::to_string(parsed.staging_size));
     if (!parsed.frames.empty() && parsed.frames.back().offset + parsed.frames.back().size > file.size())
         throw error("decompress_zstd_into: the parsed frames extend past the " + std::to_string(file.size()) + "-byte file");
-    if (options.route == zstd_route::device) {
+    if (options.route == zstd_route::device || (options.route == zstd_route::automatic && detail::zstd_blocks_pay(ctx.device(), parsed, options))) {
         const auto run = detail::zstd_run_frames(ctx, file, parsed, options, staging, nullptr);
         const auto& sizes = run.sizes;
         zstd_report report;
@@ -146,7 +153,8 @@ inline zstd_device_result decompress_zstd_to_device(runtime::context& ctx, std::
                                                     const zstd_options& options = {}, std::span<std::uint8_t> scratch = {}) {
     const format::zstd_file parsed = detail::zstd_parse(file, options);
     auto device_staging = runtime::allocate(ctx, runtime::padded_bytes(parsed.staging_size));
-    if (options.route == zstd_route::device) return detail::zstd_frames_to_device(ctx, file, parsed, options, scratch, device_staging);
+    if (options.route == zstd_route::device || (options.route == zstd_route::automatic && detail::zstd_blocks_pay(ctx.device(), parsed, options)))
+        return detail::zstd_frames_to_device(ctx, file, parsed, options, scratch, device_staging);
     const auto plan = detail::make_zstd_plan(ctx, parsed, options, detail::zstd_target::device);
     std::unique_ptr<std::uint8_t[]> owned;
     if (scratch.empty() && parsed.staging_size != 0) {

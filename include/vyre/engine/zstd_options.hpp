@@ -55,6 +55,28 @@ struct zstd_path_counts {
     std::size_t split = 0;
 };
 
+// Route device: the program that regenerates a dispatch's frames. frames: compression.zstd.frames,
+// a subgroup per frame, block after block. blocks: compression.zstd.blocks, every block of the
+// dispatch at once (the host schedules the blocks between its passes, so a dispatch waits for
+// each). automatic: blocks where a dispatch holds fewer frames than fill the device (one large
+// frame runs on one subgroup otherwise) and the passes' scratch fits, frames elsewhere.
+enum class zstd_device_program { automatic, frames, blocks };
+
+inline const char* zstd_device_program_name(zstd_device_program p) noexcept {
+    switch (p) {
+    case zstd_device_program::automatic: return "automatic";
+    case zstd_device_program::frames: return "frames";
+    case zstd_device_program::blocks: return "blocks";
+    }
+    return "?";
+}
+
+inline std::optional<zstd_device_program> zstd_device_program_from_name(std::string_view name) noexcept {
+    for (zstd_device_program p : {zstd_device_program::automatic, zstd_device_program::frames, zstd_device_program::blocks})
+        if (name == zstd_device_program_name(p)) return p;
+    return std::nullopt;
+}
+
 struct zstd_options {
     // automatic: the cooperative program on GPUs, the seed's on CPU devices (ops::compression::resolve).
     ops::block_variant variant = ops::block_variant::automatic;
@@ -67,6 +89,7 @@ struct zstd_options {
     // (one subgroup each) and batch_input_bytes of input before the next one starts, unless the
     // file runs out or a 32-bit limit is reached. 0: 32 per compute unit, enough to fill a GPU.
     std::uint64_t frames_per_dispatch = 0;
+    zstd_device_program device_program = zstd_device_program::automatic;
     // The staging layout may ask for at most this much memory (hostile files regenerate up to
     // 32768 bytes per input byte): above it, resource_error before anything is allocated.
     std::uint64_t max_output_bytes = std::uint64_t{16} << 30;
@@ -84,6 +107,10 @@ struct zstd_report {
     std::size_t blocks = 0;                  // every block of the file
     std::size_t dispatched_blocks = 0;       // of which sent to compression.zstd
     std::size_t batches = 0;                 // dispatches of compression.zstd
+    // Route device: of those dispatches, how many went through compression.zstd.blocks, and the
+    // resolve rounds they took.
+    std::size_t block_batches = 0;
+    std::size_t resolve_rounds = 0;
     std::uint64_t input_bytes = 0;
     std::uint64_t device_input_bytes = 0;    // bytes uploaded for the dispatches (the packed runs)
     std::uint64_t output_bytes = 0;

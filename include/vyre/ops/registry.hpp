@@ -8,6 +8,7 @@
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
 #include <vyre/ops/compression/zstd.hpp>
+#include <vyre/ops/compression/zstd_blocks.hpp>
 #include <vyre/ops/compression/zstd_frames.hpp>
 #include <vyre/ops/dataflow/level.hpp>
 #include <vyre/ops/graph/bfs.hpp>
@@ -32,6 +33,7 @@ inline const std::vector<op_info>& registry() {
         add(compression::lz4_pages_op::infos());
         add(compression::zstd_op::infos());
         add(compression::zstd_frames_infos());
+        add(compression::zstd_blocks_infos());
         add(compression::deflate_op::infos());
         out.push_back(graph::bfs_info());
         out.push_back(graph::bitset_init_info());

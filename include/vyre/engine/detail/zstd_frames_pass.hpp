@@ -10,6 +10,7 @@
 #include <vyre/error.hpp>
 #include <vyre/format/zstd_frame.hpp>
 #include <vyre/format/zstd_sections.hpp>
+#include <vyre/ops/compression/zstd_blocks.hpp>
 #include <vyre/ops/compression/zstd_frames.hpp>
 #include <vyre/runtime/buffer.hpp>
 #include <vyre/util/parallel.hpp>
@@ -66,6 +67,23 @@ inline std::vector<zstd_frame_group> zstd_frame_groups(runtime::context& ctx, co
     return groups;
 }
 
+// The automatic route's exception (engine/zstd_decompress.hpp): a file of fewer frames than the
+// host has threads, whose frames hold compressed blocks, goes whole to the device route, where
+// compression.zstd.blocks decodes every block at once. libzstd decodes a frame on one thread, so
+// the host's cores sit idle there; one `zstd -T0` frame is the common case. Small files stay on
+// the host (the passes' fixed costs), and so do files whose passes would not fit the device.
+inline constexpr std::uint64_t zstd_blocks_min_output = std::uint64_t{8} << 20;
+
+inline bool zstd_blocks_pay(const runtime::device_info& device, const format::zstd_file& file, const zstd_options& options) {
+    if (device.is_cpu() && !device.is_gpu()) return false;
+    const bool compressed = std::any_of(file.frames.begin(), file.frames.end(), [](const format::zstd_frame& f) {
+        return std::any_of(f.blocks.begin(), f.blocks.end(), [](const auto& b) { return b.type == format::zstd_block_type::compressed; });
+    });
+    // A link word per output byte is the passes' largest buffer.
+    const bool fits = file.staging_size <= 0xFFFFFFFFull && file.staging_size * 4 <= device.max_allocation;
+    return compressed && fits && file.staging_size >= zstd_blocks_min_output && file.frames.size() < util::thread_count(options.threads);
+}
+
 // The error a frame the device refused gets: what failed, at its block's header.
 [[noreturn]] inline void zstd_device_refused(const format::zstd_frame& f, std::span<const std::uint32_t> status) {
     const std::uint32_t block = status[2];
@@ -103,6 +121,7 @@ struct zstd_frames_run {
     // Wall clock: the whole run, the host's planning and checking in it, and its waits for the device.
     double seconds = 0, host_seconds = 0, wait_seconds = 0;
     std::size_t dispatches = 0;
+    std::size_t block_dispatches = 0, resolve_rounds = 0; // through compression.zstd.blocks
     std::uint64_t uploaded = 0;
     std::size_t transfers = 0;
 };
@@ -123,6 +142,17 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
     std::vector<std::uint32_t> statuses(file.frames.size() * c::zstd_status_words, 0);
     const auto groups = zstd_frame_groups(ctx, file, options);
     if (groups.empty()) return run;
+    const std::uint64_t enough = options.frames_per_dispatch != 0
+                                     ? options.frames_per_dispatch
+                                     : std::max<std::uint64_t>(ctx.device().compute_units, 1) * zstd_frames_per_compute_unit;
+    // compression.zstd.blocks where a group cannot fill the device with a frame per subgroup.
+    const auto by_blocks = [&](const zstd_frame_group& g, const format::zstd_sections& s) {
+        switch (options.device_program) {
+        case zstd_device_program::frames: return false;
+        case zstd_device_program::blocks: return true;
+        default: return g.count < enough && ops::compression::zstd_blocks_fit(ctx.device(), s);
+        }
+    };
     const auto make_queue = [&] {
         return runtime::cl_call("clCreateCommandQueue", [&] { return bcm::command_queue(ctx.cl_context(), ctx.device().device); });
     };
@@ -164,11 +194,24 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             runtime::cl_call("clEnqueueWriteBuffer",
                              [&] { uploaded = up.enqueue_write_buffer_async(f->input, 0, s.input_bytes, data.data() + s.input_base); });
             runtime::cl_call("clEnqueueBarrierWithWaitList", [&] { program_queue.queue().enqueue_barrier(bcm::wait_list(uploaded)); });
-            f->buffers = ops::compression::enqueue_zstd_frames(program_queue, f->input, s.input_bytes, s, options.variant);
+            bcm::wait_list ran;
+            bcm::event last;
+            if (by_blocks(g, s)) {
+                // Every pass has finished when this returns (the host schedules between them).
+                const auto r = ops::compression::decode_zstd_blocks(program_queue, f->input, s.input_bytes, s, options.variant);
+                std::copy(r.statuses.begin(), r.statuses.end(), statuses.begin() + static_cast<std::ptrdiff_t>(g.first * c::zstd_status_words));
+                f->buffers.output = r.output;
+                ++run.block_dispatches;
+                run.resolve_rounds += r.rounds;
+            } else {
+                f->buffers = ops::compression::enqueue_zstd_frames(program_queue, f->input, s.input_bytes, s, options.variant);
+                ran = bcm::wait_list(f->buffers.dispatch);
+                runtime::cl_call("clEnqueueReadBuffer", [&] {
+                    last = down.enqueue_read_buffer_async(f->buffers.statuses, 0, g.count * c::zstd_status_words * 4,
+                                                          statuses.data() + g.first * c::zstd_status_words, ran);
+                });
+            }
             runtime::cl_call("clEnqueueReadBuffer", [&] {
-                const bcm::wait_list ran(f->buffers.dispatch);
-                bcm::event last = down.enqueue_read_buffer_async(f->buffers.statuses, 0, g.count * c::zstd_status_words * 4,
-                                                                 statuses.data() + g.first * c::zstd_status_words, ran);
                 if (device_staging) {
                     last = down.enqueue_copy_buffer(f->buffers.output, *device_staging, 0, s.output_base, s.output_bytes, ran);
                     if (f->checksums) last = down.enqueue_read_buffer_async(f->buffers.output, 0, s.output_bytes, staging.data() + s.output_base, ran);
@@ -208,6 +251,8 @@ inline void zstd_report_device_route(const format::zstd_file& file, const zstd_f
     report.blocks = file.block_count;
     report.dispatched_blocks = file.block_count;
     report.batches = run.dispatches;
+    report.block_batches = run.block_dispatches;
+    report.resolve_rounds = run.resolve_rounds;
     report.input_bytes = input_bytes;
     report.device_input_bytes = run.uploaded;
     report.staging_bytes = file.staging_size;

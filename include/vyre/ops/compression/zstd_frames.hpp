@@ -13,6 +13,7 @@
 #include <vyre/format/zstd_sections.hpp>
 #include <vyre/ops/block_op.hpp>
 #include <vyre/ops/block_program.hpp>
+#include <vyre/ops/compression/detail/zstd_program_parts.hpp>
 #include <vyre/ops/op.hpp>
 #include <vyre/runtime/buffer.hpp>
 #include <vyre/runtime/dispatch.hpp>
@@ -95,8 +96,7 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
     const auto sync = [&] {
         if (shared) k.subgroup_barrier();
     };
-    // at + n <= size without overflow
-    const auto within = [](const auto& at, const auto& n, const auto& size) { return at <= size && n <= size - at; };
+    const auto within = [](const auto& at, const auto& n, const auto& size) { return detail::zstd_within(at, n, size); };
 
     const auto first = k.let("first_block", frames[frame * 4u]);
     const auto nblocks = k.let("block_count", frames[frame * 4u + 1u]);
@@ -111,66 +111,7 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
     const auto fenced = k.let("fenced", 0u); // output written before the last barrier
     const auto expanded = k.let("expanded", 0xFFFFFFFFu); // the Huffman table in workgroup memory
 
-    // ---- a backward bit reader over input [start, start + size)
-    struct reader {
-        d::variable<d::u64> acc;
-        d::variable<d::u32> nacc, pos, start, virt;
-    };
-    const auto make_reader = [&](const std::string& p) {
-        return reader{k.let(p + "_acc", d::lit<d::u64>(0)), k.let(p + "_nacc", 0u), k.let(p + "_pos", 0u), k.let(p + "_start", 0u),
-                      k.let(p + "_virt", 0u)};
-    };
-    // Holds at least 33 bits afterwards (zeros past the stream's start, counted in virt).
-    const auto refill = [&](const reader& r) {
-        k.if_(r.nacc <= 32u, [&] {
-            k.if_(r.pos >= 4u, [&] {
-                const auto at = r.start + r.pos - 4u;
-                r.acc = (r.acc << d::lit<d::u64>(32)) |
-                        d::cast<d::u64>(in[at] | (in[at + 1u] << 8u) | (in[at + 2u] << 16u) | (in[at + 3u] << 24u));
-                r.pos = r.pos - 4u;
-                r.nacc = r.nacc + 32u;
-            }).else_([&] {
-                k.while_(r.pos > 0u, [&] {
-                    r.acc = (r.acc << d::lit<d::u64>(8)) | d::cast<d::u64>(in[r.start + r.pos - 1u]);
-                    r.pos = r.pos - 1u;
-                    r.nacc = r.nacc + 8u;
-                });
-                k.if_(r.nacc <= 32u, [&] {
-                    r.acc = r.acc << d::lit<d::u64>(32);
-                    r.nacc = r.nacc + 32u;
-                    r.virt = r.virt + 32u;
-                });
-            });
-        });
-    };
-    // Starts at the stream's end; false when it has no end marker.
-    const auto start_reader = [&](const reader& r, const auto& at, const auto& size, const std::string& p) {
-        const auto ok = k.let(p + "_marked", false);
-        r.start = at;
-        r.acc = d::lit<d::u64>(0);
-        r.nacc = 0u;
-        r.pos = 0u;
-        r.virt = 0u;
-        k.if_(size != 0u, [&] {
-            const auto last = k.let(p + "_last", in[at + size - 1u]);
-            k.if_(last != 0u, [&] {
-                ok = true;
-                r.acc = d::cast<d::u64>(last);
-                r.nacc = 31u - d::clz(last); // the bits below the marker
-                r.pos = size - 1u;
-            });
-        });
-        return ok;
-    };
-    const auto peek = [&](const reader& r, const auto& n) {
-        return d::cast<d::u32>((r.acc >> d::cast<d::u64>(r.nacc - n)) & ((d::lit<d::u64>(1) << d::cast<d::u64>(n)) - d::lit<d::u64>(1)));
-    };
-    const auto read = [&](const reader& r, const std::string& name, const auto& n) {
-        const auto v = k.let(name, peek(r, n));
-        r.nacc = r.nacc - n;
-        return v;
-    };
-    const auto exhausted = [&](const reader& r) { return r.pos == 0u && r.nacc == r.virt; };
+    const detail::zstd_bits reader(k, in);
 
     // out[out_base + op + j] = source(j) for j < count, lanes taking j = lane, lane + lanes, ...
     const auto copy_out = [&](const std::string& name, const auto& count, const auto& source) {
@@ -184,8 +125,8 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
     k.if_(!within(first * c::zstd_block_words, nblocks * c::zstd_block_words, block_words) || first > 0x0FFFFFFFu ||
               nblocks > 0x0FFFFFFFu || !within(out_base, cap, out_bytes),
           [&] { reason = why::bad_record; });
-    const auto seq = make_reader("seq");
-    const auto hs = make_reader("huf");
+    const auto seq = reader.make("seq");
+    const auto hs = reader.make("huf");
     k.while_(reason == why::none && bi < nblocks, [&] {
         const auto rec = k.let("rec", (first + bi) * c::zstd_block_words);
         const auto kind = k.let("kind", blocks[rec + field::kind]);
@@ -242,28 +183,7 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
                 k.break_();
             });
             k.if_(table != expanded, [&] {
-                sync(); // every lane is done with the previous table
-                const auto j = k.let("clear_j", lane);
-                k.while_(j < (d::lit(1u) << bits), [&] {
-                    k.store(huff, base + j, 0u);
-                    j = j + lanes;
-                });
-                sync();
-                const auto s = k.let("fill_s", lane);
-                k.while_(s < nsym, [&] {
-                    const auto e = k.let("fill_e", tables[table + 1u + s]);
-                    const auto n = k.let("fill_n", (e >> 8u) & 15u);
-                    k.if_(n != 0u && n <= bits, [&] {
-                        const auto f = k.let("fill_f", e >> 12u);
-                        const auto end = k.let("fill_end", d::min(f + (d::lit(1u) << (bits - n)), d::lit(1u) << bits));
-                        k.while_(f < end, [&] {
-                            k.store(huff, base + f, e & 0xFFFu);
-                            f = f + 1u;
-                        });
-                    });
-                    s = s + lanes;
-                });
-                sync();
+                detail::zstd_expand_huffman(k, tables, huff, base, table, bits, nsym, lane, lanes, sync);
                 expanded = table;
             });
             const auto four = k.let("four_streams", (kind & c::zstd_four_streams) != 0u);
@@ -273,36 +193,9 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
                 reason = why::literals_stream;
                 k.break_();
             });
-            const auto size0 = k.let("stream_size0", blocks[rec + field::stream_sizes]);
-            const auto size1 = k.let("stream_size1", blocks[rec + field::stream_sizes + 1u]);
-            const auto size2 = k.let("stream_size2", blocks[rec + field::stream_sizes + 2u]);
-            const auto size3 = k.let("stream_size3", blocks[rec + field::stream_sizes + 3u]);
-            const auto bad_range = k.let("bad_range", false);
-            const auto bad_stream = k.let("bad_stream", false);
-            const auto s = k.let("stream", lane);
-            k.while_(s < streams, [&] {
-                // 64-bit sums: the sizes are untrusted
-                const auto at64 = k.let("stream_at", d::cast<d::u64>(src) + d::cast<d::u64>(d::select(s > 0u, size0, 0u)) +
-                                                         d::cast<d::u64>(d::select(s > 1u, size1, 0u)) +
-                                                         d::cast<d::u64>(d::select(s > 2u, size2, 0u)));
-                const auto n = k.let("stream_bytes", d::select(s == 0u, size0, d::select(s == 1u, size1, d::select(s == 2u, size2, size3))));
-                const auto symbols = k.let("stream_symbols", d::select(s + 1u < streams, segment, size - segment * (streams - 1u)));
-                k.if_(at64 + d::cast<d::u64>(n) > d::cast<d::u64>(in_bytes), [&] { bad_range = true; }).else_([&] {
-                    const auto marked = start_reader(hs, d::cast<d::u32>(at64), n, "huf");
-                    const auto to = k.let("stream_to", lit_at + s * segment);
-                    const auto i = k.let("symbol_i", 0u);
-                    const auto mask = k.let("huffman_mask", (d::lit(1u) << bits) - 1u);
-                    k.while_(i < symbols, [&] {
-                        refill(hs);
-                        const auto e = k.let("huffman_entry", huff[base + (peek(hs, bits) & mask)]);
-                        hs.nacc = hs.nacc - (e >> 8u);
-                        k.store(lit, to + i, e & 0xFFu);
-                        i = i + 1u;
-                    });
-                    k.if_(!marked || !exhausted(hs), [&] { bad_stream = true; });
-                });
-                s = s + lanes;
-            });
+            const auto verdicts = detail::zstd_decode_huffman_streams(k, reader, hs, blocks, lit, huff, rec, size, src, lit_at, base,
+                                                                      bits, streams, segment, in_bytes, lane, lanes);
+            const auto bad_range = verdicts.bad_range, bad_stream = verdicts.bad_stream;
             // The lanes' verdicts, the same in every lane (a variable assigned in divergent flow
             // stays divergent, so the branches test fresh ones).
             const auto any_range = shared ? k.let("any_bad_range", d::subgroup_any(bad_range)) : bad_range;
@@ -329,51 +222,21 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
             const auto mlt = k.let("ml_table", blocks[rec + field::match_length_table]);
             const auto seq_at = k.let("seq_at", blocks[rec + field::sequences_at]);
             const auto seq_size = k.let("seq_size", blocks[rec + field::sequences_size]);
-            const auto table_ok = [&](const auto& t) {
-                return t < tw && tables[t] <= c::zstd_literal_length_max_log && within(t + 1u, d::lit(1u) << tables[t], tw);
-            };
+            const auto table_ok = [&](const auto& t) { return detail::zstd_table_ok(tables, t, tw); };
             k.if_(tw < c::zstd_match_values_at + 64u || !table_ok(llt) || !table_ok(oft) || !table_ok(mlt) || !within(seq_at, seq_size, in_bytes), [&] {
                 reason = why::bad_record;
                 k.break_();
             });
-            const auto marked = start_reader(seq, seq_at, seq_size, "seq");
+            const auto marked = reader.start(seq, seq_at, seq_size, "seq");
             k.if_(!marked, [&] {
                 reason = why::sequences_stream;
                 k.break_();
             });
-            const auto ll_log = k.let("ll_log", tables[llt]);
-            const auto of_log = k.let("of_log", tables[oft]);
-            const auto ml_log = k.let("ml_log", tables[mlt]);
-            refill(seq);
-            const auto ls = read(seq, "ll_state", ll_log);
-            const auto os = read(seq, "of_state", of_log);
-            const auto ms = read(seq, "ml_state", ml_log);
+            const auto states = detail::zstd_start_sequences(k, reader, seq, tables, llt, oft, mlt);
             const auto i = k.let("seq_i", 0u);
             k.while_(i < nseq, [&] {
-                const auto le = k.let("ll_entry", tables[llt + 1u + ls]);
-                const auto oe = k.let("of_entry", tables[oft + 1u + os]);
-                const auto me = k.let("ml_entry", tables[mlt + 1u + ms]);
-                const auto lv = k.let("ll_value", tables[(le >> 4u) & 63u]);
-                const auto mv = k.let("ml_value", tables[c::zstd_match_values_at + ((me >> 4u) & 63u)]);
-                const auto of_code = k.let("of_code", (oe >> 4u) & 31u);
-                refill(seq);
-                const auto of_extra = read(seq, "of_extra", of_code);
-                const auto ofv = k.let("of_value", (d::lit(1u) << of_code) + of_extra);
-                refill(seq);
-                const auto ml_extra = read(seq, "ml_extra", (mv >> 24u) & 31u);
-                const auto ml = k.let("match_length", (mv & 0xFFFFFFu) + ml_extra);
-                refill(seq);
-                const auto ll_extra = read(seq, "ll_extra", (lv >> 24u) & 31u);
-                const auto ll = k.let("literal_length", (lv & 0xFFFFFFu) + ll_extra);
-                k.if_(i + 1u < nseq, [&] {
-                    refill(seq);
-                    const auto lb = read(seq, "ll_bits", le & 15u);
-                    ls = ((le >> 10u) + lb) & ((d::lit(1u) << ll_log) - 1u);
-                    const auto mb = read(seq, "ml_bits", me & 15u);
-                    ms = ((me >> 10u) + mb) & ((d::lit(1u) << ml_log) - 1u);
-                    const auto ob = read(seq, "of_bits", oe & 15u);
-                    os = ((oe >> 10u) + ob) & ((d::lit(1u) << of_log) - 1u);
-                });
+                const auto sq = detail::zstd_decode_sequence(k, reader, seq, tables, states, llt, oft, mlt, i, nseq);
+                const auto ofv = sq.ofv, ml = sq.ml, ll = sq.ll;
                 // Repeat offsets (RFC 8878 3.1.1.5)
                 const auto off = k.let("offset", 0u);
                 k.if_(ofv > 3u, [&] {
@@ -427,7 +290,7 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
                 i = i + 1u;
             });
             k.if_(reason != why::none, [&] { k.break_(); });
-            k.if_(!exhausted(seq), [&] {
+            k.if_(!detail::zstd_bits::exhausted(seq), [&] {
                 reason = why::sequences_stream;
                 k.break_();
             });

@@ -1,0 +1,420 @@
+// The programs of compression.zstd.blocks (ops/compression/zstd_blocks.hpp): every block of
+// every frame decoded at once, in the passes compression/zstd_blocks.hpp lays out. decode and
+// execute come in two shapes with identical results: one invocation per block (reference
+// variant) and one subgroup of 32 per block (fast variant); resolve spreads each block's bytes
+// over a workgroup.
+#pragma once
+
+#include <vyre/compression/zstd_blocks.hpp>
+#include <vyre/compression/zstd_entropy.hpp>
+#include <vyre/dsl.hpp>
+#include <vyre/error.hpp>
+#include <vyre/ops/compression/detail/zstd_program_parts.hpp>
+#include <vyre/ops/op.hpp>
+
+#include <bit>
+#include <cstdint>
+#include <string>
+
+namespace vyre::ops::compression {
+
+inline constexpr const char* zstd_blocks_decode_id = "compression.zstd.blocks.decode";
+inline constexpr const char* zstd_blocks_decode_fast_id = "compression.zstd.blocks.decode.fast";
+inline constexpr const char* zstd_blocks_execute_id = "compression.zstd.blocks.execute";
+inline constexpr const char* zstd_blocks_execute_fast_id = "compression.zstd.blocks.execute.fast";
+inline constexpr const char* zstd_blocks_resolve_id = "compression.zstd.blocks.resolve";
+
+namespace zstd_decode_binding {
+enum : std::uint32_t { input = 0, blocks = 1, tables = 2, plan = 3, literals = 4, sequences = 5, summaries = 6, params = 7 };
+}
+// params: [blocks, input bytes, literals bytes, table words, sequence records]
+inline constexpr std::uint32_t zstd_decode_param_words = 5;
+
+namespace zstd_execute_binding {
+enum : std::uint32_t { input = 0, blocks = 1, plan = 2, sequences = 3, exec = 4, literals = 5, output = 6, links = 7, verdicts = 8, params = 9 };
+}
+// params: [blocks, input bytes, literals bytes, output bytes]
+inline constexpr std::uint32_t zstd_execute_param_words = 4;
+
+namespace zstd_resolve_binding {
+enum : std::uint32_t { ranges = 0, links = 1, output = 2, unresolved = 3, params = 4 };
+}
+// params: [ranges, first round (1) or a later one (0)]
+inline constexpr std::uint32_t zstd_resolve_param_words = 2;
+inline constexpr std::uint32_t zstd_resolve_workgroup = 256;
+// Links a round follows per byte before it writes back what it reached.
+inline constexpr std::uint32_t zstd_resolve_hops = 8;
+
+namespace detail {
+
+inline void zstd_blocks_check_shape(const char* what, std::uint32_t lanes, std::uint32_t per_workgroup) {
+    if (!std::has_single_bit(lanes) || lanes > 32 || per_workgroup == 0 || lanes * per_workgroup > 1024)
+        throw resource_error(std::string(what) + ": " + std::to_string(per_workgroup) + " blocks per workgroup of " +
+                             std::to_string(lanes) + " lanes (a power of two up to 32; at most 1024 invocations)");
+}
+
+} // namespace detail
+
+// decode: a block per subgroup. Raw and RLE blocks are only checked. A compressed block's
+// literals go into the scratch (lane s decoding Huffman stream s, from a code expanded into
+// workgroup memory); its sequences are decoded by the first lane into sequence records, repeat
+// offsets relative to those the block starts with; the summary says where the block stopped and
+// why. Every check the frame program makes within a block is made here, in the same order.
+inline ir::program zstd_blocks_decode_program(std::uint32_t lanes, std::uint32_t per_workgroup) {
+    namespace d = vyre::dsl;
+    namespace c = vyre::compression;
+    namespace field = c::zstd_block_field;
+    namespace why = c::zstd_frame_reason;
+    detail::zstd_blocks_check_shape("zstd_blocks_decode_program", lanes, per_workgroup);
+    const bool shared = lanes > 1;
+    const std::uint32_t table_words = 1u << c::zstd_huffman_max_bits;
+    d::kernel k(entry_name(shared ? zstd_blocks_decode_fast_id : zstd_blocks_decode_id), {lanes * per_workgroup, 1, 1});
+    if (shared) k.use_subgroups(lanes);
+    namespace b = zstd_decode_binding;
+    const auto in = k.input<d::bytes>("input", b::input);
+    const auto blocks = k.input<d::u32>("blocks", b::blocks);
+    const auto tables = k.input<d::u32>("tables", b::tables);
+    const auto plan = k.input<d::u32>("plan", b::plan);
+    const auto lit = k.output<d::bytes>("literals", b::literals);
+    const auto seqs = k.output<d::u32>("records", b::sequences);
+    const auto summaries = k.output<d::u32>("summaries", b::summaries);
+    const auto params = k.uniform<d::u32>("params", b::params);
+    const d::workgroup_buffer<d::u32> huff = k.workgroup<d::u32>("huffman", table_words * per_workgroup);
+
+    const auto lane = shared ? k.let("lane", d::subgroup_local_id()) : k.let("lane", 0u);
+    const auto slot = shared ? k.let("slot", d::subgroup_id()) : k.let("slot", d::local_id());
+    const auto block = k.let("block", d::workgroup_id() * per_workgroup + slot);
+    k.if_(block >= params[0u], [&] { k.return_(); });
+    const auto base = k.let("table_base", slot * table_words);
+    const auto in_bytes = k.let("input_bytes", params[1u]);
+    const auto lit_bytes = k.let("literal_bytes", params[2u]);
+    const auto tw = k.let("table_words", params[3u]);
+    const auto records = k.let("record_count", params[4u]);
+    const auto sync = [&] {
+        if (shared) k.subgroup_barrier();
+    };
+    const auto within = [](const auto& at, const auto& n, const auto& size) { return detail::zstd_within(at, n, size); };
+    const detail::zstd_bits reader(k, in);
+
+    const auto rec = k.let("rec", block * c::zstd_block_words);
+    const auto kind = k.let("kind", blocks[rec + field::kind]);
+    const auto type = k.let("type", kind & 3u);
+    const auto size = k.let("size", blocks[rec + field::size]);
+    const auto src = k.let("src", blocks[rec + field::source]);
+    // Why the block failed: before its sequences (the same in every lane), and at or after one
+    // (the first lane's: it decodes them).
+    const auto reason = k.let("reason", why::none);
+    const auto late = k.let("late_reason", why::none);
+    const auto stage = k.let("stage", 0u);
+    const auto run = k.let("run", 0u);
+    const auto regenerated = k.let("regenerated", 0u);
+    // The repeat offsets the block leaves: (slot, value) as in a sequence record.
+    const auto t0 = k.let("rep_slot0", 1u), t1 = k.let("rep_slot1", 2u), t2 = k.let("rep_slot2", 3u);
+    const auto v0 = k.let("rep_value0", 0u), v1 = k.let("rep_value1", 0u), v2 = k.let("rep_value2", 0u);
+    const auto seq = reader.make("seq");
+    const auto hs = reader.make("huf");
+    k.if_(type < 2u, [&] {
+        k.if_(!within(src, d::select(type == 0u, size, 1u), in_bytes), [&] { reason = why::bad_record; }).else_([&] { regenerated = size; });
+    }).else_([&] {
+        const auto lit_type = k.let("literals_type", (kind >> 2u) & 3u);
+        const auto lit_at = k.let("literals_at", blocks[rec + field::literals_at]);
+        const auto maximum = k.let("maximum", blocks[rec + field::maximum]);
+        k.if_(type != 2u || lit_type > 2u || !within(lit_at, size, lit_bytes), [&] { reason = why::bad_record; });
+        k.if_(reason == why::none && size > maximum, [&] { reason = why::block_maximum; });
+        // ---- literals into scratch
+        k.if_(reason == why::none && lit_type < 2u, [&] {
+            k.if_(!within(src, d::select(lit_type == 0u, size, 1u), in_bytes), [&] { reason = why::bad_record; }).else_([&] {
+                const auto j = k.let("raw_j", lane);
+                k.while_(j < size, [&] {
+                    k.store(lit, lit_at + j, in[src + d::select(lit_type == 0u, j, 0u)]);
+                    j = j + lanes;
+                });
+            });
+        });
+        k.if_(reason == why::none && lit_type == 2u, [&] {
+            const auto table = k.let("huffman_table", blocks[rec + field::huffman_table]);
+            const auto header = k.let("huffman_header", tables[table]);
+            const auto bits = k.let("huffman_bits", header & 0xFFu);
+            const auto nsym = k.let("huffman_symbols", header >> 8u);
+            k.if_(table >= tw || bits == 0u || bits > c::zstd_huffman_max_bits || nsym > 256u || !within(table + 1u, nsym, tw),
+                  [&] { reason = why::bad_record; });
+            const auto four = k.let("four_streams", (kind & c::zstd_four_streams) != 0u);
+            const auto streams = k.let("streams", d::select(four, 4u, 1u));
+            const auto segment = k.let("segment", d::select(four, (size + 3u) >> 2u, size));
+            k.if_(reason == why::none && segment * (streams - 1u) > size, [&] { reason = why::literals_stream; });
+            k.if_(reason == why::none, [&] {
+                detail::zstd_expand_huffman(k, tables, huff, base, table, bits, nsym, lane, lanes, sync);
+                const auto verdicts = detail::zstd_decode_huffman_streams(k, reader, hs, blocks, lit, huff, rec, size, src, lit_at, base,
+                                                                          bits, streams, segment, in_bytes, lane, lanes);
+                const auto any_range = shared ? k.let("any_bad_range", d::subgroup_any(verdicts.bad_range)) : verdicts.bad_range;
+                const auto any_stream = shared ? k.let("any_bad_stream", d::subgroup_any(verdicts.bad_stream)) : verdicts.bad_stream;
+                k.if_(any_range, [&] { reason = why::bad_record; }).else_([&] {
+                    k.if_(any_stream, [&] { reason = why::literals_stream; });
+                });
+            });
+        });
+
+        // ---- sequences, by the first lane
+        const auto nseq = k.let("sequences", blocks[rec + field::sequences]);
+        const auto block_op = k.let("block_op", 0u);
+        const auto lit_pos = k.let("lit_pos", 0u);
+        k.if_(reason == why::none && nseq != 0u, [&] {
+            const auto llt = k.let("ll_table", blocks[rec + field::literal_length_table]);
+            const auto oft = k.let("of_table", blocks[rec + field::offset_table]);
+            const auto mlt = k.let("ml_table", blocks[rec + field::match_length_table]);
+            const auto seq_at = k.let("seq_at", blocks[rec + field::sequences_at]);
+            const auto seq_size = k.let("seq_size", blocks[rec + field::sequences_size]);
+            const auto first = k.let("first_record", plan[block * c::zstd_plan_words]);
+            const auto room = k.let("room", plan[block * c::zstd_plan_words + 1u]);
+            k.if_(tw < c::zstd_match_values_at + 64u || !detail::zstd_table_ok(tables, llt, tw) || !detail::zstd_table_ok(tables, oft, tw) ||
+                      !detail::zstd_table_ok(tables, mlt, tw) || !within(seq_at, seq_size, in_bytes) || !within(first, room, records),
+                  [&] { reason = why::bad_record; });
+            k.if_(reason == why::none, [&] {
+                const auto marked = reader.start(seq, seq_at, seq_size, "seq");
+                k.if_(!marked, [&] { reason = why::sequences_stream; });
+            });
+            k.if_(reason == why::none && lane == 0u, [&] {
+                stage = 1u;
+                const auto states = detail::zstd_start_sequences(k, reader, seq, tables, llt, oft, mlt);
+                const auto i = k.let("seq_i", 0u);
+                k.while_(i < nseq, [&] {
+                    const auto sq = detail::zstd_decode_sequence(k, reader, seq, tables, states, llt, oft, mlt, i, nseq);
+                    const auto ofv = sq.ofv, ml = sq.ml, ll = sq.ll;
+                    // Repeat offsets (RFC 8878 3.1.1.5), relative to the block's first ones.
+                    const auto oslot = k.let("offset_slot", 0u);
+                    const auto oval = k.let("offset_value", 0u);
+                    k.if_(ofv > 3u, [&] {
+                        oval = ofv - 3u;
+                        t2 = t1;
+                        v2 = v1;
+                        t1 = t0;
+                        v1 = v0;
+                        t0 = 0u;
+                        v0 = oval;
+                    }).else_([&] {
+                        const auto index = k.let("rep_index", ofv - 1u + d::select(ll == 0u, 1u, 0u));
+                        k.if_(index == 0u, [&] {
+                            oslot = t0;
+                            oval = v0;
+                        }).else_([&] {
+                            oslot = d::select(index == 1u, t1, d::select(index == 2u, t2, t0));
+                            // index 3: the first repeat offset less one
+                            oval = d::select(index == 1u, v1, d::select(index == 2u, v2, d::select(t0 == 0u, v0 - 1u, v0 + 1u)));
+                            k.if_(index != 1u, [&] {
+                                t2 = t1;
+                                v2 = v1;
+                            });
+                            t1 = t0;
+                            v1 = v0;
+                            t0 = oslot;
+                            v0 = oval;
+                        });
+                    });
+                    k.if_(i >= room, [&] {
+                        late = why::bad_record;
+                        k.break_();
+                    });
+                    k.if_(ll > size - lit_pos, [&] {
+                        late = why::literals_overrun;
+                        k.break_();
+                    });
+                    k.if_(d::cast<d::u64>(ll) + d::cast<d::u64>(ml) > d::cast<d::u64>(maximum - block_op), [&] {
+                        late = why::block_maximum;
+                        k.break_();
+                    });
+                    const auto at = k.let("record_at", (first + i) * c::zstd_sequence_words);
+                    k.store(seqs, at, ll);
+                    k.store(seqs, at + 1u, ml | (oslot << 30u));
+                    k.store(seqs, at + 2u, oval);
+                    lit_pos = lit_pos + ll;
+                    block_op = block_op + ll + ml;
+                    i = i + 1u;
+                });
+                run = i;
+                k.if_(late == why::none && !detail::zstd_bits::exhausted(seq), [&] { late = why::sequences_stream; });
+            });
+        });
+        k.if_(reason == why::none && late == why::none, [&] {
+            const auto rest = k.let("rest", size - lit_pos);
+            k.if_(rest > maximum - block_op, [&] { late = why::block_maximum; }).else_([&] { regenerated = block_op + rest; });
+        });
+    });
+    k.if_(lane == 0u, [&] {
+        const auto at = k.let("summary_at", block * c::zstd_summary_words);
+        k.store(summaries, at, d::select(reason != why::none, reason, late));
+        k.store(summaries, at + 1u, stage);
+        k.store(summaries, at + 2u, run);
+        k.store(summaries, at + 3u, regenerated);
+        k.store(summaries, at + 4u, t0);
+        k.store(summaries, at + 5u, v0);
+        k.store(summaries, at + 6u, t1);
+        k.store(summaries, at + 7u, v1);
+        k.store(summaries, at + 8u, t2);
+        k.store(summaries, at + 9u, v2);
+    });
+    return k.program();
+}
+
+// execute: a block per subgroup, its lanes splitting each sequence: literals are copied into the
+// output, and every byte gets a link (its own index for a literal, the index of the byte it
+// copies for a match). Nothing is read back from the output, so no lane waits for another.
+inline ir::program zstd_blocks_execute_program(std::uint32_t lanes, std::uint32_t per_workgroup) {
+    namespace d = vyre::dsl;
+    namespace c = vyre::compression;
+    namespace field = c::zstd_block_field;
+    namespace why = c::zstd_frame_reason;
+    detail::zstd_blocks_check_shape("zstd_blocks_execute_program", lanes, per_workgroup);
+    const bool shared = lanes > 1;
+    d::kernel k(entry_name(shared ? zstd_blocks_execute_fast_id : zstd_blocks_execute_id), {lanes * per_workgroup, 1, 1});
+    if (shared) k.use_subgroups(lanes);
+    namespace b = zstd_execute_binding;
+    const auto in = k.input<d::bytes>("input", b::input);
+    const auto blocks = k.input<d::u32>("blocks", b::blocks);
+    const auto plan = k.input<d::u32>("plan", b::plan);
+    const auto seqs = k.input<d::u32>("records", b::sequences);
+    const auto exec = k.input<d::u32>("exec", b::exec);
+    const auto lit = k.input<d::bytes>("literals", b::literals);
+    const auto out = k.output<d::bytes>("output", b::output);
+    const auto links = k.output<d::u32>("links", b::links);
+    const auto verdicts = k.output<d::u32>("verdicts", b::verdicts);
+    const auto params = k.uniform<d::u32>("params", b::params);
+
+    const auto lane = shared ? k.let("lane", d::subgroup_local_id()) : k.let("lane", 0u);
+    const auto slot = shared ? k.let("slot", d::subgroup_id()) : k.let("slot", d::local_id());
+    const auto block = k.let("block", d::workgroup_id() * per_workgroup + slot);
+    k.if_(block >= params[0u], [&] { k.return_(); });
+    const auto in_bytes = k.let("input_bytes", params[1u]);
+    const auto lit_bytes = k.let("literal_bytes", params[2u]);
+    const auto out_bytes = k.let("output_bytes", params[3u]);
+    const auto within = [](const auto& at, const auto& n, const auto& size) { return detail::zstd_within(at, n, size); };
+
+    const auto e = k.let("exec_at", block * c::zstd_exec_words);
+    const auto flags = k.let("flags", exec[e]);
+    const auto reason = k.let("reason", why::none);
+    k.if_((flags & c::zstd_exec_skip) == 0u, [&] {
+        const auto run = k.let("run", flags & c::zstd_exec_count);
+        const auto out_at = k.let("out_at", exec[e + 1u]);
+        const auto op0 = k.let("op_start", exec[e + 2u]);
+        const auto cap = k.let("capacity", exec[e + 3u]);
+        const auto link_at = k.let("link_at", exec[e + 4u]);
+        const auto r0 = k.let("rep0", exec[e + 5u]), r1 = k.let("rep1", exec[e + 6u]), r2 = k.let("rep2", exec[e + 7u]);
+        // Indices of the frame's byte 0 (wrapping: only sums with the frame's own offsets are used).
+        const auto frame_out = k.let("frame_out", out_at - op0);
+        const auto frame_link = k.let("frame_link", link_at - op0);
+        const auto op = k.let("op", op0);
+        const auto rec = k.let("rec", block * c::zstd_block_words);
+        const auto kind = k.let("kind", blocks[rec + field::kind]);
+        const auto type = k.let("type", kind & 3u);
+        const auto size = k.let("size", blocks[rec + field::size]);
+        const auto src = k.let("src", blocks[rec + field::source]);
+        // out[frame_out + op + j] = source(j) for j < count, a literal each.
+        const auto literals_out = [&](const std::string& name, const auto& count, const auto& source) {
+            const auto j = k.let(name, lane);
+            k.while_(j < count, [&] {
+                k.store(out, frame_out + op + j, source(j));
+                k.store(links, frame_link + op + j, frame_link + op + j);
+                j = j + lanes;
+            });
+        };
+        k.if_(op0 > cap || !within(frame_out + op0, cap - op0, out_bytes), [&] { reason = why::bad_record; }).else_([&] {
+            k.if_(type < 2u, [&] {
+                k.if_(!within(src, d::select(type == 0u, size, 1u), in_bytes), [&] { reason = why::bad_record; }).else_([&] {
+                    k.if_(size > cap - op, [&] { reason = why::capacity; }).else_([&] {
+                        literals_out("plain_j", size, [&](const auto& j) { return in[src + d::select(type == 0u, j, 0u)]; });
+                    });
+                });
+            }).else_([&] {
+                const auto lit_at = k.let("literals_at", blocks[rec + field::literals_at]);
+                const auto first = k.let("first_record", plan[block * c::zstd_plan_words]);
+                const auto lit_pos = k.let("lit_pos", 0u);
+                k.if_(!within(lit_at, size, lit_bytes), [&] { reason = why::bad_record; });
+                const auto i = k.let("seq_i", 0u);
+                k.while_(reason == why::none && i < run, [&] {
+                    const auto at = k.let("record_at", (first + i) * c::zstd_sequence_words);
+                    const auto ll = k.let("literal_length", seqs[at]);
+                    const auto w = k.let("record_match", seqs[at + 1u]);
+                    const auto value = k.let("record_offset", seqs[at + 2u]);
+                    const auto ml = k.let("match_length", w & 0x3FFFFFFFu);
+                    const auto rs = k.let("record_slot", w >> 30u);
+                    const auto off = k.let("offset", d::select(rs == 0u, value, d::select(rs == 1u, r0, d::select(rs == 2u, r1, r2)) - value));
+                    k.if_(d::cast<d::u64>(ll) + d::cast<d::u64>(ml) > d::cast<d::u64>(cap - op), [&] {
+                        reason = why::capacity;
+                        k.break_();
+                    });
+                    k.if_(off == 0u || off > op + ll, [&] {
+                        reason = why::offset;
+                        k.break_();
+                    });
+                    k.if_(ll > size - lit_pos, [&] {
+                        reason = why::bad_record; // the decode pass checked this: records from elsewhere
+                        k.break_();
+                    });
+                    literals_out("lit_j", ll, [&](const auto& j) { return lit[lit_at + lit_pos + j]; });
+                    op = op + ll;
+                    lit_pos = lit_pos + ll;
+                    const auto j = k.let("match_j", lane);
+                    k.while_(j < ml, [&] {
+                        k.store(links, frame_link + op + j, frame_link + op + j - off);
+                        j = j + lanes;
+                    });
+                    op = op + ml;
+                    i = i + 1u;
+                });
+                k.if_(reason == why::none && (flags & c::zstd_exec_rest) != 0u, [&] {
+                    const auto rest = k.let("rest", size - lit_pos);
+                    k.if_(rest > cap - op, [&] { reason = why::capacity; }).else_([&] {
+                        literals_out("rest_j", rest, [&](const auto& j) { return lit[lit_at + lit_pos + j]; });
+                    });
+                });
+            });
+        });
+    });
+    k.if_(lane == 0u, [&] { k.store(verdicts, block, reason); });
+    return k.program();
+}
+
+// resolve: one round of pointer jumping over the bytes of the blocks in `ranges` (a workgroup
+// each): a byte whose link leads to another match byte follows up to zstd_resolve_hops links and
+// keeps the furthest; one that reaches a literal copies it (in the first round, also those
+// linked to a literal from the start). A byte still short of a literal sets `unresolved`. Links
+// only ever point backwards, so every chain ends, and a link read while another invocation
+// rewrites it is still a byte of the same chain.
+inline ir::program zstd_blocks_resolve_program() {
+    namespace d = vyre::dsl;
+    namespace c = vyre::compression;
+    d::kernel k(entry_name(zstd_blocks_resolve_id), {zstd_resolve_workgroup, 1, 1});
+    namespace b = zstd_resolve_binding;
+    const auto ranges = k.input<d::u32>("ranges", b::ranges);
+    const auto links = k.output<d::u32>("links", b::links);
+    const auto out = k.output<d::bytes>("output", b::output);
+    const auto unresolved = k.output<d::u32>("unresolved", b::unresolved);
+    const auto params = k.uniform<d::u32>("params", b::params);
+    const auto r = k.let("range", d::workgroup_id());
+    k.if_(r >= params[0u], [&] { k.return_(); });
+    const auto first_round = k.let("first_round", params[1u] != 0u);
+    const auto link_at = k.let("link_at", ranges[r * c::zstd_range_words]);
+    const auto out_at = k.let("out_at", ranges[r * c::zstd_range_words + 1u]);
+    const auto n = k.let("bytes", ranges[r * c::zstd_range_words + 2u]);
+    const auto j = k.let("j", d::local_id());
+    k.while_(j < n, [&] {
+        const auto i = k.let("i", link_at + j);
+        const auto p = k.let("p", links[i]);
+        k.if_(p != i, [&] {
+            const auto q = k.let("q", links[p]);
+            const auto hops = k.let("hops", 0u);
+            k.while_(q != p && hops < zstd_resolve_hops, [&] {
+                p = q;
+                q = links[p];
+                hops = hops + 1u;
+            });
+            k.if_(hops != 0u, [&] { k.store(links, i, p); });
+            k.if_(q != p, [&] { k.store(unresolved, 0u, 1u); }).else_([&] {
+                k.if_(hops != 0u || first_round, [&] { k.store(out, out_at + j, out[out_at + p - link_at]); });
+            });
+        });
+        j = j + zstd_resolve_workgroup;
+    });
+    return k.program();
+}
+
+} // namespace vyre::ops::compression

@@ -1,0 +1,450 @@
+// vyre program "compression_zstd_blocks_decode", lowered to OpenCL C 1.2
+static inline uint vyre_load_constant_uint(const __constant uint* b, uint n, uint i) {
+    return i < n ? b[i] : 0u;
+}
+static inline uint vyre_load_global_uchar(const __global uchar* b, uint words, uint i) {
+    return (i >> 2) < words ? (uint)b[i] : 0u;
+}
+static inline uint vyre_load_global_uint(const __global uint* b, uint n, uint i) {
+    return i < n ? b[i] : 0u;
+}
+static inline uint vyre_load_local_uint(const __local uint* b, uint n, uint i) {
+    return i < n ? b[i] : 0u;
+}
+static inline void vyre_store_global_uchar(__global uchar* b, uint words, uint i, uint v) {
+    if ((i >> 2) < words) b[i] = (uchar)v;
+}
+static inline void vyre_store_global_uint(__global uint* b, uint n, uint i, uint v) {
+    if (i < n) b[i] = v;
+}
+static inline void vyre_store_local_uint(__local uint* b, uint n, uint i, uint v) {
+    if (i < n) b[i] = v;
+}
+
+__kernel __attribute__((reqd_work_group_size(4, 1, 1)))
+void compression_zstd_blocks_decode(
+    __global const uchar* input, const uint input_len,
+    __global const uint* blocks, const uint blocks_len,
+    __global const uint* tables, const uint tables_len,
+    __global const uint* plan, const uint plan_len,
+    __global uchar* literals, const uint literals_len,
+    __global uint* records, const uint records_len,
+    __global uint* summaries, const uint summaries_len,
+    __constant uint* params, const uint params_len)
+{
+    __local uint huffman[8192];
+    {
+        const uint vyre_lid = (uint)(get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2)));
+        const uint vyre_lsize = (uint)(get_local_size(0) * get_local_size(1) * get_local_size(2));
+        for (uint vyre_i = vyre_lid; vyre_i < 8192u; vyre_i += vyre_lsize) huffman[vyre_i] = 0u;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    uint lane = 0u;
+    uint slot = (uint)get_local_id(0);
+    uint block = (((uint)get_group_id(0) * 4u) + slot);
+    if (((uint)(block >= vyre_load_constant_uint(params, params_len, 0u)))) {
+        return;
+    }
+    uint table_base = (slot * 2048u);
+    uint input_bytes = vyre_load_constant_uint(params, params_len, 1u);
+    uint literal_bytes = vyre_load_constant_uint(params, params_len, 2u);
+    uint table_words = vyre_load_constant_uint(params, params_len, 3u);
+    uint record_count = vyre_load_constant_uint(params, params_len, 4u);
+    uint rec = (block * 16u);
+    uint kind = vyre_load_global_uint(blocks, blocks_len, (rec + 0u));
+    uint type = (kind & 3u);
+    uint size = vyre_load_global_uint(blocks, blocks_len, (rec + 1u));
+    uint src = vyre_load_global_uint(blocks, blocks_len, (rec + 2u));
+    uint reason = 0u;
+    uint late_reason = 0u;
+    uint stage = 0u;
+    uint run = 0u;
+    uint regenerated = 0u;
+    uint rep_slot0 = 1u;
+    uint rep_slot1 = 2u;
+    uint rep_slot2 = 3u;
+    uint rep_value0 = 0u;
+    uint rep_value1 = 0u;
+    uint rep_value2 = 0u;
+    ulong seq_acc = 0ul;
+    uint seq_nacc = 0u;
+    uint seq_pos = 0u;
+    uint seq_start = 0u;
+    uint seq_virt = 0u;
+    ulong huf_acc = 0ul;
+    uint huf_nacc = 0u;
+    uint huf_pos = 0u;
+    uint huf_start = 0u;
+    uint huf_virt = 0u;
+    if (((uint)(type < 2u))) {
+        if ((((uint)(((uint)(src <= input_bytes)) && ((uint)((((uint)(type == 0u)) ? size : 1u) <= (input_bytes - src))))) ^ 1u)) {
+            reason = 1u;
+        } else {
+            regenerated = size;
+        }
+    } else {
+        uint literals_type = ((kind >> (2u & 31u)) & 3u);
+        uint literals_at = vyre_load_global_uint(blocks, blocks_len, (rec + 8u));
+        uint maximum = vyre_load_global_uint(blocks, blocks_len, (rec + 15u));
+        if (((uint)(((uint)(((uint)(type != 2u)) || ((uint)(literals_type > 2u)))) || (((uint)(((uint)(literals_at <= literal_bytes)) && ((uint)(size <= (literal_bytes - literals_at))))) ^ 1u)))) {
+            reason = 1u;
+        }
+        if (((uint)(((uint)(reason == 0u)) && ((uint)(size > maximum))))) {
+            reason = 6u;
+        }
+        if (((uint)(((uint)(reason == 0u)) && ((uint)(literals_type < 2u))))) {
+            if ((((uint)(((uint)(src <= input_bytes)) && ((uint)((((uint)(literals_type == 0u)) ? size : 1u) <= (input_bytes - src))))) ^ 1u)) {
+                reason = 1u;
+            } else {
+                uint raw_j = lane;
+                while (((uint)(raw_j < size))) {
+                    vyre_store_global_uchar(literals, literals_len, (literals_at + raw_j), vyre_load_global_uchar(input, input_len, (src + (((uint)(literals_type == 0u)) ? raw_j : 0u))));
+                    raw_j = (raw_j + 1u);
+                }
+            }
+        }
+        if (((uint)(((uint)(reason == 0u)) && ((uint)(literals_type == 2u))))) {
+            uint huffman_table = vyre_load_global_uint(blocks, blocks_len, (rec + 7u));
+            uint huffman_header = vyre_load_global_uint(tables, tables_len, huffman_table);
+            uint huffman_bits = (huffman_header & 255u);
+            uint huffman_symbols = (huffman_header >> (8u & 31u));
+            if (((uint)(((uint)(((uint)(((uint)(((uint)(huffman_table >= table_words)) || ((uint)(huffman_bits == 0u)))) || ((uint)(huffman_bits > 11u)))) || ((uint)(huffman_symbols > 256u)))) || (((uint)(((uint)((huffman_table + 1u) <= table_words)) && ((uint)(huffman_symbols <= (table_words - (huffman_table + 1u)))))) ^ 1u)))) {
+                reason = 1u;
+            }
+            uint four_streams = ((uint)((kind & 16u) != 0u));
+            uint streams = (four_streams ? 4u : 1u);
+            uint segment = (four_streams ? ((size + 3u) >> (2u & 31u)) : size);
+            if (((uint)(((uint)(reason == 0u)) && ((uint)((segment * (streams - 1u)) > size))))) {
+                reason = 2u;
+            }
+            if (((uint)(reason == 0u))) {
+                uint clear_j = lane;
+                while (((uint)(clear_j < (1u << (huffman_bits & 31u))))) {
+                    vyre_store_local_uint(huffman, 8192u, (table_base + clear_j), 0u);
+                    clear_j = (clear_j + 1u);
+                }
+                uint fill_s = lane;
+                while (((uint)(fill_s < huffman_symbols))) {
+                    uint fill_e = vyre_load_global_uint(tables, tables_len, ((huffman_table + 1u) + fill_s));
+                    uint fill_n = ((fill_e >> (8u & 31u)) & 15u);
+                    if (((uint)(((uint)(fill_n != 0u)) && ((uint)(fill_n <= huffman_bits))))) {
+                        uint fill_f = (fill_e >> (12u & 31u));
+                        uint fill_end = min((fill_f + (1u << ((huffman_bits - fill_n) & 31u))), (1u << (huffman_bits & 31u)));
+                        while (((uint)(fill_f < fill_end))) {
+                            vyre_store_local_uint(huffman, 8192u, (table_base + fill_f), (fill_e & 4095u));
+                            fill_f = (fill_f + 1u);
+                        }
+                    }
+                    fill_s = (fill_s + 1u);
+                }
+                uint stream_size0 = vyre_load_global_uint(blocks, blocks_len, (rec + 3u));
+                uint stream_size1 = vyre_load_global_uint(blocks, blocks_len, ((rec + 3u) + 1u));
+                uint stream_size2 = vyre_load_global_uint(blocks, blocks_len, ((rec + 3u) + 2u));
+                uint stream_size3 = vyre_load_global_uint(blocks, blocks_len, ((rec + 3u) + 3u));
+                uint bad_range = 0u;
+                uint bad_stream = 0u;
+                uint stream = lane;
+                while (((uint)(stream < streams))) {
+                    ulong stream_at = ((((ulong)(src) + (ulong)((((uint)(stream > 0u)) ? stream_size0 : 0u))) + (ulong)((((uint)(stream > 1u)) ? stream_size1 : 0u))) + (ulong)((((uint)(stream > 2u)) ? stream_size2 : 0u)));
+                    uint stream_bytes = (((uint)(stream == 0u)) ? stream_size0 : (((uint)(stream == 1u)) ? stream_size1 : (((uint)(stream == 2u)) ? stream_size2 : stream_size3)));
+                    uint stream_symbols = (((uint)((stream + 1u) < streams)) ? segment : (size - (segment * (streams - 1u))));
+                    if (((uint)((stream_at + (ulong)(stream_bytes)) > (ulong)(input_bytes)))) {
+                        bad_range = 1u;
+                    } else {
+                        uint huf_marked = 0u;
+                        huf_start = (uint)(stream_at);
+                        huf_acc = 0ul;
+                        huf_nacc = 0u;
+                        huf_pos = 0u;
+                        huf_virt = 0u;
+                        if (((uint)(stream_bytes != 0u))) {
+                            uint huf_last = vyre_load_global_uchar(input, input_len, (((uint)(stream_at) + stream_bytes) - 1u));
+                            if (((uint)(huf_last != 0u))) {
+                                huf_marked = 1u;
+                                huf_acc = (ulong)(huf_last);
+                                huf_nacc = (31u - clz(huf_last));
+                                huf_pos = (stream_bytes - 1u);
+                            }
+                        }
+                        uint stream_to = (literals_at + (stream * segment));
+                        uint symbol_i = 0u;
+                        uint huffman_mask = ((1u << (huffman_bits & 31u)) - 1u);
+                        while (((uint)(symbol_i < stream_symbols))) {
+                            if (((uint)(huf_nacc <= 32u))) {
+                                if (((uint)(huf_pos >= 4u))) {
+                                    huf_acc = ((huf_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((huf_start + huf_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((huf_start + huf_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((huf_start + huf_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((huf_start + huf_pos) - 4u) + 3u)) << (24u & 31u)))));
+                                    huf_pos = (huf_pos - 4u);
+                                    huf_nacc = (huf_nacc + 32u);
+                                } else {
+                                    while (((uint)(huf_pos > 0u))) {
+                                        huf_acc = ((huf_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((huf_start + huf_pos) - 1u))));
+                                        huf_pos = (huf_pos - 1u);
+                                        huf_nacc = (huf_nacc + 8u);
+                                    }
+                                    if (((uint)(huf_nacc <= 32u))) {
+                                        huf_acc = (huf_acc << (32ul & 63ul));
+                                        huf_nacc = (huf_nacc + 32u);
+                                        huf_virt = (huf_virt + 32u);
+                                    }
+                                }
+                            }
+                            uint huffman_entry = vyre_load_local_uint(huffman, 8192u, (table_base + ((uint)(((huf_acc >> ((ulong)((huf_nacc - huffman_bits)) & 63ul)) & ((1ul << ((ulong)(huffman_bits) & 63ul)) - 1ul))) & huffman_mask)));
+                            huf_nacc = (huf_nacc - (huffman_entry >> (8u & 31u)));
+                            vyre_store_global_uchar(literals, literals_len, (stream_to + symbol_i), (huffman_entry & 255u));
+                            symbol_i = (symbol_i + 1u);
+                        }
+                        if (((uint)((huf_marked ^ 1u) || (((uint)(((uint)(huf_pos == 0u)) && ((uint)(huf_nacc == huf_virt)))) ^ 1u)))) {
+                            bad_stream = 1u;
+                        }
+                    }
+                    stream = (stream + 1u);
+                }
+                if (bad_range) {
+                    reason = 1u;
+                } else {
+                    if (bad_stream) {
+                        reason = 2u;
+                    }
+                }
+            }
+        }
+        uint sequences = vyre_load_global_uint(blocks, blocks_len, (rec + 9u));
+        uint block_op = 0u;
+        uint lit_pos = 0u;
+        if (((uint)(((uint)(reason == 0u)) && ((uint)(sequences != 0u))))) {
+            uint ll_table = vyre_load_global_uint(blocks, blocks_len, (rec + 12u));
+            uint of_table = vyre_load_global_uint(blocks, blocks_len, (rec + 13u));
+            uint ml_table = vyre_load_global_uint(blocks, blocks_len, (rec + 14u));
+            uint seq_at = vyre_load_global_uint(blocks, blocks_len, (rec + 10u));
+            uint seq_size = vyre_load_global_uint(blocks, blocks_len, (rec + 11u));
+            uint first_record = vyre_load_global_uint(plan, plan_len, (block * 2u));
+            uint room = vyre_load_global_uint(plan, plan_len, ((block * 2u) + 1u));
+            if (((uint)(((uint)(((uint)(((uint)(((uint)(((uint)(table_words < 100u)) || (((uint)(((uint)(((uint)(ll_table < table_words)) && ((uint)(vyre_load_global_uint(tables, tables_len, ll_table) <= 9u)))) && ((uint)(((uint)((ll_table + 1u) <= table_words)) && ((uint)((1u << (vyre_load_global_uint(tables, tables_len, ll_table) & 31u)) <= (table_words - (ll_table + 1u)))))))) ^ 1u))) || (((uint)(((uint)(((uint)(of_table < table_words)) && ((uint)(vyre_load_global_uint(tables, tables_len, of_table) <= 9u)))) && ((uint)(((uint)((of_table + 1u) <= table_words)) && ((uint)((1u << (vyre_load_global_uint(tables, tables_len, of_table) & 31u)) <= (table_words - (of_table + 1u)))))))) ^ 1u))) || (((uint)(((uint)(((uint)(ml_table < table_words)) && ((uint)(vyre_load_global_uint(tables, tables_len, ml_table) <= 9u)))) && ((uint)(((uint)((ml_table + 1u) <= table_words)) && ((uint)((1u << (vyre_load_global_uint(tables, tables_len, ml_table) & 31u)) <= (table_words - (ml_table + 1u)))))))) ^ 1u))) || (((uint)(((uint)(seq_at <= input_bytes)) && ((uint)(seq_size <= (input_bytes - seq_at))))) ^ 1u))) || (((uint)(((uint)(first_record <= record_count)) && ((uint)(room <= (record_count - first_record))))) ^ 1u)))) {
+                reason = 1u;
+            }
+            if (((uint)(reason == 0u))) {
+                uint seq_marked = 0u;
+                seq_start = seq_at;
+                seq_acc = 0ul;
+                seq_nacc = 0u;
+                seq_pos = 0u;
+                seq_virt = 0u;
+                if (((uint)(seq_size != 0u))) {
+                    uint seq_last = vyre_load_global_uchar(input, input_len, ((seq_at + seq_size) - 1u));
+                    if (((uint)(seq_last != 0u))) {
+                        seq_marked = 1u;
+                        seq_acc = (ulong)(seq_last);
+                        seq_nacc = (31u - clz(seq_last));
+                        seq_pos = (seq_size - 1u);
+                    }
+                }
+                if ((seq_marked ^ 1u)) {
+                    reason = 3u;
+                }
+            }
+            if (((uint)(((uint)(reason == 0u)) && ((uint)(lane == 0u))))) {
+                stage = 1u;
+                uint ll_log = vyre_load_global_uint(tables, tables_len, ll_table);
+                uint of_log = vyre_load_global_uint(tables, tables_len, of_table);
+                uint ml_log = vyre_load_global_uint(tables, tables_len, ml_table);
+                if (((uint)(seq_nacc <= 32u))) {
+                    if (((uint)(seq_pos >= 4u))) {
+                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                        seq_pos = (seq_pos - 4u);
+                        seq_nacc = (seq_nacc + 32u);
+                    } else {
+                        while (((uint)(seq_pos > 0u))) {
+                            seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                            seq_pos = (seq_pos - 1u);
+                            seq_nacc = (seq_nacc + 8u);
+                        }
+                        if (((uint)(seq_nacc <= 32u))) {
+                            seq_acc = (seq_acc << (32ul & 63ul));
+                            seq_nacc = (seq_nacc + 32u);
+                            seq_virt = (seq_virt + 32u);
+                        }
+                    }
+                }
+                uint ll_state = (uint)(((seq_acc >> ((ulong)((seq_nacc - ll_log)) & 63ul)) & ((1ul << ((ulong)(ll_log) & 63ul)) - 1ul)));
+                seq_nacc = (seq_nacc - ll_log);
+                uint of_state = (uint)(((seq_acc >> ((ulong)((seq_nacc - of_log)) & 63ul)) & ((1ul << ((ulong)(of_log) & 63ul)) - 1ul)));
+                seq_nacc = (seq_nacc - of_log);
+                uint ml_state = (uint)(((seq_acc >> ((ulong)((seq_nacc - ml_log)) & 63ul)) & ((1ul << ((ulong)(ml_log) & 63ul)) - 1ul)));
+                seq_nacc = (seq_nacc - ml_log);
+                uint seq_i = 0u;
+                while (((uint)(seq_i < sequences))) {
+                    uint ll_entry = vyre_load_global_uint(tables, tables_len, ((ll_table + 1u) + ll_state));
+                    uint of_entry = vyre_load_global_uint(tables, tables_len, ((of_table + 1u) + of_state));
+                    uint ml_entry = vyre_load_global_uint(tables, tables_len, ((ml_table + 1u) + ml_state));
+                    uint ll_value = vyre_load_global_uint(tables, tables_len, ((ll_entry >> (4u & 31u)) & 63u));
+                    uint ml_value = vyre_load_global_uint(tables, tables_len, (36u + ((ml_entry >> (4u & 31u)) & 63u)));
+                    uint of_code = ((of_entry >> (4u & 31u)) & 31u);
+                    if (((uint)(seq_nacc <= 32u))) {
+                        if (((uint)(seq_pos >= 4u))) {
+                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                            seq_pos = (seq_pos - 4u);
+                            seq_nacc = (seq_nacc + 32u);
+                        } else {
+                            while (((uint)(seq_pos > 0u))) {
+                                seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                                seq_pos = (seq_pos - 1u);
+                                seq_nacc = (seq_nacc + 8u);
+                            }
+                            if (((uint)(seq_nacc <= 32u))) {
+                                seq_acc = (seq_acc << (32ul & 63ul));
+                                seq_nacc = (seq_nacc + 32u);
+                                seq_virt = (seq_virt + 32u);
+                            }
+                        }
+                    }
+                    uint of_extra = (uint)(((seq_acc >> ((ulong)((seq_nacc - of_code)) & 63ul)) & ((1ul << ((ulong)(of_code) & 63ul)) - 1ul)));
+                    seq_nacc = (seq_nacc - of_code);
+                    uint of_value = ((1u << (of_code & 31u)) + of_extra);
+                    if (((uint)(seq_nacc <= 32u))) {
+                        if (((uint)(seq_pos >= 4u))) {
+                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                            seq_pos = (seq_pos - 4u);
+                            seq_nacc = (seq_nacc + 32u);
+                        } else {
+                            while (((uint)(seq_pos > 0u))) {
+                                seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                                seq_pos = (seq_pos - 1u);
+                                seq_nacc = (seq_nacc + 8u);
+                            }
+                            if (((uint)(seq_nacc <= 32u))) {
+                                seq_acc = (seq_acc << (32ul & 63ul));
+                                seq_nacc = (seq_nacc + 32u);
+                                seq_virt = (seq_virt + 32u);
+                            }
+                        }
+                    }
+                    uint ml_extra = (uint)(((seq_acc >> ((ulong)((seq_nacc - ((ml_value >> (24u & 31u)) & 31u))) & 63ul)) & ((1ul << ((ulong)(((ml_value >> (24u & 31u)) & 31u)) & 63ul)) - 1ul)));
+                    seq_nacc = (seq_nacc - ((ml_value >> (24u & 31u)) & 31u));
+                    uint match_length = ((ml_value & 16777215u) + ml_extra);
+                    if (((uint)(seq_nacc <= 32u))) {
+                        if (((uint)(seq_pos >= 4u))) {
+                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                            seq_pos = (seq_pos - 4u);
+                            seq_nacc = (seq_nacc + 32u);
+                        } else {
+                            while (((uint)(seq_pos > 0u))) {
+                                seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                                seq_pos = (seq_pos - 1u);
+                                seq_nacc = (seq_nacc + 8u);
+                            }
+                            if (((uint)(seq_nacc <= 32u))) {
+                                seq_acc = (seq_acc << (32ul & 63ul));
+                                seq_nacc = (seq_nacc + 32u);
+                                seq_virt = (seq_virt + 32u);
+                            }
+                        }
+                    }
+                    uint ll_extra = (uint)(((seq_acc >> ((ulong)((seq_nacc - ((ll_value >> (24u & 31u)) & 31u))) & 63ul)) & ((1ul << ((ulong)(((ll_value >> (24u & 31u)) & 31u)) & 63ul)) - 1ul)));
+                    seq_nacc = (seq_nacc - ((ll_value >> (24u & 31u)) & 31u));
+                    uint literal_length = ((ll_value & 16777215u) + ll_extra);
+                    if (((uint)((seq_i + 1u) < sequences))) {
+                        if (((uint)(seq_nacc <= 32u))) {
+                            if (((uint)(seq_pos >= 4u))) {
+                                seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                                seq_pos = (seq_pos - 4u);
+                                seq_nacc = (seq_nacc + 32u);
+                            } else {
+                                while (((uint)(seq_pos > 0u))) {
+                                    seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                                    seq_pos = (seq_pos - 1u);
+                                    seq_nacc = (seq_nacc + 8u);
+                                }
+                                if (((uint)(seq_nacc <= 32u))) {
+                                    seq_acc = (seq_acc << (32ul & 63ul));
+                                    seq_nacc = (seq_nacc + 32u);
+                                    seq_virt = (seq_virt + 32u);
+                                }
+                            }
+                        }
+                        uint ll_bits = (uint)(((seq_acc >> ((ulong)((seq_nacc - (ll_entry & 15u))) & 63ul)) & ((1ul << ((ulong)((ll_entry & 15u)) & 63ul)) - 1ul)));
+                        seq_nacc = (seq_nacc - (ll_entry & 15u));
+                        ll_state = (((ll_entry >> (10u & 31u)) + ll_bits) & ((1u << (ll_log & 31u)) - 1u));
+                        uint ml_bits = (uint)(((seq_acc >> ((ulong)((seq_nacc - (ml_entry & 15u))) & 63ul)) & ((1ul << ((ulong)((ml_entry & 15u)) & 63ul)) - 1ul)));
+                        seq_nacc = (seq_nacc - (ml_entry & 15u));
+                        ml_state = (((ml_entry >> (10u & 31u)) + ml_bits) & ((1u << (ml_log & 31u)) - 1u));
+                        uint of_bits = (uint)(((seq_acc >> ((ulong)((seq_nacc - (of_entry & 15u))) & 63ul)) & ((1ul << ((ulong)((of_entry & 15u)) & 63ul)) - 1ul)));
+                        seq_nacc = (seq_nacc - (of_entry & 15u));
+                        of_state = (((of_entry >> (10u & 31u)) + of_bits) & ((1u << (of_log & 31u)) - 1u));
+                    }
+                    uint offset_slot = 0u;
+                    uint offset_value = 0u;
+                    if (((uint)(of_value > 3u))) {
+                        offset_value = (of_value - 3u);
+                        rep_slot2 = rep_slot1;
+                        rep_value2 = rep_value1;
+                        rep_slot1 = rep_slot0;
+                        rep_value1 = rep_value0;
+                        rep_slot0 = 0u;
+                        rep_value0 = offset_value;
+                    } else {
+                        uint rep_index = ((of_value - 1u) + (((uint)(literal_length == 0u)) ? 1u : 0u));
+                        if (((uint)(rep_index == 0u))) {
+                            offset_slot = rep_slot0;
+                            offset_value = rep_value0;
+                        } else {
+                            offset_slot = (((uint)(rep_index == 1u)) ? rep_slot1 : (((uint)(rep_index == 2u)) ? rep_slot2 : rep_slot0));
+                            offset_value = (((uint)(rep_index == 1u)) ? rep_value1 : (((uint)(rep_index == 2u)) ? rep_value2 : (((uint)(rep_slot0 == 0u)) ? (rep_value0 - 1u) : (rep_value0 + 1u))));
+                            if (((uint)(rep_index != 1u))) {
+                                rep_slot2 = rep_slot1;
+                                rep_value2 = rep_value1;
+                            }
+                            rep_slot1 = rep_slot0;
+                            rep_value1 = rep_value0;
+                            rep_slot0 = offset_slot;
+                            rep_value0 = offset_value;
+                        }
+                    }
+                    if (((uint)(seq_i >= room))) {
+                        late_reason = 1u;
+                        break;
+                    }
+                    if (((uint)(literal_length > (size - lit_pos)))) {
+                        late_reason = 5u;
+                        break;
+                    }
+                    if (((uint)(((ulong)(literal_length) + (ulong)(match_length)) > (ulong)((maximum - block_op))))) {
+                        late_reason = 6u;
+                        break;
+                    }
+                    uint record_at = ((first_record + seq_i) * 3u);
+                    vyre_store_global_uint(records, records_len, record_at, literal_length);
+                    vyre_store_global_uint(records, records_len, (record_at + 1u), (match_length | (offset_slot << (30u & 31u))));
+                    vyre_store_global_uint(records, records_len, (record_at + 2u), offset_value);
+                    lit_pos = (lit_pos + literal_length);
+                    block_op = ((block_op + literal_length) + match_length);
+                    seq_i = (seq_i + 1u);
+                }
+                run = seq_i;
+                if (((uint)(((uint)(late_reason == 0u)) && (((uint)(((uint)(seq_pos == 0u)) && ((uint)(seq_nacc == seq_virt)))) ^ 1u)))) {
+                    late_reason = 3u;
+                }
+            }
+        }
+        if (((uint)(((uint)(reason == 0u)) && ((uint)(late_reason == 0u))))) {
+            uint rest = (size - lit_pos);
+            if (((uint)(rest > (maximum - block_op)))) {
+                late_reason = 6u;
+            } else {
+                regenerated = (block_op + rest);
+            }
+        }
+    }
+    if (((uint)(lane == 0u))) {
+        uint summary_at = (block * 10u);
+        vyre_store_global_uint(summaries, summaries_len, summary_at, (((uint)(reason != 0u)) ? reason : late_reason));
+        vyre_store_global_uint(summaries, summaries_len, (summary_at + 1u), stage);
+        vyre_store_global_uint(summaries, summaries_len, (summary_at + 2u), run);
+        vyre_store_global_uint(summaries, summaries_len, (summary_at + 3u), regenerated);
+        vyre_store_global_uint(summaries, summaries_len, (summary_at + 4u), rep_slot0);
+        vyre_store_global_uint(summaries, summaries_len, (summary_at + 5u), rep_value0);
+        vyre_store_global_uint(summaries, summaries_len, (summary_at + 6u), rep_slot1);
+        vyre_store_global_uint(summaries, summaries_len, (summary_at + 7u), rep_value1);
+        vyre_store_global_uint(summaries, summaries_len, (summary_at + 8u), rep_slot2);
+        vyre_store_global_uint(summaries, summaries_len, (summary_at + 9u), rep_value2);
+    }
+}

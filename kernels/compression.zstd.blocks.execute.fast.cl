@@ -1,0 +1,160 @@
+// vyre program "compression_zstd_blocks_execute_fast", lowered to OpenCL C 1.2, subgroups of 32 cl_khr_subgroups
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+#ifdef cl_khr_subgroup_shuffle
+#pragma OPENCL EXTENSION cl_khr_subgroup_shuffle : enable
+#endif
+static inline uint vyre_load_constant_uint(const __constant uint* b, uint n, uint i) {
+    return i < n ? b[i] : 0u;
+}
+static inline uint vyre_load_global_uchar(const __global uchar* b, uint words, uint i) {
+    return (i >> 2) < words ? (uint)b[i] : 0u;
+}
+static inline uint vyre_load_global_uint(const __global uint* b, uint n, uint i) {
+    return i < n ? b[i] : 0u;
+}
+static inline uint vyre_sg_lane(void) { return (uint)get_sub_group_local_id(); }
+#ifdef cl_khr_subgroup_shuffle
+static inline uint vyre_sg_fetch(uint v, uint src) { return sub_group_shuffle(v, src); }
+#else
+static inline uint vyre_sg_fetch(uint v, uint src) {
+    uint r = v;
+    for (uint j = 0u; j < 32u; ++j) {
+        const uint t = sub_group_broadcast(v, j);
+        if (j == src) r = t;
+    }
+    return r;
+}
+#endif
+static inline uint vyre_sg_ballot(uint p) { return sub_group_reduce_add(p != 0u ? 1u << vyre_sg_lane() : 0u); }
+static inline void vyre_sg_barrier(void) { sub_group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); }
+static inline void vyre_store_global_uchar(__global uchar* b, uint words, uint i, uint v) {
+    if ((i >> 2) < words) b[i] = (uchar)v;
+}
+static inline void vyre_store_global_uint(__global uint* b, uint n, uint i, uint v) {
+    if (i < n) b[i] = v;
+}
+
+__kernel __attribute__((reqd_work_group_size(128, 1, 1)))
+void compression_zstd_blocks_execute_fast(
+    __global const uchar* input, const uint input_len,
+    __global const uint* blocks, const uint blocks_len,
+    __global const uint* plan, const uint plan_len,
+    __global const uint* records, const uint records_len,
+    __global const uint* exec, const uint exec_len,
+    __global const uchar* literals, const uint literals_len,
+    __global uchar* output, const uint output_len,
+    __global uint* links, const uint links_len,
+    __global uint* verdicts, const uint verdicts_len,
+    __constant uint* params, const uint params_len)
+{
+    uint lane = vyre_sg_lane();
+    uint slot = (uint)get_sub_group_id();
+    uint block = (((uint)get_group_id(0) * 4u) + slot);
+    if (((uint)(block >= vyre_load_constant_uint(params, params_len, 0u)))) {
+        return;
+    }
+    uint input_bytes = vyre_load_constant_uint(params, params_len, 1u);
+    uint literal_bytes = vyre_load_constant_uint(params, params_len, 2u);
+    uint output_bytes = vyre_load_constant_uint(params, params_len, 3u);
+    uint exec_at = (block * 8u);
+    uint flags = vyre_load_global_uint(exec, exec_len, exec_at);
+    uint reason = 0u;
+    if (((uint)((flags & 2147483648u) == 0u))) {
+        uint run = (flags & 1073741823u);
+        uint out_at = vyre_load_global_uint(exec, exec_len, (exec_at + 1u));
+        uint op_start = vyre_load_global_uint(exec, exec_len, (exec_at + 2u));
+        uint capacity = vyre_load_global_uint(exec, exec_len, (exec_at + 3u));
+        uint link_at = vyre_load_global_uint(exec, exec_len, (exec_at + 4u));
+        uint rep0 = vyre_load_global_uint(exec, exec_len, (exec_at + 5u));
+        uint rep1 = vyre_load_global_uint(exec, exec_len, (exec_at + 6u));
+        uint rep2 = vyre_load_global_uint(exec, exec_len, (exec_at + 7u));
+        uint frame_out = (out_at - op_start);
+        uint frame_link = (link_at - op_start);
+        uint op = op_start;
+        uint rec = (block * 16u);
+        uint kind = vyre_load_global_uint(blocks, blocks_len, (rec + 0u));
+        uint type = (kind & 3u);
+        uint size = vyre_load_global_uint(blocks, blocks_len, (rec + 1u));
+        uint src = vyre_load_global_uint(blocks, blocks_len, (rec + 2u));
+        if (((uint)(((uint)(op_start > capacity)) || (((uint)(((uint)((frame_out + op_start) <= output_bytes)) && ((uint)((capacity - op_start) <= (output_bytes - (frame_out + op_start)))))) ^ 1u)))) {
+            reason = 1u;
+        } else {
+            if (((uint)(type < 2u))) {
+                if ((((uint)(((uint)(src <= input_bytes)) && ((uint)((((uint)(type == 0u)) ? size : 1u) <= (input_bytes - src))))) ^ 1u)) {
+                    reason = 1u;
+                } else {
+                    if (((uint)(size > (capacity - op)))) {
+                        reason = 7u;
+                    } else {
+                        uint plain_j = lane;
+                        while (((uint)(plain_j < size))) {
+                            vyre_store_global_uchar(output, output_len, ((frame_out + op) + plain_j), vyre_load_global_uchar(input, input_len, (src + (((uint)(type == 0u)) ? plain_j : 0u))));
+                            vyre_store_global_uint(links, links_len, ((frame_link + op) + plain_j), ((frame_link + op) + plain_j));
+                            plain_j = (plain_j + 32u);
+                        }
+                    }
+                }
+            } else {
+                uint literals_at = vyre_load_global_uint(blocks, blocks_len, (rec + 8u));
+                uint first_record = vyre_load_global_uint(plan, plan_len, (block * 2u));
+                uint lit_pos = 0u;
+                if ((((uint)(((uint)(literals_at <= literal_bytes)) && ((uint)(size <= (literal_bytes - literals_at))))) ^ 1u)) {
+                    reason = 1u;
+                }
+                uint seq_i = 0u;
+                while (((uint)(((uint)(reason == 0u)) && ((uint)(seq_i < run))))) {
+                    uint record_at = ((first_record + seq_i) * 3u);
+                    uint literal_length = vyre_load_global_uint(records, records_len, record_at);
+                    uint record_match = vyre_load_global_uint(records, records_len, (record_at + 1u));
+                    uint record_offset = vyre_load_global_uint(records, records_len, (record_at + 2u));
+                    uint match_length = (record_match & 1073741823u);
+                    uint record_slot = (record_match >> (30u & 31u));
+                    uint offset = (((uint)(record_slot == 0u)) ? record_offset : ((((uint)(record_slot == 1u)) ? rep0 : (((uint)(record_slot == 2u)) ? rep1 : rep2)) - record_offset));
+                    if (((uint)(((ulong)(literal_length) + (ulong)(match_length)) > (ulong)((capacity - op))))) {
+                        reason = 7u;
+                        break;
+                    }
+                    if (((uint)(((uint)(offset == 0u)) || ((uint)(offset > (op + literal_length)))))) {
+                        reason = 4u;
+                        break;
+                    }
+                    if (((uint)(literal_length > (size - lit_pos)))) {
+                        reason = 1u;
+                        break;
+                    }
+                    uint lit_j = lane;
+                    while (((uint)(lit_j < literal_length))) {
+                        vyre_store_global_uchar(output, output_len, ((frame_out + op) + lit_j), vyre_load_global_uchar(literals, literals_len, ((literals_at + lit_pos) + lit_j)));
+                        vyre_store_global_uint(links, links_len, ((frame_link + op) + lit_j), ((frame_link + op) + lit_j));
+                        lit_j = (lit_j + 32u);
+                    }
+                    op = (op + literal_length);
+                    lit_pos = (lit_pos + literal_length);
+                    uint match_j = lane;
+                    while (((uint)(match_j < match_length))) {
+                        vyre_store_global_uint(links, links_len, ((frame_link + op) + match_j), (((frame_link + op) + match_j) - offset));
+                        match_j = (match_j + 32u);
+                    }
+                    op = (op + match_length);
+                    seq_i = (seq_i + 1u);
+                }
+                if (((uint)(((uint)(reason == 0u)) && ((uint)((flags & 1073741824u) != 0u))))) {
+                    uint rest = (size - lit_pos);
+                    if (((uint)(rest > (capacity - op)))) {
+                        reason = 7u;
+                    } else {
+                        uint rest_j = lane;
+                        while (((uint)(rest_j < rest))) {
+                            vyre_store_global_uchar(output, output_len, ((frame_out + op) + rest_j), vyre_load_global_uchar(literals, literals_len, ((literals_at + lit_pos) + rest_j)));
+                            vyre_store_global_uint(links, links_len, ((frame_link + op) + rest_j), ((frame_link + op) + rest_j));
+                            rest_j = (rest_j + 32u);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if (((uint)(lane == 0u))) {
+        vyre_store_global_uint(verdicts, verdicts_len, block, reason);
+    }
+}
