@@ -118,7 +118,8 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
                                                    std::to_string(r.report.resolve_rounds) + " resolve round(s)"
                                              : std::string()) +
                 "): " +
-                split(r.report.split, "GPU", "CPU", options.route == vyre::engine::zstd_route::device ? "blocks" : "raw/RLE blocks");
+                split(r.report.split, "GPU", "CPU",
+                      options.route == vyre::engine::zstd_route::device || r.report.block_batches != 0 ? "blocks" : "raw/RLE blocks");
     d.where = ctx.device().label();
     return d;
 }
@@ -230,7 +231,8 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "invocation, the seed's design), fast, or automatic (fast on GPUs, reference on CPU devices)")(
         "route", po::value<std::string>()->default_value("automatic"),
         "Zstandard: which frames go where. automatic: frames with a compressed block decoded whole on the host "
-        "(libzstd's frame API), the others made on the device; hybrid: every block to the device, which writes the "
+        "(libzstd's frame API), the others made on the device, except on a GPU a file of fewer frames than the host has "
+        "threads and at least 8 MiB, which goes whole to the device (compression.zstd.blocks); hybrid: every block to the device, which writes the "
         "raw/RLE blocks, compressed blocks on the host with libzstd's block API (the seed's design); host: every frame "
         "on the host; device: every frame regenerated whole on the device, compressed blocks included "
         "(compression.zstd.frames). gzip: device: every member's stream on the device; host: libdeflate on every core; automatic "

@@ -12,7 +12,6 @@
 #include <vyre/ops/compression/detail/zstd_program_parts.hpp>
 #include <vyre/ops/op.hpp>
 
-#include <bit>
 #include <cstdint>
 #include <string>
 
@@ -45,16 +44,6 @@ inline constexpr std::uint32_t zstd_resolve_workgroup = 256;
 // Links a round follows per byte before it writes back what it reached.
 inline constexpr std::uint32_t zstd_resolve_hops = 8;
 
-namespace detail {
-
-inline void zstd_blocks_check_shape(const char* what, std::uint32_t lanes, std::uint32_t per_workgroup) {
-    if (!std::has_single_bit(lanes) || lanes > 32 || per_workgroup == 0 || lanes * per_workgroup > 1024)
-        throw resource_error(std::string(what) + ": " + std::to_string(per_workgroup) + " blocks per workgroup of " +
-                             std::to_string(lanes) + " lanes (a power of two up to 32; at most 1024 invocations)");
-}
-
-} // namespace detail
-
 // decode: a block per subgroup. Raw and RLE blocks are only checked. A compressed block's
 // literals go into the scratch (lane s decoding Huffman stream s, from a code expanded into
 // workgroup memory); its sequences are decoded by the first lane into sequence records, repeat
@@ -65,7 +54,7 @@ inline ir::program zstd_blocks_decode_program(std::uint32_t lanes, std::uint32_t
     namespace c = vyre::compression;
     namespace field = c::zstd_block_field;
     namespace why = c::zstd_frame_reason;
-    detail::zstd_blocks_check_shape("zstd_blocks_decode_program", lanes, per_workgroup);
+    detail::zstd_check_shape("zstd_blocks_decode_program", "blocks", lanes, per_workgroup);
     const bool shared = lanes > 1;
     const std::uint32_t table_words = 1u << c::zstd_huffman_max_bits;
     d::kernel k(entry_name(shared ? zstd_blocks_decode_fast_id : zstd_blocks_decode_id), {lanes * per_workgroup, 1, 1});
@@ -81,8 +70,8 @@ inline ir::program zstd_blocks_decode_program(std::uint32_t lanes, std::uint32_t
     const auto params = k.uniform<d::u32>("params", b::params);
     const d::workgroup_buffer<d::u32> huff = k.workgroup<d::u32>("huffman", table_words * per_workgroup);
 
-    const auto lane = shared ? k.let("lane", d::subgroup_local_id()) : k.let("lane", 0u);
-    const auto slot = shared ? k.let("slot", d::subgroup_id()) : k.let("slot", d::local_id());
+    const auto unit = detail::zstd_lane_and_slot(k, shared);
+    const auto lane = unit.lane, slot = unit.slot;
     const auto block = k.let("block", d::workgroup_id() * per_workgroup + slot);
     k.if_(block >= params[0u], [&] { k.return_(); });
     const auto base = k.let("table_base", slot * table_words);
@@ -263,7 +252,7 @@ inline ir::program zstd_blocks_execute_program(std::uint32_t lanes, std::uint32_
     namespace c = vyre::compression;
     namespace field = c::zstd_block_field;
     namespace why = c::zstd_frame_reason;
-    detail::zstd_blocks_check_shape("zstd_blocks_execute_program", lanes, per_workgroup);
+    detail::zstd_check_shape("zstd_blocks_execute_program", "blocks", lanes, per_workgroup);
     const bool shared = lanes > 1;
     d::kernel k(entry_name(shared ? zstd_blocks_execute_fast_id : zstd_blocks_execute_id), {lanes * per_workgroup, 1, 1});
     if (shared) k.use_subgroups(lanes);
@@ -279,8 +268,8 @@ inline ir::program zstd_blocks_execute_program(std::uint32_t lanes, std::uint32_
     const auto verdicts = k.output<d::u32>("verdicts", b::verdicts);
     const auto params = k.uniform<d::u32>("params", b::params);
 
-    const auto lane = shared ? k.let("lane", d::subgroup_local_id()) : k.let("lane", 0u);
-    const auto slot = shared ? k.let("slot", d::subgroup_id()) : k.let("slot", d::local_id());
+    const auto unit = detail::zstd_lane_and_slot(k, shared);
+    const auto lane = unit.lane, slot = unit.slot;
     const auto block = k.let("block", d::workgroup_id() * per_workgroup + slot);
     k.if_(block >= params[0u], [&] { k.return_(); });
     const auto in_bytes = k.let("input_bytes", params[1u]);

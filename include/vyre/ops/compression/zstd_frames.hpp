@@ -65,9 +65,7 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
     namespace c = vyre::compression;
     namespace field = c::zstd_block_field;
     namespace why = c::zstd_frame_reason;
-    if (!std::has_single_bit(lanes) || lanes > 32 || frames_per_workgroup == 0 || lanes * frames_per_workgroup > 1024)
-        throw resource_error("zstd_frames_program: " + std::to_string(frames_per_workgroup) + " frames per workgroup of " +
-                             std::to_string(lanes) + " lanes (a power of two up to 32; at most 1024 invocations)");
+    detail::zstd_check_shape("zstd_frames_program", "frames", lanes, frames_per_workgroup);
     const bool shared = lanes > 1;
     const std::uint32_t table_words = 1u << c::zstd_huffman_max_bits;
     d::kernel k(entry_name(shared ? zstd_frames_fast_id : zstd_frames_id), {lanes * frames_per_workgroup, 1, 1});
@@ -83,8 +81,8 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
     const auto params = k.uniform<d::u32>("params", b::params);
     const d::workgroup_buffer<d::u32> huff = k.workgroup<d::u32>("huffman", table_words * frames_per_workgroup);
 
-    const auto lane = shared ? k.let("lane", d::subgroup_local_id()) : k.let("lane", 0u);
-    const auto slot = shared ? k.let("slot", d::subgroup_id()) : k.let("slot", d::local_id());
+    const auto unit = detail::zstd_lane_and_slot(k, shared);
+    const auto lane = unit.lane, slot = unit.slot;
     const auto frame = k.let("frame", d::workgroup_id() * frames_per_workgroup + slot);
     k.if_(frame >= params[0u], [&] { k.return_(); });
     const auto base = k.let("table_base", slot * table_words);

@@ -6,13 +6,34 @@
 
 #include <vyre/compression/zstd_entropy.hpp>
 #include <vyre/dsl.hpp>
+#include <vyre/error.hpp>
 
+#include <bit>
 #include <cstdint>
 #include <string>
 
 namespace vyre::ops::compression::detail {
 
 namespace zd = vyre::dsl;
+
+// The shape of a zstd program: `lanes` invocations per unit (a frame or a block; a subgroup when
+// more than one), `per_workgroup` units per workgroup.
+inline void zstd_check_shape(const char* program, const char* units, std::uint32_t lanes, std::uint32_t per_workgroup) {
+    if (!std::has_single_bit(lanes) || lanes > 32 || per_workgroup == 0 || lanes * per_workgroup > 1024)
+        throw resource_error(std::string(program) + ": " + std::to_string(per_workgroup) + " " + units + " per workgroup of " +
+                             std::to_string(lanes) + " lanes (a power of two up to 32; at most 1024 invocations)");
+}
+
+// An invocation's lane in its unit and its unit's slot in the workgroup.
+struct zstd_unit {
+    zd::variable<zd::u32> lane, slot;
+};
+
+inline zstd_unit zstd_lane_and_slot(zd::kernel& k, bool shared) {
+    const auto lane = shared ? k.let("lane", zd::subgroup_local_id()) : k.let("lane", 0u);
+    const auto slot = shared ? k.let("slot", zd::subgroup_id()) : k.let("slot", zd::local_id());
+    return {lane, slot};
+}
 
 // at + n <= size without overflow
 inline auto zstd_within(const auto& at, const auto& n, const auto& size) { return at <= size && n <= size - at; }
