@@ -703,7 +703,7 @@ BOOST_AUTO_TEST_CASE(the_walk_keeps_to_its_memory_budget) {
 // Which files the automatic route sends to compression.zstd.blocks: on a GPU, few frames with
 // compressed blocks and enough output; never on a CPU device, never small or many-framed files.
 BOOST_AUTO_TEST_CASE(the_automatic_route_takes_blocks_for_few_large_frames_on_gpus) {
-    const bytes src = mixed_source(9u << 20, 11);
+    const bytes src = mixed_source(17u << 20, 11);
     const fmt::zstd_file one = fmt::parse_zstd(compress_frames(src, src.size(), 1));
     const fmt::zstd_file many = fmt::parse_zstd(compress_frames(src, 64u << 10, 1));
     const fmt::zstd_file small = fmt::parse_zstd(compress_frames(bytes(src.begin(), src.begin() + (1 << 20)), 1 << 20, 1));
@@ -716,11 +716,35 @@ BOOST_AUTO_TEST_CASE(the_automatic_route_takes_blocks_for_few_large_frames_on_gp
     o.threads = 16;
     BOOST_TEST(eng::detail::zstd_blocks_pay(gpu, one, o));
     BOOST_TEST(!eng::detail::zstd_blocks_pay(cpu, one, o));
-    BOOST_TEST(!eng::detail::zstd_blocks_pay(gpu, many, o));  // 144 frames: libzstd keeps 16 threads busy
+    BOOST_TEST(!eng::detail::zstd_blocks_pay(gpu, many, o));  // hundreds of frames: libzstd keeps 16 threads busy
     BOOST_TEST(!eng::detail::zstd_blocks_pay(gpu, small, o)); // 1 MiB: below zstd_blocks_min_output
     rt::device_info tight = gpu;
     tight.max_allocation = one.staging_size; // four bytes of links per output byte do not fit
     BOOST_TEST(!eng::detail::zstd_blocks_pay(tight, one, o));
+}
+
+// Sequence records are handed out within each block's maximum and each frame's capacity: a frame
+// that declares 30 bytes but blocks of 1,000 sequences each gets room for 11 (the 11th fails the
+// capacity at the latest), so a small hostile file cannot ask for gigabytes of records.
+BOOST_AUTO_TEST_CASE(sequence_records_stay_within_the_declared_output) {
+    namespace field = vc::zstd_block_field;
+    words blocks(3 * vc::zstd_block_words, 0);
+    for (int b = 0; b < 3; ++b) {
+        blocks[b * vc::zstd_block_words + field::kind] = 2; // compressed
+        blocks[b * vc::zstd_block_words + field::sequences] = 1000;
+        blocks[b * vc::zstd_block_words + field::maximum] = 131072;
+    }
+    blocks[2 * vc::zstd_block_words + field::kind] = 0; // raw: no records
+    const words frames{0, 3, 0, 30};
+    const vc::zstd_sequence_plan p = vc::zstd_plan_sequences(frames, blocks);
+    BOOST_TEST(p.records == 11u);
+    BOOST_TEST(p.plan == (words{0, 11, 11, 0, 11, 0}), boost::test_tools::per_element());
+    // Within a large frame a block still gets no more than its maximum's worth.
+    const words large{0, 3, 0, 1u << 30};
+    blocks[field::sequences] = 100000;
+    const vc::zstd_sequence_plan q = vc::zstd_plan_sequences(large, blocks);
+    BOOST_TEST(q.plan[1] == 131072u / 3 + 1);
+    BOOST_TEST(q.plan[3] == 1000u);
 }
 
 BOOST_AUTO_TEST_CASE(fse_and_huffman_tables_follow_the_rfc) {
@@ -829,7 +853,7 @@ BOOST_AUTO_TEST_CASE(block_programs_agree_with_the_oracle_on_the_interpreter) {
                 const auto execute = cz::zstd_blocks_execute_program(lanes, per);
                 const auto resolve = cz::zstd_blocks_resolve_program();
                 for (const auto* program : {&decode, &execute, &resolve}) BOOST_CHECK_NO_THROW(vyre::ir::validate(*program));
-                const vc::zstd_sequence_plan sp = vc::zstd_plan_sequences(s.blocks);
+                const vc::zstd_sequence_plan sp = vc::zstd_plan_sequences(s.frames, s.blocks);
                 ref::buffer_data input = file;
                 input.resize(rt::padded_bytes(file.size()), 0);
                 ref::buffer_data literals(rt::padded_bytes(s.literal_bytes) + 4, 0);

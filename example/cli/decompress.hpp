@@ -232,7 +232,7 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "route", po::value<std::string>()->default_value("automatic"),
         "Zstandard: which frames go where. automatic: frames with a compressed block decoded whole on the host "
         "(libzstd's frame API), the others made on the device, except on a GPU a file of fewer frames than the host has "
-        "threads and at least 8 MiB, which goes whole to the device (compression.zstd.blocks); hybrid: every block to the device, which writes the "
+        "threads and at least 16 MiB, which goes whole to the device (compression.zstd.blocks); hybrid: every block to the device, which writes the "
         "raw/RLE blocks, compressed blocks on the host with libzstd's block API (the seed's design); host: every frame "
         "on the host; device: every frame regenerated whole on the device, compressed blocks included "
         "(compression.zstd.frames). gzip: device: every member's stream on the device; host: libdeflate on every core; automatic "

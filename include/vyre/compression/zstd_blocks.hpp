@@ -34,9 +34,11 @@ namespace vyre::compression {
 // less the third word (RFC 8878's "Repeated_Offset1 - 1", applied that many times).
 inline constexpr std::uint32_t zstd_sequence_words = 3;
 
-// Per block, host to decode: [first sequence record, room for records]. A block needs no more
-// records than Block_Maximum_Size / 3 + 1: every match is at least 3 bytes long, so a block
-// that asks for more fails its block maximum before.
+// Per block, host to decode: [first sequence record, room for records]. Every match is at least
+// 3 bytes long, so a block needs no more records than Block_Maximum_Size / 3 + 1 (it fails its
+// block maximum before), and a frame no more than its capacity / 3 + 1 in all (it fails its
+// capacity before): rooms are handed out in block order within those bounds, so that the records
+// a hostile file asks for never outgrow four bytes per byte of output it declares.
 inline constexpr std::uint32_t zstd_plan_words = 2;
 
 // Per block, decode to host: [reason, stage, sequences executable, regenerated size, then the
@@ -61,18 +63,24 @@ struct zstd_sequence_plan {
     std::uint64_t records = 0;
 };
 
-inline zstd_sequence_plan zstd_plan_sequences(std::span<const std::uint32_t> blocks) {
+inline zstd_sequence_plan zstd_plan_sequences(std::span<const std::uint32_t> frames, std::span<const std::uint32_t> blocks) {
     namespace field = zstd_block_field;
     zstd_sequence_plan p;
     const std::size_t n = blocks.size() / zstd_block_words;
-    p.plan.resize(n * zstd_plan_words);
-    for (std::size_t b = 0; b < n; ++b) {
-        const std::uint32_t* rec = blocks.data() + b * zstd_block_words;
-        const bool compressed = (rec[field::kind] & 3u) == 2u;
-        const std::uint64_t room = compressed ? std::min<std::uint64_t>(rec[field::sequences], rec[field::maximum] / 3ull + 1) : 0;
-        p.plan[b * zstd_plan_words] = static_cast<std::uint32_t>(std::min<std::uint64_t>(p.records, 0xFFFFFFFFull));
-        p.plan[b * zstd_plan_words + 1] = static_cast<std::uint32_t>(room);
-        p.records += room;
+    p.plan.assign(n * zstd_plan_words, 0); // blocks of no frame get no room
+    for (std::size_t f = 0; f < frames.size() / zstd_frame_words; ++f) {
+        const std::uint64_t first = frames[f * zstd_frame_words], count = frames[f * zstd_frame_words + 1];
+        std::uint64_t left = frames[f * zstd_frame_words + 3] / 3ull + 1;
+        for (std::uint64_t b = first; b < std::min<std::uint64_t>(first + count, n); ++b) {
+            const std::uint32_t* rec = blocks.data() + b * zstd_block_words;
+            const bool compressed = (rec[field::kind] & 3u) == 2u;
+            const std::uint64_t room =
+                compressed ? std::min<std::uint64_t>({rec[field::sequences], rec[field::maximum] / 3ull + 1, left}) : 0;
+            p.plan[b * zstd_plan_words] = static_cast<std::uint32_t>(std::min<std::uint64_t>(p.records, 0xFFFFFFFFull));
+            p.plan[b * zstd_plan_words + 1] = static_cast<std::uint32_t>(room);
+            p.records += room;
+            left -= room;
+        }
     }
     return p;
 }

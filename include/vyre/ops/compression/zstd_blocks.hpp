@@ -95,13 +95,13 @@ inline zstd_blocks_kernels zstd_blocks_kernels_for(block_variant v, const runtim
 // sequence records and a link word per output byte), so that a caller can choose another route
 // where it does not fit.
 inline std::uint64_t zstd_blocks_scratch_bytes(const format::zstd_sections& s) {
-    const auto plan = vyre::compression::zstd_plan_sequences(s.blocks);
+    const auto plan = vyre::compression::zstd_plan_sequences(s.frames, s.blocks);
     return s.literal_bytes + plan.records * vyre::compression::zstd_sequence_words * 4 + s.output_bytes * 4;
 }
 
 // True when every buffer of the passes fits the device's largest allocation and their offsets fit 32 bits.
 inline bool zstd_blocks_fit(const runtime::device_info& device, const format::zstd_sections& s) {
-    const auto plan = vyre::compression::zstd_plan_sequences(s.blocks);
+    const auto plan = vyre::compression::zstd_plan_sequences(s.frames, s.blocks);
     const std::uint64_t records = plan.records * vyre::compression::zstd_sequence_words;
     const std::uint64_t largest = std::max({s.literal_bytes, records * 4, s.output_bytes * 4});
     return largest <= device.max_allocation && records <= 0xFFFFFFFFull && s.output_bytes <= 0xFFFFFFFFull &&
@@ -154,7 +154,7 @@ inline zstd_blocks_result decode_zstd_blocks(runtime::context& ctx, const boost:
 
     // ---- decode
     double t0 = clock();
-    const c::zstd_sequence_plan plan = c::zstd_plan_sequences(s.blocks);
+    const c::zstd_sequence_plan plan = c::zstd_plan_sequences(s.frames, s.blocks);
     r.sequences = plan.records;
     const bcm::buffer blocks = upload(s.blocks), tables = upload(s.tables), plan_words = upload(plan.plan);
     bcm::buffer literals = runtime::allocate(ctx, std::max<std::uint64_t>(4, runtime::padded_bytes(s.literal_bytes)));
