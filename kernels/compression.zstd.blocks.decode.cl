@@ -411,10 +411,11 @@ void compression_zstd_blocks_decode(
                         late_reason = 6u;
                         break;
                     }
-                    uint record_at = ((first_record + seq_i) * 3u);
+                    uint record_at = ((first_record + seq_i) * 4u);
                     vyre_store_global_uint(records, records_len, record_at, literal_length);
-                    vyre_store_global_uint(records, records_len, (record_at + 1u), (match_length | (offset_slot << (30u & 31u))));
-                    vyre_store_global_uint(records, records_len, (record_at + 2u), offset_value);
+                    vyre_store_global_uint(records, records_len, (record_at + 1u), match_length);
+                    vyre_store_global_uint(records, records_len, (record_at + 2u), offset_slot);
+                    vyre_store_global_uint(records, records_len, (record_at + 3u), offset_value);
                     lit_pos = (lit_pos + literal_length);
                     block_op = ((block_op + literal_length) + match_length);
                     seq_i = (seq_i + 1u);

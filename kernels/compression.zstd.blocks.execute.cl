@@ -84,12 +84,11 @@ void compression_zstd_blocks_execute(
                 }
                 uint seq_i = 0u;
                 while (((uint)(((uint)(reason == 0u)) && ((uint)(seq_i < run))))) {
-                    uint record_at = ((first_record + seq_i) * 3u);
+                    uint record_at = ((first_record + seq_i) * 4u);
                     uint literal_length = vyre_load_global_uint(records, records_len, record_at);
-                    uint record_match = vyre_load_global_uint(records, records_len, (record_at + 1u));
-                    uint record_offset = vyre_load_global_uint(records, records_len, (record_at + 2u));
-                    uint match_length = (record_match & 1073741823u);
-                    uint record_slot = (record_match >> (30u & 31u));
+                    uint match_length = vyre_load_global_uint(records, records_len, (record_at + 1u));
+                    uint record_slot = vyre_load_global_uint(records, records_len, (record_at + 2u));
+                    uint record_offset = vyre_load_global_uint(records, records_len, (record_at + 3u));
                     uint offset = (((uint)(record_slot == 0u)) ? record_offset : ((((uint)(record_slot == 1u)) ? rep0 : (((uint)(record_slot == 2u)) ? rep1 : rep2)) - record_offset));
                     if (((uint)(((ulong)(literal_length) + (ulong)(match_length)) > (ulong)((capacity - op))))) {
                         reason = 7u;

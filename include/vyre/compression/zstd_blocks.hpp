@@ -29,16 +29,18 @@
 
 namespace vyre::compression {
 
-// A sequence record: [literal length, match length | slot << 30, offset]: slot 0 holds the
-// offset itself; slot 1 to 3 says it is repeat offset slot - 1 of those the block started with,
-// less the third word (RFC 8878's "Repeated_Offset1 - 1", applied that many times).
-inline constexpr std::uint32_t zstd_sequence_words = 3;
+// A sequence record: [literal length, match length, slot, offset]: slot 0 holds the offset
+// itself; slot 1 to 3 says it is repeat offset slot - 1 of those the block started with, less the
+// fourth word (RFC 8878's "Repeated_Offset1 - 1", applied that many times). Every word is whole:
+// lengths from tables made elsewhere may use all 32 bits.
+inline constexpr std::uint32_t zstd_sequence_words = 4;
 
 // Per block, host to decode: [first sequence record, room for records]. Every match is at least
 // 3 bytes long, so a block needs no more records than Block_Maximum_Size / 3 + 1 (it fails its
 // block maximum before), and a frame no more than its capacity / 3 + 1 in all (it fails its
 // capacity before): rooms are handed out in block order within those bounds, so that the records
-// a hostile file asks for never outgrow four bytes per byte of output it declares.
+// a hostile file asks for never outgrow about five bytes per byte of output it declares. (The
+// bounds hold for the match-length values plan_zstd_sections writes, which start at 3.)
 inline constexpr std::uint32_t zstd_plan_words = 2;
 
 // Per block, decode to host: [reason, stage, sequences executable, regenerated size, then the

@@ -198,8 +198,9 @@ inline constexpr std::uint32_t zstd_four_streams = 1u << 4;
 
 // Statuses: zstd_status_words per frame: [code (compression.zstd's zstd_error), the frame's
 // regenerated size (0 on failure), the failing block (counted from the frame's first), reason].
-// A failed frame's region holds whatever was written before the failure; nothing outside the
-// frames' regions and the literals' scratch is written.
+// A failed frame's region holds whatever was written before the failure (compression.zstd.blocks:
+// whatever its blocks wrote, later blocks too); nothing outside the frames' regions and the
+// literals' scratch is written.
 inline constexpr std::uint32_t zstd_status_words = 4;
 
 // Why a frame failed (status word 3). Every reason is corrupt_block except `capacity`

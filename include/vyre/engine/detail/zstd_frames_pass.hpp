@@ -195,6 +195,8 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             bcm::event uploaded;
             runtime::cl_call("clEnqueueWriteBuffer",
                              [&] { uploaded = up.enqueue_write_buffer_async(f->input, 0, s.input_bytes, data.data() + s.input_base); });
+            // Submitted before another queue waits on it (the blocks program blocks on its queue next).
+            runtime::cl_call("clFlush", [&] { up.flush(); });
             runtime::cl_call("clEnqueueBarrierWithWaitList", [&] { program_queue.queue().enqueue_barrier(bcm::wait_list(uploaded)); });
             bcm::wait_list ran;
             bcm::event last;

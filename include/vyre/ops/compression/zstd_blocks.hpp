@@ -183,6 +183,11 @@ inline zstd_blocks_result decode_zstd_blocks(runtime::context& ctx, const boost:
 
     // ---- schedule, execute
     const c::zstd_block_schedule schedule = c::zstd_schedule_blocks(s.frames, s.blocks, summary, s.output_bytes);
+    // Frames as plan_zstd_sections lays them out never overlap, so the links fit the output's size;
+    // records from elsewhere may make frames share regions.
+    if (schedule.links > 0xFFFFFFFFull || schedule.links * 4 > ctx.device().max_allocation)
+        throw resource_error(id + ": the frames' regions need " + std::to_string(schedule.links) +
+                             " link words, more than 32-bit offsets or one allocation of the device holds");
     bcm::buffer links = runtime::allocate(ctx, std::max<std::uint64_t>(4, schedule.links * 4));
     std::vector<std::uint32_t> verdict(nblocks, 0);
     if (nblocks != 0) {

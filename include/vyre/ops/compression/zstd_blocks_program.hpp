@@ -213,8 +213,9 @@ inline ir::program zstd_blocks_decode_program(std::uint32_t lanes, std::uint32_t
                     });
                     const auto at = k.let("record_at", (first + i) * c::zstd_sequence_words);
                     k.store(seqs, at, ll);
-                    k.store(seqs, at + 1u, ml | (oslot << 30u));
-                    k.store(seqs, at + 2u, oval);
+                    k.store(seqs, at + 1u, ml);
+                    k.store(seqs, at + 2u, oslot);
+                    k.store(seqs, at + 3u, oval);
                     lit_pos = lit_pos + ll;
                     block_op = block_op + ll + ml;
                     i = i + 1u;
@@ -321,10 +322,9 @@ inline ir::program zstd_blocks_execute_program(std::uint32_t lanes, std::uint32_
                 k.while_(reason == why::none && i < run, [&] {
                     const auto at = k.let("record_at", (first + i) * c::zstd_sequence_words);
                     const auto ll = k.let("literal_length", seqs[at]);
-                    const auto w = k.let("record_match", seqs[at + 1u]);
-                    const auto value = k.let("record_offset", seqs[at + 2u]);
-                    const auto ml = k.let("match_length", w & 0x3FFFFFFFu);
-                    const auto rs = k.let("record_slot", w >> 30u);
+                    const auto ml = k.let("match_length", seqs[at + 1u]);
+                    const auto rs = k.let("record_slot", seqs[at + 2u]);
+                    const auto value = k.let("record_offset", seqs[at + 3u]);
                     const auto off = k.let("offset", d::select(rs == 0u, value, d::select(rs == 1u, r0, d::select(rs == 2u, r1, r2)) - value));
                     k.if_(d::cast<d::u64>(ll) + d::cast<d::u64>(ml) > d::cast<d::u64>(cap - op), [&] {
                         reason = why::capacity;
