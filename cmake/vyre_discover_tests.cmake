@@ -2,7 +2,13 @@
 # The cases are listed when ctest starts (not at configure time) because the device matrix is
 # only known by running the program: a case that runs on two devices becomes two CTest tests,
 # "TARGET/dev0_<device>/case" and "TARGET/dev1_<device>/case".
+#
+# Cases named in the variable vyre_slow_cases_<TARGET> (set before vyre_test) get a timeout of
+# 1200 s instead of ctest's --timeout: they build many programs, which on PoCL with a cold
+# kernel cache takes minutes of compiling on a 2-core machine.
 function(vyre_discover_tests target)
+  set(slow "${vyre_slow_cases_${target}}")
+  string(REPLACE ";" "|" slow "${slow}")
   set(script "${CMAKE_CURRENT_BINARY_DIR}/${target}_discover.cmake")
   file(GENERATE OUTPUT "${script}" CONTENT "
 set(exe \"$<TARGET_FILE:${target}>\")
@@ -46,6 +52,9 @@ if(count GREATER 0)
       string(REPLACE \";\" \"/\" path \"\${stack}\")
       add_test(\"${target}/\${path}\" \"\${exe}\" \"--run_test=\${path}\" --report_level=no)
       set_tests_properties(\"${target}/\${path}\" PROPERTIES WORKING_DIRECTORY \"${CMAKE_CURRENT_BINARY_DIR}\")
+      if(NOT \"${slow}\" STREQUAL \"\" AND path MATCHES \"(^|/)(${slow})$\")
+        set_tests_properties(\"${target}/\${path}\" PROPERTIES TIMEOUT 1200)
+      endif()
     endif()
   endforeach()
 endif()
