@@ -40,6 +40,44 @@ if(NOT TARGET vyre::deflate)
     INTERFACE_INCLUDE_DIRECTORIES "${VYRE_DEFLATE_INCLUDE_DIR}")
 endif()
 
+# liblzma and libbz2: xz, lzma and bzip2 streams and ZIP methods 12, 14 and 95, decoded on the host
+# (include/vyre/format/xz.hpp, bzip2.hpp).
+if(NOT TARGET vyre::lzma)
+  find_path(VYRE_LZMA_INCLUDE_DIR lzma.h)
+  find_library(VYRE_LZMA_LIBRARY NAMES lzma)
+  if(NOT VYRE_LZMA_INCLUDE_DIR OR NOT VYRE_LZMA_LIBRARY)
+    message(FATAL_ERROR "vyre needs liblzma (Debian: apt-get install liblzma-dev)")
+  endif()
+  add_library(vyre::lzma UNKNOWN IMPORTED)
+  set_target_properties(vyre::lzma PROPERTIES IMPORTED_LOCATION "${VYRE_LZMA_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${VYRE_LZMA_INCLUDE_DIR}")
+endif()
+if(NOT TARGET vyre::bzip2)
+  find_path(VYRE_BZIP2_INCLUDE_DIR bzlib.h)
+  find_library(VYRE_BZIP2_LIBRARY NAMES bz2)
+  if(NOT VYRE_BZIP2_INCLUDE_DIR OR NOT VYRE_BZIP2_LIBRARY)
+    message(FATAL_ERROR "vyre needs libbz2 (Debian: apt-get install libbz2-dev)")
+  endif()
+  add_library(vyre::bzip2 UNKNOWN IMPORTED)
+  set_target_properties(vyre::bzip2 PROPERTIES IMPORTED_LOCATION "${VYRE_BZIP2_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${VYRE_BZIP2_INCLUDE_DIR}")
+endif()
+
+# libarchive: the containers vyre does not parse itself (ar, cpio, 7z, RPM, ISO 9660;
+# include/vyre/format/libarchive.hpp). Optional: without it those formats are named and refused
+# ("7z archive: not supported in this build"). The target defines VYRE_HAVE_LIBARCHIVE.
+if(NOT TARGET vyre::archive)
+  find_path(VYRE_ARCHIVE_INCLUDE_DIR archive.h)
+  find_library(VYRE_ARCHIVE_LIBRARY NAMES archive)
+  if(VYRE_ARCHIVE_INCLUDE_DIR AND VYRE_ARCHIVE_LIBRARY)
+    add_library(vyre::archive UNKNOWN IMPORTED)
+    set_target_properties(vyre::archive PROPERTIES IMPORTED_LOCATION "${VYRE_ARCHIVE_LIBRARY}"
+      INTERFACE_INCLUDE_DIRECTORIES "${VYRE_ARCHIVE_INCLUDE_DIR}" INTERFACE_COMPILE_DEFINITIONS VYRE_HAVE_LIBARCHIVE)
+  else()
+    message(STATUS "libarchive not found (Debian: apt-get install libarchive-dev): ar, cpio, 7z, RPM and ISO 9660 are refused")
+  endif()
+endif()
+
 if(NOT TARGET vyre::xxhash)
   find_path(VYRE_XXHASH_INCLUDE_DIR xxhash.h)
   if(NOT VYRE_XXHASH_INCLUDE_DIR)

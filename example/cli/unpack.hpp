@@ -1,5 +1,6 @@
 // `vyre unpack ARCHIVE... [-o DIR] [--list] [--json]`: archives and compressed streams nested in each
-// other (LZ4, zstd, gzip, tar, ZIP; found by content), extracted safely or listed with SHA-256.
+// other (LZ4, zstd, gzip, xz, lzma, bzip2, tar, ZIP, ar, cpio, RPM, 7z, ISO 9660; found by content),
+// extracted safely with their modes and times, or listed with SHA-256.
 #pragma once
 
 #include "common.hpp"
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -129,13 +131,27 @@ private:
     std::chrono::steady_clock::time_point start_, last_{};
 };
 
+// "2024-03-01 12:00:00" (UTC), or "-" where no time was recorded.
+inline std::string utc_time(const std::optional<std::int64_t>& t) {
+    if (!t) return "-";
+    const std::time_t s = static_cast<std::time_t>(*t);
+    std::tm tm{};
+    if (!::gmtime_r(&s, &tm)) return "-";
+    char b[32];
+    std::strftime(b, sizeof b, "%Y-%m-%d %H:%M:%S", &tm);
+    return b;
+}
+
 inline void print_list(std::ostream& os, const vyre::engine::unpack_report& r) {
-    os << "TYPE      SIZE        COMPRESSED  METHOD   SHA256" << std::string(60, ' ') << "PATH\n";
+    os << "TYPE      SIZE        COMPRESSED  METHOD   MODE  MTIME (UTC)          SHA256" << std::string(60, ' ') << "PATH\n";
     for (const auto& e : r.entries) {
         if (e.status != vyre::engine::unpack_status::ok) continue;
-        char head[96];
-        std::snprintf(head, sizeof head, "%-8s  %-10llu  %-10llu  %-7s  ", vyre::engine::unpack_entry_type_name(e.type),
-                      static_cast<unsigned long long>(e.size), static_cast<unsigned long long>(e.compressed_size), e.method.c_str());
+        char head[160];
+        char mode[8] = "-";
+        if (e.mode) std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(e.mode & 07777));
+        std::snprintf(head, sizeof head, "%-8s  %-10llu  %-10llu  %-7s  %-4s  %-19s  ", vyre::engine::unpack_entry_type_name(e.type),
+                      static_cast<unsigned long long>(e.size), static_cast<unsigned long long>(e.compressed_size), e.method.c_str(),
+                      mode, utc_time(e.mtime).c_str());
         os << head << (e.sha256 ? vyre::util::to_hex(*e.sha256) : std::string(64, '-')) << "  " << printable(e.path);
         if (!e.link_target.empty()) os << " -> " << printable(e.link_target);
         os << "\n";
@@ -151,7 +167,7 @@ inline void print_json(std::ostream& os, const vyre::engine::unpack_report& r, c
            << ",\"compressed_size\":" << e.compressed_size << ",\"method\":" << json_string(e.method)
            << ",\"sha256\":" << (e.sha256 ? "\"" + vyre::util::to_hex(*e.sha256) + "\"" : std::string("null"))
            << ",\"link_target\":" << (e.link_target.empty() ? std::string("null") : json_string(e.link_target))
-           << ",\"mode\":" << e.mode << ",\"depth\":" << e.depth << ",\"status\":\"" << vyre::engine::unpack_status_name(e.status)
+           << ",\"mode\":" << e.mode << ",\"mtime\":" << (e.mtime ? std::to_string(*e.mtime) : std::string("null")) << ",\"depth\":" << e.depth << ",\"status\":\"" << vyre::engine::unpack_status_name(e.status)
            << "\",\"message\":" << (e.message.empty() ? std::string("null") : json_string(e.message)) << "}";
     }
     os << "\n],\"problems\":[";
@@ -166,7 +182,8 @@ inline void print_json(std::ostream& os, const vyre::engine::unpack_report& r, c
 inline int cmd_unpack(const std::vector<std::string>& args) {
     namespace ve = vyre::engine;
     po::options_description options(
-        "Opens archives and compressed streams found by their content (LZ4, zstd, gzip, tar, ZIP), nested to any depth\n"
+        "Opens archives and compressed streams found by their content (LZ4, zstd, gzip, xz, lzma, bzip2, tar, ZIP, and\n"
+        "through libarchive ar/.deb, cpio, RPM, 7z and ISO 9660), nested to any depth\n"
         "up to --max-depth, and extracts them below DIR or lists them. Every LZ4 and zstd block and every deflate\n"
         "stream (gzip members, ZIP entries) of one nesting layer goes to the OpenCL device in one pass per codec\n"
         "(deflate: see --deflate-route). Unsafe names and links are refused, corrupt entries reported; the exit\n"
@@ -182,6 +199,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         "max-entries", po::value<std::uint64_t>()->default_value(1000000), "entries of every container at every depth at most")(
         "max-ratio", po::value<std::uint64_t>()->default_value(1000), "decoded/compressed size of one stream or entry at most")(
         "ratio-min-size", po::value<std::string>()->default_value("1M"), "outputs up to this size pass the ratio check")(
+        "keep-setid", "keep set-uid, set-gid and sticky bits on extracted files and folders (dropped by default)")(
         "no-recurse", "leave archives found inside entries closed (the inputs' own compression and archive still open)")(
         "threads", po::value<unsigned>()->default_value(0), "host threads (0: every hardware thread)")(
         "deflate-route", po::value<std::string>()->default_value("automatic"),
@@ -208,6 +226,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     if (o.limits.max_ratio == 0) throw po::error("--max-ratio must be at least 1, not 0");
     o.limits.ratio_min_bytes = parse_size("ratio-min-size", vm["ratio-min-size"].as<std::string>());
     o.recurse = !vm.count("no-recurse");
+    o.keep_setid = vm.count("keep-setid") > 0;
     o.threads = vm["threads"].as<unsigned>();
     const std::string route = vm["deflate-route"].as<std::string>();
     if (const auto r = ve::deflate_route_from_name(route == "auto" ? "automatic" : route)) o.deflate = *r;
@@ -254,6 +273,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
            << ",\"zstd_blocks\":" << r.zstd_blocks << ",\"zstd_dispatches\":" << r.zstd_dispatches
            << ",\"deflate_streams\":" << r.deflate_streams << ",\"deflate_device_streams\":" << r.deflate_device_streams
            << ",\"deflate_dispatches\":" << r.deflate_dispatches << ",\"deflate_host_files\":" << r.deflate_host_files
+           << ",\"library_streams\":" << r.library_streams
            << ",\"seconds\":" << seconds
            << ",\"device\":" << json_string(ctx.device().label());
     if (json) print_json(std::cout, r, fields.str());
@@ -273,6 +293,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
               << r.deflate_streams << " streams, " << r.deflate_device_streams << " on the device in " << r.deflate_dispatches
               << " dispatch(es), " << r.deflate_streams - r.deflate_device_streams << " on " << threads << " host threads"
               << (r.deflate_host_files ? " (" + std::to_string(r.deflate_host_files) + " gzip file(s) inflated whole)" : std::string())
+              << (r.library_streams ? "; xz/lzma/bzip2: " + std::to_string(r.library_streams) + " streams on the host" : std::string())
               << ")"
               << (o.output_dir.empty() ? std::string() : "; wrote " + human_bytes(r.written_bytes) + " below " + o.output_dir.string())
               << "\n";

@@ -52,13 +52,17 @@
 #include <vyre/runtime/subgroups.hpp>
 
 // CPU references and host-side parsers
+#include <vyre/format/bzip2.hpp>
 #include <vyre/format/detect.hpp>
 #include <vyre/format/gzip.hpp>
+#include <vyre/format/libarchive.hpp>
 #include <vyre/format/lz4_frame.hpp>
 #include <vyre/format/names.hpp>
 #include <vyre/format/page_file.hpp>
 #include <vyre/format/tar.hpp>
+#include <vyre/format/xz.hpp>
 #include <vyre/format/zip.hpp>
+#include <vyre/format/zip_methods.hpp>
 #include <vyre/format/zstd_frame.hpp>
 #include <vyre/format/zstd_sections.hpp>
 #include <vyre/reference/dataflow.hpp>

@@ -123,6 +123,9 @@ struct unpack_options {
     // so x.tar.zst still lists x's entries).
     bool recurse = true;
     bool hash = false; // SHA-256 of every file's content
+    // Extracted files and folders keep their recorded permission bits (less the umask) and
+    // modification times, as tar and unzip keep them; set-uid, set-gid and sticky bits only with this.
+    bool keep_setid = false;
     // Extract below this folder (created if missing); empty: list only.
     std::filesystem::path output_dir;
     unsigned threads = 0; // 0: every hardware thread
@@ -171,9 +174,10 @@ struct unpack_entry {
     unpack_entry_type type = unpack_entry_type::file;
     std::uint64_t size = 0;            // content bytes
     std::uint64_t compressed_size = 0; // bytes as stored in its container
-    std::string method;                // stored, deflate, zstd, lz4, gzip
+    std::string method;                // stored, deflate, zstd, lz4, gzip, xz, lzma, bzip2, or the container's format (ar, cpio, 7z, rpm, iso9660)
     std::string link_target;           // symlinks and hard links
     std::uint32_t mode = 0;            // permission bits as recorded (0: none recorded)
+    std::optional<std::int64_t> mtime; // modification time, seconds since the epoch, where recorded
     std::optional<util::sha256_digest> sha256;
     unsigned depth = 1;                // of the container holding it
     unpack_status status = unpack_status::ok;
@@ -185,7 +189,8 @@ struct unpack_entry {
 struct unpack_seconds {
     double open = 0;                        // parsing the containers
     double decode = 0;                      // the codecs' passes, from the first's start to the last's end
-    double lz4 = 0, zstd = 0, deflate = 0;  // each codec's pass (zstd's runs beside the other two)
+    double lz4 = 0, zstd = 0, deflate = 0;  // each codec's pass (zstd's runs beside the others)
+    double library = 0;                     // xz, lzma and bzip2 on the host cores
     double finish = 0;                      // checks, nested containers found
     double layer_files = 0;                 // unpack_options::layer_files (a later stage's work)
     double write = 0;                       // hashing and writing
@@ -214,6 +219,8 @@ struct unpack_report {
     std::size_t lz4_device_blocks = 0, lz4_dispatches = 0, lz4_host_blocks = 0;
     std::size_t zstd_blocks = 0, zstd_dispatches = 0;
     std::size_t deflate_streams = 0, deflate_device_streams = 0, deflate_dispatches = 0, deflate_host_files = 0;
+    // xz, lzma and bzip2 streams and ZIP entries of methods 12, 14 and 95, decoded on the host.
+    std::size_t library_streams = 0;
     // keep_on_device: content left on the device, and the part of it read back for the host
     // (nested containers, ZIP symlinks).
     std::uint64_t kept_bytes = 0, fetched_bytes = 0;

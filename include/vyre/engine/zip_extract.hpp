@@ -1,5 +1,5 @@
-// Extracting one ZIP entry on the host: stored, deflate (libdeflate) and zstd (libzstd) entries,
-// checked against the sizes and the CRC-32 the archive declares. Listing entries: format/zip.hpp.
+// Extracting one ZIP entry on the host: stored, deflate (libdeflate), zstd (libzstd), and bzip2,
+// LZMA and xz entries (format/zip_methods.hpp), checked against the sizes and the CRC-32 the archive declares. Listing entries: format/zip.hpp.
 #pragma once
 
 #include <vyre/compression/zstd.hpp>
@@ -7,6 +7,7 @@
 #include <vyre/format/gzip.hpp>
 #include <vyre/format/names.hpp>
 #include <vyre/format/zip.hpp>
+#include <vyre/format/zip_methods.hpp>
 #include <vyre/util/hex.hpp>
 
 #include <zstd.h>
@@ -85,7 +86,7 @@ inline std::vector<std::uint8_t> zstd_decode_bounded(std::span<const std::uint8_
 
 } // namespace detail
 
-// Decompresses one entry on the CPU (stored, deflate, zstd) and verifies its size and CRC-32. An
+// Decompresses one entry on the CPU (stored, deflate, zstd, bzip2, LZMA, xz) and verifies its size and CRC-32. An
 // entry whose status is not ok, or whose content does not match its sizes or CRC, is a format_error
 // naming it; a declared size above `limit` a resource_error, before anything is decompressed.
 inline std::vector<std::uint8_t> zip_extract(std::span<const std::uint8_t> data, const format::zip_entry& e,
@@ -124,6 +125,8 @@ inline std::vector<std::uint8_t> zip_extract(std::span<const std::uint8_t> data,
                                    std::to_string(e.uncompressed_size) + " bytes declared",
                                e.central_offset + 24);
         out = detail::zstd_decode_bounded(in, e.uncompressed_size, who, e.data_offset);
+    } else if (format::zip_library_method(e.method)) {
+        out = format::zip_decode_library_method(in, e, e.uncompressed_size);
     } else {
         throw format_error(who + ": compression method " + std::to_string(e.method) + " is not supported", e.central_offset + 10);
     }

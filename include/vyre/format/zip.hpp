@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <ctime>
 #include <limits>
 #include <optional>
 #include <span>
@@ -98,6 +99,7 @@ struct zip_entry {
     std::uint16_t method = 0;
     std::uint16_t dos_time = 0;
     std::uint16_t dos_date = 0;
+    std::optional<std::int64_t> unix_mtime; // from the extended timestamp field, where present
     std::uint32_t crc32 = 0;
     std::uint32_t external_attributes = 0;
     std::uint64_t compressed_size = 0;
@@ -148,6 +150,25 @@ namespace vyre::format {
 // directory to read; see the note at the top for everything else.
 inline zip_archive parse_zip(std::span<const std::uint8_t> data) {
     return detail::zip_parser(data).run();
+}
+
+// An entry's modification time in seconds since the epoch: the extended timestamp where the writer
+// left one, else the MS-DOS date and time read as local time (as unzip and Python's zipfile read
+// them); nullopt for a date MS-DOS cannot hold (month or day 0, as some writers leave).
+inline std::optional<std::int64_t> zip_mtime(const zip_entry& e) {
+    if (e.unix_mtime) return e.unix_mtime;
+    std::tm t{};
+    t.tm_year = 80 + (e.dos_date >> 9);
+    t.tm_mon = ((e.dos_date >> 5) & 15) - 1;
+    t.tm_mday = e.dos_date & 31;
+    t.tm_hour = e.dos_time >> 11;
+    t.tm_min = (e.dos_time >> 5) & 63;
+    t.tm_sec = (e.dos_time & 31) * 2;
+    t.tm_isdst = -1;
+    if (t.tm_mon < 0 || t.tm_mon > 11 || t.tm_mday == 0) return std::nullopt;
+    const std::time_t s = std::mktime(&t);
+    if (s == static_cast<std::time_t>(-1)) return std::nullopt;
+    return static_cast<std::int64_t>(s);
 }
 
 // The stored (compressed) bytes of an entry: a view into the archive, for a decompressor to read.

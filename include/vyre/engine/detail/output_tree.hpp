@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,8 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -112,13 +115,16 @@ public:
     }
 
     // The mode is what the file is created with, so the process's umask applies (as for tar run
-    // by a user other than root).
-    std::string write_file(std::string_view path, std::span<const std::uint8_t> bytes, std::uint32_t mode, dir_cache& cache) const {
+    // by a user other than root). Set-id bits, where the caller keeps them, are set again after
+    // the write (writing clears them). `mtime` (seconds since the epoch) becomes the file's
+    // modification time.
+    std::string write_file(std::string_view path, std::span<const std::uint8_t> bytes, std::uint32_t mode,
+                           std::optional<std::int64_t> mtime, dir_cache& cache) const {
         auto [dir, name] = split(path);
         std::string why;
         const int d = open_dir(dir, false, why, cache);
         if (d < 0) return why;
-        const mode_t m = static_cast<mode_t>(mode & 0777);
+        const mode_t m = static_cast<mode_t>(mode & 07777);
         // Whatever stands there (an earlier entry, a symlink, a hard link to a file elsewhere) is
         // removed, never opened: the file is always a new one.
         if (::unlinkat(d, name.c_str(), 0) != 0 && errno != ENOENT) {
@@ -126,7 +132,7 @@ public:
             if (::fstatat(d, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
                 return "cannot replace folder " + std::string(path) + " with a file";
         }
-        const int f = ::openat(d, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, m);
+        const int f = ::openat(d, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, m & 0777);
         if (f < 0) return "cannot create " + std::string(path) + ": " + errno_text(errno);
         fd_guard file(f);
         std::size_t done = 0;
@@ -138,10 +144,43 @@ public:
             }
             done += static_cast<std::size_t>(n);
         }
+        if ((m & 07000) && ::fchmod(f, m & ~umask_bits() & 07777) != 0)
+            return "cannot set the mode of " + std::string(path) + ": " + errno_text(errno);
+        if (mtime) {
+            const timespec times[2] = {{0, UTIME_OMIT}, {static_cast<time_t>(*mtime), 0}};
+            if (::futimens(f, times) != 0) return "cannot set the time of " + std::string(path) + ": " + errno_text(errno);
+        }
         return {};
     }
 
-    std::string write_symlink(std::string_view path, const std::string& target, dir_cache& cache) const {
+    // A folder's mode and time, set once everything below it is written (a folder without write
+    // permission could not take its entries otherwise, and each entry written would change its time).
+    std::string set_dir_metadata(std::string_view path, std::uint32_t mode, std::optional<std::int64_t> mtime, dir_cache& cache) const {
+        std::string why;
+        const int d = open_dir(path, false, why, cache);
+        if (d < 0) return why;
+        if (mtime) {
+            const timespec times[2] = {{0, UTIME_OMIT}, {static_cast<time_t>(*mtime), 0}};
+            if (::futimens(d, times) != 0) return "cannot set the time of " + std::string(path) + ": " + errno_text(errno);
+        }
+        if (mode && ::fchmod(d, static_cast<mode_t>(mode & 07777) & ~umask_bits()) != 0)
+            return "cannot set the mode of " + std::string(path) + ": " + errno_text(errno);
+        return {};
+    }
+
+    // The process's umask, read without changing it (umask(2) would, for every thread).
+    static mode_t umask_bits() {
+        static const mode_t bits = [] {
+            std::ifstream status("/proc/self/status");
+            std::string line;
+            while (std::getline(status, line))
+                if (line.rfind("Umask:", 0) == 0) return static_cast<mode_t>(std::stoul(line.substr(6), nullptr, 8));
+            return static_cast<mode_t>(022);
+        }();
+        return bits;
+    }
+
+    std::string write_symlink(std::string_view path, const std::string& target, std::optional<std::int64_t> mtime, dir_cache& cache) const {
         auto [dir, name] = split(path);
         std::string why;
         const int d = open_dir(dir, false, why, cache);
@@ -153,6 +192,10 @@ public:
         }
         if (::symlinkat(target.c_str(), d, name.c_str()) != 0)
             return "cannot create symlink " + std::string(path) + ": " + errno_text(errno);
+        if (mtime) { // the link's own time, never its target's
+            const timespec times[2] = {{0, UTIME_OMIT}, {static_cast<time_t>(*mtime), 0}};
+            ::utimensat(d, name.c_str(), times, AT_SYMLINK_NOFOLLOW);
+        }
         return {};
     }
 

@@ -13,7 +13,10 @@
 #include <vyre/error.hpp>
 #include <vyre/format/gzip.hpp>
 #include <vyre/format/lz4_frame.hpp>
+#include <vyre/format/bzip2.hpp>
+#include <vyre/format/xz.hpp>
 #include <vyre/format/zip.hpp>
+#include <vyre/format/zip_methods.hpp>
 #include <vyre/format/zstd_frame.hpp>
 #include <vyre/runtime/buffer.hpp>
 #include <vyre/util/parallel.hpp>
@@ -388,6 +391,58 @@ inline void decode_deflate(run_state& run, std::vector<decode_job*>& jobs) {
     run.report.deflate_host_files += whole.size();
     util::parallel_for(whole.size(), run.threads, [&](std::size_t i) {
         inflate_gzip_whole(run, *jobs[whole[i]], plans[whole[i]].found);
+        run.progress_tick();
+    });
+}
+
+// xz, lzma and bzip2 streams and ZIP entries of methods 12, 14 and 95: decoded on the host cores
+// by liblzma and libbz2, one job per thread. A ZIP entry's declared size is checked and taken
+// before decoding and bounds its output; a stream's size is unknown until decoded, so its cap is
+// the tighter of the ratio and what is left of the budget (as for gzip files inflated whole).
+inline void decode_library(run_state& run, std::vector<decode_job*>& jobs) {
+    run.report.library_streams += jobs.size();
+    util::parallel_for(jobs.size(), run.threads, [&](std::size_t k) {
+        decode_job& j = *jobs[k];
+        const std::uint64_t in = j.input.bytes.size();
+        if (j.declared_size) {
+            if (!admit(run, j, *j.declared_size)) return;
+            try {
+                j.output = owned_blob(fmt::zip_decode_library_method(j.input.bytes, j.zip, *j.declared_size));
+            } catch (const resource_error& e) { // the decoder's memory limit
+                run.budget.give_back(*j.declared_size);
+                j.fail(unpack_status::refused, e.what());
+            } catch (const std::exception& e) {
+                run.budget.give_back(*j.declared_size);
+                j.fail(unpack_status::corrupt, e.what());
+            }
+            run.progress_tick();
+            return;
+        }
+        const std::uint64_t cap = std::min(ratio_cap(run.options.limits, in), run.budget.left());
+        std::vector<std::uint8_t> out;
+        try {
+            switch (j.stream) {
+            case fmt::content_kind::xz: out = fmt::xz_decompress(j.input.bytes, cap); break;
+            case fmt::content_kind::lzma: out = fmt::lzma_alone_decompress(j.input.bytes, cap); break;
+            default: out = fmt::bzip2_decompress(j.input.bytes, cap); break;
+            }
+        } catch (const fmt::lzma_memory_error& e) {
+            j.fail(unpack_status::refused, e.what());
+            run.progress_tick();
+            return;
+        } catch (const resource_error&) {
+            // The limit the codec met is the tighter of the two; say which.
+            j.fail(unpack_status::refused, cap == run.budget.left() ? total_message(run.budget, cap + 1)
+                                                                    : ratio_message(run.options.limits, cap + 1, in));
+            run.progress_tick();
+            return;
+        } catch (const std::exception& e) {
+            j.fail(unpack_status::corrupt, e.what());
+            run.progress_tick();
+            return;
+        }
+        if (!run.budget.take(out.size())) j.fail(unpack_status::refused, total_message(run.budget, out.size()));
+        else j.output = owned_blob(std::move(out));
         run.progress_tick();
     });
 }

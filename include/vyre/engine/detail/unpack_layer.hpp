@@ -47,16 +47,43 @@ inline void fetch_to_host(run_state& run, blob& b) {
 }
 
 // What a file's content is (format::detect). Content on the device is told by its head, which
-// decides exactly as the whole would (detect reads 512 bytes at most), unless the head is short
-// or opens with a skippable frame (detect then reads on): such content is fetched first.
+// decides exactly as the whole would (detect reads the first 512 bytes, and 5 bytes at
+// iso9660_magic_offset, read from the device here), unless the head is short or opens with a
+// skippable frame (detect then reads on): such content is fetched first.
 inline fmt::content_kind detect_content(run_state& run, blob& b) {
     if (b.device) {
         const bool short_head = b.head.size() < std::min<std::uint64_t>(b.device->size, deflate_head_bytes);
         const bool skippable = b.head.size() >= 4 && compression::is_skippable_magic(util::read_le32(b.head, 0));
-        if (!short_head && !skippable) return fmt::detect(b.head);
+        if (!short_head && !skippable) {
+            const fmt::content_kind k = fmt::detect(b.head);
+            if (k != fmt::content_kind::unknown || b.device->size < fmt::iso9660_magic_offset + 5) return k;
+            std::uint8_t magic[5];
+            runtime::read(run.ctx, b.device->buffer, magic, sizeof magic,
+                          static_cast<std::size_t>(b.device->offset + fmt::iso9660_magic_offset));
+            if (!std::equal(magic, magic + 5, "CD001")) return k;
+        }
         fetch_to_host(run, b);
     }
     return fmt::detect(b.bytes);
+}
+
+// The permission bits a file or folder is written with: the recorded ones without the set-id and
+// sticky bits (unless options.keep_setid), 0644 where the archive recorded none. The umask applies
+// on top, as for tar run by a user other than root.
+inline std::uint32_t file_mode(const unpack_options& o, std::uint32_t recorded) {
+    if ((recorded & 07777) == 0) return 0644;
+    return recorded & (o.keep_setid ? 07777u : 0777u);
+}
+
+// After the last layer: every folder's recorded mode and time, deepest first (a folder's time
+// changes with each entry written in it; a folder without write permission takes no entries).
+// The owner keeps rwx on every folder, so that the tree can be read and removed afterwards.
+inline void finish_folders(run_state& run) {
+    if (!run.tree) return;
+    output_tree::dir_cache cache;
+    for (auto d = run.dir_metadata.rbegin(); d != run.dir_metadata.rend(); ++d)
+        if (std::string why = run.tree->set_dir_metadata(d->first, d->second.mode, d->second.mtime, cache); !why.empty())
+            run.problem(d->second.path, unpack_status::refused, why, d->second.order);
 }
 
 // Step 4: hashes the kept entries of a layer and writes them below the output folder.
@@ -94,10 +121,9 @@ inline void write_layer(run_state& run, std::vector<item>& items, const std::vec
             item& it = items[sink[k]];
             const bool file = it.e.type == unpack_entry_type::file || it.e.type == unpack_entry_type::hard_link;
             if (file && run.options.hash) it.e.sha256 = util::sha256_of(it.content.bytes);
-            // Files get 0644, or 0755 when the archive marks them executable: no setuid, no
-            // world-writable files, whatever the archive says.
-            const std::uint32_t mode = (it.e.mode & 0111) ? 0755 : 0644;
-            if (file && written(sink[k])) failures[sink[k]] = run.tree->write_file(it.e.output_path, it.content.bytes, mode, cache);
+            if (file && written(sink[k]))
+                failures[sink[k]] = run.tree->write_file(it.e.output_path, it.content.bytes, file_mode(run.options, it.e.mode),
+                                                         it.e.mtime, cache);
             done += it.content.bytes.size();
         }
         run.progress(run.layer, run.options.output_dir.empty() ? "hash" : "write", done, total);
@@ -107,10 +133,12 @@ inline void write_layer(run_state& run, std::vector<item>& items, const std::vec
     for (const std::size_t i : sink) {
         item& it = items[i];
         if (run.tree && it.e.type == unpack_entry_type::symlink && written(i))
-            failures[i] = run.tree->write_symlink(it.e.output_path, it.e.link_target, cache);
+            failures[i] = run.tree->write_symlink(it.e.output_path, it.e.link_target, it.e.mtime, cache);
         if (run.tree && it.e.type == unpack_entry_type::directory) {
             const auto f = dir_failed.find(it.e.output_path);
             if (f != dir_failed.end()) failures[i] = f->second;
+            else if (written(i) && (it.e.mode || it.e.mtime))
+                run.dir_metadata[it.e.output_path] = {file_mode(run.options, it.e.mode) | 0700, it.e.mtime, it.e.path, it.e.order};
         }
         if (!failures[i].empty()) {
             it.e.status = unpack_status::refused;
@@ -144,7 +172,8 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
             try {
                 if (c.kind == fmt::content_kind::tar) open_tar(c, parts[i]);
                 else if (c.kind == fmt::content_kind::zip) open_zip(c, parts[i]);
-                else open_stream(c, parts[i]);
+                else if (is_stream(c.kind)) open_stream(c, parts[i]);
+                else open_library(run, c, parts[i]);
             } catch (const std::exception& e) {
                 parts[i].problems.push_back({c.path, unpack_status::corrupt, e.what(), c.order});
             }
@@ -183,7 +212,7 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
     std::vector<char> wanted(jobs.size(), 0);
     for (const auto& it : items)
         if (it.job >= 0 && it.e.status == unpack_status::ok) wanted[static_cast<std::size_t>(it.job)] = 1;
-    std::vector<decode_job*> by_codec[5];
+    std::vector<decode_job*> by_codec[codec_count];
     for (std::size_t k = 0; k < jobs.size(); ++k)
         if (wanted[k]) by_codec[static_cast<int>(jobs[k].kind)].push_back(&jobs[k]);
     run.decode_done = 0;
@@ -201,7 +230,7 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
     std::uint64_t most = 0; // what the jobs may make at most, saturating
     for (const auto& list : by_codec)
         for (const decode_job* j : list) {
-            const std::uint64_t n = j->kind == codec::zip_deflate && j->declared_size ? *j->declared_size
+            const std::uint64_t n = (j->kind == codec::zip_deflate || j->kind == codec::library) && j->declared_size ? *j->declared_size
                                                                                      : ratio_cap(run.options.limits, j->input.bytes.size());
             most = n > std::numeric_limits<std::uint64_t>::max() - most ? std::numeric_limits<std::uint64_t>::max() : most + n;
         }
@@ -227,6 +256,8 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
     try {
         if (!by_codec[static_cast<int>(codec::lz4)].empty()) timed(seconds.lz4, [&] { decode_lz4(run, by_codec[static_cast<int>(codec::lz4)]); });
         if (!deflate.empty()) timed(seconds.deflate, [&] { decode_deflate(run, deflate); });
+        if (!by_codec[static_cast<int>(codec::library)].empty())
+            timed(seconds.library, [&] { decode_library(run, by_codec[static_cast<int>(codec::library)]); });
     } catch (...) {
         if (zstd_pass.joinable()) zstd_pass.join();
         throw;
@@ -369,6 +400,7 @@ inline unpack_report run_unpack(runtime::context& ctx, std::span<const unpack_in
         ++run.report.layers;
         layer = run_layer(run, depth, layer);
     }
+    finish_folders(run);
     run.report.decoded_bytes = run.budget.used();
     run.report.fetched_bytes = run.fetched.load();
     const auto by_order = [](const auto& a, const auto& b) { return a.order < b.order; };

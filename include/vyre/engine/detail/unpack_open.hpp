@@ -9,7 +9,9 @@
 #include <vyre/error.hpp>
 #include <vyre/format/names.hpp>
 #include <vyre/format/tar.hpp>
+#include <vyre/format/libarchive.hpp>
 #include <vyre/format/zip.hpp>
+#include <vyre/format/zip_methods.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -81,6 +83,7 @@ inline void open_tar(const container& c, opened& out) {
         item it = make_item(c, static_cast<std::uint32_t>(i), t.name, std::move(name));
         it.e.method = "stored";
         it.e.mode = t.mode;
+        it.e.mtime = t.mtime;
         it.e.link_target = t.link_target;
         switch (t.type) {
         case fmt::tar_entry_type::regular:
@@ -145,6 +148,7 @@ inline void open_zip(const container& c, opened& out) {
         it.e.size = z.uncompressed_size;
         it.e.compressed_size = z.compressed_size;
         it.e.mode = z.unix_mode() & 07777;
+        it.e.mtime = fmt::zip_mtime(z);
         it.e.type = z.is_directory() ? unpack_entry_type::directory
                     : z.is_symlink() ? unpack_entry_type::symlink
                                      : unpack_entry_type::file;
@@ -160,12 +164,12 @@ inline void open_zip(const container& c, opened& out) {
                 it.crc = z.crc32;
             } else {
                 decode_job j;
-                j.kind = z.is_zstd() ? codec::zstd : codec::zip_deflate;
+                j.kind = z.is_zstd() ? codec::zstd : fmt::zip_library_method(z.method) ? codec::library : codec::zip_deflate;
                 j.input = {data, c.data.owner};
                 j.zip_archive = c.data.bytes;
                 j.zip = z;
                 j.declared_size = z.uncompressed_size;
-                if (z.is_zstd()) it.crc = z.crc32; // the deflate engine checks deflate entries itself
+                if (j.kind != codec::zip_deflate) it.crc = z.crc32; // the deflate engine checks deflate entries itself
                 it.job = static_cast<int>(out.jobs.size());
                 out.jobs.push_back(std::move(j));
             }
@@ -190,11 +194,122 @@ inline void open_stream(const container& c, opened& out) {
     switch (c.kind) {
     case fmt::content_kind::gzip: j.kind = codec::gzip; it.e.method = "gzip"; break;
     case fmt::content_kind::zstd: j.kind = codec::zstd; it.e.method = "zstd"; break;
+    case fmt::content_kind::xz:
+    case fmt::content_kind::lzma:
+    case fmt::content_kind::bzip2:
+        j.kind = codec::library;
+        j.stream = c.kind;
+        it.e.method = fmt::content_kind_name(c.kind);
+        break;
     default: j.kind = codec::lz4; it.e.method = "lz4"; break;
     }
     it.job = static_cast<int>(out.jobs.size());
     out.jobs.push_back(std::move(j));
     out.items.push_back(std::move(it));
+}
+
+// A container read through libarchive (ar, cpio, 7z, RPM, ISO 9660): its entries come out with
+// their content, decoded on the host as the read goes, each byte taken from the run's budget and
+// the whole held to the ratio limit against the container's size. Damage stops the read; what was
+// read before it is kept, as for a tar.
+inline void open_library(run_state& run, const container& c, opened& out) {
+    const fmt::library_format f = *fmt::library_format_of(c.kind);
+    const std::string name = fmt::library_format_name(f);
+    std::uint64_t produced = 0;
+    const std::uint64_t cap = ratio_cap(run.options.limits, c.data.bytes.size());
+    fmt::library_archive a;
+    try {
+        a = fmt::read_with_libarchive(c.data.bytes, f, [&](std::uint64_t n) -> std::string {
+            if (produced + n > cap) return ratio_message(run.options.limits, produced + n, c.data.bytes.size());
+            if (!run.budget.take(n)) return total_message(run.budget, n);
+            produced += n;
+            return {};
+        });
+    } catch (const fmt::unsupported_format& e) {
+        out.problems.push_back({c.path, unpack_status::refused, e.what(), c.order});
+        return;
+    } catch (const std::exception& e) {
+        run.budget.give_back(produced);
+        out.problems.push_back({c.path, unpack_status::corrupt, e.what(), c.order});
+        return;
+    }
+    // Bytes of an entry cut short by a refusal or damage were taken but are not kept.
+    std::uint64_t kept = 0;
+    for (const auto& le : a.entries) kept += le.data.size();
+    run.budget.give_back(produced - kept);
+    if (!a.refusal.empty())
+        out.problems.push_back({c.path, unpack_status::refused,
+                                a.refusal + "; " + std::to_string(a.entries.size()) + " entries before it kept", c.order});
+    if (!a.damage.empty())
+        out.problems.push_back({c.path, unpack_status::corrupt,
+                                a.damage + "; " + std::to_string(a.entries.size()) + " entries before it kept", c.order});
+    std::unordered_map<std::string, int> seen; // checked path -> item, for hard links
+    for (std::size_t i = 0; i < a.entries.size(); ++i) {
+        auto& le = a.entries[i];
+        checked_name checked = check_entry_name(le.name);
+        if (checked.refusal.empty() && checked.path.empty()) continue; // "." or "./": the root folder
+        const std::string rel = checked.path;
+        item it = make_item(c, static_cast<std::uint32_t>(i), le.name, std::move(checked));
+        it.e.method = name;
+        it.e.mode = le.mode;
+        it.e.mtime = le.mtime;
+        it.e.link_target = le.link_target;
+        // ar, cpio and ISO 9660 store their members; 7z and RPM compress them together, so a
+        // member's share is not known (0).
+        const bool stored = f == fmt::library_format::ar || f == fmt::library_format::cpio || f == fmt::library_format::iso9660;
+        switch (le.type) {
+        case fmt::library_entry_type::file: it.e.type = unpack_entry_type::file; break;
+        case fmt::library_entry_type::directory: it.e.type = unpack_entry_type::directory; break;
+        case fmt::library_entry_type::symlink: it.e.type = unpack_entry_type::symlink; break;
+        case fmt::library_entry_type::hard_link: it.e.type = unpack_entry_type::hard_link; break;
+        case fmt::library_entry_type::other: it.e.type = unpack_entry_type::other; break;
+        }
+        // cpio's newc and crc formats keep the data of linked files with the last of the links:
+        // the first comes out as an empty file, the last as a link to it that carries the data.
+        // The data is that file's content, under both names.
+        if (it.e.type == unpack_entry_type::hard_link && !le.data.empty()) {
+            const checked_name target = check_entry_name(it.e.link_target);
+            it.e.type = unpack_entry_type::file;
+            it.e.link_target.clear();
+            it.e.size = le.data.size();
+            it.content = owned_blob(std::move(le.data));
+            if (const auto found = target.refusal.empty() ? seen.find(target.path) : seen.end(); found != seen.end()) {
+                item& first = out.items[static_cast<std::size_t>(found->second)];
+                if (first.content.bytes.empty()) {
+                    // A second reference to the same bytes: counted like a hard-link copy.
+                    if (run.budget.take(it.e.size)) {
+                        first.content = it.content;
+                        first.e.size = it.e.size;
+                        first.e.compressed_size = stored ? it.e.size : 0;
+                    } else {
+                        first.e.status = unpack_status::refused;
+                        first.e.message = "hard link: " + total_message(run.budget, it.e.size);
+                    }
+                }
+            }
+        } else if (it.e.type == unpack_entry_type::file) {
+            it.e.size = le.data.size();
+            it.content = owned_blob(std::move(le.data));
+        }
+        if (it.e.type == unpack_entry_type::file) it.e.compressed_size = stored ? it.e.size : 0;
+        if (it.e.status == unpack_status::ok && it.e.type == unpack_entry_type::hard_link) {
+            const checked_name target = check_entry_name(it.e.link_target);
+            const auto found = target.refusal.empty() ? seen.find(target.path) : seen.end();
+            if (found == seen.end()) {
+                it.e.status = unpack_status::refused;
+                it.e.message = "hard link to " + fmt::archive_quote(it.e.link_target) + ", which is not a file earlier in the archive";
+            } else {
+                it.link_item = found->second;
+            }
+        }
+        if (it.e.status == unpack_status::ok && it.e.type == unpack_entry_type::file) seen[rel] = static_cast<int>(out.items.size());
+        if (it.e.status == unpack_status::ok && it.e.type == unpack_entry_type::symlink)
+            if (std::string why = check_link_target(it.e.output_path, it.e.link_target); !why.empty()) {
+                it.e.status = unpack_status::refused;
+                it.e.message = why + ": " + fmt::archive_quote(it.e.link_target);
+            }
+        out.items.push_back(std::move(it));
+    }
 }
 
 } // namespace vyre::engine::detail

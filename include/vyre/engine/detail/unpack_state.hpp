@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -27,8 +28,14 @@ namespace fmt = format;
 
 // What a run opens: every kind detect() names but skippable frames and raw data.
 inline bool is_container(fmt::content_kind k) {
+    return k != fmt::content_kind::skippable && k != fmt::content_kind::unknown;
+}
+
+// Compressed streams whose content is one decode job (the rest are archives with entries).
+inline bool is_stream(fmt::content_kind k) {
     return k == fmt::content_kind::lz4_frame || k == fmt::content_kind::lz4_legacy || k == fmt::content_kind::zstd ||
-           k == fmt::content_kind::gzip || k == fmt::content_kind::zip || k == fmt::content_kind::tar;
+           k == fmt::content_kind::gzip || k == fmt::content_kind::xz || k == fmt::content_kind::lzma ||
+           k == fmt::content_kind::bzip2;
 }
 
 using owner_ptr = std::shared_ptr<const void>;
@@ -62,10 +69,15 @@ struct container {
     blob data;
 };
 
-enum class codec { none, gzip, lz4, zstd, zip_deflate };
+// How a job is decoded: gzip members and ZIP deflate entries by the deflate engine, LZ4 and zstd by
+// theirs, `library` on the host cores by liblzma or libbz2 (xz, lzma and bzip2 streams, ZIP methods
+// 12, 14 and 95).
+enum class codec { none, gzip, lz4, zstd, zip_deflate, library };
+inline constexpr std::size_t codec_count = 6;
 
 struct decode_job {
     codec kind = codec::none;
+    fmt::content_kind stream = fmt::content_kind::unknown; // library streams: xz, lzma or bzip2
     blob input;
     // ZIP entries: the archive and the entry (the deflate engine checks sizes and the CRC of deflate
     // entries; zstd entries are checked when their layer finishes).
@@ -153,6 +165,14 @@ struct run_state {
     std::atomic<std::uint64_t> decode_done{0};
     std::atomic<std::uint64_t> fetched{0}; // kept content read back (report.fetched_bytes at the end)
     std::uint64_t decode_total = 0;
+    // Folders written with a recorded mode or time, set by finish_folders after the last layer.
+    struct folder_metadata {
+        std::uint32_t mode = 0;
+        std::optional<std::int64_t> mtime;
+        std::string path;
+        std::vector<std::uint32_t> order;
+    };
+    std::map<std::string, folder_metadata> dir_metadata;
 
     void problem(const std::string& path, unpack_status kind, std::string message, std::vector<std::uint32_t> order) {
         report.problems.push_back({path, kind, std::move(message), std::move(order)});

@@ -238,6 +238,10 @@ private:
         e.name.assign(reinterpret_cast<const char*>(base), name_size);
         const auto extra = data_.subspan(static_cast<std::size_t>(p + zip_central_header_size + name_size), extra_size);
         e.comment.assign(reinterpret_cast<const char*>(base) + name_size + extra_size, comment_size);
+        // Info-ZIP's extended timestamp (id 0x5455): a flags byte, then the modification time in
+        // UTC seconds when bit 0 is set (the central directory's copy holds only that one).
+        if (const auto ut = zip_find_extra(extra, 0x5455); ut && ut->size() >= 5 && ((*ut)[0] & 1))
+            e.unix_mtime = static_cast<std::int32_t>(util::read_le32(*ut, 1));
 
         e.zip64 = e.uncompressed_size == 0xFFFFFFFFu || e.compressed_size == 0xFFFFFFFFu ||
                   e.local_offset == 0xFFFFFFFFu || disk == 0xFFFF;
@@ -411,7 +415,10 @@ private:
             return;
         case zip_method_deflate:
         case zip_method_zstd:
-        case zip_method_zstd_legacy: return;
+        case zip_method_zstd_legacy:
+        case 12:  // bzip2 (format/zip_methods.hpp)
+        case 14:  // LZMA
+        case 95: return; // xz
         default:
             zip_fail(e, zip_entry_status::unsupported_method,
                      "compression method " + std::to_string(e.method) + " (" + zip_method_name(e.method) + ") is not supported",

@@ -1,0 +1,468 @@
+// engine::unpack on the package formats of the supply chain that the host decodes: xz, lzma and
+// bzip2 streams (liblzma, libbz2), ZIP methods 12, 14 and 95, and the containers read through
+// libarchive (Debian packages, RPMs, cpio in its four formats, 7z, ISO 9660). Every input is made
+// by the system's own tools (dpkg-deb, rpmbuild, cpio, 7z, genisoimage, xz, bzip2, zip, Python)
+// and must extract to what the reference tool extracts (dpkg-deb -x, rpm2cpio | cpio, 7z x,
+// bsdtar), metadata (modes, times, links) included. Detection is by content, so every format is
+// named, never "unknown"; damage and bombs are reported with the codec named once.
+#include "unpack_helpers.hpp"
+
+#include <vyre/format/bzip2.hpp>
+#include <vyre/format/detect.hpp>
+#include <vyre/format/libarchive.hpp>
+#include <vyre/format/xz.hpp>
+#include <vyre/format/zip_methods.hpp>
+
+#include <sys/stat.h>
+
+#include <map>
+
+namespace {
+
+using vyre::test::have_tool;
+
+// Every path below `root` with what extraction must keep: the kind, the permission bits, the
+// modification time (of files only: not every reference tool sets a link's own time, and cpio -i
+// gives folders the time of extraction), and a link's target.
+struct node {
+    char kind = '?';
+    unsigned mode = 0;
+    long long mtime = 0;
+    std::string target;
+    bool operator==(const node&) const = default;
+};
+
+std::map<std::string, node> metadata_of(const fs::path& root) {
+    std::map<std::string, node> m;
+    for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+        struct stat st;
+        BOOST_REQUIRE(::lstat(it->path().c_str(), &st) == 0);
+        node n;
+        n.kind = S_ISDIR(st.st_mode) ? 'd' : S_ISLNK(st.st_mode) ? 'l' : S_ISREG(st.st_mode) ? 'f' : 'o';
+        n.mode = S_ISLNK(st.st_mode) ? 0 : st.st_mode & 07777;
+        n.mtime = S_ISREG(st.st_mode) ? static_cast<long long>(st.st_mtime) : 0;
+        if (n.kind == 'l') n.target = fs::read_symlink(it->path()).string();
+        m[it->path().lexically_relative(root).generic_string()] = n;
+    }
+    return m;
+}
+
+// `ours` and `theirs` hold the same paths with the same kinds, bytes, modes, times and targets.
+void check_same_extraction(const fs::path& ours, const fs::path& theirs) {
+    check_same_tree(theirs, ours);
+    const auto a = metadata_of(ours), b = metadata_of(theirs);
+    for (const auto& [path, n] : b) {
+        const auto f = a.find(path);
+        if (f == a.end()) continue; // check_same_tree said so
+        BOOST_CHECK_MESSAGE(f->second.mode == n.mode, path << ": mode " << std::oct << f->second.mode << ", the reference tool gave " << n.mode);
+        BOOST_CHECK_MESSAGE(f->second.mtime == n.mtime, path << ": time " << f->second.mtime << ", the reference tool gave " << n.mtime);
+    }
+}
+
+// A small tree with the metadata the formats record: modes other than 0644/0755, a set-uid file,
+// fixed times, a symlink, a hard link, a folder of mode 0750.
+struct meta_tree {
+    temp_dir tmp;
+    fs::path root;
+    meta_tree() {
+        root = tmp.path / "src";
+        fs::create_directories(root / "bin");
+        fs::create_directories(root / "share" / "doc");
+        write_file(root / "bin" / "tool", random_bytes(70000, 3));
+        write_text(root / "share" / "doc" / "README", "a package's read-me\n");
+        write_file(root / "share" / "data.bin", vyre::test::system_corpus(200000));
+        write_text(root / "bin" / "suid", "#!/bin/sh\n");
+        fs::create_symlink("tool", root / "bin" / "alias");
+        fs::create_hard_link(root / "share" / "doc" / "README", root / "share" / "README.copy");
+        run("chmod 0755 " + q(root / "bin" / "tool") + " && chmod 4755 " + q(root / "bin" / "suid") + " && chmod 0600 " +
+            q(root / "share" / "data.bin") + " && chmod 0750 " + q(root / "share" / "doc"));
+        run("find " + q(root) + " -exec touch -h -d '2021-06-15 12:34:56 UTC' {} +");
+    }
+};
+
+const meta_tree& meta() {
+    static meta_tree t;
+    return t;
+}
+
+// What a tool wrote, unpacked by vyre below `out`; the problems must be none.
+ve::unpack_report unpack_clean(vyre::runtime::context& ctx, const fs::path& file, const fs::path& out, ve::unpack_options o = {}) {
+    const auto r = unpack_files(ctx, {file}, out, o);
+    BOOST_CHECK_MESSAGE(r.problems.empty(), file.filename() << ":" << problems_of(r));
+    return r;
+}
+
+std::string first_message(const ve::unpack_report& r) { return r.problems.empty() ? std::string() : r.problems.front().message; }
+
+} // namespace
+
+// ---------------------------------------------------------------- the codecs alone
+
+BOOST_AUTO_TEST_CASE(host_codecs_against_the_system_tools) {
+    temp_dir work;
+    const bytes content = vyre::test::system_corpus(3u << 20);
+    write_file(work.path / "c", content);
+    run("xz -k -T1 " + q(work.path / "c") + " && lzma -k " + q(work.path / "c") + " && bzip2 -k " + q(work.path / "c"));
+    BOOST_CHECK(vyre::format::xz_decompress(read_file(work.path / "c.xz")) == content);
+    BOOST_CHECK(vyre::format::lzma_alone_decompress(read_file(work.path / "c.lzma")) == content);
+    BOOST_CHECK(vyre::format::bzip2_decompress(read_file(work.path / "c.bz2")) == content);
+    // Several streams one after another (pbzip2, `cat a.xz b.xz`), with xz's stream padding.
+    const bytes two_bz2 = vyre::test::concat({read_file(work.path / "c.bz2"), read_file(work.path / "c.bz2")});
+    const bytes doubled = vyre::test::concat({content, content});
+    BOOST_CHECK(vyre::format::bzip2_decompress(two_bz2) == doubled);
+    const bytes two_xz = vyre::test::concat({read_file(work.path / "c.xz"), bytes(8, 0), read_file(work.path / "c.xz")});
+    BOOST_CHECK(vyre::format::xz_decompress(two_xz) == doubled);
+    // Multi-threaded xz writes several blocks; zero padding after bzip2 is accepted.
+    run("xz -T4 --block-size=262144 -c " + q(work.path / "c") + " > " + q(work.path / "mt.xz"));
+    BOOST_CHECK(vyre::format::xz_decompress(read_file(work.path / "mt.xz")) == content);
+    BOOST_CHECK(vyre::format::bzip2_decompress(vyre::test::concat({read_file(work.path / "c.bz2"), bytes(512, 0)})) == content);
+
+    // Limits: output past the limit is a resource_error, whatever the stream says.
+    BOOST_CHECK_THROW(vyre::format::xz_decompress(read_file(work.path / "c.xz"), content.size() - 1), vyre::resource_error);
+    BOOST_CHECK_THROW(vyre::format::bzip2_decompress(read_file(work.path / "c.bz2"), 1000), vyre::resource_error);
+    BOOST_CHECK_THROW(vyre::format::lzma_alone_decompress(read_file(work.path / "c.lzma"), 4096), vyre::resource_error);
+    BOOST_CHECK_EQUAL(vyre::format::xz_decompress(read_file(work.path / "c.xz"), content.size()).size(), content.size());
+    // An .lzma header asking for a 1.5 GiB dictionary is refused before anything is allocated.
+    bytes greedy = read_file(work.path / "c.lzma");
+    greedy[1] = 0x00, greedy[2] = 0x00, greedy[3] = 0x00, greedy[4] = 0x60;
+    BOOST_CHECK(vyre::format::looks_like_lzma_alone(greedy));
+    BOOST_CHECK_THROW(vyre::format::lzma_alone_decompress(greedy), vyre::format::lzma_memory_error);
+
+    // Damage: truncation, a flipped byte, trailing garbage; each a format_error naming the codec
+    // once, at an offset inside the input.
+    const std::pair<const char*, bytes> inputs[] = {{"xz", read_file(work.path / "c.xz")}, {"bzip2", read_file(work.path / "c.bz2")},
+                                                    {"lzma", read_file(work.path / "c.lzma")}};
+    for (const auto& [codec, packed] : inputs) {
+        BOOST_TEST_CONTEXT(codec) {
+            const auto decode = [&, codec = std::string(codec)](const bytes& b) {
+                if (codec == "xz") return vyre::format::xz_decompress(b);
+                if (codec == "bzip2") return vyre::format::bzip2_decompress(b);
+                return vyre::format::lzma_alone_decompress(b);
+            };
+            const auto expect_damage = [&](const bytes& b, const char* what) {
+                try {
+                    decode(b);
+                    BOOST_ERROR(what << ": accepted");
+                } catch (const vyre::format_error& e) {
+                    const std::string m = e.what();
+                    BOOST_CHECK_MESSAGE(m.rfind(std::string(codec) + ": ", 0) == 0, what << ": " << m);
+                    BOOST_CHECK_MESSAGE(m.find(std::string(codec) + ": " + codec) == std::string::npos, what << ": codec named twice: " << m);
+                    BOOST_CHECK_MESSAGE(e.offset() != vyre::format_error::npos && e.offset() <= b.size(), what << ": offset " << e.offset());
+                }
+            };
+            expect_damage(bytes(packed.begin(), packed.begin() + static_cast<std::ptrdiff_t>(packed.size() / 2)), "truncated");
+            bytes flipped = packed;
+            flipped[flipped.size() / 3] ^= 0x55;
+            expect_damage(flipped, "flipped");
+            if (std::string(codec) != "lzma") { // an .lzma stream with an end marker may be followed by anything the
+                                                 // decoder never reads; xz and bzip2 say what follows
+                expect_damage(vyre::test::concat({packed, vyre::test::to_bytes("garbage!")}), "trailing garbage");
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(detection_names_every_format) {
+    namespace f = vyre::format;
+    temp_dir work;
+    const auto& t = meta();
+    const fs::path a = work.path;
+    const std::string src = q(t.root);
+    run("tar -cf " + q(a / "x.tar") + " -C " + src + " .");
+    run("xz -k " + q(a / "x.tar") + " && lzma -k " + q(a / "x.tar") + " && bzip2 -k " + q(a / "x.tar"));
+    run("cd " + src + " && find . | cpio --quiet -o -H newc > " + q(a / "newc.cpio"));
+    run("cd " + src + " && find . | cpio --quiet -o -H odc > " + q(a / "odc.cpio"));
+    run("cd " + src + " && find . | cpio --quiet -o -H crc > " + q(a / "crc.cpio"));
+    run("cd " + src + " && find . | cpio --quiet -o -H bin > " + q(a / "bin.cpio"));
+    run("cd " + src + " && ar rc " + q(a / "x.a") + " bin/tool share/doc/README");
+    run("cd " + src + " && 7z a -bd -bso0 " + q(a / "x.7z") + " . > /dev/null");
+    run("genisoimage -quiet -R -o " + q(a / "x.iso") + " " + src);
+    const std::pair<const char*, f::content_kind> expected[] = {
+        {"x.tar.xz", f::content_kind::xz},     {"x.tar.lzma", f::content_kind::lzma}, {"x.tar.bz2", f::content_kind::bzip2},
+        {"newc.cpio", f::content_kind::cpio},  {"odc.cpio", f::content_kind::cpio},   {"crc.cpio", f::content_kind::cpio},
+        {"bin.cpio", f::content_kind::cpio},   {"x.a", f::content_kind::ar},          {"x.7z", f::content_kind::sevenzip},
+        {"x.iso", f::content_kind::iso9660},   {"x.tar", f::content_kind::tar}};
+    for (const auto& [name, kind] : expected)
+        BOOST_CHECK_MESSAGE(f::detect(read_file(a / name)) == kind,
+                            name << " detected as " << f::content_kind_name(f::detect(read_file(a / name))) << ", not "
+                                 << f::content_kind_name(kind));
+    // Plain data and text stay unknown: the weak signatures (binary cpio, .lzma) do not fire on them.
+    std::mt19937_64 rng(5);
+    std::size_t false_hits = 0;
+    for (int i = 0; i < 20000; ++i) {
+        bytes b = vyre::test::random_bytes(rng, 600);
+        if (i % 2) b[0] = 0x5D; // an .lzma properties byte in front of noise
+        if (i % 3 == 0) b[0] = 0xC7, b[1] = 0x71; // a binary cpio magic in front of noise
+        false_hits += f::detect(b) != f::content_kind::unknown;
+    }
+    BOOST_CHECK_EQUAL(false_hits, 0u);
+    BOOST_CHECK(f::detect(vyre::test::system_corpus(4096)) == f::content_kind::unknown);
+}
+
+// ---------------------------------------------------------------- through engine::unpack
+
+VYRE_DEVICE_TEST(compressed_tars_of_every_host_codec_extract_like_tar) {
+    const auto& t = meta();
+    temp_dir work;
+    const fs::path a = work.path;
+    const std::string src = q(t.root);
+    run("tar -cf " + q(a / "x.tar") + " -C " + src + " .");
+    run("xz -k " + q(a / "x.tar") + " && lzma -k " + q(a / "x.tar") + " && bzip2 -k " + q(a / "x.tar"));
+    const fs::path reference = a / "reference";
+    fs::create_directories(reference);
+    run("tar --no-same-owner -xf " + q(a / "x.tar") + " -C " + q(reference));
+    // tar as root keeps set-uid bits; vyre drops them unless asked.
+    run("chmod u-s " + q(reference / "bin" / "suid"));
+    for (const char* name : {"x.tar.xz", "x.tar.lzma", "x.tar.bz2"}) {
+        BOOST_TEST_CONTEXT(name) {
+            const fs::path out = a / (std::string("out_") + name);
+            const auto r = unpack_clean(dev.ctx(), a / name, out);
+            check_same_extraction(out, reference);
+            BOOST_CHECK_EQUAL(r.library_streams, 1u);
+            // The tar opens in place: x.tar.xz!/bin/tool, not x.tar.xz!/x.tar!/bin/tool.
+            for (const auto& e : r.entries) BOOST_CHECK_EQUAL(e.path, std::string(name) + "!/" + e.output_path);
+        }
+    }
+    // Set-uid kept only when asked.
+    ve::unpack_options keep;
+    keep.keep_setid = true;
+    unpack_clean(dev.ctx(), a / "x.tar.xz", a / "kept", keep);
+    BOOST_CHECK((fs::status(a / "kept" / "bin" / "suid").permissions() & fs::perms::set_uid) == fs::perms::set_uid);
+    BOOST_CHECK((fs::status(a / "out_x.tar.xz" / "bin" / "suid").permissions() & fs::perms::set_uid) == fs::perms::none);
+}
+
+VYRE_DEVICE_TEST(zip_methods_bzip2_lzma_and_xz) {
+    const auto& t = meta();
+    temp_dir work;
+    const fs::path a = work.path;
+    const bytes tool = read_file(t.root / "bin" / "tool"), data = read_file(t.root / "share" / "data.bin");
+    // Info-ZIP's bzip2 and Python's bzip2 and LZMA (with the end marker), checked both ways by unzip
+    // and by zipfile; method 95 written by the test with liblzma, as no Debian tool writes it.
+    run("cd " + q(t.root) + " && zip -q -r -Z bzip2 " + q(a / "infozip_bzip2.zip") + " .");
+    const std::string py = "import sys, zipfile\n"
+                           "m = {'bzip2': zipfile.ZIP_BZIP2, 'lzma': zipfile.ZIP_LZMA}[sys.argv[3]]\n"
+                           "with zipfile.ZipFile(sys.argv[1], 'w', m) as z:\n"
+                           "    z.write(sys.argv[2] + '/bin/tool', 'bin/tool')\n"
+                           "    z.write(sys.argv[2] + '/share/data.bin', 'share/data.bin')\n";
+    write_text(a / "mkzip.py", py);
+    run("python3 " + q(a / "mkzip.py") + " " + q(a / "py_bzip2.zip") + " " + q(t.root) + " bzip2");
+    run("python3 " + q(a / "mkzip.py") + " " + q(a / "py_lzma.zip") + " " + q(t.root) + " lzma");
+    write_file(a / "ours.zip", make_zip({entry("bin/tool", tool, 95, 0100755), entry("share/data.bin", data, 14),
+                                         entry("share/also.bin", data, 12)}));
+    run("python3 -c \"import zipfile,sys; z=zipfile.ZipFile(sys.argv[1]); [z.read(n) for n in z.namelist()]\" " + q(a / "py_lzma.zip"));
+    for (const char* name : {"py_bzip2.zip", "py_lzma.zip", "ours.zip"}) {
+        BOOST_TEST_CONTEXT(name) {
+            const fs::path out = a / (std::string("out_") + name);
+            const auto r = unpack_clean(dev.ctx(), a / name, out);
+            BOOST_CHECK(read_file(out / "bin" / "tool") == tool);
+            BOOST_CHECK(read_file(out / "share" / "data.bin") == data);
+            BOOST_CHECK_GE(r.library_streams, 2u);
+        }
+    }
+    const fs::path out = a / "out_infozip";
+    unpack_clean(dev.ctx(), a / "infozip_bzip2.zip", out);
+    const fs::path reference = a / "ref_infozip";
+    run("unzip -q " + q(a / "infozip_bzip2.zip") + " -d " + q(reference));
+    run("chmod u-s " + q(reference / "bin" / "suid"));
+    check_same_extraction(out, reference);
+    // The methods' entries listed with their names; Python reads what the test wrote, too.
+    const auto listed = unpack_files(dev.ctx(), {a / "ours.zip"}, a / "again");
+    std::set<std::string> methods;
+    for (const auto& e : listed.entries) methods.insert(e.method);
+    BOOST_CHECK(methods == (std::set<std::string>{"bzip2", "lzma", "xz"}));
+    run("python3 -c \"import zipfile,sys; z=zipfile.ZipFile(sys.argv[1]); z.read('share/data.bin'); z.read('share/also.bin')\" " +
+        q(a / "ours.zip"));
+    // A corrupt entry is that entry's problem; the others extract.
+    bytes zip = make_zip({entry("good.txt", text("fine\n"), 12), entry("bad.bin", data, 95)});
+    const auto at = std::search(zip.begin(), zip.end(), vyre::format::xz_magic.begin(), vyre::format::xz_magic.end());
+    BOOST_REQUIRE(at != zip.end());
+    at[200] ^= 0x40;
+    write_file(a / "damaged.zip", zip);
+    const auto d = unpack_files(dev.ctx(), {a / "damaged.zip"}, a / "out_damaged");
+    BOOST_CHECK_EQUAL(d.problems.size(), 1u);
+    BOOST_CHECK(find_problem(d, "bad.bin", "xz: "));
+    BOOST_CHECK(read_file(a / "out_damaged" / "good.txt") == text("fine\n"));
+}
+
+VYRE_DEVICE_TEST(debian_packages_extract_like_dpkg_deb) {
+    if (!have_tool("dpkg-deb")) {
+        BOOST_TEST_MESSAGE("dpkg-deb not installed: Debian packages not tested");
+        return;
+    }
+    const auto& t = meta();
+    temp_dir work;
+    const fs::path a = work.path;
+    const fs::path pkg = a / "pkg";
+    fs::create_directories(pkg / "DEBIAN");
+    run("cp -a " + q(t.root) + " " + q(pkg / "usr"));
+    write_text(pkg / "DEBIAN" / "control", "Package: vyre-demo\nVersion: 1.0\nArchitecture: all\nMaintainer: vyre <vyre@example.org>\n"
+                                           "Description: a package made by the tests\n");
+    for (const char* z : {"xz", "zstd", "gzip", "none"}) {
+        BOOST_TEST_CONTEXT(z) {
+            const fs::path deb = a / (std::string("demo_") + z + ".deb");
+            run("dpkg-deb --root-owner-group -Z" + std::string(z) + " --build " + q(pkg) + " " + q(deb) + " > /dev/null");
+            const fs::path reference = a / (std::string("ref_") + z);
+            run("dpkg-deb -x " + q(deb) + " " + q(reference));
+            run("chmod u-s " + q(reference / "usr" / "bin" / "suid"));
+            const fs::path out = a / (std::string("out_") + z);
+            const auto r = unpack_clean(dev.ctx(), deb, out);
+            // ar members: debian-binary, control.tar.*, data.tar.*; the data tar opens where it lies.
+            const std::string data = std::string("data.tar") + (std::string(z) == "none" ? "" : std::string(z) == "gzip" ? ".gz" : std::string(z) == "zstd" ? ".zst" : ".xz");
+            BOOST_REQUIRE(fs::exists(out / (data + "!")));
+            check_same_extraction(out / (data + "!"), reference);
+            BOOST_CHECK(read_file(out / "debian-binary") == text("2.0\n"));
+            bool control = false;
+            for (const auto& e : r.entries) control = control || e.path.find("!/control") != std::string::npos;
+            BOOST_CHECK(control);
+        }
+    }
+}
+
+VYRE_DEVICE_TEST(rpm_packages_extract_like_rpm2cpio) {
+    if (!have_tool("rpmbuild") || !have_tool("rpm2cpio")) {
+        BOOST_TEST_MESSAGE("rpmbuild or rpm2cpio not installed: RPMs not tested");
+        return;
+    }
+    const auto& t = meta();
+    temp_dir work;
+    const fs::path a = work.path;
+    write_text(a / "demo.spec", "Name: vyre-demo\nVersion: 1.0\nRelease: 1\nSummary: demo\nLicense: MIT\nBuildArch: noarch\n"
+                                "%description\nA package made by the tests.\n"
+                                "%install\nmkdir -p %{buildroot}/opt\ncp -a " + t.root.string() + " %{buildroot}/opt/demo\n"
+                                "%files\n/opt/demo\n");
+    for (const char* payload : {"w19.zstdio", "w6.xzdio", "w9.gzdio"}) {
+        BOOST_TEST_CONTEXT(payload) {
+            const fs::path top = a / (std::string("top_") + payload);
+            run("rpmbuild --quiet -bb --define " + q("_topdir " + top.string()) + " --define " +
+                q(std::string("_binary_payload ") + payload) + " " + q(a / "demo.spec") + " > /dev/null 2>&1");
+            fs::path rpm;
+            for (const auto& e : fs::recursive_directory_iterator(top))
+                if (e.path().extension() == ".rpm") rpm = e.path();
+            BOOST_REQUIRE(!rpm.empty());
+            BOOST_CHECK(vyre::format::detect(read_file(rpm)) == vyre::format::content_kind::rpm);
+            const fs::path reference = a / (std::string("ref_") + payload);
+            fs::create_directories(reference);
+            run("cd " + q(reference) + " && rpm2cpio " + q(rpm) + " | cpio --quiet -idm --no-absolute-filenames");
+            run("chmod u-s " + q(reference / "opt" / "demo" / "bin" / "suid"));
+            const fs::path out = a / (std::string("out_") + payload);
+            unpack_clean(dev.ctx(), rpm, out);
+            check_same_extraction(out, reference);
+        }
+    }
+}
+
+VYRE_DEVICE_TEST(cpio_7z_and_iso_extract_like_their_tools) {
+    const auto& t = meta();
+    temp_dir work;
+    const fs::path a = work.path;
+    const std::string src = q(t.root);
+    for (const char* h : {"newc", "odc", "crc", "bin"}) {
+        BOOST_TEST_CONTEXT(h) {
+            const fs::path archive = a / (std::string(h) + ".cpio");
+            run("cd " + src + " && find . | cpio --quiet -o -H " + std::string(h) + " > " + q(archive));
+            const fs::path reference = a / (std::string("ref_") + h);
+            fs::create_directories(reference);
+            run("cd " + q(reference) + " && cpio --quiet -idm < " + q(archive));
+            run("chmod u-s " + q(reference / "bin" / "suid"));
+            const fs::path out = a / (std::string("out_") + h);
+            unpack_clean(dev.ctx(), archive, out);
+            check_same_extraction(out, reference);
+        }
+    }
+    if (have_tool("7z")) {
+        run("cd " + src + " && 7z a -bd -bso0 -snl " + q(a / "x.7z") + " . > /dev/null");
+        const fs::path reference = a / "ref_7z";
+        run("7z x -bd -bso0 -snl -o" + reference.string() + " " + q(a / "x.7z") + " > /dev/null");
+        const fs::path out = a / "out_7z";
+        unpack_clean(dev.ctx(), a / "x.7z", out);
+        check_same_tree(reference, out);
+        BOOST_CHECK(read_file(out / "share" / "data.bin") == read_file(t.root / "share" / "data.bin"));
+    }
+    if (have_tool("genisoimage") && have_tool("bsdtar")) {
+        run("genisoimage -quiet -R -o " + q(a / "x.iso") + " " + src);
+        const fs::path reference = a / "ref_iso";
+        fs::create_directories(reference);
+        run("bsdtar -xf " + q(a / "x.iso") + " -C " + q(reference));
+        run("chmod u-s " + q(reference / "bin" / "suid"));
+        const fs::path out = a / "out_iso";
+        unpack_clean(dev.ctx(), a / "x.iso", out);
+        check_same_extraction(out, reference);
+    }
+}
+
+VYRE_DEVICE_TEST(host_codec_limits_and_damage) {
+    temp_dir work;
+    const fs::path a = work.path;
+    // Bombs: 256 MiB of zeros in a few kilobytes, as xz, bzip2 and 7z.
+    run("head -c 268435456 /dev/zero > " + q(a / "zeros") + " && xz -k -T1 " + q(a / "zeros") + " && bzip2 -k " + q(a / "zeros"));
+    run("cd " + q(a) + " && 7z a -bd -bso0 zeros.7z zeros > /dev/null && rm zeros");
+    for (const char* name : {"zeros.xz", "zeros.bz2", "zeros.7z"}) {
+        BOOST_TEST_CONTEXT(name) {
+            const auto r = unpack_files(dev.ctx(), {a / name}, a / (std::string("out_") + name));
+            BOOST_REQUIRE_EQUAL(r.problems.size(), 1u);
+            BOOST_CHECK(r.problems[0].kind == ve::unpack_status::refused);
+            BOOST_CHECK_MESSAGE(first_message(r).find("ratio above the limit") != std::string::npos, first_message(r));
+            BOOST_CHECK_LT(r.decoded_bytes, std::uint64_t{64} << 20);
+        }
+    }
+    // The total: a 7z of one file, with --max-total below its size.
+    ve::unpack_options small;
+    small.limits.max_total_bytes = 100000;
+    run("cd " + q(meta().root) + " && 7z a -bd -bso0 " + q(a / "meta.7z") + " . > /dev/null");
+    const auto capped = unpack_files(dev.ctx(), {a / "meta.7z"}, a / "out_capped", small);
+    BOOST_CHECK(find_problem(capped, "meta.7z", "total output limit reached"));
+    BOOST_CHECK_LE(capped.decoded_bytes, small.limits.max_total_bytes);
+
+    // Damage: a truncated .tar.xz, .tar.bz2 and .7z name the codec once, and nothing is written
+    // outside the output folder.
+    run("tar -cf - -C " + q(meta().root) + " . | xz > " + q(a / "m.tar.xz"));
+    run("tar -cf - -C " + q(meta().root) + " . | bzip2 > " + q(a / "m.tar.bz2"));
+    for (const char* name : {"m.tar.xz", "m.tar.bz2", "meta.7z"}) {
+        BOOST_TEST_CONTEXT(name) {
+            const bytes whole = read_file(a / name);
+            const fs::path cut = a / (std::string("cut_") + name);
+            write_file(cut, bytes(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(whole.size() * 2 / 3)));
+            const auto before = listing(a);
+            const auto r = unpack_files(dev.ctx(), {cut}, a / (std::string("out_cut_") + name));
+            BOOST_REQUIRE(!r.problems.empty());
+            const std::string m = first_message(r);
+            const std::string codec = std::string(name).ends_with(".xz") ? "xz" : std::string(name).ends_with(".bz2") ? "bzip2" : "7z";
+            BOOST_CHECK_MESSAGE(m.find(codec + ": ") != std::string::npos && m.find(codec + ": " + codec) == std::string::npos, m);
+            BOOST_CHECK(r.problems[0].kind == ve::unpack_status::corrupt);
+            auto after = listing(a);
+            for (auto it = after.begin(); it != after.end();)
+                it = it->rfind(std::string("out_cut_") + name, 0) == 0 ? after.erase(it) : std::next(it);
+            BOOST_CHECK(after == before);
+        }
+    }
+}
+
+VYRE_DEVICE_TEST(listing_shows_modes_and_times) {
+    const auto& t = meta();
+    temp_dir work;
+    run("tar -cJf " + q(work.path / "m.tar.xz") + " -C " + q(t.root) + " .");
+    const auto r = unpack_files(dev.ctx(), {work.path / "m.tar.xz"}, work.path / "out");
+    BOOST_CHECK(r.problems.empty());
+    struct stat st;
+    BOOST_REQUIRE(::stat((t.root / "bin" / "tool").c_str(), &st) == 0);
+    bool seen = false;
+    for (const auto& e : r.entries) {
+        if (e.output_path != "bin/tool") continue;
+        seen = true;
+        BOOST_CHECK_EQUAL(e.mode, 0755u);
+        BOOST_REQUIRE(e.mtime);
+        BOOST_CHECK_EQUAL(*e.mtime, static_cast<std::int64_t>(st.st_mtime));
+        BOOST_CHECK_EQUAL(e.method, "stored");
+    }
+    BOOST_CHECK(seen);
+    // A ZIP keeps its extended timestamp (UTC), which unzip restores too.
+    run("cd " + q(t.root) + " && zip -q -r " + q(work.path / "m.zip") + " bin");
+    const auto z = unpack_files(dev.ctx(), {work.path / "m.zip"}, work.path / "zout");
+    for (const auto& e : z.entries)
+        if (e.output_path == "bin/tool") BOOST_CHECK(e.mtime && *e.mtime == static_cast<std::int64_t>(st.st_mtime));
+    struct stat out;
+    BOOST_REQUIRE(::stat((work.path / "zout" / "bin" / "tool").c_str(), &out) == 0);
+    BOOST_CHECK_EQUAL(out.st_mtime, st.st_mtime);
+}
+
+VYRE_TEST_MAIN
