@@ -7,6 +7,7 @@
 // named, never "unknown"; damage and bombs are reported with the codec named once.
 #include "unpack_helpers.hpp"
 
+#include <vyre/engine/image_flatten.hpp>
 #include <vyre/format/bzip2.hpp>
 #include <vyre/format/detect.hpp>
 #include <vyre/format/libarchive.hpp>
@@ -463,6 +464,141 @@ VYRE_DEVICE_TEST(listing_shows_modes_and_times) {
     struct stat out;
     BOOST_REQUIRE(::stat((work.path / "zout" / "bin" / "tool").c_str(), &out) == 0);
     BOOST_CHECK_EQUAL(out.st_mtime, st.st_mtime);
+}
+
+// ---------------------------------------------------------------- container images
+
+namespace {
+
+// Three layers as a container build leaves them: a base, then a layer that deletes a file
+// (.wh.NAME), empties a folder (.wh..wh..opq) while adding to it, and replaces a file with a
+// link, then a layer that turns a file into a folder. `final` is the filesystem they give.
+struct image_layers {
+    temp_dir tmp;
+    std::vector<fs::path> tars; // layer.tar of each, bottom first
+    fs::path final_tree;
+    image_layers() {
+        const fs::path l1 = tmp.path / "l1", l2 = tmp.path / "l2", l3 = tmp.path / "l3", f = tmp.path / "final";
+        for (const auto& d : {l1 / "etc", l1 / "app" / "old", l1 / "bin", l2 / "etc", l2 / "app", l2 / "bin", l3 / "etc" / "conf",
+                              f / "etc" / "conf", f / "app", f / "bin"})
+            fs::create_directories(d);
+        write_text(l1 / "etc" / "passwd", "root:x:0:0\n");
+        write_text(l1 / "etc" / "secret", "to be deleted\n");
+        write_text(l1 / "etc" / "conf", "a file, then a folder\n");
+        write_text(l1 / "app" / "old" / "a.py", "old\n");
+        write_text(l1 / "app" / "keep_me_not", "emptied by the opaque marker\n");
+        write_text(l1 / "bin" / "sh", "a shell\n");
+        write_text(l2 / "etc" / ".wh.secret", "");
+        write_text(l2 / "app" / ".wh..wh..opq", "");
+        write_text(l2 / "app" / "new.py", "new\n");
+        fs::create_symlink("busybox", l2 / "bin" / "sh");
+        write_text(l2 / "bin" / "busybox", "busybox\n");
+        write_text(l3 / "etc" / "conf" / "x.conf", "now a folder\n");
+        // What the layers give.
+        write_text(f / "etc" / "passwd", "root:x:0:0\n");
+        write_text(f / "etc" / "conf" / "x.conf", "now a folder\n");
+        write_text(f / "app" / "new.py", "new\n");
+        fs::create_symlink("busybox", f / "bin" / "sh");
+        write_text(f / "bin" / "busybox", "busybox\n");
+        final_tree = f;
+        for (const auto& l : {l1, l2, l3}) {
+            tars.push_back(tmp.path / (l.filename().string() + ".tar"));
+            run("tar -cf " + q(tars.back()) + " -C " + q(l) + " .");
+        }
+    }
+};
+
+std::string sha256_hex(const bytes& b) { return vyre::util::to_hex(vyre::util::sha256_of(b)); }
+
+} // namespace
+
+VYRE_DEVICE_TEST(container_images_flatten_with_whiteouts) {
+    image_layers layers;
+    temp_dir work;
+    const fs::path a = work.path;
+    // docker save before Docker 25: <id>/layer.tar and manifest.json. The middle layer is gzip'd.
+    const fs::path legacy = a / "legacy";
+    std::string list;
+    for (std::size_t i = 0; i < layers.tars.size(); ++i) {
+        const std::string id = std::string(64, static_cast<char>('a' + i));
+        fs::create_directories(legacy / id);
+        if (i == 1) run("gzip -c " + q(layers.tars[i]) + " > " + q(legacy / id / "layer.tar"));
+        else fs::copy_file(layers.tars[i], legacy / id / "layer.tar");
+        list += std::string(i ? "," : "") + "\"" + id + "/layer.tar\"";
+    }
+    write_text(legacy / "manifest.json", "[{\"Config\":\"c.json\",\"RepoTags\":[\"demo:1\"],\"Layers\":[" + list + "]}]");
+    run("tar -cf " + q(a / "legacy.tar") + " -C " + q(legacy) + " .");
+    // An OCI archive: index.json -> manifest blob -> layer blobs by digest (the last zstd'd).
+    const fs::path oci = a / "oci";
+    fs::create_directories(oci / "blobs" / "sha256");
+    std::string layer_list;
+    for (std::size_t i = 0; i < layers.tars.size(); ++i) {
+        bytes blob = read_file(layers.tars[i]);
+        if (i == 2) {
+            run("zstd -q -c " + q(layers.tars[i]) + " > " + q(a / "l3.tar.zst"));
+            blob = read_file(a / "l3.tar.zst");
+        }
+        const std::string hex = sha256_hex(blob);
+        write_file(oci / "blobs" / "sha256" / hex, blob);
+        layer_list += std::string(i ? "," : "") + "{\"mediaType\":\"application/vnd.oci.image.layer.v1.tar\",\"digest\":\"sha256:" + hex +
+                      "\",\"size\":" + std::to_string(blob.size()) + "}";
+    }
+    const std::string manifest = "{\"schemaVersion\":2,\"layers\":[" + layer_list + "]}";
+    const std::string manifest_hex = sha256_hex(text(manifest));
+    write_text(oci / "blobs" / "sha256" / manifest_hex, manifest);
+    write_text(oci / "index.json", "{\"schemaVersion\":2,\"manifests\":[{\"digest\":\"sha256:" + manifest_hex +
+                                       "\",\"annotations\":{\"org.opencontainers.image.ref.name\":\"demo:1\"}}]}");
+    write_text(oci / "oci-layout", "{\"imageLayoutVersion\":\"1.0.0\"}");
+    run("tar -cf " + q(a / "oci.tar") + " -C " + q(oci) + " .");
+
+    for (const char* name : {"legacy.tar", "oci.tar"}) {
+        BOOST_TEST_CONTEXT(name) {
+            const bytes image = read_file(a / name);
+            const auto layout = vyre::format::image_layers_of(image, vyre::format::parse_tar(image));
+            BOOST_CHECK_EQUAL(layout.layers.size(), 3u);
+            BOOST_CHECK(layout.tags == std::vector<std::string>{"demo:1"});
+            ve::unpack_options o;
+            o.output_dir = a / (std::string("flat_") + name);
+            o.hash = true;
+            const auto r = ve::flatten_image(dev.ctx(), {name, image}, o);
+            BOOST_CHECK_MESSAGE(r.problems.empty(), problems_of(r));
+            check_same_tree(layers.final_tree, o.output_dir);
+            for (const auto& e : r.entries) BOOST_CHECK_MESSAGE(e.output_path.find(".wh.") == std::string::npos, e.path);
+            // Without --flatten, each layer's files are listed under the layer's own path.
+            const auto plain = unpack_files(dev.ctx(), {a / name}, a / (std::string("plain_") + name));
+            bool under_digest = false;
+            for (const auto& e : plain.entries)
+                under_digest = under_digest || (e.path.find(layout.layers[0].name + "!/etc/passwd") != std::string::npos);
+            BOOST_CHECK(under_digest);
+        }
+    }
+    // Not an image: the message says what is missing, or what the input is.
+    const auto message_of = [&](const fs::path& f) {
+        try {
+            const bytes b = read_file(f);
+            ve::flatten_image(dev.ctx(), {f.filename().string(), b}, {});
+        } catch (const vyre::format_error& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    BOOST_CHECK(contains_text(message_of(layers.tars[0]), "neither manifest.json"));
+    run("gzip -k " + q(a / "oci.tar"));
+    BOOST_CHECK(contains_text(message_of(a / "oci.tar.gz"), "decompress it first"));
+    // Hostile manifests: nesting deep enough to exhaust a recursive parser's stack, a digest that
+    // is a path, a layer that is not there.
+    const auto image_with = [&](const std::string& file, const std::string& json, const std::string& tar_name) {
+        const fs::path d = a / (tar_name + "_dir");
+        fs::create_directories(d);
+        write_text(d / file, json);
+        run("tar -cf " + q(a / tar_name) + " -C " + q(d) + " .");
+        return message_of(a / tar_name);
+    };
+    BOOST_CHECK(contains_text(image_with("manifest.json", std::string(100000, '[') + std::string(100000, ']'), "deep.tar"), "deeper than 64"));
+    BOOST_CHECK(contains_text(image_with("index.json", "{\"manifests\":[{\"digest\":\"sha256:../../etc/passwd\"}]}", "path.tar"),
+                              "is not of the form"));
+    BOOST_CHECK(contains_text(image_with("manifest.json", "[{\"Layers\":[\"missing/layer.tar\"]}]", "missing.tar"), "is not in the image tar"));
+    BOOST_CHECK(contains_text(image_with("manifest.json", "[{\"Layers\":[]},{\"Layers\":[]}]", "two.tar"), "2 images"));
 }
 
 VYRE_TEST_MAIN

@@ -5,6 +5,7 @@
 
 #include "common.hpp"
 
+#include <vyre/engine/image_flatten.hpp>
 #include <vyre/engine/unpack.hpp>
 #include <vyre/runtime/context.hpp>
 #include <vyre/util/json.hpp>
@@ -199,6 +200,8 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         "max-entries", po::value<std::uint64_t>()->default_value(1000000), "entries of every container at every depth at most")(
         "max-ratio", po::value<std::uint64_t>()->default_value(1000), "decoded/compressed size of one stream or entry at most")(
         "ratio-min-size", po::value<std::string>()->default_value("1M"), "outputs up to this size pass the ratio check")(
+        "flatten", "the input is a container image (docker save, an OCI archive): apply its layers in order, with their "
+        "whiteouts, and extract or list the final filesystem (archives inside it stay closed)")(
         "keep-setid", "keep set-uid, set-gid and sticky bits on extracted files and folders (dropped by default)")(
         "no-recurse", "leave archives found inside entries closed (the inputs' own compression and archive still open)")(
         "threads", po::value<unsigned>()->default_value(0), "host threads (0: every hardware thread)")(
@@ -213,7 +216,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     po::positional_options_description positional;
     positional.add("archive", -1);
     po::variables_map vm;
-    if (!parse("unpack", "ARCHIVE... [-o DIR] [--list] [--json] [--max-depth N] [--max-total SIZE] [--max-entries N] [--max-ratio R] [--no-recurse] [--deflate-route automatic|device|host] [--deflate-device-max SIZE]",
+    if (!parse("unpack", "ARCHIVE... [-o DIR] [--list] [--json] [--flatten] [--keep-setid] [--max-depth N] [--max-total SIZE] [--max-entries N] [--max-ratio R] [--no-recurse] [--deflate-route automatic|device|host] [--deflate-device-max SIZE]",
                options, args, vm, &positional))
         return 0;
     if (!vm.count("archive")) throw po::error("give at least one archive");
@@ -248,7 +251,8 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     }
     const auto t0 = std::chrono::steady_clock::now();
     vyre::runtime::context ctx;
-    const ve::unpack_report r = ve::unpack(ctx, inputs, o);
+    if (vm.count("flatten") && inputs.size() != 1) throw po::error("--flatten takes one image, not " + std::to_string(inputs.size()) + " inputs");
+    const ve::unpack_report r = vm.count("flatten") ? ve::flatten_image(ctx, inputs[0], o) : ve::unpack(ctx, inputs, o);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     bar.clear();
 

@@ -56,6 +56,7 @@
 #include <vyre/format/detect.hpp>
 #include <vyre/format/gzip.hpp>
 #include <vyre/format/libarchive.hpp>
+#include <vyre/format/oci_image.hpp>
 #include <vyre/format/lz4_frame.hpp>
 #include <vyre/format/names.hpp>
 #include <vyre/format/page_file.hpp>
@@ -109,6 +110,7 @@
 // engines
 #include <vyre/engine/dataflow.hpp>
 #include <vyre/engine/deflate_decompress.hpp>
+#include <vyre/engine/image_flatten.hpp>
 #include <vyre/engine/lz4_decompress.hpp>
 #include <vyre/engine/page_compressor.hpp>
 #include <vyre/engine/page_file.hpp>

@@ -117,6 +117,8 @@ struct unpack_file_view {
     const unpack_device_bytes* device = nullptr; // the content, where it stayed on the device
 };
 
+struct unpack_entry; // below: what a run lists
+
 struct unpack_options {
     unpack_limits limits;
     // false: archives found inside entries stay plain files (the inputs' own layers still open,
@@ -138,6 +140,10 @@ struct unpack_options {
     // with every file of the layer whose status is ok (hard links included, nested containers
     // included as the files they are): how a later stage (engine/scan.hpp) sees the content.
     std::function<void(std::span<const unpack_file_view>)> layer_files;
+    // Where set, an entry is written only when this returns true; it is listed either way. Of
+    // several selected entries with one output path, the last is written.
+    // (engine/image_flatten.hpp selects what survives an image's layers with it.)
+    std::function<bool(const unpack_entry&)> write_filter;
     // With layer_files, no output folder and no hashing: content the device decodes (deflate
     // streams) stays in device memory and reaches layer_files as unpack_file_view::device. Only
     // what the host needs comes back: statuses, CRC-32s computed on the device, each file's first

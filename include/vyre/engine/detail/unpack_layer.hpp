@@ -93,7 +93,8 @@ inline void write_layer(run_state& run, std::vector<item>& items, const std::vec
     // Later entries with the same output path win, as in tar.
     std::unordered_map<std::string_view, std::size_t> last;
     if (run.tree)
-        for (const std::size_t i : sink) last[items[i].e.output_path] = i;
+        for (const std::size_t i : sink)
+            if (!run.options.write_filter || run.options.write_filter(items[i].e)) last[items[i].e.output_path] = i;
     const auto written = [&](std::size_t i) {
         if (!run.tree) return false;
         const auto f = last.find(items[i].e.output_path);
@@ -105,7 +106,8 @@ inline void write_layer(run_state& run, std::vector<item>& items, const std::vec
         std::set<std::string> dirs;
         for (const std::size_t i : sink) {
             const auto& p = items[i].e.output_path;
-            if (items[i].e.type == unpack_entry_type::directory && written(i)) dirs.insert(p);
+            if (!written(i)) continue; // its parents are made by the entry that is written, if any
+            if (items[i].e.type == unpack_entry_type::directory) dirs.insert(p);
             // Deepest parent first: once one is known, so are all of its own parents.
             for (std::size_t s = p.rfind('/'); s != std::string::npos && s > 0; s = p.rfind('/', s - 1))
                 if (!dirs.insert(p.substr(0, s)).second) break;

@@ -1,0 +1,178 @@
+// Container images saved as one tar: what `docker save` writes (manifest.json naming each layer, in
+// order, as "<id>/layer.tar" before Docker 25 and "blobs/sha256/<hex>" since) and OCI image layout
+// archives (`skopeo copy ... oci-archive:`, `buildah push`: index.json, then the manifest blob,
+// then its layers by digest). image_layers_of finds the layers of the one image in such a tar, in
+// the order they are applied. The layer files themselves are tars (often gzip'd or zstd'd), opened
+// by engine/unpack.hpp like any other; engine/image_flatten.hpp applies them with their whiteouts.
+#pragma once
+
+// The JSON documents are read with Boost.PropertyTree's parser (in Boost's headers). It recurses
+// once per nesting level, so a document nested deeper than oci_max_json_depth, or larger than
+// oci_max_json_bytes, is refused before it is parsed: a hostile manifest cannot exhaust the stack.
+
+#include <vyre/error.hpp>
+#include <vyre/format/names.hpp>
+#include <vyre/format/tar.hpp>
+
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vyre::format {
+
+inline constexpr std::size_t oci_max_json_depth = 64;
+inline constexpr std::size_t oci_max_json_bytes = std::size_t{16} << 20;
+
+struct image_layer {
+    std::string name;   // the layer's path in the image tar ("blobs/sha256/<hex>", "<id>/layer.tar")
+    std::string digest; // "sha256:<hex>" where the layout names it so, else empty
+    std::span<const std::uint8_t> bytes; // a view into the image tar
+};
+
+struct image_layout {
+    std::string kind;                // "docker" (manifest.json) or "oci" (index.json)
+    std::vector<std::string> tags;   // RepoTags or the OCI ref name, where recorded
+    std::vector<image_layer> layers; // bottom first: the order they are applied in
+};
+
+namespace detail {
+
+// Depth of nesting of `text`'s arrays and objects, strings skipped; stops counting past `limit`.
+inline std::size_t json_depth(std::string_view text, std::size_t limit) {
+    std::size_t depth = 0, most = 0;
+    bool in_string = false, escaped = false;
+    for (const char c : text) {
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (c == '\\') escaped = true;
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') in_string = true;
+        else if (c == '[' || c == '{') {
+            most = std::max(most, ++depth);
+            if (most > limit) return most;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return most;
+}
+
+inline boost::property_tree::ptree parse_image_json(std::span<const std::uint8_t> bytes, const std::string& what) {
+    if (bytes.size() > oci_max_json_bytes)
+        throw format_error("image: " + what + " is " + std::to_string(bytes.size()) + " bytes, more than the " +
+                           std::to_string(oci_max_json_bytes) + " a manifest may have");
+    const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    if (json_depth(text, oci_max_json_depth) > oci_max_json_depth)
+        throw format_error("image: " + what + " nests arrays and objects deeper than " + std::to_string(oci_max_json_depth));
+    boost::property_tree::ptree tree;
+    std::istringstream in{std::string(text)};
+    try {
+        boost::property_tree::read_json(in, tree);
+    } catch (const boost::property_tree::json_parser_error& e) {
+        throw format_error("image: " + what + " is not valid JSON: " + e.message() + " (line " + std::to_string(e.line()) + ")");
+    }
+    return tree;
+}
+
+// "sha256:<64 hex digits>" -> "blobs/sha256/<hex>"; anything else is refused (a digest is a path).
+inline std::string blob_path(const std::string& digest) {
+    const auto colon = digest.find(':');
+    const std::string algorithm = digest.substr(0, colon), hex = colon == std::string::npos ? "" : digest.substr(colon + 1);
+    const bool ok = colon != std::string::npos && !algorithm.empty() && !hex.empty() &&
+                    algorithm.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") == std::string::npos &&
+                    hex.find_first_not_of("0123456789abcdef") == std::string::npos;
+    if (!ok) throw format_error("image: digest " + archive_quote(digest) + " is not of the form sha256:<hex>");
+    return "blobs/" + algorithm + "/" + hex;
+}
+
+// The children of `key` in `tree` (an array's elements), none when it is absent.
+inline std::vector<const boost::property_tree::ptree*> json_elements(const boost::property_tree::ptree& tree, const std::string& key) {
+    std::vector<const boost::property_tree::ptree*> out;
+    if (const auto child = tree.get_child_optional(key))
+        for (const auto& kv : *child) out.push_back(&kv.second);
+    return out;
+}
+
+} // namespace detail
+
+// The layers of the image held in `tar` (parsed from `data`). Throws format_error when the tar has
+// neither manifest.json nor index.json, when it holds more than one image (the message lists
+// them), or when a layer it names is missing.
+inline image_layout image_layers_of(std::span<const std::uint8_t> data, const tar_archive& tar) {
+    std::map<std::string, const tar_entry*> files;
+    for (const auto& e : tar.entries) {
+        std::string n = e.name;
+        while (n.rfind("./", 0) == 0) n.erase(0, 2);
+        if (e.type == tar_entry_type::regular) files[n] = &e;
+    }
+    const auto file = [&](const std::string& name, const std::string& what) -> std::span<const std::uint8_t> {
+        const auto f = files.find(name);
+        if (f == files.end()) throw format_error("image: " + what + " " + archive_quote(name) + " is not in the image tar");
+        return tar_entry_data(data, *f->second);
+    };
+    image_layout out;
+    if (files.count("manifest.json")) {
+        out.kind = "docker";
+        const auto m = detail::parse_image_json(file("manifest.json", "manifest"), "manifest.json");
+        std::vector<const boost::property_tree::ptree*> images;
+        for (const auto& [key, image] : m) images.push_back(&image);
+        if (images.size() != 1) {
+            std::string names;
+            for (const auto* i : images)
+                for (const auto* tag : detail::json_elements(*i, "RepoTags")) names += (names.empty() ? "" : ", ") + tag->data();
+            throw format_error("image: manifest.json describes " + std::to_string(images.size()) + " images" +
+                               (names.empty() ? std::string() : " (" + names + ")") + "; one image can be flattened at a time");
+        }
+        for (const auto* tag : detail::json_elements(*images[0], "RepoTags")) out.tags.push_back(tag->data());
+        for (const auto* layer : detail::json_elements(*images[0], "Layers")) {
+            std::string name = layer->data();
+            std::string digest;
+            if (name.rfind("blobs/", 0) == 0) {
+                const auto slash = name.find('/', 6);
+                if (slash != std::string::npos) digest = name.substr(6, slash - 6) + ":" + name.substr(slash + 1);
+            }
+            out.layers.push_back({name, digest, file(name, "layer")});
+        }
+        return out;
+    }
+    if (files.count("index.json")) {
+        out.kind = "oci";
+        const auto index = detail::parse_image_json(file("index.json", "index"), "index.json");
+        std::vector<std::pair<std::string, std::string>> manifests; // digest, ref name
+        for (const auto* m : detail::json_elements(index, "manifests")) {
+            // The annotation's key holds dots, PropertyTree's path separator: look it up by hand.
+            std::string ref;
+            if (const auto a = m->get_child_optional("annotations"))
+                if (const auto f = a->find("org.opencontainers.image.ref.name"); f != a->not_found()) ref = f->second.data();
+            manifests.push_back({m->get<std::string>("digest", ""), ref});
+        }
+        if (manifests.size() != 1)
+            throw format_error("image: index.json lists " + std::to_string(manifests.size()) +
+                               " manifests; one image can be flattened at a time");
+        if (!manifests[0].second.empty()) out.tags.push_back(manifests[0].second);
+        const std::string manifest_path = detail::blob_path(manifests[0].first);
+        const auto manifest = detail::parse_image_json(file(manifest_path, "manifest"), manifest_path);
+        if (manifest.get_child_optional("manifests"))
+            throw format_error("image: " + manifest_path + " is an index of several images (a multi-platform image); "
+                               "one image can be flattened at a time");
+        for (const auto* layer : detail::json_elements(manifest, "layers")) {
+            const std::string digest = layer->get<std::string>("digest", "");
+            out.layers.push_back({detail::blob_path(digest), digest, file(detail::blob_path(digest), "layer")});
+        }
+        return out;
+    }
+    throw format_error("image: neither manifest.json (docker save) nor index.json (OCI layout) is in the tar");
+}
+
+} // namespace vyre::format
