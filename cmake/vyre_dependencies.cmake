@@ -1,10 +1,13 @@
 # Finds what the vyre::vyre target carries: OpenCL, Boost headers (Boost.Compute), liblz4,
-# libzstd, libdeflate and xxHash (header-only use). Shared by the build tree and by the installed
-# vyreConfig.cmake, so a consumer's find_package(vyre) finds exactly what vyre was built with.
+# libzstd, libdeflate, zlib, liblzma, libbz2, libarchive (optional) and xxHash (header-only use).
+# Shared by the build tree and by the installed vyreConfig.cmake, so a consumer's
+# find_package(vyre) finds exactly what vyre was built with.
 include(CMakeFindDependencyMacro)
 
 find_dependency(OpenCL)
 find_dependency(Boost 1.74)
+# zlib: the prefix of a damaged gzip stream (include/vyre/format/salvage.hpp).
+find_dependency(ZLIB)
 
 if(NOT TARGET vyre::lz4)
   find_path(VYRE_LZ4_INCLUDE_DIR lz4.h)

@@ -37,6 +37,13 @@ namespace vyre::engine::detail {
 
 namespace fmt = format;
 
+// A decoder's message with the codec named once: "zstd: truncated block", whether or not the
+// decoder's own message already starts with the name.
+inline std::string with_codec(const char* codec, const std::string& what) {
+    const std::string prefix = std::string(codec) + ": ";
+    return what.rfind(prefix, 0) == 0 || what.rfind(codec, 0) == 0 ? what : prefix + what;
+}
+
 // Whether `size` bytes, known (or bounded) before decoding, pass the ratio and the total left;
 // fails the job otherwise, with the compressed size and the limit. Reserves nothing.
 inline bool fits(run_state& run, decode_job& j, std::uint64_t size, const char* verb) {
@@ -96,7 +103,7 @@ inline void decode_lz4(run_state& run, std::vector<decode_job*>& all) {
         try {
             layouts[k] = fmt::parse_lz4_frames(all[k]->input.bytes);
         } catch (const std::exception& e) {
-            all[k]->fail(unpack_status::corrupt, std::string("LZ4: ") + e.what());
+            all[k]->fail(unpack_status::corrupt, with_codec("LZ4", e.what()));
         }
     });
     std::vector<decode_job*> jobs;
@@ -113,9 +120,7 @@ inline void decode_lz4(run_state& run, std::vector<decode_job*>& all) {
     const lz4_files_result got = decompress_lz4_files(run.ctx, files, o, &r);
     for (std::size_t k = 0; k < jobs.size(); ++k) {
         if (got.errors[k]) {
-            // The codec named once: most of the pass's messages already start with "LZ4".
-            const std::string what = got.errors[k]->what();
-            jobs[k]->fail(unpack_status::corrupt, what.rfind("LZ4", 0) == 0 ? what : "LZ4: " + what);
+            jobs[k]->fail(unpack_status::corrupt, with_codec("LZ4", got.errors[k]->what()));
         } else {
             jobs[k]->output = {got.content(k, files[k]), got.output};
         }
@@ -144,9 +149,9 @@ inline void decode_zstd(run_state& run, std::vector<decode_job*>& all) {
             if (!fits(run, j, f.staging_size, "may decode to")) return;
             staging[k] = f.staging_size;
         } catch (const resource_error& e) {
-            j.fail(unpack_status::refused, std::string("zstd: ") + e.what() + " (" + std::to_string(in) + " compressed bytes)");
+            j.fail(unpack_status::refused, with_codec("zstd", e.what()) + " (" + std::to_string(in) + " compressed bytes)");
         } catch (const std::exception& e) {
-            all[k]->fail(unpack_status::corrupt, std::string("zstd: ") + e.what());
+            all[k]->fail(unpack_status::corrupt, with_codec("zstd", e.what()));
         }
     });
     std::vector<decode_job*> jobs;
@@ -203,7 +208,7 @@ inline void decode_zstd(run_state& run, std::vector<decode_job*>& all) {
                 sum += r.output.size();
                 jobs[k]->output = owned_blob(std::move(r.output));
             } catch (const std::exception& e) {
-                jobs[k]->fail(unpack_status::corrupt, std::string("zstd: ") + e.what());
+                jobs[k]->fail(unpack_status::corrupt, with_codec("zstd", e.what()));
             }
         });
         produced = sum;
@@ -236,7 +241,7 @@ inline void inflate_gzip_whole(run_state& run, decode_job& j, const std::string&
                                                                 : ratio_message(run.options.limits, cap + 1, j.input.bytes.size()));
         return;
     } catch (const std::exception& e) {
-        j.fail(unpack_status::corrupt, std::string("gzip: ") + e.what() + (found.empty() ? "" : "; " + found));
+        j.fail(unpack_status::corrupt, with_codec("gzip", e.what()) + (found.empty() ? "" : "; " + found));
         return;
     }
     if (!run.budget.take(g.data.size())) {

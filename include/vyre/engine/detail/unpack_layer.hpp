@@ -11,6 +11,7 @@
 #include <vyre/format/detect.hpp>
 #include <vyre/format/gzip.hpp>
 #include <vyre/format/names.hpp>
+#include <vyre/format/salvage.hpp>
 #include <vyre/runtime/buffer.hpp>
 #include <vyre/runtime/context.hpp>
 #include <vyre/util/little_endian.hpp>
@@ -266,6 +267,23 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
     }
     if (zstd_pass.joinable()) zstd_pass.join();
     if (zstd_failure) std::rethrow_exception(zstd_failure);
+    // Salvage: a compressed stream that failed keeps what decoded before the damage, so that a
+    // truncated .tar.gz still lists the entries before the cut (as GNU tar does). ZIP entries do
+    // not: a damaged entry is one file, reported as such.
+    std::vector<std::size_t> broken;
+    for (std::size_t i = 0; i < items.size(); ++i)
+        if (items[i].stream && items[i].job >= 0 && jobs[static_cast<std::size_t>(items[i].job)].failure == unpack_status::corrupt)
+            broken.push_back(i);
+    util::parallel_for(broken.size(), run.threads, [&](std::size_t k) {
+        const item& it = items[broken[k]];
+        decode_job& j = jobs[static_cast<std::size_t>(it.job)];
+        const std::uint64_t cap = std::min(ratio_cap(run.options.limits, j.input.bytes.size()), run.budget.left());
+        std::vector<std::uint8_t> prefix = fmt::decode_prefix(it.parent->kind, j.input.bytes, cap);
+        if (prefix.empty() || !run.budget.take(prefix.size())) return;
+        j.message += "; the " + std::to_string(prefix.size()) + " bytes decoded before the damage are kept";
+        j.output = owned_blob(std::move(prefix));
+        j.salvaged = true;
+    });
     seconds.decode += std::chrono::duration<double>(std::chrono::steady_clock::now() - decode_start).count();
     const auto finish_start = std::chrono::steady_clock::now();
 
@@ -278,7 +296,7 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
         if (it.e.status != unpack_status::ok) return;
         if (it.job >= 0) {
             decode_job& j = jobs[static_cast<std::size_t>(it.job)];
-            if (j.failure != unpack_status::ok) {
+            if (j.failure != unpack_status::ok && !j.salvaged) {
                 it.e.status = j.failure;
                 it.e.message = j.message;
                 return;
@@ -297,6 +315,10 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
     });
     for (std::size_t i = 0; i < items.size(); ++i) {
         item& it = items[i];
+        if (it.job >= 0 && jobs[static_cast<std::size_t>(it.job)].salvaged) {
+            const decode_job& j = jobs[static_cast<std::size_t>(it.job)];
+            run.problem(it.parent->path, j.failure, j.message, it.e.order);
+        }
         if (it.e.status == unpack_status::ok && it.link_item >= 0) {
             const item& target = items[static_cast<std::size_t>(it.link_item)];
             if (target.e.status != unpack_status::ok) {

@@ -87,6 +87,9 @@ struct decode_job {
     blob output;
     unpack_status failure = unpack_status::ok;
     std::string message;
+    // A compressed stream that failed keeps, in `output`, what decoded before the damage
+    // (format/salvage.hpp); `failure` and `message` still say what went wrong.
+    bool salvaged = false;
 
     void fail(unpack_status s, std::string why) {
         failure = s;
