@@ -11,11 +11,13 @@
 #include <vyre/format/bzip2.hpp>
 #include <vyre/format/detect.hpp>
 #include <vyre/format/libarchive.hpp>
+#include <vyre/format/rpm.hpp>
 #include <vyre/format/xz.hpp>
 #include <vyre/format/zip_methods.hpp>
 
 #include <sys/stat.h>
 
+#include <cstdlib>
 #include <map>
 
 namespace {
@@ -160,6 +162,63 @@ BOOST_AUTO_TEST_CASE(host_codecs_against_the_system_tools) {
                 expect_damage(vyre::test::concat({packed, vyre::test::to_bytes("garbage!")}), "trailing garbage");
             }
         }
+    }
+}
+
+// libarchive sizes its read-ahead by what a header asks for: a 2 KiB cpio found by fuzzing
+// (fuzz/corpus/host_formats/cpio_huge_size) claimed 3.5 GiB and was given it. ar and cpio headers
+// are walked before libarchive sees them; sizes past the input are refused, naming the offset.
+BOOST_AUTO_TEST_CASE(libarchive_inputs_are_bounded_first) {
+    namespace f = vyre::format;
+    const auto take_all = [](std::uint64_t) { return std::string(); };
+    std::string newc = "070701";
+    for (const char* field : {"00000001", "000081A4", "00000000", "00000000", "00000001", "00000000", "00000005", "00000000",
+                              "00000000", "00000000", "00000000", "E0000002", "00000000"})
+        newc += field;
+    newc += "a";
+    newc += std::string(600, '\0');
+    try {
+        f::read_with_libarchive(text(newc), f::library_format::cpio, take_all);
+        BOOST_ERROR("a 3.5 GiB cpio name was accepted");
+    } catch (const vyre::format_error& e) {
+        BOOST_CHECK_MESSAGE(contains_text(e.what(), "cpio: a name of 3758096386 bytes"), e.what());
+        BOOST_CHECK_EQUAL(e.offset(), 0u);
+    }
+    // libarchive skips junk to the next magic number it finds: a hostile header after junk, behind
+    // a valid first entry, is refused too (the fuzzer's second find).
+    std::string resync = newc.substr(0, 6 + 8 * 11) + "00000002" + "00000000" + "a" + std::string(3, '\0');
+    resync.replace(6 + 8 * 6, 8, "00000000"); // no data
+    resync += "junk070701" + newc.substr(6, 110 - 6) + std::string(64, '\0');
+    try {
+        f::read_with_libarchive(text(resync), f::library_format::cpio, take_all);
+        BOOST_ERROR("a hostile header after junk was accepted");
+    } catch (const vyre::format_error& e) {
+        BOOST_CHECK_MESSAGE(contains_text(e.what(), "cpio: a name of 3758096386 bytes"), e.what());
+        BOOST_CHECK_EQUAL(e.offset(), resync.find("070701", 1));
+    }
+    // A data size past the end, in odc, and an ar member past the end.
+    std::string odc = "070707" + std::string(6 * 7, '0') + std::string(11, '0') + "000002" + "77777777777" + "a" + std::string(1, '\0');
+    BOOST_CHECK_THROW(f::read_with_libarchive(text(odc + std::string(100, 'x')), f::library_format::cpio, take_all), vyre::format_error);
+    std::string ar = "!<arch>\nname/           0           0     0     644     999999999 `\nshort";
+    try {
+        f::read_with_libarchive(text(ar), f::library_format::ar, take_all);
+        BOOST_ERROR("an ar member past the end was accepted");
+    } catch (const vyre::format_error& e) {
+        BOOST_CHECK_MESSAGE(contains_text(e.what(), "runs past the end"), e.what());
+    }
+    // The file the fuzzer found, as a whole unpack would meet it: refused with a message.
+    const char* source = std::getenv("VYRE_SOURCE_DIR"); // wins, so that a build carried elsewhere finds the tree
+    const bytes found = read_file(fs::path(source && *source ? source : VYRE_SOURCE_DIR) / "fuzz" / "corpus" / "host_formats" / "cpio_huge_size");
+    BOOST_CHECK_THROW(f::read_with_libarchive(std::span(found).subspan(1), f::library_format::cpio, take_all), vyre::format_error);
+    // RPM: headers past the end are refused before anything is read.
+    bytes rpm(200, 0);
+    rpm[0] = 0xED, rpm[1] = 0xAB, rpm[2] = 0xEE, rpm[3] = 0xDB;
+    rpm[96] = 0x8E, rpm[97] = 0xAD, rpm[98] = 0xE8, rpm[99] = 0x01, rpm[104] = 0x10; // 2^28 index entries
+    try {
+        f::rpm_payload(rpm);
+        BOOST_ERROR("an RPM header past the end was accepted");
+    } catch (const vyre::format_error& e) {
+        BOOST_CHECK_MESSAGE(contains_text(e.what(), "rpm: the signature header declares 268435456 index entries"), e.what());
     }
 }
 
@@ -341,12 +400,18 @@ VYRE_DEVICE_TEST(rpm_packages_extract_like_rpm2cpio) {
                 if (e.path().extension() == ".rpm") rpm = e.path();
             BOOST_REQUIRE(!rpm.empty());
             BOOST_CHECK(vyre::format::detect(read_file(rpm)) == vyre::format::content_kind::rpm);
+            // The payload is decoded by vyre's own decoders (zstd's engine, the deflate engine,
+            // liblzma), then the cpio inside opens in place.
             const fs::path reference = a / (std::string("ref_") + payload);
             fs::create_directories(reference);
             run("cd " + q(reference) + " && rpm2cpio " + q(rpm) + " | cpio --quiet -idm --no-absolute-filenames");
             run("chmod u-s " + q(reference / "opt" / "demo" / "bin" / "suid"));
             const fs::path out = a / (std::string("out_") + payload);
-            unpack_clean(dev.ctx(), rpm, out);
+            const auto r = unpack_clean(dev.ctx(), rpm, out);
+            if (std::string(payload).find("zstd") != std::string::npos) BOOST_CHECK_GT(r.zstd_blocks, 0u);
+            if (std::string(payload).find("xz") != std::string::npos) BOOST_CHECK_EQUAL(r.library_streams, 1u);
+            if (std::string(payload).find("gz") != std::string::npos) BOOST_CHECK_EQUAL(r.deflate_streams, 1u);
+            for (const auto& e : r.entries) BOOST_CHECK_MESSAGE(e.path.rfind(rpm.filename().string() + "!/opt/demo", 0) == 0, e.path);
             check_same_extraction(out, reference);
         }
     }

@@ -60,6 +60,8 @@
 #include <vyre/format/lz4_frame.hpp>
 #include <vyre/format/names.hpp>
 #include <vyre/format/page_file.hpp>
+#include <vyre/format/rpm.hpp>
+#include <vyre/format/salvage.hpp>
 #include <vyre/format/tar.hpp>
 #include <vyre/format/xz.hpp>
 #include <vyre/format/zip.hpp>

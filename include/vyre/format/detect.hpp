@@ -22,6 +22,7 @@
 #include <vyre/format/bzip2.hpp>
 #include <vyre/format/gzip.hpp>
 #include <vyre/format/libarchive.hpp>
+#include <vyre/format/rpm.hpp>
 #include <vyre/format/tar.hpp>
 #include <vyre/format/xz.hpp>
 #include <vyre/format/zip.hpp>
@@ -38,7 +39,8 @@ namespace vyre::format {
 enum class content_kind {
     lz4_frame, lz4_legacy, zstd, skippable, gzip, zip, tar,
     xz, lzma, bzip2,                 // compressed streams the host decodes (format/xz.hpp, format/bzip2.hpp)
-    ar, cpio, sevenzip, rpm, iso9660, // containers read through libarchive (format/libarchive.hpp)
+    rpm,                             // lead and headers, then a compressed cpio (format/rpm.hpp)
+    ar, cpio, sevenzip, iso9660,     // containers read through libarchive (format/libarchive.hpp)
     unknown
 };
 
@@ -73,7 +75,6 @@ inline std::optional<library_format> library_format_of(content_kind k) noexcept 
     case content_kind::ar: return library_format::ar;
     case content_kind::cpio: return library_format::cpio;
     case content_kind::sevenzip: return library_format::sevenzip;
-    case content_kind::rpm: return library_format::rpm;
     case content_kind::iso9660: return library_format::iso9660;
     default: return std::nullopt;
     }
@@ -120,7 +121,7 @@ inline content_kind detect_at(std::span<const std::uint8_t> data, std::uint64_t 
     if (is_xz(rest)) return content_kind::xz;
     if (is_bzip2(rest)) return content_kind::bzip2;
     if (starts_with_at(data, pos, "7z\xBC\xAF\x27\x1C"sv)) return content_kind::sevenzip;
-    if (starts_with_at(data, pos, "\xED\xAB\xEE\xDB"sv)) return content_kind::rpm; // the RPM lead
+    if (left >= 4 && read_be32(data, pos) == rpm_lead_magic) return content_kind::rpm;
     if (starts_with_at(data, pos, "!<arch>\n"sv)) return content_kind::ar;
     if (starts_with_at(data, pos, "070701"sv) || starts_with_at(data, pos, "070702"sv) || starts_with_at(data, pos, "070707"sv))
         return content_kind::cpio; // newc, crc, odc

@@ -176,6 +176,7 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
                 if (c.kind == fmt::content_kind::tar) open_tar(c, parts[i]);
                 else if (c.kind == fmt::content_kind::zip) open_zip(c, parts[i]);
                 else if (is_stream(c.kind)) open_stream(c, parts[i]);
+                else if (c.kind == fmt::content_kind::rpm) open_rpm(c, parts[i]);
                 else open_library(run, c, parts[i]);
             } catch (const std::exception& e) {
                 parts[i].problems.push_back({c.path, unpack_status::corrupt, e.what(), c.order});
@@ -373,8 +374,9 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
             c.depth = depth + 1;
             c.data = it.content;
             c.order = it.e.order;
-            if (it.stream && (kind == fmt::content_kind::tar || kind == fmt::content_kind::zip)) {
-                // An archive in a compressed stream opens in place: x.tar.zst!/name.
+            if (it.stream && (!is_stream(kind) || it.parent->kind == fmt::content_kind::rpm)) {
+                // An archive in a compressed stream opens in place: x.tar.zst!/name, x.cpio.gz!/name;
+                // so does an RPM's compressed payload: x.rpm!/usr/bin/tool.
                 c.path = it.parent->path;
                 c.out_prefix = it.parent->out_prefix;
                 next.push_back(std::move(c));

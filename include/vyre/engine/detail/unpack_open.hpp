@@ -8,6 +8,7 @@
 #include <vyre/engine/detail/unpack_state.hpp>
 #include <vyre/error.hpp>
 #include <vyre/format/names.hpp>
+#include <vyre/format/rpm.hpp>
 #include <vyre/format/tar.hpp>
 #include <vyre/format/libarchive.hpp>
 #include <vyre/format/zip.hpp>
@@ -208,7 +209,26 @@ inline void open_stream(const container& c, opened& out) {
     out.items.push_back(std::move(it));
 }
 
-// A container read through libarchive (ar, cpio, 7z, RPM, ISO 9660): its entries come out with
+// An RPM: its payload (a compressed cpio archive, after the lead and headers format::rpm_payload
+// skips) is the content of one item, a view, that opens in place: x.rpm!/usr/bin/tool.
+inline void open_rpm(const container& c, opened& out) {
+    const std::uint64_t at = fmt::rpm_payload(c.data.bytes);
+    item it;
+    it.parent = &c;
+    it.stream = true;
+    it.e.depth = c.depth;
+    it.e.order = c.order;
+    it.e.order.push_back(0);
+    const std::string name = stream_stem(c.path) + ".payload";
+    it.e.path = c.path + "!/" + name;
+    it.e.output_path = join_path(c.out_prefix, name);
+    it.e.method = "rpm";
+    it.content = {c.data.bytes.subspan(static_cast<std::size_t>(at)), c.data.owner};
+    it.e.size = it.e.compressed_size = it.content.bytes.size();
+    out.items.push_back(std::move(it));
+}
+
+// A container read through libarchive (ar, cpio, 7z, ISO 9660): its entries come out with
 // their content, decoded on the host as the read goes, each byte taken from the run's budget and
 // the whole held to the ratio limit against the container's size. Damage stops the read; what was
 // read before it is kept, as for a tar.

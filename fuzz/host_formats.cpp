@@ -1,0 +1,108 @@
+// The host's side of the package formats on arbitrary bytes: format::detect, the xz, lzma and bzip2
+// decoders (liblzma, libbz2), ZIP's LZMA header, decode_prefix (what a damaged stream keeps), the
+// containers read through libarchive, an RPM's headers, and an image tar's manifests. Beyond "no crash":
+//   - a decoder never returns more than its limit, and throws only format_error/resource_error;
+//   - decode_prefix never returns more than its limit, and where the whole decode succeeds within
+//     the limit, the prefix is the whole content;
+//   - libarchive's entries never hold more content than `take` allowed, and nothing it allocates
+//     passes libFuzzer's malloc limit (a cpio header once made it allocate 3.5 GiB);
+//   - an RPM's payload starts inside the file;
+//   - image_layers_of gives a format_error or layers that lie inside the input.
+// The input's first byte picks what is run on the rest.
+#include <vyre/format/bzip2.hpp>
+#include <vyre/format/detect.hpp>
+#include <vyre/format/libarchive.hpp>
+#include <vyre/format/oci_image.hpp>
+#include <vyre/format/rpm.hpp>
+#include <vyre/format/salvage.hpp>
+#include <vyre/format/tar.hpp>
+#include <vyre/format/xz.hpp>
+
+#include <cstdint>
+#include <cstdlib>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace f = vyre::format;
+
+constexpr std::uint64_t limit = std::uint64_t{1} << 20;
+
+void codec(f::content_kind kind, std::span<const std::uint8_t> in) {
+    std::vector<std::uint8_t> whole;
+    bool complete = false;
+    try {
+        whole = kind == f::content_kind::xz ? f::xz_decompress(in, limit)
+                : kind == f::content_kind::lzma ? f::lzma_alone_decompress(in, limit)
+                                                : f::bzip2_decompress(in, limit);
+        if (whole.size() > limit) std::abort();
+        complete = true;
+    } catch (const vyre::format_error&) {
+    } catch (const vyre::resource_error&) {
+    }
+    const auto prefix = f::decode_prefix(kind, in, limit);
+    if (prefix.size() > limit) std::abort();
+    // The prefix of a stream that decodes whole is all of it (for lzma, the whole-stream decoder
+    // also refuses bytes after the end, which the prefix ignores).
+    if (complete && prefix != whole) std::abort();
+}
+
+void library(f::library_format format, std::span<const std::uint8_t> in) {
+    std::uint64_t taken = 0;
+    try {
+        const auto a = f::read_with_libarchive(in, format, [&](std::uint64_t n) -> std::string {
+            if (taken + n > limit) return "over the limit";
+            taken += n;
+            return {};
+        });
+        std::uint64_t held = 0;
+        for (const auto& e : a.entries) held += e.data.size();
+        if (held > taken || taken > limit) std::abort();
+    } catch (const vyre::format_error&) {
+    }
+}
+
+void image(std::span<const std::uint8_t> in) {
+    try {
+        const auto tar = f::parse_tar(in);
+        const auto layout = f::image_layers_of(in, tar);
+        for (const auto& l : layout.layers)
+            if (!l.bytes.empty() && (l.bytes.data() < in.data() || l.bytes.data() + l.bytes.size() > in.data() + in.size())) std::abort();
+    } catch (const vyre::format_error&) {
+    }
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    if (size < 1) return 0;
+    const std::span<const std::uint8_t> in(data + 1, size - 1);
+    (void)f::detect(in);
+    switch (data[0] % 10) {
+    case 0: codec(f::content_kind::xz, in); break;
+    case 1: codec(f::content_kind::lzma, in); break;
+    case 2: codec(f::content_kind::bzip2, in); break;
+    case 3: library(f::library_format::ar, in); break;
+    case 4: library(f::library_format::cpio, in); break;
+    case 5: library(f::library_format::sevenzip, in); break;
+    case 6:
+        try {
+            if (f::rpm_payload(in) > in.size()) std::abort();
+        } catch (const vyre::format_error&) {
+        }
+        break;
+    case 7: library(f::library_format::iso9660, in); break;
+    case 8:
+        try {
+            const auto out = f::zip_lzma_decompress(in, in.size() * 4, (in.size() & 1) != 0, limit);
+            if (out.size() > limit) std::abort();
+        } catch (const vyre::format_error&) {
+        } catch (const vyre::resource_error&) {
+        }
+        break;
+    default: image(in); break;
+    }
+    return 0;
+}
