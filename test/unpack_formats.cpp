@@ -531,6 +531,46 @@ VYRE_DEVICE_TEST(listing_shows_modes_and_times) {
     BOOST_CHECK_EQUAL(out.st_mtime, st.st_mtime);
 }
 
+// ---------------------------------------------------------------- what the established readers accept
+
+VYRE_DEVICE_TEST(inputs_the_established_readers_accept) {
+    const auto& t = meta();
+    temp_dir work;
+    const fs::path a = work.path;
+    // A file of skippable frames only decodes to nothing, as `lz4 -d` and `zstd -d` decode it.
+    bytes skip = {0x50, 0x2A, 0x4D, 0x18, 4, 0, 0, 0, 'm', 'e', 't', 'a', 0x5F, 0x2A, 0x4D, 0x18, 0, 0, 0, 0};
+    write_file(a / "meta.lz4", skip);
+    run("lz4 -q -dc " + q(a / "meta.lz4") + " > " + q(a / "lz4_out") + " && zstd -q -dc " + q(a / "meta.lz4") + " > " + q(a / "zstd_out"));
+    BOOST_REQUIRE_EQUAL(fs::file_size(a / "lz4_out"), 0u);
+    const auto r = unpack_clean(dev.ctx(), a / "meta.lz4", a / "out_skip");
+    BOOST_CHECK(fs::is_regular_file(a / "out_skip" / "meta") && fs::file_size(a / "out_skip" / "meta") == 0);
+    BOOST_CHECK_EQUAL(r.entries.size(), 1u);
+    // Data before a ZIP: a JAR behind a launcher script (offsets not adjusted) and a self-extractor
+    // whose offsets `zip -A` adjusted; both read as unzip reads them.
+    run("cd " + q(t.root) + " && zip -q -r " + q(a / "plain.zip") + " .");
+    write_text(a / "launcher.sh", "#!/bin/sh\nexec java -jar \"$0\" \"$@\"\n");
+    run("cat " + q(a / "launcher.sh") + " " + q(a / "plain.zip") + " > " + q(a / "app.run"));
+    run("cp " + q(a / "app.run") + " " + q(a / "adjusted.run") + " && zip -q -A " + q(a / "adjusted.run"));
+    for (const char* name : {"app.run", "adjusted.run"}) {
+        BOOST_TEST_CONTEXT(name) {
+            BOOST_CHECK(vyre::format::detect(read_file(a / name)) == vyre::format::content_kind::zip);
+            const fs::path reference = a / (std::string("ref_") + name);
+            run("unzip -q " + q(a / name) + " -d " + q(reference) + " 2>/dev/null || test -d " + q(reference));
+            run("chmod u-s " + q(reference / "bin" / "suid"));
+            unpack_clean(dev.ctx(), a / name, a / (std::string("out_") + name));
+            check_same_extraction(a / (std::string("out_") + name), reference);
+        }
+    }
+    // Zero padding after a gzip member (tape blocks) is no problem; the head of a file that merely
+    // ends like a ZIP is not taken for one.
+    run("gzip -c " + q(t.root / "share" / "doc" / "README") + " > " + q(a / "padded.gz") + " && head -c 1024 /dev/zero >> " + q(a / "padded.gz"));
+    unpack_clean(dev.ctx(), a / "padded.gz", a / "out_padded");
+    BOOST_CHECK(read_file(a / "out_padded" / "padded") == read_file(t.root / "share" / "doc" / "README"));
+    const bytes zip = read_file(a / "plain.zip");
+    BOOST_CHECK(vyre::format::detect(std::span(zip).subspan(10), true) == vyre::format::content_kind::zip);
+    BOOST_CHECK(vyre::format::detect(std::span(zip).subspan(10), false) == vyre::format::content_kind::unknown);
+}
+
 // ---------------------------------------------------------------- damaged compressed tars
 
 // A compressed tar cut short keeps every entry before the cut, as GNU tar does: whatever the codec

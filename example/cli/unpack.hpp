@@ -183,8 +183,8 @@ inline void print_json(std::ostream& os, const vyre::engine::unpack_report& r, c
 inline int cmd_unpack(const std::vector<std::string>& args) {
     namespace ve = vyre::engine;
     po::options_description options(
-        "Opens archives and compressed streams found by their content (LZ4, zstd, gzip, xz, lzma, bzip2, tar, ZIP, and\n"
-        "through libarchive ar/.deb, cpio, RPM, 7z and ISO 9660), nested to any depth\n"
+        "Opens archives and compressed streams found by their content (LZ4, zstd, gzip, xz, lzma, bzip2, tar, ZIP,\n"
+        "RPM, and through libarchive ar/.deb, cpio, 7z and ISO 9660), nested to any depth\n"
         "up to --max-depth, and extracts them below DIR or lists them. Every LZ4 and zstd block and every deflate\n"
         "stream (gzip members, ZIP entries) of one nesting layer goes to the OpenCL device in one pass per codec\n"
         "(deflate: see --deflate-route). Unsafe names and links are refused, corrupt entries reported; the exit\n"

@@ -1,6 +1,7 @@
 // The archive pipeline behind `vyre unpack`: archives and compressed streams (LZ4, zstd, gzip, tar,
-// ZIP) nested in each other, opened layer by layer, every LZ4/zstd block and deflate stream of a
-// layer decoded in one device pass per codec, with safe extraction below one folder, limits
+// ZIP; xz, lzma, bzip2, RPM, and ar, cpio, 7z and ISO 9660 through libarchive) nested in each
+// other, opened layer by layer, every LZ4/zstd block and deflate stream of a layer decoded in one
+// device pass per codec, with safe extraction below one folder (modes and times kept), limits
 // against decompression bombs, and per-entry SHA-256.
 #pragma once
 
@@ -8,9 +9,11 @@
 //
 //   1. open     each container of the layer is parsed on the host, containers in parallel: a tar
 //               lists its entries (views into its bytes), a ZIP its entries (stored ones are views,
-//               deflate and zstd ones become decode jobs), a compressed stream (gzip, LZ4, zstd)
-//               one decode job for its content. Entry names are checked here (absolute paths, ".."
-//               components and escaping link targets are refused before anything is decoded).
+//               the others become decode jobs), a compressed stream (gzip, LZ4, zstd, xz, lzma,
+//               bzip2) one decode job for its content, an RPM its payload (a view), and ar, cpio,
+//               7z and ISO 9660 containers their members, decoded by libarchive as they are
+//               read. Entry names are checked here (absolute paths, ".." components and
+//               escaping link targets are refused before anything is decoded).
 //   2. decode   every LZ4 job of the layer is parsed (in parallel) and ALL their independent
 //               blocks go to compression.lz4 as one set of descriptors (one dispatch per batch,
 //               make_block_batches); every zstd job is concatenated into one multi-frame stream
@@ -20,7 +23,9 @@
 //               entries) goes to the deflate engine in one pass (options.deflate_route: by default
 //               the device on GPUs, libdeflate on all cores on CPU devices); gzip files whose
 //               members only inflating finds are inflated whole by libdeflate on all cores. The
-//               zstd pass runs on a thread of its own beside the LZ4 and deflate passes.
+//               zstd pass runs on a thread of its own beside the LZ4 and deflate passes; xz,
+//               lzma and bzip2 jobs go to liblzma and libbz2 on the host cores. A compressed
+//               stream that fails keeps what decoded before the damage (format/salvage.hpp).
 //   3. finish   sizes, CRCs and limits are checked; an entry whose content is itself a container
 //               (by magic number, never by name) becomes part of the next layer; the content of a
 //               compressed stream that is an archive opens in place (x.tar.zst lists x's entries
@@ -180,7 +185,7 @@ struct unpack_entry {
     unpack_entry_type type = unpack_entry_type::file;
     std::uint64_t size = 0;            // content bytes
     std::uint64_t compressed_size = 0; // bytes as stored in its container
-    std::string method;                // stored, deflate, zstd, lz4, gzip, xz, lzma, bzip2, or the container's format (ar, cpio, 7z, rpm, iso9660)
+    std::string method;                // stored, deflate, zstd, lz4, gzip, xz, lzma, bzip2, or the container's format (ar, cpio, 7z, iso9660; rpm for an RPM's payload)
     std::string link_target;           // symlinks and hard links
     std::uint32_t mode = 0;            // permission bits as recorded (0: none recorded)
     std::optional<std::int64_t> mtime; // modification time, seconds since the epoch, where recorded

@@ -129,12 +129,29 @@ inline content_kind detect_at(std::span<const std::uint8_t> data, std::uint64_t 
     return content_kind::unknown;
 }
 
+// A ZIP with data before it (a self-extracting archive, a JAR behind a launcher script): its end of
+// central directory record lies in the last 64 KiB + 22 bytes, its comment running exactly to the
+// end of the file, and the central directory it points back to starts with its signature.
+inline bool zip_at_end(std::span<const std::uint8_t> d) noexcept {
+    if (d.size() < zip_eocd_size) return false;
+    const std::uint64_t last = d.size() - zip_eocd_size;
+    const std::uint64_t first = last > zip_max_comment ? last - zip_max_comment : 0;
+    for (std::uint64_t pos = last + 1; pos-- > first;) {
+        if (util::read_le32(d, pos) != zip_eocd_signature) continue;
+        if (util::read_le16(d, pos + 20) != d.size() - pos - zip_eocd_size) continue;
+        const std::uint64_t cd_size = util::read_le32(d, pos + 12);
+        return cd_size >= 4 && cd_size <= pos && util::read_le32(d, pos - cd_size) == zip_central_signature;
+    }
+    return false;
+}
+
 } // namespace detail
 
 // What the bytes are, from their first bytes (and a tar header's checksum). Reads at most the first
-// 512 bytes plus the headers of any leading skippable frames, and 5 bytes at iso9660_magic_offset;
-// never throws.
-inline content_kind detect(std::span<const std::uint8_t> data) noexcept {
+// 512 bytes plus the headers of any leading skippable frames, 5 bytes at iso9660_magic_offset, and,
+// where `whole` (the span is all of the content, not only its head) and nothing else matched, the
+// last 64 KiB for a ZIP with data before it. Never throws.
+inline content_kind detect(std::span<const std::uint8_t> data, bool whole = true) noexcept {
     std::uint64_t pos = 0;
     bool skipped = false;
     // Each skippable frame moves pos forward by 8 bytes at least: the loop ends.
@@ -162,6 +179,7 @@ inline content_kind detect(std::span<const std::uint8_t> data) noexcept {
     if (looks_like_lzma_alone(data)) return content_kind::lzma;
     if (data.size() >= iso9660_magic_offset + 5 &&
         detail::starts_with_at(data, iso9660_magic_offset, "CD001")) return content_kind::iso9660;
+    if (whole && detail::zip_at_end(data)) return content_kind::zip;
     return content_kind::unknown;
 }
 

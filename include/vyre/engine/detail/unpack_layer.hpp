@@ -48,15 +48,17 @@ inline void fetch_to_host(run_state& run, blob& b) {
 }
 
 // What a file's content is (format::detect). Content on the device is told by its head, which
-// decides exactly as the whole would (detect reads the first 512 bytes, and 5 bytes at
+// decides as the whole would (detect reads the first 512 bytes, and 5 bytes at
 // iso9660_magic_offset, read from the device here), unless the head is short or opens with a
-// skippable frame (detect then reads on): such content is fetched first.
+// skippable frame (detect then reads on): such content is fetched first. The one difference: a
+// ZIP with data before it is found by its end, which is not read back from the device (one read
+// per file would cost the scan more than such files are worth), so there it stays a file.
 inline fmt::content_kind detect_content(run_state& run, blob& b) {
     if (b.device) {
         const bool short_head = b.head.size() < std::min<std::uint64_t>(b.device->size, deflate_head_bytes);
         const bool skippable = b.head.size() >= 4 && compression::is_skippable_magic(util::read_le32(b.head, 0));
         if (!short_head && !skippable) {
-            const fmt::content_kind k = fmt::detect(b.head);
+            const fmt::content_kind k = fmt::detect(b.head, false);
             if (k != fmt::content_kind::unknown || b.device->size < fmt::iso9660_magic_offset + 5) return k;
             std::uint8_t magic[5];
             runtime::read(run.ctx, b.device->buffer, magic, sizeof magic,

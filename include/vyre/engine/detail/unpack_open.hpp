@@ -190,6 +190,11 @@ inline void open_stream(const container& c, opened& out) {
     it.e.path = c.path + "!/" + stem;
     it.e.output_path = join_path(c.out_prefix, stem);
     it.e.compressed_size = c.data.bytes.size();
+    if (c.kind == fmt::content_kind::skippable) { // nothing to decode: empty content
+        it.e.method = "skippable";
+        out.items.push_back(std::move(it));
+        return;
+    }
     decode_job j;
     j.input = c.data;
     switch (c.kind) {

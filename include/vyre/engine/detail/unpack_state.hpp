@@ -26,16 +26,15 @@ namespace vyre::engine::detail {
 
 namespace fmt = format;
 
-// What a run opens: every kind detect() names but skippable frames and raw data.
-inline bool is_container(fmt::content_kind k) {
-    return k != fmt::content_kind::skippable && k != fmt::content_kind::unknown;
-}
+// What a run opens: every kind detect() names but raw data. A file of skippable frames only is a
+// stream that decodes to nothing, as `lz4 -d` and `zstd -d` decode it.
+inline bool is_container(fmt::content_kind k) { return k != fmt::content_kind::unknown; }
 
 // Compressed streams whose content is one decode job (the rest are archives with entries).
 inline bool is_stream(fmt::content_kind k) {
     return k == fmt::content_kind::lz4_frame || k == fmt::content_kind::lz4_legacy || k == fmt::content_kind::zstd ||
            k == fmt::content_kind::gzip || k == fmt::content_kind::xz || k == fmt::content_kind::lzma ||
-           k == fmt::content_kind::bzip2;
+           k == fmt::content_kind::bzip2 || k == fmt::content_kind::skippable;
 }
 
 using owner_ptr = std::shared_ptr<const void>;
