@@ -66,10 +66,12 @@ if(NOT TARGET vyre::bzip2)
     INTERFACE_INCLUDE_DIRECTORIES "${VYRE_BZIP2_INCLUDE_DIR}")
 endif()
 
-# libarchive: the containers vyre does not parse itself (ar, cpio, 7z, RPM, ISO 9660;
-# include/vyre/format/libarchive.hpp). Optional: without it those formats are named and refused
-# ("7z archive: not supported in this build"). The target defines VYRE_HAVE_LIBARCHIVE.
-if(NOT TARGET vyre::archive)
+# libarchive: the containers vyre does not parse itself (ar, cpio, 7z, ISO 9660;
+# include/vyre/format/libarchive.hpp). Optional (found when installed, -DVYRE_WITH_LIBARCHIVE=OFF
+# leaves it out): without it those formats are named and refused ("7z archive: not supported in
+# this build"). The target defines VYRE_HAVE_LIBARCHIVE.
+option(VYRE_WITH_LIBARCHIVE "Read ar, cpio, 7z and ISO 9660 through libarchive where it is installed" ON)
+if(VYRE_WITH_LIBARCHIVE AND NOT TARGET vyre::archive)
   find_path(VYRE_ARCHIVE_INCLUDE_DIR archive.h)
   find_library(VYRE_ARCHIVE_LIBRARY NAMES archive)
   if(VYRE_ARCHIVE_INCLUDE_DIR AND VYRE_ARCHIVE_LIBRARY)
@@ -77,7 +79,7 @@ if(NOT TARGET vyre::archive)
     set_target_properties(vyre::archive PROPERTIES IMPORTED_LOCATION "${VYRE_ARCHIVE_LIBRARY}"
       INTERFACE_INCLUDE_DIRECTORIES "${VYRE_ARCHIVE_INCLUDE_DIR}" INTERFACE_COMPILE_DEFINITIONS VYRE_HAVE_LIBARCHIVE)
   else()
-    message(STATUS "libarchive not found (Debian: apt-get install libarchive-dev): ar, cpio, 7z, RPM and ISO 9660 are refused")
+    message(STATUS "libarchive not found (Debian: apt-get install libarchive-dev): ar, cpio, 7z and ISO 9660 are refused")
   endif()
 endif()
 
