@@ -38,10 +38,10 @@ namespace vyre::engine::detail {
 namespace fmt = format;
 
 // A decoder's message with the codec named once: "zstd: truncated block", whether or not the
-// decoder's own message already starts with the name.
-inline std::string with_codec(const char* codec, const std::string& what) {
+// decoder's own message already starts with "zstd: ". LZ4's messages also name it as "LZ4 ...".
+inline std::string with_codec(const char* codec, const std::string& what, bool bare_name_counts = false) {
     const std::string prefix = std::string(codec) + ": ";
-    return what.rfind(prefix, 0) == 0 || what.rfind(codec, 0) == 0 ? what : prefix + what;
+    return what.rfind(prefix, 0) == 0 || (bare_name_counts && what.rfind(codec, 0) == 0) ? what : prefix + what;
 }
 
 // Whether `size` bytes, known (or bounded) before decoding, pass the ratio and the total left;
@@ -103,7 +103,7 @@ inline void decode_lz4(run_state& run, std::vector<decode_job*>& all) {
         try {
             layouts[k] = fmt::parse_lz4_frames(all[k]->input.bytes);
         } catch (const std::exception& e) {
-            all[k]->fail(unpack_status::corrupt, with_codec("LZ4", e.what()));
+            all[k]->fail(unpack_status::corrupt, with_codec("LZ4", e.what(), true));
         }
     });
     std::vector<decode_job*> jobs;
@@ -120,7 +120,7 @@ inline void decode_lz4(run_state& run, std::vector<decode_job*>& all) {
     const lz4_files_result got = decompress_lz4_files(run.ctx, files, o, &r);
     for (std::size_t k = 0; k < jobs.size(); ++k) {
         if (got.errors[k]) {
-            jobs[k]->fail(unpack_status::corrupt, with_codec("LZ4", got.errors[k]->what()));
+            jobs[k]->fail(unpack_status::corrupt, with_codec("LZ4", got.errors[k]->what(), true));
         } else {
             jobs[k]->output = {got.content(k, files[k]), got.output};
         }
