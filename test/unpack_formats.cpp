@@ -97,6 +97,18 @@ ve::unpack_report unpack_clean(vyre::runtime::context& ctx, const fs::path& file
 
 std::string first_message(const ve::unpack_report& r) { return r.problems.empty() ? std::string() : r.problems.front().message; }
 
+// Whether `7z` is there and writes archives (a machine may have another 7-Zip, or a broken one):
+// the cases that need it skip, and say so, where it does not.
+bool seven_zip_works() {
+    static const bool works = [] {
+        temp_dir t;
+        write_text(t.path / "f", "x");
+        return have_tool("7z") && vyre::test::command_succeeds("cd " + q(t.path) + " && 7z a -bd -bso0 p.7z f > /dev/null 2>&1");
+    }();
+    if (!works) BOOST_TEST_MESSAGE("7z is missing or cannot write an archive here: its cases are skipped");
+    return works;
+}
+
 // In a build without libarchive (-DVYRE_WITH_LIBARCHIVE=OFF) its formats must be named and
 // refused, not called unknown: checked on `file`, and true where the case can go no further.
 bool without_libarchive(vyre::runtime::context& ctx, const fs::path& file, const std::string& format) {
@@ -248,7 +260,8 @@ BOOST_AUTO_TEST_CASE(detection_names_every_format) {
     run("cd " + src + " && find . | cpio --quiet -o -H crc > " + q(a / "crc.cpio"));
     run("cd " + src + " && find . | cpio --quiet -o -H bin > " + q(a / "bin.cpio"));
     run("cd " + src + " && ar rc " + q(a / "x.a") + " bin/tool share/doc/README");
-    run("cd " + src + " && 7z a -bd -bso0 " + q(a / "x.7z") + " . > /dev/null");
+    const bool sevenzip = seven_zip_works();
+    if (sevenzip) run("cd " + src + " && 7z a -bd -bso0 " + q(a / "x.7z") + " . > /dev/null");
     run("genisoimage -quiet -R -o " + q(a / "x.iso") + " " + src);
     const std::pair<const char*, f::content_kind> expected[] = {
         {"x.tar.xz", f::content_kind::xz},     {"x.tar.lzma", f::content_kind::lzma}, {"x.tar.bz2", f::content_kind::bzip2},
@@ -256,7 +269,8 @@ BOOST_AUTO_TEST_CASE(detection_names_every_format) {
         {"bin.cpio", f::content_kind::cpio},   {"x.a", f::content_kind::ar},          {"x.7z", f::content_kind::sevenzip},
         {"x.iso", f::content_kind::iso9660},   {"x.tar", f::content_kind::tar}};
     for (const auto& [name, kind] : expected)
-        BOOST_CHECK_MESSAGE(f::detect(read_file(a / name)) == kind,
+        if (sevenzip || kind != f::content_kind::sevenzip)
+            BOOST_CHECK_MESSAGE(f::detect(read_file(a / name)) == kind,
                             name << " detected as " << f::content_kind_name(f::detect(read_file(a / name))) << ", not "
                                  << f::content_kind_name(kind));
     // Plain data and text stay unknown: the weak signatures (binary cpio, .lzma) do not fire on them.
@@ -451,7 +465,7 @@ VYRE_DEVICE_TEST(cpio_7z_and_iso_extract_like_their_tools) {
             check_same_extraction(out, reference);
         }
     }
-    if (have_tool("7z")) {
+    if (seven_zip_works()) {
         run("cd " + src + " && 7z a -bd -bso0 -snl " + q(a / "x.7z") + " . > /dev/null");
         const fs::path reference = a / "ref_7z";
         run("7z x -bd -bso0 -snl -o" + reference.string() + " " + q(a / "x.7z") + " > /dev/null");
@@ -476,9 +490,10 @@ VYRE_DEVICE_TEST(host_codec_limits_and_damage) {
     temp_dir work;
     const fs::path a = work.path;
     // Bombs: 256 MiB of zeros in a few kilobytes, as xz, bzip2 and 7z.
+    const bool sevenzip = vyre::format::libarchive_available() && seven_zip_works();
     run("head -c 268435456 /dev/zero > " + q(a / "zeros") + " && xz -k -T1 " + q(a / "zeros") + " && bzip2 -k " + q(a / "zeros"));
-    run("cd " + q(a) + " && 7z a -bd -bso0 zeros.7z zeros > /dev/null && rm zeros");
-    const bool sevenzip = vyre::format::libarchive_available();
+    if (sevenzip) run("cd " + q(a) + " && 7z a -bd -bso0 zeros.7z zeros > /dev/null");
+    fs::remove(a / "zeros");
     for (const char* name : {"zeros.xz", "zeros.bz2", "zeros.7z"}) {
         if (!sevenzip && std::string(name).ends_with(".7z")) continue;
         BOOST_TEST_CONTEXT(name) {
@@ -492,7 +507,7 @@ VYRE_DEVICE_TEST(host_codec_limits_and_damage) {
     // The total: a 7z of one file, with --max-total below its size.
     ve::unpack_options small;
     small.limits.max_total_bytes = 100000;
-    run("cd " + q(meta().root) + " && 7z a -bd -bso0 " + q(a / "meta.7z") + " . > /dev/null");
+    if (sevenzip) run("cd " + q(meta().root) + " && 7z a -bd -bso0 " + q(a / "meta.7z") + " . > /dev/null");
     if (sevenzip) {
         const auto capped = unpack_files(dev.ctx(), {a / "meta.7z"}, a / "out_capped", small);
         BOOST_CHECK(find_problem(capped, "meta.7z", "total output limit reached"));
