@@ -560,8 +560,9 @@ VYRE_DEVICE_TEST(listing_shows_modes_and_times) {
     // A ZIP keeps its extended timestamp (UTC), which unzip restores too.
     run("cd " + q(t.root) + " && zip -q -r " + q(work.path / "m.zip") + " bin");
     const auto z = unpack_files(dev.ctx(), {work.path / "m.zip"}, work.path / "zout");
-    for (const auto& e : z.entries)
-        if (e.output_path == "bin/tool") BOOST_CHECK(e.mtime && *e.mtime == static_cast<std::int64_t>(st.st_mtime));
+    const auto listed = std::find_if(z.entries.begin(), z.entries.end(), [](const auto& e) { return e.output_path == "bin/tool"; });
+    BOOST_REQUIRE(listed != z.entries.end());
+    BOOST_CHECK(listed->mtime && *listed->mtime == static_cast<std::int64_t>(st.st_mtime));
     struct stat out;
     BOOST_REQUIRE(::stat((work.path / "zout" / "bin" / "tool").c_str(), &out) == 0);
     BOOST_CHECK_EQUAL(out.st_mtime, st.st_mtime);

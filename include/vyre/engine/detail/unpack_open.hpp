@@ -179,16 +179,22 @@ inline void open_zip(const container& c, opened& out) {
     }
 }
 
-inline void open_stream(const container& c, opened& out) {
+// The one item of a container whose content is a single stream (a compressed file, an RPM's
+// payload), named `name` below it.
+inline item stream_item(const container& c, const std::string& name) {
     item it;
     it.parent = &c;
     it.stream = true;
     it.e.depth = c.depth;
     it.e.order = c.order;
     it.e.order.push_back(0);
-    const std::string stem = stream_stem(c.path);
-    it.e.path = c.path + "!/" + stem;
-    it.e.output_path = join_path(c.out_prefix, stem);
+    it.e.path = c.path + "!/" + name;
+    it.e.output_path = join_path(c.out_prefix, name);
+    return it;
+}
+
+inline void open_stream(const container& c, opened& out) {
+    item it = stream_item(c, stream_stem(c.path));
     it.e.compressed_size = c.data.bytes.size();
     if (c.kind == fmt::content_kind::skippable) { // nothing to decode: empty content
         it.e.method = "skippable";
@@ -218,15 +224,7 @@ inline void open_stream(const container& c, opened& out) {
 // skips) is the content of one item, a view, that opens in place: x.rpm!/usr/bin/tool.
 inline void open_rpm(const container& c, opened& out) {
     const std::uint64_t at = fmt::rpm_payload(c.data.bytes);
-    item it;
-    it.parent = &c;
-    it.stream = true;
-    it.e.depth = c.depth;
-    it.e.order = c.order;
-    it.e.order.push_back(0);
-    const std::string name = stream_stem(c.path) + ".payload";
-    it.e.path = c.path + "!/" + name;
-    it.e.output_path = join_path(c.out_prefix, name);
+    item it = stream_item(c, stream_stem(c.path) + ".payload");
     it.e.method = "rpm";
     it.content = {c.data.bytes.subspan(static_cast<std::size_t>(at)), c.data.owner};
     it.e.size = it.e.compressed_size = it.content.bytes.size();
