@@ -3,8 +3,16 @@
 
 #include <vyre/ops/primitive.hpp>
 #include <vyre/runtime/context.hpp>
+#include <vyre/runtime/device_pool.hpp>
 
 #include <CL/opencl.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace rt = vyre::runtime;
 
@@ -21,6 +29,116 @@ BOOST_AUTO_TEST_CASE(filter_is_case_insensitive_substring) {
     const auto hits = rt::filter_devices(all, upper);
     BOOST_TEST(!hits.empty());
     BOOST_TEST(rt::filter_devices(all, "").size() == all.size());
+}
+
+BOOST_AUTO_TEST_CASE(select_devices_by_all_number_and_name) {
+    const auto all = rt::list_devices();
+    BOOST_REQUIRE(!all.empty());
+    BOOST_TEST(rt::select_devices(all, {"all"}).size() == all.size());
+    BOOST_TEST(rt::select_devices(all, {"0"}).size() == 1u);
+    // The same device named twice (by number and by name) is chosen once.
+    BOOST_TEST(rt::select_devices(all, {"0", all.front().name}).size() <= all.size());
+    BOOST_TEST(rt::select_devices(all, {"0", "0"}).size() == 1u);
+    const auto by_name = rt::select_devices(all, {all.front().platform});
+    BOOST_TEST(!by_name.empty());
+    BOOST_TEST(by_name.front().label() == all.front().label());
+    for (const std::string bad : {"999", "no such device, surely", ""}) {
+        try {
+            rt::select_devices(all, {bad});
+            BOOST_ERROR("select_devices accepted \"" << bad << "\"");
+        } catch (const vyre::no_device& e) {
+            BOOST_TEST(std::string(e.what()).find("\"" + bad + "\"") != std::string::npos, e.what());
+            BOOST_TEST(std::string(e.what()).find(all.front().label()) != std::string::npos, e.what());
+        }
+    }
+}
+
+namespace {
+// batch_schedule driven by made-up devices of fixed speeds (bytes per second): each device asks
+// for its next batch when its previous one would end. Returns the time the last batch ends and
+// checks that every item is handed out once, in contiguous batches.
+struct simulated_run {
+    double makespan = 0;
+    std::vector<std::uint64_t> bytes; // per device
+    std::vector<bool> declined;
+};
+
+simulated_run simulate(const std::vector<std::uint64_t>& sizes, const std::vector<double>& speeds, rt::batch_limits limits = {}) {
+    rt::batch_schedule s(sizes, speeds.size(), limits);
+    std::vector<double> free_at(speeds.size(), 0);
+    std::vector<bool> stopped(speeds.size(), false);
+    std::vector<int> owner(sizes.size(), -1);
+    simulated_run r;
+    r.bytes.assign(speeds.size(), 0);
+    std::size_t expected_first = 0;
+    for (;;) {
+        std::size_t d = speeds.size();
+        for (std::size_t k = 0; k < speeds.size(); ++k)
+            if (!stopped[k] && (d == speeds.size() || free_at[k] < free_at[d])) d = k;
+        if (d == speeds.size()) break;
+        const auto batch = s.next(d);
+        if (!batch) {
+            stopped[d] = true;
+            continue;
+        }
+        BOOST_REQUIRE_EQUAL(batch->first, expected_first); // contiguous, in order
+        BOOST_REQUIRE_LT(batch->first, batch->second);
+        expected_first = batch->second;
+        std::uint64_t b = 0;
+        for (std::size_t i = batch->first; i < batch->second; ++i) {
+            BOOST_REQUIRE_EQUAL(owner[i], -1);
+            owner[i] = static_cast<int>(d);
+            b += sizes[i];
+        }
+        const double seconds = static_cast<double>(b) / speeds[d];
+        free_at[d] += seconds;
+        s.done(d, b, seconds);
+        r.bytes[d] += b;
+    }
+    BOOST_REQUIRE_EQUAL(expected_first, sizes.size());
+    BOOST_TEST(std::count(owner.begin(), owner.end(), -1) == 0);
+    r.makespan = *std::max_element(free_at.begin(), free_at.end());
+    for (std::size_t d = 0; d < speeds.size(); ++d) r.declined.push_back(s.declined(d));
+    return r;
+}
+} // namespace
+
+BOOST_AUTO_TEST_CASE(batch_schedule_follows_measured_throughput) {
+    std::mt19937_64 rng(vyre::test::test_seed());
+    std::vector<std::uint64_t> sizes(3000);
+    std::uint64_t total = 0;
+    for (auto& s : sizes) total += s = 1 + rng() % (8u << 20); // archives of up to 8 MiB: about 12 GB
+    const auto ideal = [&](const std::vector<double>& speeds) {
+        double all = 0;
+        for (const double v : speeds) all += v;
+        return static_cast<double>(total) / all;
+    };
+    // One device takes everything and never declines.
+    const auto one = simulate(sizes, {5e9});
+    BOOST_TEST(one.bytes[0] == total);
+    BOOST_TEST(!one.declined[0]);
+    // Two equal GPUs share the work evenly and finish together.
+    const auto two = simulate(sizes, {20e9, 20e9});
+    BOOST_TEST(two.makespan <= 1.05 * ideal({20e9, 20e9}), two.makespan << " s against " << ideal({20e9, 20e9}));
+    // A CPU device ten times slower than the GPU takes about its share, and the end is not held up.
+    const auto mixed = simulate(sizes, {20e9, 2e9});
+    BOOST_TEST(mixed.bytes[1] < total / 5, mixed.bytes[1] << " of " << total << " bytes on the slow device");
+    BOOST_TEST(mixed.bytes[1] > 0u);
+    BOOST_TEST(mixed.makespan <= 1.05 * ideal({20e9, 2e9}), mixed.makespan << " s against " << ideal({20e9, 2e9}));
+    // A device a hundred times slower takes little and stops before the end, where a batch of its
+    // own would outlast the GPU's work on everything left.
+    const auto slow = simulate(sizes, {20e9, 200e6});
+    BOOST_TEST(slow.declined[1]);
+    BOOST_TEST(!slow.declined[0]);
+    BOOST_TEST(slow.bytes[1] < total / 50, slow.bytes[1] << " of " << total << " bytes on the slow device");
+    BOOST_TEST(slow.makespan <= 1.05 * ideal({20e9, 200e6}), slow.makespan << " s against " << ideal({20e9, 200e6}));
+    // Batches respect max_items, and one item larger than max_bytes is still handed out whole.
+    rt::batch_limits tiny;
+    tiny.min_bytes = 1;
+    tiny.max_bytes = 1;
+    tiny.max_items = 1;
+    const auto single_items = simulate(sizes, {1e9, 1e9, 3e9}, tiny);
+    BOOST_TEST(single_items.bytes[0] + single_items.bytes[1] + single_items.bytes[2] == total);
 }
 
 BOOST_AUTO_TEST_CASE(opencl_error_names) {
@@ -72,6 +190,30 @@ VYRE_DEVICE_TEST(runs_on_an_opencl_clhpp_queue) {
     rt::compiled_program cp(op->program());
     const auto out = vyre::ops::primitive::run(borrowed, cp, 2, std::vector<std::uint32_t>{3, 9, 12, 4});
     BOOST_TEST(out == (std::vector<std::uint32_t>{9, 12}));
+}
+
+// run_batches on real contexts: two queues on one device work through the items, each item once,
+// and a failure in one batch stops the run and reaches the caller.
+VYRE_DEVICE_TEST(run_batches_covers_every_item_once) {
+    rt::context second(dev.ctx().device());
+    rt::context* devices[] = {&dev.ctx(), &second};
+    std::vector<std::uint64_t> sizes(200, 1000);
+    std::vector<std::atomic<int>> seen(sizes.size());
+    rt::batch_limits limits;
+    limits.min_bytes = 1000;
+    limits.max_bytes = 20000;
+    const auto stats = rt::run_batches(devices, sizes, [&](rt::context& ctx, std::size_t, std::size_t first, std::size_t last) {
+        ctx.finish();
+        for (std::size_t i = first; i < last; ++i) ++seen[i];
+    }, limits);
+    for (std::size_t i = 0; i < sizes.size(); ++i) BOOST_REQUIRE_EQUAL(seen[i].load(), 1);
+    BOOST_REQUIRE_EQUAL(stats.size(), 2u);
+    BOOST_TEST(stats[0].items + stats[1].items == sizes.size());
+    BOOST_TEST(stats[0].bytes + stats[1].bytes == 200000u);
+    BOOST_TEST(stats[0].device == dev.ctx().device().label());
+    BOOST_CHECK_THROW(rt::run_batches(devices, sizes, [&](rt::context&, std::size_t, std::size_t first, std::size_t) {
+        if (first >= 100) throw std::runtime_error("batch failed");
+    }, limits), std::runtime_error);
 }
 
 VYRE_TEST_MAIN

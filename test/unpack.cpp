@@ -8,6 +8,7 @@
 #include "unpack_helpers.hpp"
 
 #include <vyre/engine/unpack.hpp>
+#include <vyre/engine/unpack_devices.hpp>
 #include <vyre/util/sha256.hpp>
 
 #include <libdeflate.h>
@@ -612,6 +613,87 @@ VYRE_DEVICE_TEST(long_names_and_planted_hard_links) {
     BOOST_CHECK(read_file(a / "out" / "g") == text("shallow"));
     BOOST_CHECK(read_file(a / "victim") == text("untouched\n"));
     BOOST_CHECK(!fs::exists(a / "out" / "a"));
+}
+
+// Inputs spread over several devices (here three contexts of one device, one input per batch)
+// list, extract and count as one device does, and the limits hold over the whole job.
+VYRE_DEVICE_TEST(several_devices_list_and_extract_as_one) {
+    const auto& t = tree();
+    temp_dir work;
+    const fs::path a = work.path;
+    const std::string src = q(t.root);
+    // Each input below a folder of its own, so that no two inputs write one path.
+    run("tar -czf " + q(a / "gz.tar.gz") + " --transform 's,^\\.,gz,' -C " + src + " .");
+    run("tar -cf - --transform 's,^\\.,lz4,' -C " + src + " . | lz4 -q > " + q(a / "x.tar.lz4"));
+    run("tar -cf - --transform 's,^\\.,zst,' -C " + src + " . | zstd -q > " + q(a / "x.tar.zst"));
+    run("tar -czf " + q(a / "whole.tar.gz") + " --transform 's,^\\.,broken,' -C " + src + " .");
+    const bytes whole = read_file(a / "whole.tar.gz");
+    write_file(a / "broken.tar.gz", bytes(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(whole.size() / 2)));
+    run("cd " + q(a) + " && zip -q nested.zip gz.tar.gz x.tar.zst");
+    write_text(a / "plain.txt", "not an archive\n");
+    std::vector<bytes> data;
+    std::vector<ve::unpack_input> inputs;
+    const std::vector<std::string> names = {"gz.tar.gz", "plain.txt", "x.tar.lz4", "broken.tar.gz", "x.tar.zst", "nested.zip"};
+    for (const auto& n : names) data.push_back(read_file(a / n));
+    for (std::size_t i = 0; i < names.size(); ++i) inputs.push_back({names[i], data[i]});
+
+    ve::unpack_options o;
+    o.hash = true;
+    o.output_dir = a / "one";
+    const auto one = ve::unpack(dev.ctx(), inputs, o);
+    BOOST_CHECK(find_problem(one, "plain.txt", "not an archive"));
+    BOOST_CHECK(find_problem(one, "broken.tar.gz", ""));
+    vyre::runtime::context second(dev.ctx().device()), third(dev.ctx().device());
+    vyre::runtime::context* devices[] = {&dev.ctx(), &second, &third};
+    vyre::runtime::batch_limits alone; // one input per batch
+    alone.min_bytes = alone.max_bytes = 1;
+    alone.max_items = 1;
+    o.output_dir = a / "many";
+    ve::unpack_device_stats stats;
+    const auto many = ve::unpack_on_devices(devices, inputs, o, &stats, alone);
+
+    BOOST_REQUIRE_EQUAL(many.entries.size(), one.entries.size());
+    for (std::size_t i = 0; i < one.entries.size(); ++i) {
+        const auto &x = one.entries[i], &y = many.entries[i];
+        BOOST_TEST_CONTEXT(x.path) {
+            BOOST_CHECK_EQUAL(x.path, y.path);
+            BOOST_CHECK_EQUAL(x.output_path, y.output_path);
+            BOOST_CHECK(x.type == y.type && x.status == y.status && x.order == y.order && x.depth == y.depth);
+            BOOST_CHECK(x.size == y.size && x.compressed_size == y.compressed_size && x.mode == y.mode && x.mtime == y.mtime);
+            BOOST_CHECK(x.method == y.method && x.link_target == y.link_target && x.message == y.message && x.sha256 == y.sha256);
+        }
+    }
+    BOOST_REQUIRE_EQUAL(many.problems.size(), one.problems.size());
+    for (std::size_t i = 0; i < one.problems.size(); ++i) {
+        BOOST_CHECK_EQUAL(many.problems[i].path, one.problems[i].path);
+        BOOST_CHECK_EQUAL(many.problems[i].message, one.problems[i].message);
+        BOOST_CHECK(many.problems[i].kind == one.problems[i].kind && many.problems[i].order == one.problems[i].order);
+    }
+    BOOST_CHECK_EQUAL(many.containers, one.containers);
+    BOOST_CHECK_EQUAL(many.layers, one.layers);
+    BOOST_CHECK_EQUAL(many.decoded_bytes, one.decoded_bytes);
+    BOOST_CHECK_EQUAL(many.written_bytes, one.written_bytes);
+    BOOST_CHECK_EQUAL(many.lz4_device_blocks + many.lz4_host_blocks, one.lz4_device_blocks + one.lz4_host_blocks);
+    BOOST_CHECK_EQUAL(many.zstd_blocks, one.zstd_blocks);
+    BOOST_CHECK_EQUAL(many.deflate_streams, one.deflate_streams);
+    check_same_tree(a / "one", a / "many");
+    BOOST_REQUIRE_EQUAL(stats.size(), 3u);
+    std::size_t batches = 0, items = 0;
+    for (const auto& d : stats) batches += d.batches, items += d.items;
+    BOOST_CHECK_EQUAL(batches, inputs.size());
+    BOOST_CHECK_EQUAL(items, inputs.size());
+
+    // The limits count over the job, not over each device's batches.
+    ve::unpack_options tight;
+    tight.limits.max_total_bytes = one.decoded_bytes / 2;
+    const auto cut = ve::unpack_on_devices(devices, inputs, tight, nullptr, alone);
+    BOOST_CHECK_LE(cut.decoded_bytes, tight.limits.max_total_bytes);
+    BOOST_CHECK_MESSAGE(find_problem(cut, "", "total output limit"), problems_of(cut));
+    ve::unpack_options few;
+    few.limits.max_entries = 50;
+    const auto capped = ve::unpack_on_devices(devices, inputs, few, nullptr, alone);
+    BOOST_CHECK_LE(capped.entries.size(), 50u);
+    BOOST_CHECK_MESSAGE(find_problem(capped, "", "entry limit reached"), problems_of(capped));
 }
 
 VYRE_TEST_MAIN

@@ -7,6 +7,7 @@
 
 #include <vyre/engine/image_flatten.hpp>
 #include <vyre/engine/unpack.hpp>
+#include <vyre/engine/unpack_devices.hpp>
 #include <vyre/runtime/context.hpp>
 #include <vyre/util/json.hpp>
 #include <vyre/util/parallel.hpp>
@@ -180,6 +181,43 @@ inline void print_json(std::ostream& os, const vyre::engine::unpack_report& r, c
     os << "\n],\"summary\":{" << summary_fields << "}}\n";
 }
 
+// --devices: every choice of every use of the option ("all", numbers as `vyre devices` prints
+// them, parts of names; commas separate several), each device once. Empty when the option is not given.
+inline std::vector<std::unique_ptr<vyre::runtime::context>> open_devices(const po::variables_map& vm) {
+    std::vector<std::unique_ptr<vyre::runtime::context>> out;
+    if (!vm.count("devices")) return out;
+    std::vector<std::string> choices;
+    for (const auto& v : vm["devices"].as<std::vector<std::string>>()) {
+        std::size_t b = 0;
+        for (std::size_t e; (e = v.find(',', b)) != std::string::npos; b = e + 1) choices.push_back(v.substr(b, e - b));
+        choices.push_back(v.substr(b));
+    }
+    for (const auto& d : vyre::runtime::select_devices(vyre::runtime::list_devices(), choices))
+        out.push_back(std::make_unique<vyre::runtime::context>(d));
+    return out;
+}
+
+// The devices of a run, for messages: "NVIDIA H200 (NVIDIA CUDA)", or "2 devices: A, B".
+inline std::string devices_label(const std::vector<vyre::runtime::context*>& devices) {
+    if (devices.size() == 1) return devices[0]->device().label();
+    std::string s = std::to_string(devices.size()) + " devices: ";
+    for (std::size_t i = 0; i < devices.size(); ++i) s += (i ? ", " : "") + devices[i]->device().label();
+    return s;
+}
+
+// What each device of a run did, as JSON (the summary's "devices").
+inline std::string devices_json(const vyre::engine::unpack_device_stats& stats) {
+    std::ostringstream os;
+    os << "[";
+    for (std::size_t i = 0; i < stats.size(); ++i) {
+        const auto& d = stats[i];
+        os << (i ? "," : "") << "{\"device\":" << json_string(d.device) << ",\"batches\":" << d.batches << ",\"inputs\":" << d.items
+           << ",\"input_bytes\":" << d.bytes << ",\"busy_seconds\":" << d.busy_seconds << ",\"declined\":" << (d.declined ? "true" : "false") << "}";
+    }
+    os << "]";
+    return os.str();
+}
+
 inline int cmd_unpack(const std::vector<std::string>& args) {
     namespace ve = vyre::engine;
     po::options_description options(
@@ -212,11 +250,16 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         "plain members) are inflated on the host on every route")(
         "deflate-device-max", po::value<std::string>()->default_value("256K"),
         "the automatic deflate route's cap: streams that decode to more go to the host cores")(
+        "devices", po::value<std::vector<std::string>>(),
+        "spread the inputs over several OpenCL devices: all, numbers as `vyre devices` prints them, or parts of "
+        "names (\"nvidia\", \"pocl\"), commas between several; each device takes batches of whole inputs as fast "
+        "as it finishes them, and the listing is the same as on one device (default: the one device VYRE_DEVICE or "
+        "the first GPU names)")(
         "no-progress", "no progress bar (it is drawn on stderr only when stderr is a terminal)");
     po::positional_options_description positional;
     positional.add("archive", -1);
     po::variables_map vm;
-    if (!parse("unpack", "ARCHIVE... [-o DIR] [--list] [--json] [--flatten] [--keep-setid] [--max-depth N] [--max-total SIZE] [--max-entries N] [--max-ratio R] [--no-recurse] [--deflate-route automatic|device|host] [--deflate-device-max SIZE]",
+    if (!parse("unpack", "ARCHIVE... [-o DIR] [--list] [--json] [--flatten] [--keep-setid] [--max-depth N] [--max-total SIZE] [--max-entries N] [--max-ratio R] [--no-recurse] [--deflate-route automatic|device|host] [--deflate-device-max SIZE] [--devices all|N|NAME,...]",
                options, args, vm, &positional))
         return 0;
     if (!vm.count("archive")) throw po::error("give at least one archive");
@@ -250,9 +293,14 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         inputs.push_back({n, files.back()->bytes()});
     }
     const auto t0 = std::chrono::steady_clock::now();
-    vyre::runtime::context ctx;
+    auto chosen = open_devices(vm);
+    if (chosen.empty()) chosen.push_back(std::make_unique<vyre::runtime::context>());
+    std::vector<vyre::runtime::context*> devices;
+    for (auto& c : chosen) devices.push_back(c.get());
     if (vm.count("flatten") && inputs.size() != 1) throw po::error("--flatten takes one image, not " + std::to_string(inputs.size()) + " inputs");
-    const ve::unpack_report r = vm.count("flatten") ? ve::flatten_image(ctx, inputs[0], o) : ve::unpack(ctx, inputs, o);
+    if (vm.count("flatten") && devices.size() > 1) throw po::error("--flatten runs on one device (its layers depend on each other), not " + std::to_string(devices.size()));
+    ve::unpack_device_stats stats;
+    const ve::unpack_report r = vm.count("flatten") ? ve::flatten_image(*devices[0], inputs[0], o) : ve::unpack_on_devices(devices, inputs, o, &stats);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     bar.clear();
 
@@ -279,7 +327,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
            << ",\"deflate_dispatches\":" << r.deflate_dispatches << ",\"deflate_host_files\":" << r.deflate_host_files
            << ",\"library_streams\":" << r.library_streams
            << ",\"seconds\":" << seconds
-           << ",\"device\":" << json_string(ctx.device().label());
+           << ",\"device\":" << json_string(devices_label(devices)) << ",\"devices\":" << devices_json(stats);
     if (json) print_json(std::cout, r, fields.str());
     else if (list) print_list(std::cout, r);
     std::cout << std::flush;
@@ -290,7 +338,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     std::snprintf(secs, sizeof secs, "%.3f", seconds);
     std::cerr << "vyre unpack: " << r.entries.size() << " entries (" << files_n << " files, " << dirs << " folders, " << links
               << " symlinks), " << human_bytes(bytes) << "; " << r.containers << " containers in " << r.layers << " layer(s); "
-              << r.refused() << " refused, " << r.corrupt() << " corrupt; " << secs << " s on " << ctx.device().label()
+              << r.refused() << " refused, " << r.corrupt() << " corrupt; " << secs << " s on " << devices_label(devices)
               << " (LZ4: " << r.lz4_device_blocks << " blocks in " << r.lz4_dispatches << " dispatch(es)"
               << (r.lz4_host_blocks ? ", " + std::to_string(r.lz4_host_blocks) + " linked on the host" : std::string())
               << "; zstd: " << r.zstd_blocks << " blocks in " << r.zstd_dispatches << " dispatch(es); deflate: "

@@ -45,6 +45,7 @@
 #include <vyre/runtime/buffer.hpp>
 #include <vyre/runtime/context.hpp>
 #include <vyre/runtime/device.hpp>
+#include <vyre/runtime/device_pool.hpp>
 #include <vyre/runtime/dispatch.hpp>
 #include <vyre/runtime/opencl.hpp>
 #include <vyre/runtime/parameters.hpp>
@@ -122,6 +123,7 @@
 #include <vyre/engine/taint_rules.hpp>
 #endif
 #include <vyre/engine/unpack.hpp>
+#include <vyre/engine/unpack_devices.hpp>
 #include <vyre/engine/yara_scan.hpp>
 #include <vyre/engine/zip_extract.hpp>
 #include <vyre/engine/zstd_decompress.hpp>

@@ -61,6 +61,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -123,6 +124,9 @@ struct unpack_file_view {
 };
 
 struct unpack_entry; // below: what a run lists
+namespace detail {
+struct shared_run; // detail/unpack_state.hpp
+}
 
 struct unpack_options {
     unpack_limits limits;
@@ -154,6 +158,11 @@ struct unpack_options {
     // what the host needs comes back: statuses, CRC-32s computed on the device, each file's first
     // 512 bytes (to detect archives), and the whole content of nested containers and ZIP symlinks.
     bool keep_on_device = false;
+    // Set where one job is split into runs (engine/unpack_devices.hpp): the state the runs share
+    // (limits counted over the job, folder metadata set once at the end by the job), and the index
+    // of this run's first input among the job's (listing orders count the job's inputs).
+    std::shared_ptr<detail::shared_run> shared;
+    std::uint32_t first_order = 0;
 };
 
 enum class unpack_entry_type { file, directory, symlink, hard_link, other };

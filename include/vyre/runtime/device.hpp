@@ -152,4 +152,34 @@ inline device_info choose_device(std::string filter = {}) {
     return all.front();
 }
 
+// The devices a list of choices names, each once, in the order of `all`: "all" (every device), a
+// number (its index in `all`, as `vyre devices` numbers list_devices()), or text (every device
+// `matches`). A choice that names nothing throws no_device listing what exists.
+inline std::vector<device_info> select_devices(const std::vector<device_info>& all, const std::vector<std::string>& choices) {
+    std::vector<char> chosen(all.size(), 0);
+    for (const auto& c : choices) {
+        bool any = false;
+        if (c == "all") {
+            std::fill(chosen.begin(), chosen.end(), 1);
+            any = !all.empty();
+        } else if (!c.empty() && std::all_of(c.begin(), c.end(), [](unsigned char x) { return std::isdigit(x); })) {
+            const std::size_t i = c.size() > 6 ? all.size() : std::stoul(c);
+            if (i < all.size()) chosen[i] = any = true;
+        } else {
+            for (std::size_t i = 0; i < all.size(); ++i)
+                if (!c.empty() && matches(all[i], c)) chosen[i] = any = true;
+        }
+        if (!any) {
+            std::string names;
+            for (std::size_t i = 0; i < all.size(); ++i) names += "\n  " + std::to_string(i) + ": " + all[i].label();
+            throw no_device("no OpenCL device matches the choice \"" + c + "\" (all, a number, or part of a name); devices present:" +
+                            (names.empty() ? std::string(" none") : names));
+        }
+    }
+    std::vector<device_info> out;
+    for (std::size_t i = 0; i < all.size(); ++i)
+        if (chosen[i]) out.push_back(all[i]);
+    return out;
+}
+
 } // namespace vyre::runtime

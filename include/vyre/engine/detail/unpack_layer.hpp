@@ -78,15 +78,17 @@ inline std::uint32_t file_mode(const unpack_options& o, std::uint32_t recorded) 
     return recorded & (o.keep_setid ? 07777u : 0777u);
 }
 
-// After the last layer: every folder's recorded mode and time, deepest first (a folder's time
-// changes with each entry written in it; a folder without write permission takes no entries).
-// The owner keeps rwx on every folder, so that the tree can be read and removed afterwards.
-inline void finish_folders(run_state& run) {
-    if (!run.tree) return;
+// After the last layer (of the last run, where runs share a job): every folder's recorded mode
+// and time, deepest first (a folder's time changes with each entry written in it; a folder without
+// write permission takes no entries). The owner keeps rwx on every folder, so that the tree can be
+// read and removed afterwards. What fails is added to `problems`.
+inline void finish_folders(const output_tree& tree, shared_run& shared, std::vector<unpack_problem>& problems) {
+    const std::lock_guard<std::mutex> g(shared.folders_lock);
     output_tree::dir_cache cache;
-    for (auto d = run.dir_metadata.rbegin(); d != run.dir_metadata.rend(); ++d)
-        if (std::string why = run.tree->set_dir_metadata(d->first, d->second.mode, d->second.mtime, cache); !why.empty())
-            run.problem(d->second.path, unpack_status::refused, why, d->second.order);
+    for (auto d = shared.folders.rbegin(); d != shared.folders.rend(); ++d)
+        if (std::string why = tree.set_dir_metadata(d->first, d->second.mode, d->second.mtime, cache); !why.empty())
+            problems.push_back({d->second.path, unpack_status::refused, why, d->second.order});
+    shared.folders.clear();
 }
 
 // Step 4: hashes the kept entries of a layer and writes them below the output folder.
@@ -143,7 +145,7 @@ inline void write_layer(run_state& run, std::vector<item>& items, const std::vec
             const auto f = dir_failed.find(it.e.output_path);
             if (f != dir_failed.end()) failures[i] = f->second;
             else if (written(i) && (it.e.mode || it.e.mtime))
-                run.dir_metadata[it.e.output_path] = {file_mode(run.options, it.e.mode) | 0700, it.e.mtime, it.e.path, it.e.order};
+                run.shared->add_folder(it.e.output_path, {file_mode(run.options, it.e.mode) | 0700, it.e.mtime, it.e.path, it.e.order});
         }
         if (!failures[i].empty()) {
             it.e.status = unpack_status::refused;
@@ -200,8 +202,7 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
         for (auto& pr : p.problems) run.report.problems.push_back(std::move(pr));
     }
     parts.clear();
-    if (const std::uint64_t room = run.options.limits.max_entries - std::min(run.options.limits.max_entries, run.entries_seen);
-        items.size() > room) {
+    if (const std::uint64_t room = run.shared->take_entries(items.size(), run.options.limits.max_entries); items.size() > room) {
         // Entries past the limit are dropped before anything is decoded (links point backwards
         // in their container, so the kept ones never need a dropped one).
         const item& first = items[static_cast<std::size_t>(room)];
@@ -412,7 +413,7 @@ inline unpack_report run_unpack(runtime::context& ctx, std::span<const unpack_in
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         container c;
         c.path = inputs[i].name;
-        c.order = {static_cast<std::uint32_t>(i)};
+        c.order = {static_cast<std::uint32_t>(options.first_order + i)};
         c.data.bytes = inputs[i].bytes;
         c.kind = fmt::detect(c.data.bytes);
         if (!is_container(c.kind)) {
@@ -428,7 +429,7 @@ inline unpack_report run_unpack(runtime::context& ctx, std::span<const unpack_in
         ++run.report.layers;
         layer = run_layer(run, depth, layer);
     }
-    finish_folders(run);
+    if (run.tree && !options.shared) finish_folders(*run.tree, *run.shared, run.report.problems);
     run.report.decoded_bytes = run.budget.used();
     run.report.fetched_bytes = run.fetched.load();
     const auto by_order = [](const auto& a, const auto& b) { return a.order < b.order; };

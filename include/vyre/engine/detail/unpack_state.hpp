@@ -147,34 +147,62 @@ inline std::string total_message(const byte_budget& b, std::uint64_t n) {
            std::to_string(b.limit()) + " left (--max-total changes it)";
 }
 
+// A folder written with a recorded mode or time: set by finish_folders after the last layer.
+struct folder_metadata {
+    std::uint32_t mode = 0;
+    std::optional<std::int64_t> mtime;
+    std::string path;
+    std::vector<std::uint32_t> order;
+};
+
+// What the runs of one job share, when the job is split into runs (engine/unpack_devices.hpp runs
+// batches of the inputs on several devices at once): the limits count over the whole job, and
+// folders get their recorded metadata once, after the last run, since another run may still be
+// writing into them.
+struct shared_run {
+    explicit shared_run(const unpack_limits& l) : budget(l.max_total_bytes) {}
+
+    byte_budget budget;
+    std::atomic<std::uint64_t> entries{0};
+    std::mutex folders_lock;
+    std::map<std::string, folder_metadata> folders;
+
+    // Reserves up to n of the `limit` entries; returns how many it got.
+    std::uint64_t take_entries(std::uint64_t n, std::uint64_t limit) {
+        std::uint64_t seen = entries.load(), got = 0;
+        do {
+            got = std::min(n, limit - std::min(limit, seen));
+        } while (!entries.compare_exchange_weak(seen, seen + got));
+        return got;
+    }
+    void add_folder(const std::string& output_path, folder_metadata m) {
+        const std::lock_guard<std::mutex> g(folders_lock);
+        folders[output_path] = std::move(m);
+    }
+};
+
 // One run: the device, the options and the byte budget they set, the output folder, the report
 // being filled, and what progress reports need. Every step of a layer takes it.
 struct run_state {
     run_state(runtime::context& c, const unpack_options& o)
-        : ctx(c), options(o), budget(o.limits.max_total_bytes), threads(util::thread_count(o.threads)) {
+        : ctx(c), options(o), shared(o.shared ? o.shared : std::make_shared<shared_run>(o.limits)), budget(shared->budget),
+          threads(util::thread_count(o.threads)) {
         if (!o.output_dir.empty()) tree.emplace(o.output_dir);
     }
 
     runtime::context& ctx;
     const unpack_options& options;
-    byte_budget budget;
+    std::shared_ptr<shared_run> shared; // this run's own unless options.shared names a job's
+    byte_budget& budget;
     unsigned threads = 1;
     std::optional<output_tree> tree;
     unpack_report report;
     std::mutex progress_lock;
-    std::uint64_t entries_seen = 0;
+    std::uint64_t entries_seen = 0; // by this run (progress reports)
     unsigned layer = 0;
     std::atomic<std::uint64_t> decode_done{0};
     std::atomic<std::uint64_t> fetched{0}; // kept content read back (report.fetched_bytes at the end)
     std::uint64_t decode_total = 0;
-    // Folders written with a recorded mode or time, set by finish_folders after the last layer.
-    struct folder_metadata {
-        std::uint32_t mode = 0;
-        std::optional<std::int64_t> mtime;
-        std::string path;
-        std::vector<std::uint32_t> order;
-    };
-    std::map<std::string, folder_metadata> dir_metadata;
 
     void problem(const std::string& path, unpack_status kind, std::string message, std::vector<std::uint32_t> order) {
         report.problems.push_back({path, kind, std::move(message), std::move(order)});

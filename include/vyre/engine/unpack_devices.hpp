@@ -1,0 +1,134 @@
+// engine::unpack over several devices at once: `vyre unpack --devices all`. The inputs are split
+// into batches of whole inputs (runtime/device_pool.hpp hands them out by measured throughput);
+// each batch is an ordinary engine::unpack run on one device, with every LZ4/zstd block and
+// deflate stream of its layers in one pass per codec on that device. The runs share the job's
+// limits, and their reports merge into the one a single device would give.
+#pragma once
+
+// What is the same as on one device, and what is not:
+//   - entries and problems, in the same order (listing orders count the job's inputs), with the
+//     same statuses and messages; decoded, written and kept byte counts;
+//   - limits count over the whole job (max_total_bytes, max_entries); when one is reached, which
+//     of the entries decoded at that moment on different devices pass may differ;
+//   - the device counters (blocks, streams, dispatches) are totals over the devices, and the
+//     seconds are added up over the runs (more than the job's wall time);
+//   - extracting, two inputs that write one output path: one device keeps the later input's file,
+//     several keep one of them;
+//   - unpack_options::progress and layer_files are called from one run at a time, write_filter
+//     from several threads at once.
+
+#include <vyre/engine/unpack.hpp>
+#include <vyre/runtime/device_pool.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+namespace vyre::engine {
+
+namespace detail {
+
+// Adds the counters and listings of one run to the job's report (runs are added in input order).
+inline void add_run(unpack_report& job, unpack_report&& run) {
+    std::move(run.entries.begin(), run.entries.end(), std::back_inserter(job.entries));
+    std::move(run.problems.begin(), run.problems.end(), std::back_inserter(job.problems));
+    job.containers += run.containers;
+    job.layers = std::max(job.layers, run.layers);
+    job.written_bytes += run.written_bytes;
+    job.lz4_device_blocks += run.lz4_device_blocks;
+    job.lz4_dispatches += run.lz4_dispatches;
+    job.lz4_host_blocks += run.lz4_host_blocks;
+    job.zstd_blocks += run.zstd_blocks;
+    job.zstd_dispatches += run.zstd_dispatches;
+    job.deflate_streams += run.deflate_streams;
+    job.deflate_device_streams += run.deflate_device_streams;
+    job.deflate_dispatches += run.deflate_dispatches;
+    job.deflate_host_files += run.deflate_host_files;
+    job.library_streams += run.library_streams;
+    job.kept_bytes += run.kept_bytes;
+    job.fetched_bytes += run.fetched_bytes;
+    auto& s = job.seconds;
+    const auto& r = run.seconds;
+    s.open += r.open, s.decode += r.decode, s.lz4 += r.lz4, s.zstd += r.zstd, s.deflate += r.deflate;
+    s.library += r.library, s.finish += r.finish, s.layer_files += r.layer_files, s.write += r.write;
+}
+
+} // namespace detail
+
+// What each device did in a run of unpack_on_devices.
+using unpack_device_stats = std::vector<runtime::device_batches>;
+
+// engine::unpack with the inputs spread over `devices` (see the note at the top); one device is
+// the same as engine::unpack. Host threads (options.threads) are divided among the devices.
+// Throws what engine::unpack throws, for any device.
+inline unpack_report unpack_on_devices(std::span<runtime::context* const> devices, std::span<const unpack_input> inputs,
+                                       const unpack_options& options = {}, unpack_device_stats* stats = nullptr,
+                                       runtime::batch_limits limits = {}) {
+    if (devices.empty()) throw std::invalid_argument("vyre: unpack_on_devices needs at least one device");
+    if (devices.size() == 1) {
+        const auto t0 = std::chrono::steady_clock::now();
+        unpack_report r = unpack(*devices[0], inputs, options);
+        if (stats) {
+            std::uint64_t bytes = 0;
+            for (const auto& in : inputs) bytes += in.bytes.size();
+            *stats = {{devices[0]->device().label(), 1, inputs.size(), bytes,
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), false}};
+        }
+        return r;
+    }
+    // A caller that already splits a job (options.shared set) keeps its state and finishes the folders itself.
+    const bool own_job = !options.shared;
+    auto shared = own_job ? std::make_shared<detail::shared_run>(options.limits) : options.shared;
+    unpack_options each = options;
+    each.shared = shared;
+    each.threads = std::max(1u, util::thread_count(options.threads) / static_cast<unsigned>(devices.size()));
+    std::mutex callback_lock; // progress and layer_files: one run at a time
+    if (options.progress)
+        each.progress = [&](const unpack_progress& p) {
+            const std::lock_guard<std::mutex> g(callback_lock);
+            options.progress(p);
+        };
+    if (options.layer_files)
+        each.layer_files = [&](std::span<const unpack_file_view> files) {
+            const std::lock_guard<std::mutex> g(callback_lock);
+            options.layer_files(files);
+        };
+
+    std::vector<std::uint64_t> sizes(inputs.size());
+    for (std::size_t i = 0; i < inputs.size(); ++i) sizes[i] = inputs[i].bytes.size();
+    std::mutex runs_lock;
+    std::map<std::size_t, unpack_report> runs; // by first input
+    auto done = runtime::run_batches(
+        devices, sizes,
+        [&](runtime::context& ctx, std::size_t, std::size_t first, std::size_t last) {
+            unpack_options o = each;
+            o.first_order = static_cast<std::uint32_t>(first + options.first_order);
+            unpack_report r = unpack(ctx, inputs.subspan(first, last - first), o);
+            const std::lock_guard<std::mutex> g(runs_lock);
+            runs.emplace(first, std::move(r));
+        },
+        limits);
+
+    unpack_report job;
+    for (auto& [first, r] : runs) detail::add_run(job, std::move(r));
+    if (own_job && !options.output_dir.empty()) {
+        const detail::output_tree tree(options.output_dir);
+        detail::finish_folders(tree, *shared, job.problems);
+    }
+    const auto by_order = [](const auto& a, const auto& b) { return a.order < b.order; };
+    std::stable_sort(job.problems.begin(), job.problems.end(), by_order);
+    job.decoded_bytes = shared->budget.used();
+    if (stats) *stats = std::move(done);
+    return job;
+}
+
+} // namespace vyre::engine
