@@ -201,12 +201,12 @@ inline int cmd_scan(const std::vector<std::string>& args) {
             return out;
         };
         if (vm.count("json")) {
-            const auto paths = each(r.hit_files, [](const ve::scan_file& f) { return json_string(f.path); });
+            const auto paths = each(r.hit_files, [](const ve::scan_file& f) { return input_of(f.order) + ",\"path\":" + json_string(f.path); });
             const auto pattern_names = each(names, [](const vs::pattern& q) { return json_string(q.name); });
             std::string out = "{\"hits\":[";
             for (std::size_t i = 0; i < r.findings.size(); ++i) {
                 const auto& f = r.findings[i];
-                out += i ? ",\n{\"path\":" : "\n{\"path\":";
+                out += i ? ",\n{\"input\":" : "\n{\"input\":";
                 out += paths[f.file];
                 out += ",\"offset\":";
                 out += std::to_string(f.offset);
@@ -226,7 +226,7 @@ inline int cmd_scan(const std::vector<std::string>& args) {
             std::cout << "\n],\"problems\":[";
             for (std::size_t i = 0; i < r.unpack.problems.size(); ++i) {
                 const auto& p = r.unpack.problems[i];
-                std::cout << (i ? ",\n" : "\n") << "{\"path\":" << json_string(p.path) << ",\"status\":\""
+                std::cout << (i ? ",\n" : "\n") << "{\"input\":" << input_of(p.order) << ",\"path\":" << json_string(p.path) << ",\"status\":\""
                           << ve::unpack_status_name(p.kind) << "\",\"message\":" << json_string(p.message) << "}";
             }
             std::cout << "\n],\"summary\":{\"files\":" << r.files << ",\"bytes\":" << r.bytes << ",\"hits\":" << r.findings.size()

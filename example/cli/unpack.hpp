@@ -160,11 +160,14 @@ inline void print_list(std::ostream& os, const vyre::engine::unpack_report& r) {
     }
 }
 
+// The input (its place on the command line, from 0) that an entry or problem belongs to, as JSON.
+inline std::string input_of(const std::vector<std::uint32_t>& order) { return order.empty() ? "null" : std::to_string(order[0]); }
+
 inline void print_json(std::ostream& os, const vyre::engine::unpack_report& r, const std::string& summary_fields) {
     os << "{\"entries\":[";
     for (std::size_t i = 0; i < r.entries.size(); ++i) {
         const auto& e = r.entries[i];
-        os << (i ? ",\n" : "\n") << "{\"path\":" << json_string(e.path) << ",\"output_path\":" << json_string(e.output_path)
+        os << (i ? ",\n" : "\n") << "{\"input\":" << input_of(e.order) << ",\"path\":" << json_string(e.path) << ",\"output_path\":" << json_string(e.output_path)
            << ",\"type\":\"" << vyre::engine::unpack_entry_type_name(e.type) << "\",\"size\":" << e.size
            << ",\"compressed_size\":" << e.compressed_size << ",\"method\":" << json_string(e.method)
            << ",\"sha256\":" << (e.sha256 ? "\"" + vyre::util::to_hex(*e.sha256) + "\"" : std::string("null"))
@@ -175,7 +178,7 @@ inline void print_json(std::ostream& os, const vyre::engine::unpack_report& r, c
     os << "\n],\"problems\":[";
     for (std::size_t i = 0; i < r.problems.size(); ++i) {
         const auto& p = r.problems[i];
-        os << (i ? ",\n" : "\n") << "{\"path\":" << json_string(p.path) << ",\"status\":\""
+        os << (i ? ",\n" : "\n") << "{\"input\":" << input_of(p.order) << ",\"path\":" << json_string(p.path) << ",\"status\":\""
            << vyre::engine::unpack_status_name(p.kind) << "\",\"message\":" << json_string(p.message) << "}";
     }
     os << "\n],\"summary\":{" << summary_fields << "}}\n";
