@@ -8,6 +8,7 @@
 #include "test_data.hpp"
 
 #include <vyre/engine/scan.hpp>
+#include <vyre/engine/scan_devices.hpp>
 #include <vyre/reference/scan.hpp>
 
 #include <algorithm>
@@ -233,6 +234,59 @@ VYRE_DEVICE_TEST(archives_scan_like_the_reference_over_their_files) {
                         if (how.keep) BOOST_TEST(r.unpack.fetched_bytes < r.unpack.kept_bytes);
                     }
                 }
+            }
+        }
+    }
+}
+
+// The inputs spread over several devices (three contexts of one device, one input per batch, a
+// damaged one among them) give the findings, counts and problems of one device; with a cap, each
+// pattern keeps its first findings in listing order.
+VYRE_DEVICE_TEST(several_devices_scan_as_one) {
+    const archive_tree tree(vyre::test::test_seed() + 2);
+    mapped_inputs in(tree.inputs);
+    in.data[1].resize(in.data[1].size() / 2);
+    in.inputs[1].bytes = in.data[1];
+    const auto patterns = pick_patterns(tree.words, 200, 11);
+    vyre::runtime::context second(dev.ctx().device()), third(dev.ctx().device());
+    const vyre::ops::scan::device_patterns s1(dev.ctx(), patterns), s2(second, patterns), s3(third, patterns);
+    vyre::runtime::context* devices[] = {&dev.ctx(), &second, &third};
+    const vyre::ops::scan::device_patterns* sets[] = {&s1, &s2, &s3};
+    vyre::runtime::batch_limits alone;
+    alone.min_bytes = alone.max_bytes = 1;
+    alone.max_items = 1;
+    for (const std::uint32_t cap : {1u << 30, 3u}) {
+        BOOST_TEST_CONTEXT("cap " << cap) {
+            ve::scan_archives_options o;
+            o.scan.max_hits_per_pattern = cap;
+            const auto one = ve::scan_archives(dev.ctx(), s1, in.inputs, o);
+            ve::unpack_device_stats stats;
+            const auto many = ve::scan_archives_on_devices(devices, sets, in.inputs, o, &stats, alone);
+            BOOST_TEST(many.counts == one.counts);
+            BOOST_TEST(many.files == one.files);
+            BOOST_TEST(many.bytes == one.bytes);
+            BOOST_TEST(many.capped_patterns == one.capped_patterns);
+            BOOST_REQUIRE(!one.unpack.problems.empty());
+            BOOST_REQUIRE_EQUAL(many.unpack.problems.size(), one.unpack.problems.size());
+            for (std::size_t i = 0; i < one.unpack.problems.size(); ++i) {
+                BOOST_TEST(many.unpack.problems[i].path == one.unpack.problems[i].path);
+                BOOST_TEST(many.unpack.problems[i].message == one.unpack.problems[i].message);
+                BOOST_TEST(many.unpack.problems[i].order == one.unpack.problems[i].order);
+            }
+            std::size_t items = 0;
+            for (const auto& d : stats) items += d.items;
+            BOOST_TEST(items == in.inputs.size());
+            const auto got = located_findings(many);
+            if (cap > 1000) {
+                BOOST_TEST(got.size() > 100u);
+                check_findings(got, located_findings(one));
+            } else { // each pattern's first `cap` findings of the uncapped listing
+                const auto all = located_findings(ve::scan_archives(dev.ctx(), s1, in.inputs, {}));
+                std::vector<located> want;
+                std::vector<std::uint32_t> kept(patterns.size(), 0);
+                for (const auto& f : all)
+                    if (kept[f.pattern]++ < cap) want.push_back(f);
+                check_findings(got, want);
             }
         }
     }

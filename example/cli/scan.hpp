@@ -8,6 +8,7 @@
 #include "unpack.hpp"
 
 #include <vyre/engine/scan.hpp>
+#include <vyre/engine/scan_devices.hpp>
 #include <vyre/scan/pattern.hpp>
 #if defined(VYRE_HAVE_YARA)
 #include <vyre/engine/yara_scan.hpp>
@@ -149,11 +150,13 @@ inline int cmd_scan(const std::vector<std::string>& args) {
         "timings", "print where the time went on stderr: setup, each step of the archives' layers, the scan, printing")(
         "via-host", "bring every file the device decodes to host memory and upload it again to scan it (by default it is "
         "scanned where it was decoded; this is for comparison)")(
+        "devices", po::value<std::vector<std::string>>(),
+        "spread the inputs over several OpenCL devices, as vyre unpack --devices (literal patterns; not with --yara)")(
         "no-progress", "no progress bar (it is drawn on stderr only when stderr is a terminal)");
     po::positional_options_description positional;
     positional.add("input", -1);
     po::variables_map vm;
-    if (!parse("scan", "[--patterns FILE] [-e TEXT]... [--nocase] [--wide] [--yara RULES] [--json] [--max-hits N] ARCHIVE|DIR...", options, args, vm,
+    if (!parse("scan", "[--patterns FILE] [-e TEXT]... [--nocase] [--wide] [--yara RULES] [--json] [--max-hits N] [--devices all|N|NAME,...] ARCHIVE|DIR...", options, args, vm,
                &positional))
         return 0;
     try {
@@ -171,6 +174,7 @@ inline int cmd_scan(const std::vector<std::string>& args) {
             for (const auto& t : vm["regexp"].as<std::vector<std::string>>()) patterns.push_back(vs::literal_pattern(t, t, flags));
         if (vm.count("yara")) {
             if (!patterns.empty()) throw po::error("--yara takes no --patterns or -e: the rules' strings are the patterns");
+            if (vm.count("devices")) throw po::error("--yara runs on one device: --devices is for literal patterns");
             return scan_yara(vm);
         }
         if (patterns.empty()) throw po::error("no patterns: give --patterns FILE, -e TEXT or --yara RULES");
@@ -183,10 +187,20 @@ inline int cmd_scan(const std::vector<std::string>& args) {
         const auto& inputs = run.inputs;
         using clock = std::chrono::steady_clock;
         const auto t0 = clock::now();
-        vyre::runtime::context ctx;
-        const vyre::ops::scan::device_patterns set(ctx, std::move(patterns));
+        auto chosen = open_devices(vm);
+        if (chosen.empty()) chosen.push_back(std::make_unique<vyre::runtime::context>());
+        std::vector<vyre::runtime::context*> devices;
+        std::vector<std::unique_ptr<const vyre::ops::scan::device_patterns>> tables; // one copy per device
+        std::vector<const vyre::ops::scan::device_patterns*> sets;
+        for (auto& c : chosen) {
+            devices.push_back(c.get());
+            tables.push_back(std::make_unique<const vyre::ops::scan::device_patterns>(*c, patterns));
+            sets.push_back(tables.back().get());
+        }
+        const auto& set = *sets[0];
         const auto t1 = clock::now();
-        const ve::scan_archives_report r = ve::scan_archives(ctx, set, inputs, o);
+        ve::unpack_device_stats stats;
+        const ve::scan_archives_report r = ve::scan_archives_on_devices(devices, sets, inputs, o, &stats);
         const auto t2 = clock::now();
         const double seconds = std::chrono::duration<double>(t2 - t0).count();
         bar.clear();
@@ -232,7 +246,8 @@ inline int cmd_scan(const std::vector<std::string>& args) {
             std::cout << "\n],\"summary\":{\"files\":" << r.files << ",\"bytes\":" << r.bytes << ",\"hits\":" << r.findings.size()
                       << ",\"capped_patterns\":" << r.capped_patterns << ",\"scan_dispatches\":" << r.scan_dispatches
                       << ",\"kept_bytes\":" << r.kept_bytes << ",\"fetched_bytes\":" << r.unpack.fetched_bytes
-                      << ",\"seconds\":" << seconds << ",\"device\":" << json_string(ctx.device().label()) << "}}\n";
+                      << ",\"seconds\":" << seconds << ",\"device\":" << json_string(devices_label(devices))
+                      << ",\"devices\":" << devices_json(stats) << "}}\n";
         } else {
             const auto paths = each(r.hit_files, [](const ve::scan_file& f) { return printable(f.path); });
             const auto pattern_names = each(names, [](const vs::pattern& q) { return printable(q.name); });
@@ -256,7 +271,7 @@ inline int cmd_scan(const std::vector<std::string>& args) {
         std::cerr << "vyre scan: " << r.findings.size() << " hits of " << names.size() << " patterns in " << r.files << " files ("
                   << human_bytes(r.bytes) << ")"
                   << (r.capped_patterns ? "; " + std::to_string(r.capped_patterns) + " pattern(s) over --max-hits, counted only" : std::string())
-                  << "; " << r.unpack.problems.size() << " problem(s); " << secs << " s on " << ctx.device().label() << " ("
+                  << "; " << r.unpack.problems.size() << " problem(s); " << secs << " s on " << devices_label(devices) << " ("
                   << r.scan_dispatches << " scan dispatch(es); deflate: " << r.unpack.deflate_device_streams << " of "
                   << r.unpack.deflate_streams << " streams on the device"
                   << (r.unpack.kept_bytes ? "; " + human_bytes(r.kept_bytes) + " scanned where the device decoded it, " +

@@ -124,6 +124,7 @@
 #endif
 #include <vyre/engine/unpack.hpp>
 #include <vyre/engine/unpack_devices.hpp>
+#include <vyre/engine/scan_devices.hpp>
 #include <vyre/engine/yara_scan.hpp>
 #include <vyre/engine/zip_extract.hpp>
 #include <vyre/engine/zstd_decompress.hpp>
