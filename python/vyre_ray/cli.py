@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shlex
 import sys
@@ -38,7 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--keep-entries", action="store_true", help="every entry (or hit) in the report, not only counts")
     p.add_argument("-o", "--output", help="write the report here (default: standard output)")
     a = p.parse_args(argv)
-    options = Options(vyre=a.vyre, command=a.command, vyre_args=shlex.split(a.vyre_args), batch_files=a.batch_files,
+    # A vyre given by a path runs from the tasks' own folders: make it absolute (a bare name is looked up on PATH).
+    vyre = os.path.abspath(a.vyre) if os.sep in a.vyre else a.vyre
+    options = Options(vyre=vyre, command=a.command, vyre_args=shlex.split(a.vyre_args), batch_files=a.batch_files,
                       batch_bytes=a.batch_bytes, gpus_per_task=a.gpus_per_task, cpus_per_task=a.cpus_per_task,
                       retries=a.retries, timeout=a.timeout, keep_entries=a.keep_entries)
     show = sys.stderr.isatty()

@@ -37,10 +37,11 @@ class Options:
 
 
 def list_archives(paths: Iterable[str]) -> list[str]:
-    """Files named, and the regular files below folders named (sorted; links not followed)."""
+    """Files named, and the regular files below folders named (sorted; links not followed), as
+    absolute paths: the tasks run in other folders, and on a cluster on other hosts."""
     out: list[str] = []
     for p in paths:
-        path = Path(p)
+        path = Path(os.path.abspath(p))
         if path.is_dir() and not path.is_symlink():
             found = []
             for root, dirs, files in os.walk(path):
