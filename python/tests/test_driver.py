@@ -156,5 +156,35 @@ class OnRay(unittest.TestCase):
         self.assertEqual(len(report["archives"]), 14)
 
 
+    def test_a_cluster_of_two_nodes_retries_elsewhere(self):
+        # Two Ray nodes on this machine (ray.cluster_utils), joined by address as on a real cluster.
+        # A vyre that crashes once: the batch it crashed on runs again on the other node.
+        from ray.cluster_utils import Cluster
+        import ray
+        ray.shutdown()
+        marker = self.root / "crashed-once"
+        wrapper = self.root / "vyre-crashing-once"
+        wrapper.write_text(f"#!/bin/sh\nif mkdir {marker} 2>/dev/null; then kill -SEGV $$; fi\nexec {VYRE} \"$@\"\n")
+        wrapper.chmod(0o755)
+        cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+        try:
+            cluster.add_node(num_cpus=2)
+            cluster.wait_for_nodes()
+            vyre_ray.init(address=cluster.address)
+            self.assertEqual(len([n for n in ray.nodes() if n["Alive"]]), 2)
+            report = vyre_ray.run([str(self.root / "archives")], Options(vyre=str(wrapper), batch_files=3, keep_entries=True))
+        finally:
+            ray.shutdown()
+            cluster.shutdown()
+        self.check_same_as_one_run(report)
+        self.assertEqual(report["summary"]["failed_attempts"], 1)
+        retried = [r for r in report["archives"] if r["failed_on"]]
+        self.assertIn(len(retried), (2, 3))  # the crashed batch's archives (the last batch has 2)
+        for r in retried:
+            self.assertEqual(r["attempts"], 2)
+            self.assertNotIn(r["node"], r["failed_on"])
+        self.assertEqual(len({r["node"] for r in report["archives"]}), 2)  # both nodes worked
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -261,7 +261,8 @@ def run(paths: Sequence[str], options: Options, address: str | None = None, prog
             for i, record in zip(batch, batch_records):
                 if i in records:
                     raise AssertionError(f"archive {archives[i]} would be counted twice")
-                record.update(attempts=attempt + 1, host=result["host"], gpus=result["gpus"])
+                record.update(attempts=attempt + 1, host=result["host"], node=node, gpus=result["gpus"],
+                              failed_on=sorted(avoid))
                 records[i] = record
             batches_run += 1
         if progress:
