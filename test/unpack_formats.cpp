@@ -626,6 +626,37 @@ VYRE_DEVICE_TEST(inputs_the_established_readers_accept) {
     BOOST_CHECK(vyre::format::detect(std::span(zip).subspan(10), false) == vyre::format::content_kind::unknown);
 }
 
+// ZIPs written on Windows: from a DOS-like host (the high byte of "version made by" 0, 6, 11 or
+// 14), '\\' separates components and an empty entry with the MS-DOS directory attribute is a
+// folder, as unzip and 7-Zip read them; a name with '\\' from a Unix host keeps it as a byte.
+VYRE_DEVICE_TEST(zip_names_from_windows_tools) {
+    temp_dir work;
+    const fs::path a = work.path;
+    std::vector<zip_item> items = {entry("docs\\readme.txt", text("read me\n")), entry("empty", {}), entry("..\\evil.txt", text("no\n")),
+                                   entry("back\\slash.txt", text("a name\n"))};
+    for (int i = 0; i < 3; ++i) items[i].made_by = 0x0014; // MS-DOS, 2.0
+    items[0].external = 0x20;                              // archive bit
+    items[1].external = 0x10;                              // directory
+    items[2].external = 0x20;
+    write_file(a / "win.zip", make_zip(items));
+    const auto r = unpack_files(dev.ctx(), {a / "win.zip"}, a / "out");
+    BOOST_CHECK(read_file(a / "out" / "docs" / "readme.txt") == text("read me\n"));
+    BOOST_CHECK(fs::is_directory(a / "out" / "empty"));
+    BOOST_CHECK(read_file(a / "out" / "back\\slash.txt") == text("a name\n"));
+    BOOST_CHECK_MESSAGE(find_problem(r, "win.zip!/../evil.txt", ".."), problems_of(r));
+    BOOST_CHECK_EQUAL(r.problems.size(), 1u);
+    BOOST_CHECK(!fs::exists(a / "evil.txt"));
+    const auto listed = [&](const std::string& path) {
+        return std::any_of(r.entries.begin(), r.entries.end(), [&](const auto& e) { return e.path == path; });
+    };
+    BOOST_CHECK(listed("win.zip!/docs/readme.txt"));
+    BOOST_CHECK(listed("win.zip!/empty"));
+    // unzip reads the same names (it warns about the backslashes).
+    run("unzip -q " + q(a / "win.zip") + " -d " + q(a / "unzip") + " 2>/dev/null; true");
+    BOOST_CHECK(read_file(a / "unzip" / "docs" / "readme.txt") == text("read me\n"));
+    BOOST_CHECK(fs::exists(a / "unzip" / "back\\slash.txt"));
+}
+
 // ---------------------------------------------------------------- damaged compressed tars
 
 // A compressed tar cut short keeps every entry before the cut, as GNU tar does: whatever the codec

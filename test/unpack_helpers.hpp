@@ -173,6 +173,8 @@ struct zip_item {
     std::uint16_t method = 0; // 0 stored, 8 deflate, 12 bzip2, 14 LZMA (with its end marker), 93 zstd, 95 xz
     std::uint32_t unix_mode = 0100644;
     std::optional<std::uint32_t> declared_size; // a lie, when set
+    std::uint16_t made_by = 0x031E;               // version made by: Unix, 3.0
+    std::optional<std::uint32_t> external;        // external attributes (default: unix_mode << 16)
 };
 
 inline zip_item entry(std::string name, bytes data, std::uint16_t method = 0, std::uint32_t unix_mode = 0100644,
@@ -240,7 +242,7 @@ inline bytes make_zip(const std::vector<zip_item>& items) {
         const auto offset = static_cast<std::uint32_t>(out.size());
         const auto header = [&](bytes& b, bool local) {
             put32(b, local ? 0x04034B50 : 0x02014B50);
-            if (!local) put16(b, 0x031E); // made by Unix
+            if (!local) put16(b, it.made_by);
             put16(b, it.method == 93 ? 63 : 20);
             put16(b, it.method == 14 ? 0x0802 : 0x0800);
             put16(b, it.method);
@@ -255,7 +257,7 @@ inline bytes make_zip(const std::vector<zip_item>& items) {
                 put16(b, 0);
                 put16(b, 0);
                 put16(b, 0);
-                put32(b, it.unix_mode << 16);
+                put32(b, it.external.value_or(it.unix_mode << 16));
                 put32(b, offset);
             }
             b.insert(b.end(), it.name.begin(), it.name.end());

@@ -112,7 +112,27 @@ struct zip_entry {
 
     bool utf8_name() const noexcept { return (flags & zip_flag_utf8) != 0; }
     bool has_data_descriptor() const noexcept { return (flags & zip_flag_data_descriptor) != 0; }
-    bool is_directory() const noexcept { return !name.empty() && name.back() == '/'; }
+    // Written on a system whose paths separate components with '\\' (the host byte of
+    // version_made_by: 0 MS-DOS and Windows' FAT, 6 OS/2, 11 NTFS, 14 VFAT).
+    bool dos_host() const noexcept {
+        const unsigned host = version_made_by >> 8;
+        return host == 0 || host == 6 || host == 11 || host == 14;
+    }
+    // The entry's path with '/' between components, as Info-ZIP's unzip and 7-Zip read it: from a
+    // DOS-like host, '\\' is a separator (some Windows tools write them); elsewhere it is a name's byte.
+    std::string path_name() const {
+        std::string p = name;
+        if (dos_host()) std::replace(p.begin(), p.end(), '\\', '/');
+        return p;
+    }
+    // A folder: a path ending in '/', a Unix mode that says so, or (from a DOS-like host, whose
+    // tools may leave the '/' out) an empty entry with the MS-DOS directory attribute (0x10).
+    bool is_directory() const {
+        const std::string p = path_name();
+        if (!p.empty() && p.back() == '/') return true;
+        if ((unix_mode() & 0170000) == 0040000) return true;
+        return dos_host() && (external_attributes & 0x10) != 0 && uncompressed_size == 0;
+    }
     // st_mode when a Unix writer recorded one (high half of the external attributes), else 0.
     std::uint32_t unix_mode() const noexcept { return (version_made_by >> 8) == 3 ? external_attributes >> 16 : 0; }
     // A symlink's content (after extraction) is its target.

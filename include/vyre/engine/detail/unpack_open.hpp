@@ -142,9 +142,10 @@ inline void open_zip(const container& c, opened& out) {
                                 c.order});
     for (std::size_t i = 0; i < zip.entries.size(); ++i) {
         const auto& z = zip.entries[i];
-        checked_name name = check_entry_name(z.name);
+        const std::string path = z.path_name(); // '\\' separates components in names from DOS-like hosts
+        checked_name name = check_entry_name(path);
         if (name.refusal.empty() && name.path.empty()) continue;
-        item it = make_item(c, static_cast<std::uint32_t>(i), z.name, std::move(name));
+        item it = make_item(c, static_cast<std::uint32_t>(i), path, std::move(name));
         it.e.method = z.is_zstd() ? "zstd" : fmt::zip_method_name(z.method);
         it.e.size = z.uncompressed_size;
         it.e.compressed_size = z.compressed_size;
