@@ -44,27 +44,16 @@ inline scan_archives_report scan_archives_on_devices(std::span<runtime::context*
         if (s->tables.patterns != sets[0]->tables.patterns)
             throw std::invalid_argument("vyre: scan_archives_on_devices needs the same patterns on every device");
     if (devices.size() == 1) {
-        std::uint64_t bytes = 0;
-        for (const auto& in : inputs) bytes += in.bytes.size();
         const auto t0 = std::chrono::steady_clock::now();
         scan_archives_report r = scan_archives(*devices[0], *sets[0], inputs, options);
-        if (stats)
-            *stats = {{devices[0]->device().label(), 1, inputs.size(), bytes,
-                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), false}};
+        if (stats) *stats = detail::one_device_stats(*devices[0], inputs, t0);
         return r;
     }
     auto shared = options.unpack.shared ? options.unpack.shared : std::make_shared<detail::shared_run>(options.unpack.limits);
+    std::mutex callback_lock;
     scan_archives_options each = options;
-    each.unpack.shared = shared;
-    each.unpack.threads = std::max(1u, util::thread_count(options.unpack.threads) / static_cast<unsigned>(devices.size()));
-    std::mutex progress_lock;
-    if (options.unpack.progress)
-        each.unpack.progress = [&](const unpack_progress& p) {
-            const std::lock_guard<std::mutex> g(progress_lock);
-            options.unpack.progress(p);
-        };
-    std::vector<std::uint64_t> sizes(inputs.size());
-    for (std::size_t i = 0; i < inputs.size(); ++i) sizes[i] = inputs[i].bytes.size();
+    each.unpack = detail::per_run_options(options.unpack, shared, devices.size(), callback_lock);
+    const auto sizes = detail::input_sizes(inputs);
     std::mutex runs_lock;
     std::map<std::size_t, scan_archives_report> runs; // by first input
     auto done = runtime::run_batches(

@@ -67,6 +67,46 @@ inline void add_run(unpack_report& job, unpack_report&& run) {
 // What each device did in a run of unpack_on_devices.
 using unpack_device_stats = std::vector<runtime::device_batches>;
 
+namespace detail {
+
+inline std::vector<std::uint64_t> input_sizes(std::span<const unpack_input> inputs) {
+    std::vector<std::uint64_t> sizes(inputs.size());
+    for (std::size_t i = 0; i < inputs.size(); ++i) sizes[i] = inputs[i].bytes.size();
+    return sizes;
+}
+
+// The stats of a job that ran whole on one device, started at t0.
+inline unpack_device_stats one_device_stats(const runtime::context& device, std::span<const unpack_input> inputs,
+                                            std::chrono::steady_clock::time_point t0) {
+    std::uint64_t bytes = 0;
+    for (const auto& in : inputs) bytes += in.bytes.size();
+    return {{device.device().label(), 1, inputs.size(), bytes,
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), false}};
+}
+
+// The options of each run of a job split over `devices`: the job's shared state (`shared`), the
+// host threads divided among the devices, and progress and layer_files called from one run at a
+// time (under `callback_lock`, which outlives the runs).
+inline unpack_options per_run_options(const unpack_options& options, std::shared_ptr<shared_run> shared, std::size_t devices,
+                                      std::mutex& callback_lock) {
+    unpack_options each = options;
+    each.shared = std::move(shared);
+    each.threads = std::max(1u, util::thread_count(options.threads) / static_cast<unsigned>(devices));
+    if (options.progress)
+        each.progress = [&options, &callback_lock](const unpack_progress& p) {
+            const std::lock_guard<std::mutex> g(callback_lock);
+            options.progress(p);
+        };
+    if (options.layer_files)
+        each.layer_files = [&options, &callback_lock](std::span<const unpack_file_view> files) {
+            const std::lock_guard<std::mutex> g(callback_lock);
+            options.layer_files(files);
+        };
+    return each;
+}
+
+} // namespace detail
+
 // engine::unpack with the inputs spread over `devices` (see the note at the top); one device is
 // the same as engine::unpack. Host threads (options.threads) are divided among the devices.
 // Throws what engine::unpack throws, for any device.
@@ -77,38 +117,18 @@ inline unpack_report unpack_on_devices(std::span<runtime::context* const> device
     if (devices.size() == 1) {
         const auto t0 = std::chrono::steady_clock::now();
         unpack_report r = unpack(*devices[0], inputs, options);
-        if (stats) {
-            std::uint64_t bytes = 0;
-            for (const auto& in : inputs) bytes += in.bytes.size();
-            *stats = {{devices[0]->device().label(), 1, inputs.size(), bytes,
-                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), false}};
-        }
+        if (stats) *stats = detail::one_device_stats(*devices[0], inputs, t0);
         return r;
     }
     // A caller that already splits a job (options.shared set) keeps its state and finishes the folders itself.
     const bool own_job = !options.shared;
     auto shared = own_job ? std::make_shared<detail::shared_run>(options.limits) : options.shared;
-    unpack_options each = options;
-    each.shared = shared;
-    each.threads = std::max(1u, util::thread_count(options.threads) / static_cast<unsigned>(devices.size()));
-    std::mutex callback_lock; // progress and layer_files: one run at a time
-    if (options.progress)
-        each.progress = [&](const unpack_progress& p) {
-            const std::lock_guard<std::mutex> g(callback_lock);
-            options.progress(p);
-        };
-    if (options.layer_files)
-        each.layer_files = [&](std::span<const unpack_file_view> files) {
-            const std::lock_guard<std::mutex> g(callback_lock);
-            options.layer_files(files);
-        };
-
-    std::vector<std::uint64_t> sizes(inputs.size());
-    for (std::size_t i = 0; i < inputs.size(); ++i) sizes[i] = inputs[i].bytes.size();
+    std::mutex callback_lock;
+    const unpack_options each = detail::per_run_options(options, shared, devices.size(), callback_lock);
     std::mutex runs_lock;
     std::map<std::size_t, unpack_report> runs; // by first input
     auto done = runtime::run_batches(
-        devices, sizes,
+        devices, detail::input_sizes(inputs),
         [&](runtime::context& ctx, std::size_t, std::size_t first, std::size_t last) {
             unpack_options o = each;
             o.first_order = static_cast<std::uint32_t>(first + options.first_order);
