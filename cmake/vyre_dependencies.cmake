@@ -92,19 +92,6 @@ if(NOT TARGET vyre::xxhash)
   set_target_properties(vyre::xxhash PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${VYRE_XXHASH_INCLUDE_DIR}")
 endif()
 
-# toml++ (taint rules, include/vyre/engine/taint_rules.hpp), used header-only: no library to link.
-# Linked only by what reads rules (the vyre CLI, test_dataflow_gpu).
-if(NOT TARGET vyre::tomlplusplus)
-  find_path(VYRE_TOMLPLUSPLUS_INCLUDE_DIR NAMES toml++/toml.hpp toml++/toml.h)
-  if(VYRE_TOMLPLUSPLUS_INCLUDE_DIR)
-    add_library(vyre::tomlplusplus INTERFACE IMPORTED)
-    set_target_properties(vyre::tomlplusplus PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${VYRE_TOMLPLUSPLUS_INCLUDE_DIR}"
-      INTERFACE_COMPILE_DEFINITIONS "TOML_HEADER_ONLY=1")
-  else()
-    message(STATUS "toml++ not found (Debian: apt-get install libtomlplusplus-dev): taint rules (vyre taint) need it")
-  endif()
-endif()
-
 # libyara (YARA rules, include/vyre/engine/yara_scan.hpp): linked only by what evaluates rules (the
 # vyre CLI's `scan --yara`, test_yara_scan).
 if(NOT TARGET vyre::yara)

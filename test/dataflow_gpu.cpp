@@ -595,6 +595,18 @@ BOOST_AUTO_TEST_CASE(rules_errors_name_file_line_and_key) {
     }
 }
 
+// Inputs on which Debian's toml++ 3.3.0 reached undefined behaviour, an assertion or a stack
+// overflow (include/vyre/third_party/toml++/README.md): each must now be a rules_error at line 1.
+BOOST_AUTO_TEST_CASE(rules_files_that_crashed_toml_3_3) {
+    const auto parse = [](const std::string& text) { return [text] { en::parse_taint_rules(text, "r.toml"); }; };
+    expect_rules_error(parse("\xd0\x90"), 1, "", "TOML syntax");         // __builtin_unreachable in the whitespace test
+    expect_rules_error(parse("[+"), 1, "", "TOML syntax");               // assertion in parse_key
+    std::string dotted = "a";
+    for (int i = 0; i < 200000; ++i) dotted += ".a";
+    expect_rules_error(parse(dotted + " = 1\n"), 1, "", "TOML syntax");  // recursion as deep as the key
+    expect_rules_error(parse("a = " + std::string(100000, '[') + std::string(100000, ']') + "\n"), 1, "", "TOML syntax");
+}
+
 BOOST_AUTO_TEST_CASE(rules_set_roles_kinds_and_params) {
     const auto lg = g::read_graph_text("vyre-graph 1\nnodes 5\nnode 0 normal getenv_QUERY\nnode 1 normal shell_quote\n"
                                        "node 2 normal system\nnode 3 sink log\nnode 4 normal other\n"

@@ -118,10 +118,7 @@
 #include <vyre/engine/page_compressor.hpp>
 #include <vyre/engine/page_file.hpp>
 #include <vyre/engine/scan.hpp>
-// Taint rules read TOML with toml++, which only their users need installed.
-#if __has_include(<toml++/toml.hpp>) || __has_include(<toml++/toml.h>)
 #include <vyre/engine/taint_rules.hpp>
-#endif
 #include <vyre/engine/unpack.hpp>
 #include <vyre/engine/unpack_devices.hpp>
 #include <vyre/engine/scan_devices.hpp>

@@ -26,11 +26,8 @@
 #include <vyre/graph/io.hpp>
 #include <vyre/graph/labels.hpp>
 
-#if __has_include(<toml++/toml.hpp>)
-#include <toml++/toml.hpp>
-#else
-#include <toml++/toml.h> // Debian's libtomlplusplus-dev names the single header toml.h
-#endif
+// toml++, carried in the tree (third_party/toml++/README.md says which version and why).
+#include <vyre/third_party/toml++/toml.hpp>
 
 #include <algorithm>
 #include <cstdint>
