@@ -541,7 +541,8 @@ BOOST_AUTO_TEST_CASE(hostile_page_files_are_rejected) {
         {"fill on a compressed page", put(good, 32 + 8 * 3 + 4, 0x100, 4)},
         {"length 2^32-1", put(good, 32, 0xFFFFFFFFu, 4)},
     };
-    for (const auto& [name, f] : bad)
+    for (const auto& item : bad) {
+        const auto& f = item.second; // not a structured binding: the lambda captures it
         BOOST_CHECK_MESSAGE([&] {
             try {
                 vyre::format::parse_page_file(f);
@@ -549,7 +550,8 @@ BOOST_AUTO_TEST_CASE(hostile_page_files_are_rejected) {
                 return true;
             }
             return false;
-        }(), "not rejected: " << name);
+        }(), "not rejected: " << item.first);
+    }
     // A block whose bytes are corrupt parses, but does not decode.
     bytes corrupt = good;
     const auto v = vyre::format::parse_page_file(good);

@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <new>
+#include <optional>
 #include <iterator>
 #include <random>
 #include <span>
@@ -21,7 +23,9 @@
 #include <vector>
 
 #include <stdlib.h> // mkdtemp
-#include <unistd.h>
+#include <sys/resource.h> // setrlimit
+#include <sys/wait.h>     // waitpid
+#include <unistd.h>       // fork
 
 namespace vyre::test {
 
@@ -230,6 +234,59 @@ inline bytes lz4_tool(const temp_dir& dir, const bytes& content, const std::stri
     const std::string cmd = "lz4 -q -f " + options + " '" + in + "' '" + out + "' >/dev/null 2>&1";
     BOOST_REQUIRE_MESSAGE(std::system(cmd.c_str()) == 0, "command failed: " << cmd);
     return read_file(out);
+}
+
+// Whether this program runs under AddressSanitizer, whose shadow memory takes terabytes of
+// address space (so address-space caps cannot be tested there).
+inline constexpr bool under_address_sanitizer =
+#if defined(__SANITIZE_ADDRESS__)
+    true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    true;
+#else
+    false;
+#endif
+#else
+    false;
+#endif
+
+// Runs body() in a child process whose address space is capped `headroom` bytes above what this
+// process holds now, and returns the child's exit status: body's return value, 70 for an
+// uncaught std::bad_alloc (the allocation the cap exists to catch), 71 for any other exception.
+// A test of memory bounds: what would allocate by a declared size fails there with bad_alloc.
+// nullopt under AddressSanitizer (see above).
+template <class Body>
+std::optional<int> exit_status_with_address_space_headroom(std::uint64_t headroom, Body body) {
+    if constexpr (under_address_sanitizer) {
+        return std::nullopt;
+    } else {
+        std::uint64_t vm_kib = 0;
+        {
+            std::ifstream status("/proc/self/status");
+            for (std::string line; std::getline(status, line);)
+                if (line.rfind("VmSize:", 0) == 0) vm_kib = std::strtoull(line.c_str() + 7, nullptr, 10);
+        }
+        BOOST_REQUIRE(vm_kib > 0u);
+        std::fflush(nullptr);
+        const pid_t child = ::fork();
+        BOOST_REQUIRE(child >= 0);
+        if (child == 0) {
+            const rlimit cap{(vm_kib << 10) + headroom, (vm_kib << 10) + headroom};
+            if (::setrlimit(RLIMIT_AS, &cap) != 0) ::_exit(72);
+            try {
+                ::_exit(body());
+            } catch (const std::bad_alloc&) {
+                ::_exit(70);
+            } catch (...) {
+                ::_exit(71);
+            }
+        }
+        int st = 0;
+        BOOST_REQUIRE(::waitpid(child, &st, 0) == child);
+        BOOST_REQUIRE(WIFEXITED(st));
+        return WEXITSTATUS(st);
+    }
 }
 
 } // namespace vyre::test

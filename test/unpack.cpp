@@ -6,6 +6,7 @@
 #include "harness.hpp"
 #include "test_data.hpp"
 #include "unpack_helpers.hpp"
+#include "zstd_blocks.hpp"
 
 #include <vyre/engine/unpack.hpp>
 #include <vyre/engine/unpack_devices.hpp>
@@ -591,6 +592,20 @@ VYRE_DEVICE_TEST(zstd_bombs_are_refused_before_decoding) {
     const auto t = unpack_files(dev.ctx(), {a / "z.zst"}, a / "out2", o);
     BOOST_CHECK_MESSAGE(find_problem(t, "z.zst", "total output limit"), problems_of(t));
     BOOST_CHECK_EQUAL(t.decoded_bytes, 0u);
+    // Tiny compressed blocks whose layout asks for a gigabyte (zstd_layout_unproven) decode into
+    // memory that grows with what they hold: nothing from empty blocks, a refusal at the ratio
+    // cap from a true 26,000:1 bomb of 40 KB, corrupt for blocks libzstd refuses.
+    using vyre::test::frame_of_compressed_blocks;
+    write_file(a / "empty.zst", frame_of_compressed_blocks(vyre::test::empty_compressed_block, 8000));
+    write_file(a / "broken.zst", frame_of_compressed_blocks(vyre::test::broken_compressed_block, 8000));
+    write_file(a / "tiny_bomb.zst", frame_of_compressed_blocks(vyre::test::rle_128k_compressed_block, 8000));
+    const auto g = unpack_files(dev.ctx(), {a / "empty.zst", a / "broken.zst", a / "tiny_bomb.zst"}, a / "out3");
+    BOOST_CHECK_MESSAGE(find_problem(g, "tiny_bomb.zst", "decoding stopped there"), problems_of(g));
+    BOOST_CHECK_MESSAGE(find_problem(g, "broken.zst", "zstd: "), problems_of(g));
+    BOOST_CHECK_MESSAGE(!find_problem(g, "empty.zst", ""), problems_of(g));
+    BOOST_CHECK_EQUAL(g.refused(), 1u);
+    BOOST_CHECK_EQUAL(g.corrupt(), 1u);
+    BOOST_CHECK_EQUAL(g.decoded_bytes, 0u);
 }
 
 VYRE_DEVICE_TEST(long_names_and_planted_hard_links) {

@@ -156,7 +156,9 @@ BOOST_AUTO_TEST_CASE(host_codecs_against_the_system_tools) {
     // once, at an offset inside the input.
     const std::pair<const char*, bytes> inputs[] = {{"xz", read_file(work.path / "c.xz")}, {"bzip2", read_file(work.path / "c.bz2")},
                                                     {"lzma", read_file(work.path / "c.lzma")}};
-    for (const auto& [codec, packed] : inputs) {
+    for (const auto& input : inputs) {
+        const char* const codec = input.first; // not a structured binding: lambdas capture it
+        const bytes& packed = input.second;
         BOOST_TEST_CONTEXT(codec) {
             const auto decode = [&, codec = std::string(codec)](const bytes& b) {
                 if (codec == "xz") return vyre::format::xz_decompress(b);

@@ -61,4 +61,26 @@ inline std::optional<std::vector<std::uint8_t>> libzstd_decompress(std::span<con
     return std::vector<std::uint8_t>(out.get(), out.get() + n);
 }
 
+// One frame (window 1 MiB, no content size, no checksum) of `n` compressed blocks that each hold
+// `content`. With no content size, the layout gives every compressed block a 128 KiB slot, so
+// kilobytes of tiny blocks ask for a gigabyte of staging (engine::zstd_layout_unproven):
+//   empty_compressed_block   raw literals of 0 bytes, no sequences: valid, regenerates nothing
+//   broken_compressed_block  one sequence announced and no byte for it: libzstd refuses it
+//   rle_128k_compressed_block  128 KiB of RLE literals in 5 bytes: valid, a true 26,000:1 ratio
+inline const std::vector<std::uint8_t> empty_compressed_block = {0x00, 0x00};
+inline const std::vector<std::uint8_t> broken_compressed_block = {0x00, 0x01};
+inline const std::vector<std::uint8_t> rle_128k_compressed_block = {0x0D, 0x00, 0x20, 'v', 0x00};
+
+inline std::vector<std::uint8_t> frame_of_compressed_blocks(const std::vector<std::uint8_t>& content, std::size_t n) {
+    std::vector<std::uint8_t> out;
+    put_le(out, 0xFD2FB528u, 4);
+    out.push_back(0x00); // no content size, no checksum, no dictionary, not single-segment
+    out.push_back(0x50); // window 2^20
+    for (std::size_t i = 0; i < n; ++i) {
+        block_header(out, 2, i + 1 == n, static_cast<std::uint32_t>(content.size()));
+        out.insert(out.end(), content.begin(), content.end());
+    }
+    return out;
+}
+
 } // namespace vyre::test

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <vyre/compression/zstd.hpp>
+#include <vyre/engine/zstd_host.hpp>
 #include <vyre/error.hpp>
 #include <vyre/format/gzip.hpp>
 #include <vyre/format/names.hpp>
@@ -10,81 +11,14 @@
 #include <vyre/format/zip_methods.hpp>
 #include <vyre/util/hex.hpp>
 
-#include <zstd.h>
-#include <zstd_errors.h>
-
 #include <algorithm>
 #include <cstdint>
-#include <memory>
-#include <new>
 #include <limits>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace vyre::engine {
-
-namespace detail {
-
-struct zstd_dstream_free {
-    void operator()(ZSTD_DStream* d) const noexcept { ZSTD_freeDStream(d); }
-};
-
-// Decodes the zstd frames of `in` into at most `declared` bytes. The buffer grows as the data
-// proves itself (doubling from what the input could plainly make), so an entry that declares far
-// more than its data holds costs memory for the bytes it really decodes to, not for the size it
-// claims: a 65 KB entry may declare 2 GiB and still pass the ratio check above. Any other
-// outcome than exactly `declared` bytes is a format_error, with ZSTD_decompress's wording.
-inline std::vector<std::uint8_t> zstd_decode_bounded(std::span<const std::uint8_t> in, std::uint64_t declared, const std::string& who,
-                                                     std::uint64_t at) {
-    std::vector<std::uint8_t> out;
-    std::size_t produced = 0;
-    if (!in.empty()) {
-        const std::unique_ptr<ZSTD_DStream, zstd_dstream_free> ds(ZSTD_createDStream());
-        if (!ds) throw std::bad_alloc();
-        const std::uint64_t first = std::max<std::uint64_t>(std::uint64_t{in.size()} * 4, 64 * 1024);
-        out.resize(static_cast<std::size_t>(std::min(declared, first)));
-        ZSTD_inBuffer src{in.data(), in.size(), 0};
-        const auto invalid = [&](std::size_t r) {
-            return format_error(who + ": invalid zstd data: " + ZSTD_getErrorName(r), at);
-        };
-        const auto too_much = [&] {
-            return format_error(who + " decompresses to more than the " + std::to_string(declared) + " bytes declared", at);
-        };
-        for (;;) {
-            if (produced == out.size() && out.size() < declared) {
-                out.resize(static_cast<std::size_t>(std::min<std::uint64_t>(declared, std::uint64_t{out.size()} * 2)));
-            } else if (produced == out.size()) {
-                // Room ends at the declared size: one more byte of output means the entry lied.
-                std::uint8_t extra = 0;
-                ZSTD_outBuffer probe{&extra, 1, 0};
-                const std::size_t r = ZSTD_decompressStream(ds.get(), &probe, &src);
-                if (ZSTD_isError(r)) throw invalid(r);
-                if (probe.pos != 0) throw too_much();
-                if (src.pos == src.size) {
-                    if (r != 0) throw format_error(who + ": invalid zstd data: the data ends inside a frame", at);
-                    break;
-                }
-                continue;
-            }
-            ZSTD_outBuffer dst{out.data(), out.size(), produced};
-            const std::size_t r = ZSTD_decompressStream(ds.get(), &dst, &src);
-            if (ZSTD_isError(r)) throw invalid(r);
-            produced = dst.pos;
-            if (src.pos == src.size && r == 0) break; // every frame complete, the input used up
-            if (src.pos == src.size && produced < out.size())
-                throw format_error(who + ": invalid zstd data: the data ends inside a frame", at);
-        }
-        out.resize(produced);
-    }
-    if (produced != declared)
-        throw format_error(who + " decompresses to " + std::to_string(produced) + " bytes, " + std::to_string(declared) +
-                               " were declared",
-                           at);
-    return out;
-}
-
-} // namespace detail
 
 // Decompresses one entry on the CPU (stored, deflate, zstd, bzip2, LZMA, xz) and verifies its size and CRC-32. An
 // entry whose status is not ok, or whose content does not match its sizes or CRC, is a format_error
@@ -124,7 +58,17 @@ inline std::vector<std::uint8_t> zip_extract(std::span<const std::uint8_t> data,
             throw format_error(who + ": " + std::to_string(in.size()) + " zstd bytes cannot decompress to the " +
                                    std::to_string(e.uncompressed_size) + " bytes declared",
                                e.central_offset + 24);
-        out = detail::zstd_decode_bounded(in, e.uncompressed_size, who, e.data_offset);
+        // The buffer grows as the data proves itself, so an entry that declares far more than its
+        // data holds (a 65 KB entry may declare 2 GiB and pass the ratio check above) costs the
+        // memory of what it really decodes to.
+        engine::zstd_decode_growing(in, out, e.uncompressed_size, who + ": invalid zstd data", e.data_offset, [&] {
+            return format_error(who + " decompresses to more than the " + std::to_string(e.uncompressed_size) + " bytes declared",
+                                e.data_offset);
+        });
+        if (out.size() != e.uncompressed_size)
+            throw format_error(who + " decompresses to " + std::to_string(out.size()) + " bytes, " +
+                                   std::to_string(e.uncompressed_size) + " were declared",
+                               e.data_offset);
     } else if (format::zip_library_method(e.method)) {
         out = format::zip_decode_library_method(in, e, e.uncompressed_size);
     } else {

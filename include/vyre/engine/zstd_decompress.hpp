@@ -137,7 +137,8 @@ inline zstd_report decompress_zstd_into(runtime::context& ctx, std::span<const s
 
 // Decodes a whole .zst file (frames, skippable frames, concatenated) into host memory.
 inline zstd_result decompress_zstd(runtime::context& ctx, std::span<const std::uint8_t> file, const zstd_options& options = {}) {
-    const format::zstd_file parsed = detail::zstd_parse(file, options);
+    auto [parsed, grown] = detail::zstd_parse_or_grow(file, options);
+    if (grown) return std::move(*grown);
     zstd_result result;
     result.bytes.resize(static_cast<std::size_t>(parsed.staging_size));
     result.report = decompress_zstd_into(ctx, file, parsed, result.bytes, options);
@@ -151,7 +152,16 @@ inline zstd_result decompress_zstd(runtime::context& ctx, std::span<const std::u
 // speed; empty: allocated here (pageable). Nothing else comes back from the device.
 inline zstd_device_result decompress_zstd_to_device(runtime::context& ctx, std::span<const std::uint8_t> file,
                                                     const zstd_options& options = {}, std::span<std::uint8_t> scratch = {}) {
-    const format::zstd_file parsed = detail::zstd_parse(file, options);
+    auto [parsed, grown] = detail::zstd_parse_or_grow(file, options);
+    if (grown) {
+        zstd_device_result result;
+        result.output = runtime::allocate(ctx, runtime::padded_bytes(grown->bytes.size()));
+        if (!grown->bytes.empty()) ctx.queue().enqueue_write_buffer(result.output, 0, grown->bytes.size(), grown->bytes.data());
+        result.output_bytes = grown->bytes.size();
+        result.report = std::move(grown->report);
+        ++result.report.transfers;
+        return result;
+    }
     auto device_staging = runtime::allocate(ctx, runtime::padded_bytes(parsed.staging_size));
     if (options.route == zstd_route::device || (options.route == zstd_route::automatic && detail::zstd_blocks_pay(ctx.device(), parsed, options)))
         return detail::zstd_frames_to_device(ctx, file, parsed, options, scratch, device_staging);

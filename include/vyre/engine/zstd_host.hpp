@@ -289,6 +289,95 @@ inline zstd_hybrid_result decompress_zstd_hybrid_host(std::span<const std::uint8
     return result;
 }
 
+// Layouts the input does not vouch for. A frame that does not declare its content size gives each
+// compressed block a slot of Block_Maximum_Size (128 KiB), and five bytes of compressed block can
+// truly regenerate that much, so a 40 KB file of tiny blocks lays out a gigabyte of staging before
+// a byte is decoded. Staging is therefore allocated up front only while the part of it not
+// proven by raw and RLE block sizes stays within zstd_trusted_staging(input size): 64 MiB plus
+// 128 bytes per input byte, beyond the ratio of any real data that is not RLE blocks. A file
+// past that is decoded with zstd_decode_growing, whose memory follows what really decodes.
+inline constexpr std::uint64_t zstd_trusted_staging(std::uint64_t input_bytes) noexcept {
+    constexpr std::uint64_t base = std::uint64_t{64} << 20, per_byte = 128;
+    return input_bytes > (~std::uint64_t{0} - base) / per_byte ? ~std::uint64_t{0} : base + input_bytes * per_byte;
+}
+
+inline bool zstd_layout_unproven(const format::zstd_file& file, std::uint64_t input_bytes) noexcept {
+    std::uint64_t proven = 0; // raw and RLE blocks: their slots are their exact sizes
+    for (const auto& f : file.frames)
+        for (const auto& b : f.blocks)
+            if (b.type != format::zstd_block_type::compressed) proven += *b.regenerated_size;
+    return file.staging_size - std::min(proven, file.staging_size) > zstd_trusted_staging(input_bytes);
+}
+
+// Appends the decoded zstd frames of `in` to `out` with libzstd's streaming API, growing `out` as
+// the data proves itself (doubling from max(4 bytes per input byte, 64 KiB)), never holding more
+// than `limit` bytes in all: memory follows the real output, not a declared size or a layout.
+// One more byte than `limit` would take throws over_limit() (a callable returning the exception);
+// libzstd's refusal or data that ends inside a frame throws format_error "WHO: <reason>" at byte
+// offset `at`. libzstd's default window limit (2^27) holds; content checksums are verified.
+template <class OverLimit>
+inline void zstd_decode_growing(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out, std::uint64_t limit,
+                                const std::string& who, std::uint64_t at, OverLimit over_limit) {
+    std::size_t produced = out.size();
+    if (in.empty()) return;
+    const detail::zstd_dctx_ptr ds = detail::zstd_make_dctx();
+    const std::uint64_t first = produced + std::max<std::uint64_t>(std::uint64_t{in.size()} * 4, 64 * 1024);
+    out.resize(static_cast<std::size_t>(std::max<std::uint64_t>(produced, std::min(limit, first))));
+    ZSTD_inBuffer src{in.data(), in.size(), 0};
+    const auto refused = [&](const std::string& why) {
+        out.resize(produced);
+        return format_error(who + ": " + why, at);
+    };
+    for (;;) {
+        if (produced == out.size() && out.size() < limit) {
+            out.resize(static_cast<std::size_t>(std::min<std::uint64_t>(limit, std::uint64_t{out.size()} * 2 + 1)));
+        } else if (produced == out.size()) {
+            // No room left below the limit: one more byte of output is over it.
+            std::uint8_t extra = 0;
+            ZSTD_outBuffer probe{&extra, 1, 0};
+            const std::size_t r = ZSTD_decompressStream(ds.get(), &probe, &src);
+            if (ZSTD_isError(r)) throw refused(ZSTD_getErrorName(r));
+            if (probe.pos != 0) {
+                out.resize(produced);
+                throw over_limit();
+            }
+            if (src.pos == src.size) {
+                if (r != 0) throw refused("the data ends inside a frame");
+                break;
+            }
+            continue;
+        }
+        ZSTD_outBuffer dst{out.data(), out.size(), produced};
+        const std::size_t r = ZSTD_decompressStream(ds.get(), &dst, &src);
+        if (ZSTD_isError(r)) throw refused(ZSTD_getErrorName(r));
+        produced = dst.pos;
+        if (src.pos == src.size && r == 0) break; // every frame complete, the input used up
+        if (src.pos == src.size && produced < out.size()) throw refused("the data ends inside a frame");
+    }
+    out.resize(produced);
+}
+
+// A file whose layout is unproven (zstd_layout_unproven), frame by frame into a growing buffer of
+// at most `limit` bytes: the bytes, and each frame's decoded size in file order.
+struct zstd_grown {
+    std::vector<std::uint8_t> bytes;
+    std::vector<std::uint64_t> frame_bytes;
+};
+
+template <class OverLimit>
+inline zstd_grown zstd_decode_frames_growing(std::span<const std::uint8_t> data, const format::zstd_file& file, std::uint64_t limit,
+                                             OverLimit over_limit) {
+    zstd_grown g;
+    g.frame_bytes.reserve(file.frames.size());
+    for (const auto& f : file.frames) {
+        const std::size_t before = g.bytes.size();
+        zstd_decode_growing(data.subspan(f.offset, f.size), g.bytes, limit, "zstd: frame at byte offset " + std::to_string(f.offset),
+                            f.offset, over_limit);
+        g.frame_bytes.push_back(g.bytes.size() - before);
+    }
+    return g;
+}
+
 struct zstd_host_result {
     std::vector<std::uint8_t> output;
     zstd_decode_stats stats;
@@ -299,8 +388,22 @@ struct zstd_host_result {
 // CPU pass finishes. Its output equals ZSTD_decompress's byte for byte.
 inline zstd_host_result decompress_zstd_host(std::span<const std::uint8_t> data,
                                                      const format::zstd_parse_options& options = {}, unsigned threads = 0) {
-    const format::zstd_file file = format::parse_zstd(data, options);
+    format::zstd_parse_options unlimited = options;
+    unlimited.max_output_size = ~std::uint64_t{0};
+    const format::zstd_file file = format::parse_zstd(data, unlimited);
     zstd_host_result result;
+    if (zstd_layout_unproven(file, data.size())) {
+        auto g = zstd_decode_frames_growing(data, file, options.max_output_size, [&] {
+            return resource_error("zstd: the output passes max_output_size " + std::to_string(options.max_output_size));
+        });
+        result.output = std::move(g.bytes);
+        result.stats.frames = file.frames.size();
+        result.stats.skippable_frames = file.skippable_frames.size();
+        result.stats.cpu_blocks = file.block_count;
+        result.stats.cpu_bytes = result.output.size();
+        return result;
+    }
+    format::check_zstd_staging(file, options.max_output_size);
     result.output.resize(file.staging_size);
     std::vector<compression::block_status> statuses;
     statuses.reserve(file.block_count);

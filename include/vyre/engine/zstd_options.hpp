@@ -115,6 +115,9 @@ struct zstd_report {
     std::uint64_t device_input_bytes = 0;    // bytes uploaded for the dispatches (the packed runs)
     std::uint64_t output_bytes = 0;
     std::uint64_t staging_bytes = 0;
+    // The layout asked for more staging than the input vouches for (zstd_layout_unproven): every
+    // frame was decoded on the host into memory that grew with its output, none laid out.
+    bool grown = false;
     // Where the time went (wall clock, from the start of the passes): until the last batch's
     // statuses were back, until the host pass (and, into device memory, its uploads) ended, and
     // how long the host pass's threads waited for the device in all.

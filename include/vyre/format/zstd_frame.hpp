@@ -251,7 +251,20 @@ inline zstd_frame zstd_parse_frame(std::span<const std::uint8_t> data, std::uint
     return f;
 }
 
+inline resource_error zstd_staging_error(std::uint64_t frame_offset, std::uint64_t staging, std::uint64_t max_output_size) {
+    return resource_error("zstd: the frame at byte offset " + std::to_string(frame_offset) + " needs staging up to " +
+                          std::to_string(staging) + " bytes, above max_output_size " + std::to_string(max_output_size));
+}
+
 } // namespace detail
+
+// What parse_zstd checks with options.max_output_size, for a file parsed without that limit: the
+// same resource_error, naming the first frame whose staging ends past max_output_size.
+inline void check_zstd_staging(const zstd_file& file, std::uint64_t max_output_size) {
+    for (const auto& f : file.frames)
+        if (f.output_offset + f.output_capacity > max_output_size)
+            throw detail::zstd_staging_error(f.offset, f.output_offset + f.output_capacity, max_output_size);
+}
 
 // Parses every frame of a .zst file (several frames and skippable frames may follow each other).
 // Throws format_error naming the byte offset on anything malformed or truncated, resource_error
@@ -265,9 +278,7 @@ inline zstd_file parse_zstd(std::span<const std::uint8_t> data, const zstd_parse
         if (magic == zstd_magic) {
             zstd_frame f = detail::zstd_parse_frame(data, pos, options, file.staging_size);
             if (file.staging_size > options.max_output_size)
-                throw resource_error("zstd: the frame at byte offset " + std::to_string(pos) + " needs staging up to " +
-                                     std::to_string(file.staging_size) + " bytes, above max_output_size " +
-                                     std::to_string(options.max_output_size));
+                throw detail::zstd_staging_error(pos, file.staging_size, options.max_output_size);
             f.first_block = file.block_count;
             file.block_count += f.blocks.size();
             pos += f.size;

@@ -13,6 +13,7 @@
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define VYRE_SHA256_X86 1
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -114,8 +115,10 @@ __attribute__((target("sha,sse4.1"))) inline void sha256_blocks_shani(std::uint3
 
 inline bool sha256_has_shani() noexcept {
     static const bool has = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+        // CPUID directly: __builtin_cpu_supports("sha") is unknown to clang before 16.
+        unsigned a = 0, b = 0, c = 0, d = 0;
+        if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSE4_1)) return false;
+        return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA) != 0;
     }();
     return has;
 }

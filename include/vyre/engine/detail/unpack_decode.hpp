@@ -131,10 +131,45 @@ inline void decode_lz4(run_state& run, std::vector<decode_job*>& all) {
     run.report.lz4_host_blocks += r.host_blocks;
 }
 
+// zstd jobs whose staging layout the input does not vouch for (zstd_layout_unproven: a gigabyte of
+// slots from kilobytes of tiny blocks): each alone on the host, into memory that grows with its
+// output and stops at the ratio cap; the real size is then charged to the job's byte budget.
+inline void decode_zstd_grown(run_state& run, const std::vector<decode_job*>& grown) {
+    const unpack_limits& limits = run.options.limits;
+    util::parallel_for(grown.size(), run.threads, [&](std::size_t k) {
+        decode_job& j = *grown[k];
+        const std::uint64_t in = j.input.bytes.size(), cap = ratio_cap(limits, in);
+        try {
+            std::vector<std::uint8_t> out;
+            zstd_decode_growing(j.input.bytes, out, cap, "zstd", 0, [&] {
+                return resource_error(ratio_message(limits, cap + 1, in) + "; decoding stopped there");
+            });
+            j.output = owned_blob(std::move(out));
+        } catch (const resource_error& e) {
+            j.fail(unpack_status::refused, with_codec("zstd", e.what()));
+        } catch (const std::exception& e) {
+            j.fail(unpack_status::corrupt, with_codec("zstd", e.what()));
+        }
+    });
+    for (decode_job* j : grown) {
+        if (j->failure != unpack_status::ok) continue;
+        const std::uint64_t n = j->output.bytes.size();
+        if (j->declared_size && n != *j->declared_size) {
+            j->fail(unpack_status::corrupt, "zstd content is " + std::to_string(n) + " bytes, the ZIP entry declares " +
+                                                std::to_string(*j->declared_size));
+            j->output = {};
+        } else if (!run.budget.take(n)) {
+            j->fail(unpack_status::refused, total_message(run.budget, n));
+            j->output = {};
+        }
+    }
+}
+
 // zstd jobs (streams and ZIP entries): limits checked on what parsing knows, then one multi-frame
 // stream for the zstd engine; when that fails, each job alone on the host, to find the corrupt ones.
 inline void decode_zstd(run_state& run, std::vector<decode_job*>& all) {
     std::vector<std::uint64_t> staging(all.size());
+    std::vector<char> unproven(all.size(), 0);
     util::parallel_for(all.size(), run.threads, [&](std::size_t k) {
         decode_job& j = *all[k];
         const std::uint64_t in = j.input.bytes.size();
@@ -146,6 +181,10 @@ inline void decode_zstd(run_state& run, std::vector<decode_job*>& all) {
             fmt::zstd_parse_options p;
             p.max_output_size = std::numeric_limits<std::uint64_t>::max(); // block descriptors only
             const auto f = fmt::parse_zstd(j.input.bytes, p);
+            if (zstd_layout_unproven(f, in)) {
+                unproven[k] = 1;
+                return;
+            }
             if (!fits(run, j, f.staging_size, "may decode to")) return;
             staging[k] = f.staging_size;
         } catch (const resource_error& e) {
@@ -154,10 +193,14 @@ inline void decode_zstd(run_state& run, std::vector<decode_job*>& all) {
             all[k]->fail(unpack_status::corrupt, with_codec("zstd", e.what()));
         }
     });
-    std::vector<decode_job*> jobs;
+    std::vector<decode_job*> jobs, grown;
     std::uint64_t reserved = 0;
     for (std::size_t k = 0; k < all.size(); ++k) {
         if (all[k]->failure != unpack_status::ok) continue;
+        if (unproven[k]) {
+            grown.push_back(all[k]);
+            continue;
+        }
         // Staging is an upper bound of the output: the ratio is checked on the real size below.
         if (!run.budget.take(staging[k])) {
             all[k]->fail(unpack_status::refused, total_message(run.budget, staging[k]));
@@ -166,6 +209,7 @@ inline void decode_zstd(run_state& run, std::vector<decode_job*>& all) {
         reserved += staging[k];
         jobs.push_back(all[k]);
     }
+    decode_zstd_grown(run, grown);
     if (jobs.empty()) return;
     std::vector<std::uint64_t> in_base;
     const blob input = concatenate(jobs, in_base);

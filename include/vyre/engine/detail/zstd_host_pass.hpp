@@ -6,6 +6,8 @@
 
 #include <vyre/engine/detail/zstd_device_pass.hpp>
 
+#include <optional>
+
 namespace vyre::engine::detail {
 
 namespace cz = ops::compression;
@@ -442,6 +444,43 @@ inline fmt::zstd_file zstd_parse(std::span<const std::uint8_t> file, const zstd_
     fmt::zstd_parse_options p;
     p.max_output_size = options.max_output_bytes;
     return fmt::parse_zstd(file, p);
+}
+
+// A file whose layout the input does not vouch for (zstd_layout_unproven) is decoded on the host,
+// frame by frame into memory that grows with the output, up to options.max_output_bytes; nullopt
+// for every other file, checked against max_output_bytes as zstd_parse checks it.
+struct zstd_parsed {
+    fmt::zstd_file file;
+    std::optional<zstd_result> grown;
+};
+
+inline zstd_parsed zstd_parse_or_grow(std::span<const std::uint8_t> file, const zstd_options& options) {
+    fmt::zstd_parse_options p;
+    p.max_output_size = ~std::uint64_t{0};
+    zstd_parsed out{fmt::parse_zstd(file, p), std::nullopt};
+    if (!zstd_layout_unproven(out.file, file.size())) {
+        fmt::check_zstd_staging(out.file, options.max_output_bytes);
+        return out;
+    }
+    auto g = zstd_decode_frames_growing(file, out.file, options.max_output_bytes, [&] {
+        return resource_error("zstd: the output passes max_output_bytes " + std::to_string(options.max_output_bytes));
+    });
+    zstd_result r;
+    r.bytes = std::move(g.bytes);
+    zstd_report& rep = r.report;
+    rep.grown = true;
+    rep.frame_bytes = std::move(g.frame_bytes);
+    rep.frame_path.assign(out.file.frames.size(), zstd_frame_path::host);
+    rep.paths.host = out.file.frames.size();
+    rep.blocks = out.file.block_count;
+    rep.input_bytes = file.size();
+    rep.output_bytes = r.bytes.size();
+    rep.split.frames = out.file.frames.size();
+    rep.split.skippable_frames = out.file.skippable_frames.size();
+    rep.split.cpu_blocks = out.file.block_count;
+    rep.split.cpu_bytes = r.bytes.size();
+    out.grown = std::move(r);
+    return out;
 }
 
 

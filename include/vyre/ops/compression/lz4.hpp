@@ -109,7 +109,11 @@ inline ir::program lz4_program_reference() {
         k.store(st, block * 2u + 1u, size);
         k.return_();
     };
-    const auto [in_base, n, out_base, cap, flags, in_bytes, out_bytes] = detail::let_block_fields(k, bufs, block);
+    // Named copies rather than a structured binding: the lambdas below capture them (C++20 allows
+    // capturing bindings; clang before 16 does not).
+    const detail::lz4_block_fields fields = detail::let_block_fields(k, bufs, block);
+    const auto in_base = fields.in_base, n = fields.in_size, out_base = fields.out_base, cap = fields.capacity,
+               flags = fields.flags, in_bytes = fields.input_bytes, out_bytes = fields.output_bytes;
     k.if_(in_base > in_bytes || n > in_bytes - in_base, [&] { finish(codes::literal_overflow, 0u); });
     k.if_(out_base > out_bytes || cap > out_bytes - out_base, [&] { finish(codes::output_overflow, 0u); });
 
@@ -249,7 +253,11 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
     const auto lane = k.let("lane", d::subgroup_local_id());
     const auto block = k.let("block_index", d::workgroup_id() * blocks + d::subgroup_id());
     k.if_(block >= params[0u], [&] { k.return_(); });
-    const auto [in_base, n, out_base, cap, flags, in_bytes, out_bytes] = detail::let_block_fields(k, bufs, block);
+    // Named copies rather than a structured binding: the lambdas below capture them (C++20 allows
+    // capturing bindings; clang before 16 does not).
+    const detail::lz4_block_fields fields = detail::let_block_fields(k, bufs, block);
+    const auto in_base = fields.in_base, n = fields.in_size, out_base = fields.out_base, cap = fields.capacity,
+               flags = fields.flags, in_bytes = fields.input_bytes, out_bytes = fields.output_bytes;
     const auto code = k.let("code", codes::none);
     const auto op = k.let("op", 0u); // invariant: op <= cap
     // This block's parts of the workgroup buffers.

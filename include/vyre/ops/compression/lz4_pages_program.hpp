@@ -14,6 +14,7 @@
 #include <bit>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace vyre::ops::compression {
 
@@ -229,7 +230,14 @@ inline ir::program lz4_pages_program(std::uint32_t page_size = lz4_pages_default
     const auto from_bits = [&](const std::string& name, const std::vector<d::variable<d::u32>>& m, std::uint32_t i, const auto& from) {
         const std::uint32_t lo = 32 * i;
         if (mask_words == 1) return k.let(name, m[i] & (0xFFFFFFFFu << from));
-        return k.let(name, m[i] & d::select(from <= lo, 0xFFFFFFFFu, d::select(from >= lo + 32u, 0u, 0xFFFFFFFFu << (from - lo))));
+        if constexpr (std::is_integral_v<std::decay_t<decltype(from)>>) {
+            // A constant `from` is shifted here, on the host, where a shift by 32 or more (the
+            // branches the selects below leave out) would be undefined behaviour.
+            const std::uint32_t shift = from - lo;
+            return k.let(name, m[i] & d::select(from <= lo, 0xFFFFFFFFu, d::select(from >= lo + 32u, 0u, shift < 32u ? 0xFFFFFFFFu << shift : 0u)));
+        } else {
+            return k.let(name, m[i] & d::select(from <= lo, 0xFFFFFFFFu, d::select(from >= lo + 32u, 0u, 0xFFFFFFFFu << (from - lo))));
+        }
     };
     // Whether any of W/32 mask words has a bit at or above `from` (< W).
     const auto any_from = [&](const std::string& name, const std::vector<d::variable<d::u32>>& m, const auto& from) {
