@@ -1,0 +1,199 @@
+// The device side, on the first OpenCL device (PoCL in CI; VYRE_DEVICE picks another). Byte 0
+// picks the mode.
+//
+// Byte 0 below 0x80: the device decoders (compression.lz4, compression.zstd, compression.deflate)
+// on fuzzer-chosen blocks in batches, held to their CPU references byte for byte: every status,
+// every byte of every output region (partial outputs and untouched tails alike), and the canary
+// bytes between and after the regions. Byte 0 picks the op (mod 3) and the program (reference or
+// fast, bit 2); then up to 16 blocks, each a 2-byte little-endian length, a 1-byte output room in
+// units of 64 bytes, a 1-byte gap (1..16 canary bytes after the region) and that many bytes.
+//
+// Byte 0 at or above 0x80: the whole `vyre unpack` pipeline (engine::unpack) on the rest,
+// extracting into a scratch folder. Beyond "no crash": nothing is written outside the scratch
+// folder (the folder that holds it gains nothing, and no link inside it resolves outside it),
+// and the decoded bytes stay within the limit set here (64 MiB). Slow by fuzzing standards (files
+// are created on every run), it finds what the per-format targets cannot: layers opening each other.
+// VYRE_FUZZ_DEVICE=blocks (or unpack) runs one mode only.
+#include <vyre/compression/block.hpp>
+#include <vyre/engine/unpack.hpp>
+#include <vyre/ops/block_op.hpp>
+#include <vyre/ops/compression/deflate.hpp>
+#include <vyre/ops/compression/lz4.hpp>
+#include <vyre/ops/compression/zstd.hpp>
+#include <vyre/reference/deflate.hpp>
+#include <vyre/reference/lz4.hpp>
+#include <vyre/reference/zstd.hpp>
+#include <vyre/runtime/context.hpp>
+#include <vyre/runtime/device.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <stdlib.h> // mkdtemp
+
+namespace {
+
+vyre::runtime::context& device() {
+    static vyre::runtime::context ctx; // VYRE_DEVICE picks it, as for the command line
+    return ctx;
+}
+
+namespace cz = vyre::ops::compression;
+using vyre::compression::block_descriptor;
+using vyre::compression::block_status;
+
+constexpr std::uint8_t canary = 0xA5;
+
+// Blocks compared per op and program, printed when the run ends (doc/reliability.md quotes them).
+struct block_counts {
+    std::uint64_t n[3][2] = {};
+    ~block_counts() {
+        static const char* const ops[3] = {"compression.lz4", "compression.zstd", "compression.deflate"};
+        for (int op = 0; op < 3; ++op)
+            std::fprintf(stderr, "blocks compared: %s reference %llu, fast %llu\n", ops[op], static_cast<unsigned long long>(n[op][0]),
+                         static_cast<unsigned long long>(n[op][1]));
+    }
+} counts;
+
+struct batch {
+    std::vector<std::uint8_t> input;
+    std::vector<block_descriptor> blocks;
+    std::size_t output_bytes = 0;
+};
+
+batch read_batch(std::span<const std::uint8_t> in) {
+    batch b;
+    std::size_t at = 0;
+    std::uint32_t out = 0;
+    while (b.blocks.size() < 16 && at + 4 <= in.size()) {
+        const std::size_t length = std::min<std::size_t>(in[at] | in[at + 1] << 8, in.size() - at - 4);
+        const std::uint32_t room = std::uint32_t{in[at + 2]} * 64, gap = 1 + in[at + 3] % 16;
+        at += 4;
+        b.blocks.push_back({static_cast<std::uint32_t>(b.input.size()), static_cast<std::uint32_t>(length), out, room, 0});
+        b.input.insert(b.input.end(), in.begin() + at, in.begin() + at + length);
+        at += length;
+        out += room + gap;
+    }
+    b.output_bytes = out;
+    return b;
+}
+
+template <class Op, class Oracle>
+void compare(vyre::runtime::context& ctx, const batch& b, vyre::ops::block_variant variant, Oracle oracle) {
+    std::vector<std::uint8_t> want(b.output_bytes, canary), got(b.output_bytes, canary);
+    std::vector<block_status> want_status(b.blocks.size()), got_status(b.blocks.size());
+    oracle(b.input, b.blocks, std::span(want), std::span(want_status));
+    vyre::ops::decode_blocks_into<Op>(ctx, b.input, b.blocks, got, got_status, variant);
+    if (got_status != want_status) std::abort();
+    if (got != want) std::abort();
+    // Between and after the regions only the canary.
+    std::vector<bool> owned(b.output_bytes, false);
+    for (const auto& d : b.blocks) std::fill(owned.begin() + d.output_offset, owned.begin() + d.output_offset + d.output_size, true);
+    for (std::size_t i = 0; i < got.size(); ++i)
+        if (!owned[i] && got[i] != canary) std::abort();
+}
+
+namespace fs = std::filesystem;
+
+struct scratch {
+    fs::path root, out;
+    scratch() {
+        std::string tmpl = (fs::temp_directory_path() / "vyre_fuzz_unpack_XXXXXX").string();
+        if (!::mkdtemp(tmpl.data())) std::abort();
+        root = tmpl;
+        out = root / "out";
+    }
+    ~scratch() {
+        std::error_code ec;
+        fs::remove_all(root, ec);
+    }
+};
+
+bool inside(const fs::path& p, const fs::path& folder) {
+    const auto rel = p.lexically_normal().lexically_relative(folder.lexically_normal());
+    return !rel.empty() && *rel.begin() != "..";
+}
+
+// The device decoders on a batch (byte 0 below 0x80).
+void blocks(const std::uint8_t* data, std::size_t size) {
+    if (size < 5) return;
+    vyre::runtime::context& ctx = device();
+    const batch b = read_batch(std::span(data + 1, size - 1));
+    if (b.blocks.empty() || b.input.empty()) return;
+    const auto variant = data[0] & 4 ? vyre::ops::block_variant::fast : vyre::ops::block_variant::reference;
+    counts.n[data[0] % 3][data[0] & 4 ? 1 : 0] += b.blocks.size();
+    switch (data[0] % 3) {
+    case 0:
+        compare<cz::lz4_op>(ctx, b, variant, [](auto in, auto blocks, auto out, auto st) {
+            const auto r = vyre::reference::lz4_decompress(in, blocks, out);
+            std::copy(r.begin(), r.end(), st.begin());
+        });
+        break;
+    case 1:
+        compare<cz::zstd_op>(ctx, b, variant, [](auto in, auto blocks, auto out, auto st) {
+            vyre::reference::zstd_decode_blocks(in, blocks, out, st);
+        });
+        break;
+    default:
+        compare<cz::deflate_op>(ctx, b, variant, [](auto in, auto blocks, auto out, auto st) {
+            const auto r = vyre::reference::deflate_decompress(in, blocks, out);
+            std::copy(r.begin(), r.end(), st.begin());
+        });
+        break;
+    }
+}
+
+// The unpack pipeline on the bytes after byte 0.
+void unpack(const std::uint8_t* data, std::size_t size) {
+    static const scratch where;
+    vyre::runtime::context& ctx = device();
+    std::error_code ec;
+    fs::remove_all(where.out, ec);
+    vyre::engine::unpack_options o;
+    o.output_dir = where.out;
+    o.threads = 1;
+    o.limits.max_total_bytes = std::uint64_t{64} << 20;
+    o.limits.max_entries = 200;
+    const vyre::engine::unpack_input input{"fuzz.bin", std::span<const std::uint8_t>(data, size)};
+    vyre::engine::unpack_report r;
+    try {
+        r = vyre::engine::unpack(ctx, std::span(&input, 1), o);
+    } catch (const vyre::error&) {
+        return; // a whole-job error (the output folder cannot be made, say); nothing to check
+    }
+    if (r.decoded_bytes > o.limits.max_total_bytes) std::abort();
+    for (const auto& entry : fs::directory_iterator(where.root))
+        if (entry.path().filename() != "out") std::abort(); // written beside the scratch folder
+    if (fs::exists(where.out)) {
+        for (auto it = fs::recursive_directory_iterator(where.out); it != fs::recursive_directory_iterator(); ++it) {
+            if (!it->is_symlink()) continue;
+            const fs::path target = fs::read_symlink(it->path());
+            const fs::path resolved = target.is_absolute() ? target : it->path().parent_path() / target;
+            if (!inside(resolved, where.out)) std::abort(); // a link that leads out
+        }
+    }
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    // VYRE_FUZZ_DEVICE=blocks or =unpack keeps one mode (long runs of the fast one, blocks).
+    static const std::string only = [] {
+        const char* v = std::getenv("VYRE_FUZZ_DEVICE");
+        return std::string(v ? v : "");
+    }();
+    if (size == 0) return 0;
+    const bool unpack_mode = (data[0] & 0x80) != 0;
+    if (!only.empty() && only != (unpack_mode ? "unpack" : "blocks")) return 0;
+    if (unpack_mode) unpack(data + 1, size - 1);
+    else blocks(data, size);
+    return 0;
+}

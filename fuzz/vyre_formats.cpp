@@ -1,0 +1,188 @@
+// The formats vyre defines or parses itself (besides ZIP, gzip and zstd, which have targets of
+// their own) and the LZ4 block reference, on arbitrary bytes; the input's first byte picks which.
+// Beyond "no crash":
+//   0  format::parse_lz4_frames: a format_error/resource_error, or frames and blocks whose stored
+//      bytes lie inside the input, whose outputs tile [0, output_size) in file order, and that
+//      verify_lz4_block_checksums accepts or refuses with a format_error;
+//   1  reference::lz4_decompress_block against liblz4's LZ4_decompress_safe on the same block
+//      (the second byte sets the output room): every block liblz4 accepts decodes to the same
+//      bytes, or is refused as offset_oob (liblz4 fills a match at offset 0 with zeros); and the
+//      reference never writes past the bytes it reports (guard bytes around the room);
+//   2  format::parse_tar: a format_error, or entries in increasing order whose headers and data
+//      lie inside the input, and an end offset inside it;
+//   3  format::parse_page_file: a format_error, or blocks inside the file; decoding it on the
+//      host under a 1 MiB limit gives content_bytes() bytes or a vyre error, never more;
+//   4  graph::read_csr_binary and graph::read_graph_text (at most 65,536 nodes): a vyre error or
+//      a graph that validates;
+//   5  engine::parse_taint_rules (TOML): rules, or a rules_error naming the file and a line inside
+//      the text, nothing else (Debian's toml++ 3.3.0 reached undefined behaviour here); rules
+//      that parse, applied to a small labelled graph, give a setup that validates.
+#include <vyre/engine/page_file.hpp>
+#include <vyre/engine/taint_rules.hpp>
+#include <vyre/error.hpp>
+#include <vyre/format/lz4_frame.hpp>
+#include <vyre/format/page_file.hpp>
+#include <vyre/format/tar.hpp>
+#include <vyre/graph/io.hpp>
+#include <vyre/reference/lz4.hpp>
+
+#include <lz4.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+namespace f = vyre::format;
+
+void lz4_frames(std::span<const std::uint8_t> in) {
+    f::lz4_parse_options options;
+    options.verify_block_checksums = false;
+    f::lz4_layout layout;
+    try {
+        layout = f::parse_lz4_frames(in, options);
+    } catch (const vyre::format_error&) {
+        return;
+    } catch (const vyre::resource_error&) {
+        return;
+    }
+    std::uint64_t out = 0;
+    for (const auto& b : layout.blocks) {
+        const auto& x = b.extent;
+        if (x.input_offset > in.size() || x.input_size > in.size() - x.input_offset) std::abort();
+        if (x.output_offset != out) std::abort();
+        out += x.output_size;
+        if (b.frame >= layout.frames.size()) std::abort();
+    }
+    if (out != layout.output_size) std::abort();
+    for (const auto& fr : layout.frames)
+        if (fr.offset > in.size() || fr.size > in.size() - fr.offset) std::abort();
+    try {
+        f::verify_lz4_block_checksums(layout, in);
+    } catch (const vyre::format_error&) {
+    }
+}
+
+void lz4_block(std::span<const std::uint8_t> in) {
+    if (in.empty()) return;
+    const std::size_t room = std::size_t{in[0]} * 64;
+    const auto block = in.subspan(1);
+    constexpr std::size_t guard = 32;
+    constexpr std::uint8_t fill = 0xA5;
+    std::vector<std::uint8_t> ours(room + 2 * guard, fill), theirs(room + 1, 0);
+    const auto st = vyre::reference::lz4_decompress_block(block, std::span(ours).subspan(guard, room));
+    if (st.output_size > room) std::abort();
+    for (std::size_t i = 0; i < guard; ++i)
+        if (ours[i] != fill || ours[guard + room + i] != fill) std::abort();
+    // Nothing past the reported bytes is touched (on success and on failure alike).
+    for (std::size_t i = st.output_size; i < room; ++i)
+        if (ours[guard + i] != fill) std::abort();
+    const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(block.data()), reinterpret_cast<char*>(theirs.data()),
+                                      static_cast<int>(block.size()), static_cast<int>(room));
+    if (n < 0) return; // the reference may accept blocks that break LZ4's end-of-block rules
+    if (st.code == vyre::compression::lz4_error::offset_oob) return;
+    if (st.code != vyre::compression::lz4_error::none || st.output_size != static_cast<std::uint32_t>(n)) std::abort();
+    if (!std::equal(theirs.begin(), theirs.begin() + n, ours.begin() + guard)) std::abort();
+}
+
+void tar(std::span<const std::uint8_t> in) {
+    f::tar_archive a;
+    try {
+        a = f::parse_tar(in);
+    } catch (const vyre::format_error&) {
+        return;
+    }
+    if (a.end_offset > in.size()) std::abort();
+    std::uint64_t previous_end = 0;
+    for (const auto& e : a.entries) {
+        if (e.first_header_offset < previous_end || e.first_header_offset > e.header_offset) std::abort();
+        if (e.header_offset + 512 > in.size() || e.data_offset < e.header_offset + 512) std::abort();
+        if (e.data_offset > in.size() || e.size > in.size() - e.data_offset) std::abort();
+        if (f::tar_entry_data(in, e).size() != e.size) std::abort();
+        previous_end = e.data_offset + e.size;
+    }
+}
+
+void page_file(std::span<const std::uint8_t> in) {
+    f::page_file_view v;
+    try {
+        v = f::parse_page_file(in);
+    } catch (const vyre::format_error&) {
+        return;
+    }
+    for (std::size_t i = 0; i < v.records.size(); ++i) {
+        const auto b = v.block(i);
+        if (b.data() < in.data() || b.data() + b.size() > in.data() + in.size()) std::abort();
+    }
+    constexpr std::uint64_t limit = std::uint64_t{1} << 20;
+    try {
+        const auto out = vyre::engine::decompress_page_file_host(v, limit);
+        if (out.size() != v.content_bytes() || out.size() > limit) std::abort();
+    } catch (const vyre::error&) {
+    }
+}
+
+void graphs(std::span<const std::uint8_t> in) {
+    try {
+        vyre::graph::read_csr_binary(in).validate();
+    } catch (const vyre::error&) {
+    }
+    vyre::graph::text_read_options opt;
+    opt.max_nodes = 1u << 16;
+    try {
+        const auto lg = vyre::graph::read_graph_text(std::string_view(reinterpret_cast<const char*>(in.data()), in.size()), opt);
+        lg.graph.validate();
+        if (lg.graph.node_count() > opt.max_nodes) std::abort();
+    } catch (const vyre::error&) {
+    }
+}
+
+vyre::graph::labeled_graph small_graph() {
+    vyre::graph::labeled_graph lg;
+    lg.graph.offsets = {0, 1, 2, 2};
+    lg.graph.targets = {1, 2};
+    lg.graph.node_data = {0, 0, 0};
+    lg.node_names = {"getenv_QUERY", "escape_html", "system"};
+    return lg;
+}
+
+void taint_rules(std::span<const std::uint8_t> in) {
+    const std::string text(reinterpret_cast<const char*>(in.data()), in.size());
+    const auto lines = static_cast<std::uint64_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+    vyre::engine::taint_rules rules;
+    try {
+        rules = vyre::engine::parse_taint_rules(text, "fuzz.toml");
+    } catch (const vyre::engine::rules_error& e) {
+        if (e.file() != "fuzz.toml" || e.line() > lines) std::abort();
+        return;
+    }
+    static const vyre::graph::labeled_graph lg = small_graph();
+    try {
+        const auto setup = vyre::engine::apply_taint_rules(lg, rules);
+        setup.graph.validate();
+        if (!setup.transfer) std::abort();
+    } catch (const vyre::engine::rules_error&) {
+    } catch (const vyre::validation_error&) {
+    }
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    if (size == 0) return 0;
+    const std::span<const std::uint8_t> in(data + 1, size - 1);
+    switch (data[0] % 6) {
+    case 0: lz4_frames(in); break;
+    case 1: lz4_block(in); break;
+    case 2: tar(in); break;
+    case 3: page_file(in); break;
+    case 4: graphs(in); break;
+    default: taint_rules(in); break;
+    }
+    return 0;
+}
