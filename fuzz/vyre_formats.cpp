@@ -16,7 +16,11 @@
 //      a graph that validates;
 //   5  engine::parse_taint_rules (TOML): rules, or a rules_error naming the file and a line inside
 //      the text, nothing else (Debian's toml++ 3.3.0 reached undefined behaviour here); rules
-//      that parse, applied to a small labelled graph, give a setup that validates.
+//      that parse, applied to a small labelled graph, give a setup that validates;
+//   6  round trips through the encoders: the bytes compressed by liblz4 decode to themselves in
+//      the LZ4 block reference; padded to 1 KiB pages, compressed by compression.lz4_pages' CPU
+//      reference and written as a page file, they parse and decode (liblz4) to themselves.
+//      A graph text that reads (mode 4) is written and read back to the same graph.
 #include <vyre/engine/page_file.hpp>
 #include <vyre/engine/taint_rules.hpp>
 #include <vyre/error.hpp>
@@ -25,6 +29,7 @@
 #include <vyre/format/tar.hpp>
 #include <vyre/graph/io.hpp>
 #include <vyre/reference/lz4.hpp>
+#include <vyre/reference/lz4_pages.hpp>
 
 #include <lz4.h>
 
@@ -138,6 +143,7 @@ void graphs(std::span<const std::uint8_t> in) {
         const auto lg = vyre::graph::read_graph_text(std::string_view(reinterpret_cast<const char*>(in.data()), in.size()), opt);
         lg.graph.validate();
         if (lg.graph.node_count() > opt.max_nodes) std::abort();
+        if (vyre::graph::read_graph_text(vyre::graph::write_graph_text(lg), opt) != lg) std::abort();
     } catch (const vyre::error&) {
     }
 }
@@ -171,18 +177,41 @@ void taint_rules(std::span<const std::uint8_t> in) {
     }
 }
 
+void round_trips(std::span<const std::uint8_t> in) {
+    if (in.empty()) return;
+    std::vector<std::uint8_t> packed(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(in.size()))));
+    const int n = LZ4_compress_default(reinterpret_cast<const char*>(in.data()), reinterpret_cast<char*>(packed.data()),
+                                       static_cast<int>(in.size()), static_cast<int>(packed.size()));
+    if (n <= 0) std::abort();
+    std::vector<std::uint8_t> back(in.size());
+    const auto st = vyre::reference::lz4_decompress_block(std::span(packed).first(static_cast<std::size_t>(n)), back);
+    if (st.code != vyre::compression::lz4_error::none || st.output_size != in.size() || back != std::vector(in.begin(), in.end()))
+        std::abort();
+
+    constexpr std::uint32_t page = 1024;
+    std::vector<std::uint8_t> pages(in.begin(), in.end());
+    pages.resize((pages.size() + page - 1) / page * page, 0);
+    std::vector<std::uint8_t> slots(pages.size());
+    const auto records = vyre::reference::lz4_compress_pages(pages, page, slots);
+    const auto file = f::write_page_file(page, records, [&](std::size_t i) {
+        return std::span<const std::uint8_t>(slots).subspan(i * page, records[i].length);
+    });
+    if (vyre::engine::decompress_page_file_host(f::parse_page_file(file), pages.size()) != pages) std::abort();
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
     const std::span<const std::uint8_t> in(data + 1, size - 1);
-    switch (data[0] % 6) {
+    switch (data[0] % 7) {
     case 0: lz4_frames(in); break;
     case 1: lz4_block(in); break;
     case 2: tar(in); break;
     case 3: page_file(in); break;
     case 4: graphs(in); break;
-    default: taint_rules(in); break;
+    case 5: taint_rules(in); break;
+    default: round_trips(in); break;
     }
     return 0;
 }
