@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <random>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -525,9 +526,95 @@ VYRE_DEVICE_TEST(every_validation_error) {
         "'Bad Name'");
 }
 
+// The reverse graph and pull tasks built on the device equal the host builder's: in-edge offsets
+// and tasks word for word, each node's in-edges as a set of (source, kind) pairs (their order
+// within a node is the order the device's atomics landed in, which nothing depends on).
+VYRE_DEVICE_TEST(device_setup_equals_host_builder) {
+    auto& ctx = dev.ctx();
+    g::csr_graph no_edges;
+    no_edges.offsets.assign(6, 0);
+    no_edges.node_data.assign(5, 0);
+    const g::csr_graph hubs = double_star();
+    const g::csr_graph rmat = random_graph(vyre::test::test_seed() + 11, 11, 12);
+    const g::csr_graph self_loops = g::to_csr(3, std::vector<g::edge>{{0, 0}, {0, 0}, {1, 1}, {2, 0}, {2, 0}});
+    struct case_t {
+        const char* name;
+        const g::csr_graph* graph;
+        kinds_t kinds;
+    };
+    const g::csr_graph empty;
+    const std::vector<case_t> cases = {{"empty", &empty, {}},
+                                       {"nodes without edges", &no_edges, {}},
+                                       {"multi-edges and self loops, kinds", &self_loops, {3, 4, 5, 6, 7}},
+                                       {"hubs (pull tasks)", &hubs, {}},
+                                       {"hubs with kinds", &hubs, random_kinds(hubs, 5, 9)},
+                                       {"rmat 11", &rmat, random_kinds(rmat, 6, 3)}};
+    BOOST_TEST(max_in_degree(hubs) > 2 * en::dataflow_edge_chunk); // several tasks for one node
+    for (const auto& c : cases) {
+        BOOST_TEST_CONTEXT(c.name) {
+            const g::csr_graph& gr = *c.graph;
+            const std::uint64_t n = gr.node_count(), e = gr.edge_count();
+            en::detail::dataflow_setup_times times;
+            const auto d = en::detail::upload_dataflow_graph(ctx, gr, c.kinds, times);
+            const auto host = en::detail::build_dataflow_reverse(gr, c.kinds);
+            BOOST_TEST(vyre::runtime::download<std::uint32_t>(ctx, d.in_offsets, n + 1) == host.in_offsets,
+                       boost::test_tools::per_element());
+            BOOST_TEST(d.pull_task_count * 2 == host.pull_tasks.size());
+            BOOST_TEST(vyre::runtime::download<std::uint32_t>(ctx, d.pull_tasks, d.pull_task_count * 2) == host.pull_tasks,
+                       boost::test_tools::per_element());
+            const auto sources = vyre::runtime::download<std::uint32_t>(ctx, d.in_sources, e);
+            const auto kinds = vyre::runtime::download<std::uint32_t>(ctx, d.in_kinds, c.kinds.empty() ? 0 : e);
+            const auto in_edges = [&](const kinds_t& src, const kinds_t& kd, std::uint32_t v) {
+                std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+                for (std::uint32_t j = host.in_offsets[v]; j < host.in_offsets[v + 1]; ++j)
+                    out.emplace_back(src[j], kd.empty() ? 0 : kd[j]);
+                std::sort(out.begin(), out.end());
+                return out;
+            };
+            std::uint64_t differ = 0;
+            for (std::uint32_t v = 0; v < n; ++v)
+                if (in_edges(sources, kinds, v) != in_edges(host.in_sources, host.in_kinds, v)) ++differ;
+            BOOST_TEST(differ == 0u);
+        }
+    }
+}
+
+// The device's check finds exactly the graphs the host's checker refuses, with the same message:
+// seeded single-word corruptions of offsets and targets (in range, past the end, decreasing).
+VYRE_DEVICE_TEST(device_check_agrees_with_validate) {
+    std::mt19937 rng(vyre::test::test_seed() + 3);
+    const g::csr_graph base = random_graph(vyre::test::test_seed() + 12, 6, 4);
+    int refused = 0, accepted = 0;
+    for (int round = 0; round < 60; ++round) {
+        g::csr_graph gr = base;
+        const bool in_offsets = round % 2 == 0;
+        auto& words = in_offsets ? gr.offsets : gr.targets;
+        const std::size_t at = std::uniform_int_distribution<std::size_t>(0, words.size() - 1)(rng);
+        const std::uint32_t pick = std::uniform_int_distribution<std::uint32_t>(0, 3)(rng);
+        words[at] = pick == 0 ? words[at] + 1 : pick == 1 ? words[at] - 1 : pick == 2 ? 0xFFFFFFFFu
+                                                                                      : std::uniform_int_distribution<std::uint32_t>(0, 2 * gr.node_count())(rng);
+        std::string want, got;
+        try {
+            gr.validate();
+        } catch (const vyre::validation_error& e) {
+            want = e.what();
+        }
+        try {
+            en::dataflow engine(dev.ctx(), gr);
+        } catch (const vyre::validation_error& e) {
+            got = e.what();
+        }
+        BOOST_TEST(got == want, "round " << round << " (" << (in_offsets ? "offsets" : "targets") << "[" << at << "])");
+        (want.empty() ? accepted : refused) += 1;
+    }
+    BOOST_TEST(refused > 10); // the rounds test both verdicts
+    BOOST_TEST(accepted > 5);
+}
+
 BOOST_AUTO_TEST_CASE(level_programs_validate) {
     for (const auto& info : en::dataflow_level_infos()) BOOST_CHECK_NO_THROW(vyre::ir::validate(info.program()));
     BOOST_CHECK_NO_THROW(vyre::ir::validate(en::dataflow_init_program()));
+    for (const auto& info : vyre::ops::dataflow::dataflow_setup_infos()) BOOST_CHECK_NO_THROW(vyre::ir::validate(info.program()));
     BOOST_CHECK_NO_THROW(vyre::ir::validate(en::dataflow_push_program(odd_sources_filtered())));
 }
 

@@ -3,12 +3,15 @@
 #include "harness.hpp"
 
 #include <vyre/ops/primitive.hpp>
+#include <vyre/ops/primitive/prefix_sum.hpp>
+#include <vyre/ir/validate.hpp>
 #include <vyre/reference/interpreter.hpp>
 #include <vyre/runtime/dispatch.hpp>
 
 #include <bit>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <random>
 
 namespace prim = vyre::ops::primitive;
@@ -205,6 +208,33 @@ VYRE_DEVICE_TEST(results_do_not_depend_on_workgroup_size) {
         BOOST_TEST(out == first, "workgroup size " << wg);
     }
     BOOST_TEST(first[0] == std::rotl(input[0], int(input[1] & 31)));
+}
+
+// primitive.prefix_sum against std::exclusive_scan (u32, wrapping): one tile, tile edges, two and
+// three levels of tiles; the words after `count` stay as they were.
+VYRE_DEVICE_TEST(prefix_sum_equals_exclusive_scan) {
+    std::mt19937 rng(vyre::test::test_seed());
+    for (const std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{2047}, std::size_t{2048},
+                                    std::size_t{2049}, std::size_t{2048 * 3 + 1}, std::size_t{2048 * 2048 + 7}}) {
+        BOOST_TEST_CONTEXT("count " << count) {
+            std::vector<u32> in(count + 16);
+            // Small values and, one run in two, values near 2^32 that make the sums wrap.
+            const u32 top = count % 2 ? 0xFFFFFFFFu : 1000u;
+            for (auto& v : in) v = std::uniform_int_distribution<u32>(0, top)(rng);
+            auto buffer = rt::upload(dev.ctx(), std::span<const u32>(in));
+            prim::exclusive_prefix_sum(dev.ctx(), buffer, count);
+            const auto out = rt::download<u32>(dev.ctx(), buffer, in.size());
+            std::vector<u32> want(in);
+            std::exclusive_scan(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(count), want.begin(), u32{0});
+            BOOST_TEST(out == want, boost::test_tools::per_element());
+        }
+    }
+    auto small = rt::allocate(dev.ctx(), 16);
+    BOOST_CHECK_THROW(prim::exclusive_prefix_sum(dev.ctx(), small, 5), vyre::resource_error); // more than the buffer holds
+}
+
+BOOST_AUTO_TEST_CASE(prefix_sum_programs_validate) {
+    for (const auto& info : prim::prefix_sum_infos()) BOOST_CHECK_NO_THROW(vyre::ir::validate(info.program()));
 }
 
 VYRE_TEST_MAIN

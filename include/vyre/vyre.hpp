@@ -95,6 +95,7 @@
 #include <vyre/ops/compression/zstd_blocks_program.hpp>
 #include <vyre/ops/compression/zstd_frames.hpp>
 #include <vyre/ops/dataflow/level.hpp>
+#include <vyre/ops/dataflow/setup.hpp>
 #include <vyre/ops/dataflow/transfer.hpp>
 #include <vyre/ops/graph/bfs.hpp>
 #include <vyre/ops/graph/bfs_options.hpp>
@@ -107,6 +108,7 @@
 #include <vyre/ops/primitive/compare.hpp>
 #include <vyre/ops/primitive/elementwise.hpp>
 #include <vyre/ops/primitive/math.hpp>
+#include <vyre/ops/primitive/prefix_sum.hpp>
 #include <vyre/ops/scan/patterns.hpp>
 #include <vyre/ops/registry.hpp>
 

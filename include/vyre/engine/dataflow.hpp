@@ -31,7 +31,7 @@
 //       frontier row, so the old frontier ends the level empty (it becomes `next`).
 //     dataflow.level.<transfer>.pull (one group per node, then one per pull task): ORs transfer(
 //       frontier word of u) over v's in-edges u -> v (a reverse CSR keeping each edge's kind,
-//       built on the host with the pull tasks: engine/detail/dataflow_graph.hpp),
+//       built on the device with the pull tasks when the engine is made: ops/dataflow/setup.hpp),
 //       word by word, stopping a word once every lane it still needs is found, and writes the
 //       lanes gained to visited and next (it owns the row: plain stores). The lanes a word still
 //       needs leave out those the frontier holds nowhere (dataflow.frontier_lanes ORs the listed
@@ -303,23 +303,29 @@ inline dataflow_plan plan_dataflow(const runtime::device_info& dev, std::uint64_
 
 // ---- the engine ---------------------------------------------------------------------------------
 
-// A graph resident on one device, ready for many runs: the graph and its reverse are validated,
-// built and uploaded once. Not thread-safe: one run at a time per object.
+// A graph resident on one device, ready for many runs: the graph crosses the bus once, as given,
+// and is checked and reversed on the device (engine/detail/dataflow_graph.hpp); the engine keeps
+// no host copy. Not thread-safe: one run at a time per object.
 class dataflow {
 public:
     // edge_kinds: empty, or one kind per entry of graph.targets. Throws validation_error for a
-    // malformed graph or kinds, graph_resource_error when the graph does not fit the device.
-    dataflow(runtime::context& ctx, graph::csr_graph g, std::vector<std::uint32_t> edge_kinds = {},
+    // malformed graph or kinds (the message names the first broken invariant, as
+    // csr_graph::validate() does), graph_resource_error when the graph does not fit the device.
+    dataflow(runtime::context& ctx, const graph::csr_graph& g, std::span<const std::uint32_t> edge_kinds = {},
              transfer_function transfer = transfers::block_sanitizers())
-        : ctx_(&ctx), g_(std::move(g)), kinds_(std::move(edge_kinds)), transfer_(std::move(transfer)) {
-        g_.validate();
-        graph::validate_edge_kinds(g_, kinds_, "engine::dataflow");
+        : ctx_(&ctx), transfer_(std::move(transfer)) {
+        const auto t0 = std::chrono::steady_clock::now();
+        if (auto v = graph::size_violation(g)) throw validation_error(v->message);
+        graph::validate_edge_kinds(g, edge_kinds, "engine::dataflow");
         if (!ops::dataflow::valid_transfer_name(transfer_.name))
             throw validation_error("engine::dataflow: transfer name '" + transfer_.name + "' must be 1 to 48 characters of a-z, 0-9 and _");
-        sinks_ = static_cast<std::uint64_t>(std::count_if(g_.node_data.begin(), g_.node_data.end(), graph::is_sink));
-        plan_dataflow(ctx.device(), g_.node_count(), g_.edge_count(), !kinds_.empty(), 0, sinks_, {});
+        n_ = g.node_count();
+        e_ = g.edge_count();
+        has_kinds_ = !edge_kinds.empty();
+        plan_dataflow(ctx.device(), n_, e_, has_kinds_, 0, 0, {});
         kernels_ = &ops::dataflow::dataflow_level_kernels_for(transfer_);
-        upload_graph();
+        upload_graph(g, edge_kinds);
+        setup_.total = detail::seconds_between(t0, std::chrono::steady_clock::now());
     }
 
     // One object owns its device buffers: move it, never copy it.
@@ -328,27 +334,32 @@ public:
     dataflow(dataflow&&) = default;
     dataflow& operator=(dataflow&&) = default;
 
-    const graph::csr_graph& graph() const noexcept { return g_; }
     const transfer_function& transfer() const noexcept { return transfer_; }
+    std::uint32_t node_count() const noexcept { return n_; }
+    std::uint64_t edge_count() const noexcept { return e_; }
+    // Where the constructor's time went.
+    const detail::dataflow_setup_times& setup_times() const noexcept { return setup_; }
 
     // The plan run() would follow, without running it.
     dataflow_plan plan(std::size_t source_count, const dataflow_options& o = {}) const {
-        return plan_dataflow(ctx_->device(), g_.node_count(), g_.edge_count(), !kinds_.empty(), source_count, sinks_, o);
+        return plan_dataflow(ctx_->device(), n_, e_, has_kinds_, source_count, sinks_, o);
     }
 
     // Every finding of `sources` (node ids; entry i is source_idx i) within o.max_depth.
     dataflow_result run(std::span<const std::uint32_t> sources, const dataflow_options& o = {});
 
 private:
-    void upload_graph();
+    void upload_graph(const graph::csr_graph& g, std::span<const std::uint32_t> edge_kinds);
     void run_batch(std::uint64_t base, std::uint64_t lanes, const dataflow_options& o, std::uint32_t& capacity,
                    std::size_t& staged, dataflow_result& r);
     boost::compute::event fill(boost::compute::buffer& b, std::uint32_t pattern, std::size_t bytes);
 
     runtime::context* ctx_;
-    graph::csr_graph g_;
-    std::vector<std::uint32_t> kinds_;
     transfer_function transfer_;
+    std::uint32_t n_ = 0;
+    std::uint64_t e_ = 0;
+    bool has_kinds_ = false;
+    detail::dataflow_setup_times setup_;
     std::uint64_t sinks_ = 0;
     std::uint64_t list_capacity_ = 0; // entries of one work list
     std::uint64_t pull_tasks_ = 0;
@@ -369,28 +380,31 @@ inline boost::compute::event dataflow::fill(boost::compute::buffer& b, std::uint
     return e;
 }
 
-inline void dataflow::upload_graph() {
+inline void dataflow::upload_graph(const graph::csr_graph& g, std::span<const std::uint32_t> edge_kinds) {
     namespace b = ops::dataflow::dataflow_binding;
-    const std::uint32_t n = g_.node_count();
-    const detail::dataflow_reverse rev = detail::build_dataflow_reverse(g_, kinds_);
-    pull_tasks_ = rev.pull_tasks.size() / 2;
-    list_capacity_ = ops::dataflow::dataflow_list_capacity(g_.offsets);
+    detail::dataflow_device_graph d = detail::upload_dataflow_graph(*ctx_, g, edge_kinds, setup_);
+    // The offsets are valid now: the host's two counts, on every core, while the device finishes
+    // the pull-task list.
+    const auto t0 = std::chrono::steady_clock::now();
+    const detail::dataflow_host_counts counts = detail::count_dataflow_host(g);
+    setup_.host = detail::seconds_between(t0, std::chrono::steady_clock::now());
+    sinks_ = counts.sinks;
+    list_capacity_ = counts.list_capacity;
+    pull_tasks_ = d.pull_task_count;
+    const auto e32 = static_cast<std::uint32_t>(e_);
     args_.assign(ops::dataflow::dataflow_binding_count, {});
-    const auto up = [&](std::uint32_t at, std::span<const std::uint32_t> words) {
-        args_[at] = {runtime::upload(*ctx_, words, CL_MEM_READ_ONLY), static_cast<std::uint32_t>(words.size())};
-    };
-    up(b::node_labels, g_.node_data);
-    up(b::edge_offsets, g_.offsets);
-    up(b::edge_targets, g_.targets);
-    up(b::edge_kinds, kinds_); // empty: one word bound with 0 elements, so every kind reads 0
-    up(b::in_offsets, rev.in_offsets);
-    up(b::in_sources, rev.in_sources);
-    up(b::in_kinds, rev.in_kinds);
-    up(b::pull_tasks, rev.pull_tasks);
+    args_[b::node_labels] = {d.labels, n_};
+    args_[b::edge_offsets] = {d.offsets, n_ + 1};
+    args_[b::edge_targets] = {d.targets, e32};
+    args_[b::edge_kinds] = {d.kinds, has_kinds_ ? e32 : 0}; // none: bound with 0 elements, so every kind reads 0
+    args_[b::in_offsets] = {d.in_offsets, n_ + 1};
+    args_[b::in_sources] = {d.in_sources, e32};
+    args_[b::in_kinds] = {d.in_kinds, has_kinds_ ? e32 : 0};
+    args_[b::pull_tasks] = {d.pull_tasks, static_cast<std::uint32_t>(2 * pull_tasks_)};
     args_[b::finding_count] = {runtime::allocate(*ctx_, 4), 1};
     args_[b::next_count] = {runtime::allocate(*ctx_, 4 * ops::dataflow::dataflow_counter::words),
                             ops::dataflow::dataflow_counter::words};
-    stamps_ = runtime::allocate(*ctx_, std::size_t{n} * 4);
+    stamps_ = runtime::allocate(*ctx_, std::size_t{n_} * 4);
     list_ = runtime::allocate(*ctx_, list_capacity_ * 8);
     next_list_ = runtime::allocate(*ctx_, list_capacity_ * 8);
 }
@@ -400,15 +414,15 @@ inline dataflow_result dataflow::run(std::span<const std::uint32_t> sources, con
     // The graph was validated when it was uploaded and cannot change since: only the sources are
     // checked here (validating 67M edges again would cost a run at RMAT 22 more than its kernels).
     for (std::size_t i = 0; i < sources.size(); ++i)
-        if (sources[i] >= g_.node_count())
+        if (sources[i] >= n_)
             throw validation_error("engine::dataflow: sources[" + std::to_string(i) + "] = " + std::to_string(sources[i]) +
-                                   " is not a node: node_count is " + std::to_string(g_.node_count()) + ", valid range [0, " +
-                                   std::to_string(g_.node_count()) + ")");
+                                   " is not a node: node_count is " + std::to_string(n_) + ", valid range [0, " +
+                                   std::to_string(n_) + ")");
     const dataflow_plan p = plan(sources.size(), o);
     dataflow_result r;
     if (sources.empty()) return r;
     log_ = {ctx_, {}, 0};
-    const std::uint64_t n = g_.node_count(), max_entries = n * p.batch_words;
+    const std::uint64_t n = n_, max_entries = n * p.batch_words;
     // Reallocated only when a larger batch needs more than the last run's buffers hold.
     if (!visited_.get() || visited_.size() < max_entries * 4) {
         for (auto* buffer : {&visited_, &frontier_, &next_}) *buffer = {}; // free before allocating
@@ -462,7 +476,7 @@ inline void dataflow::run_batch(std::uint64_t base, std::uint64_t lanes, const d
     namespace cnt = ops::dataflow::dataflow_counter;
     namespace og = vyre::ops::graph;
     constexpr std::uint32_t wg = ops::dataflow::dataflow_level_workgroup;
-    const std::uint64_t n = g_.node_count(), e = g_.edge_count();
+    const std::uint64_t n = n_, e = e_;
     const std::uint64_t words = (lanes + 31) / 32, entries = n * words;
     const std::uint32_t shift = ops::dataflow::dataflow_group_shift(words);
     // Invocations are u32: a pull launch has a group of 2^shift lanes per node and per task.
@@ -564,7 +578,7 @@ inline void dataflow::run_batch(std::uint64_t base, std::uint64_t lanes, const d
 inline dataflow_result run_dataflow(runtime::context& ctx, const graph::csr_graph& g, std::span<const std::uint32_t> edge_kinds,
                                     std::span<const std::uint32_t> sources, const transfer_function& transfer,
                                     const dataflow_options& o = {}) {
-    dataflow engine(ctx, g, std::vector<std::uint32_t>(edge_kinds.begin(), edge_kinds.end()), transfer);
+    dataflow engine(ctx, g, edge_kinds, transfer);
     return engine.run(sources, o);
 }
 

@@ -127,6 +127,10 @@ inline std::optional<csr_violation> check_targets(const csr_graph& g) {
 
 } // namespace detail
 
+// The first broken size invariant (array lengths and u32 limits), without reading the arrays'
+// contents: what a caller that checks the contents elsewhere (on a device) checks first.
+inline std::optional<csr_violation> size_violation(const csr_graph& g) { return detail::check_sizes(g); }
+
 // The first broken invariant, checked in the order sizes, offsets, targets; nullopt when valid.
 inline std::optional<csr_violation> first_violation(const csr_graph& g) {
     if (auto v = detail::check_sizes(g)) return v;

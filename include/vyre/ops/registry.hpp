@@ -11,10 +11,12 @@
 #include <vyre/ops/compression/zstd_blocks.hpp>
 #include <vyre/ops/compression/zstd_frames.hpp>
 #include <vyre/ops/dataflow/level.hpp>
+#include <vyre/ops/dataflow/setup.hpp>
 #include <vyre/ops/graph/bfs.hpp>
 #include <vyre/ops/graph/reachability.hpp>
 #include <vyre/ops/op.hpp>
 #include <vyre/ops/primitive.hpp>
+#include <vyre/ops/primitive/prefix_sum.hpp>
 #include <vyre/ops/scan/patterns.hpp>
 
 #include <string_view>
@@ -29,6 +31,7 @@ inline const std::vector<op_info>& registry() {
         const auto add = [&](std::vector<op_info> infos) {
             for (auto& info : infos) out.push_back(std::move(info));
         };
+        add(primitive::prefix_sum_infos());
         add(compression::lz4_op::infos());
         add(compression::lz4_pages_op::infos());
         add(compression::zstd_op::infos());
@@ -43,6 +46,7 @@ inline const std::vector<op_info>& registry() {
         out.push_back(dataflow::dataflow_init_info());
         out.push_back(dataflow::dataflow_frontier_lanes_info());
         for (auto& info : dataflow::dataflow_level_infos()) out.push_back(std::move(info));
+        add(dataflow::dataflow_setup_infos());
         out.push_back(scan::patterns_info());
         out.push_back(bytes::crc32_info());
         out.push_back(bytes::heads_info());
