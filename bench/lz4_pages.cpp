@@ -69,7 +69,7 @@ struct settings {
     std::vector<std::size_t> batches = {100, 500, 1000, 2000, 5000, 10000, 100000};
     int runs = 5;
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-    std::uint32_t chunk = 0; // 0: by batch size
+    std::uint32_t chunk = 0; // 0: the engine's automatic chunk
     unsigned in_flight = 3;
     std::vector<std::size_t> workgroups = {cz::lz4_pages_default_workgroup};
     std::vector<std::size_t> hash_bits = {vyre::reference::lz4_pages_hash_bits()};
@@ -141,7 +141,7 @@ std::vector<std::size_t> split(const std::string& s) {
 
 [[noreturn]] void usage() {
     std::fprintf(stderr, "usage: bench_lz4_pages PATH | --synthetic [--batches 100,500,1000,2000,5000,10000,100000] [--runs N (5)]\n"
-                         "       [--threads N (all cores)] [--chunk PAGES (by batch)] [--in-flight N (3)] [--workgroup 32[,64,128] (32)]\n"
+                         "       [--threads N (all cores)] [--chunk PAGES (automatic)] [--in-flight N (3)] [--workgroup 32[,64,128] (32)]\n"
                          "       [--hash-bits 12[,10,11,13] (12)]\n");
     std::exit(2);
 }
@@ -247,7 +247,7 @@ int main(int argc, char** argv) {
         // End to end on the device (the engine's pipeline), and liblz4 on every core: the engine's
         // per-page function (same record rules) into pre-allocated slots, packed in parallel.
         en::page_compressor_options o;
-        o.chunk_pages = s.chunk ? s.chunk : static_cast<std::uint32_t>(std::clamp<std::size_t>(n / 4, 256, 8192));
+        o.chunk_pages = s.chunk; // 0: the engine's automatic chunk (page_compressor_chunk)
         o.in_flight = s.in_flight;
         o.workgroup = kernel.workgroup;
         o.threads = s.threads;
@@ -307,7 +307,7 @@ int main(int argc, char** argv) {
         const double kernel_gbs = gb / median(kt), e2e_gbs = gb / median(et), reuse_gbs = gb / median(rt_), cpu_gbs = gb / median(ct);
         const double ratio = double(n * page) / total(dev), cpu_ratio = double(n * page) / total(cpu);
         std::printf("%7zu %11.2f %9.2f %10.2f %11.2f %9.2f %9.2f %9.3f %9.3f %8u\n", n, kernel_gbs, e2e_gbs, reuse_gbs, cpu_gbs, kernel_gbs / cpu_gbs, e2e_gbs / cpu_gbs,
-                    ratio, cpu_ratio, o.chunk_pages);
+                    ratio, cpu_ratio, o.chunk_pages ? o.chunk_pages : std::min<std::uint32_t>(en::page_compressor_chunk(n), static_cast<std::uint32_t>(n)));
         std::fflush(stdout);
         const std::string lib = "liblz4 " + std::to_string(s.threads) + " threads";
         const auto emit = [&](const std::string& series, const std::string& metric, double v) {

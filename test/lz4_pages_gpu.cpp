@@ -672,6 +672,28 @@ VYRE_DEVICE_TEST(page_compressor_backends_round_trip) {
                 }
         }
     }
+    // The automatic chunk (4,500 pages: chunks of 2,048, the last shorter) and one result reused
+    // across batches of other sizes (its memory faulted in ahead of the blocks, then trimmed) give
+    // exactly the bytes of fresh results.
+    {
+        const bytes big = make_batch(rng, 4500);
+        vyre::engine::page_compressor pipe(dev.ctx());
+        const auto fresh_big = pipe.compress_device(big);
+        const auto fresh_small = pipe.compress_device(batch);
+        const auto same = [](const vyre::engine::packed_pages& a, const vyre::engine::packed_pages& b) {
+            return a.records == b.records && a.offsets == b.offsets && a.data.size() == b.data.size() &&
+                   std::equal(a.data.begin(), a.data.end(), b.data.begin());
+        };
+        std::uint64_t sum = 0;
+        for (const auto& rc : fresh_big.records) sum += rc.length;
+        BOOST_TEST(fresh_big.data.size() == sum);
+        for (std::size_t i = 0; i < fresh_big.records.size(); i += 97) check_decodes(big, i, fresh_big.records[i], fresh_big.block(i));
+        vyre::engine::packed_pages reused = pipe.compress_device(batch);
+        pipe.compress_device(big, reused);
+        BOOST_TEST(same(reused, fresh_big));
+        pipe.compress_device(batch, reused);
+        BOOST_TEST(same(reused, fresh_small));
+    }
     // automatic: measures both on the first batch and picks by size.
     vyre::engine::page_compressor automatic(dev.ctx());
     const auto r = automatic.compress(bytes(batch.begin(), batch.begin() + 40 * page_size));

@@ -11,7 +11,12 @@
 
 #include <lz4.h>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -20,6 +25,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <span>
 #include <thread>
 #include <type_traits>
@@ -43,15 +49,25 @@ inline const char* page_backend_name(page_backend b) noexcept {
 
 struct page_compressor_options {
     page_backend backend = page_backend::automatic;
-    // Device pipeline: pages per dispatch, and how many chunks are in flight (each with its own
-    // queue and buffers), so that one chunk's upload, another's kernel and a third's readback overlap.
-    std::uint32_t chunk_pages = 8192;
+    // Device pipeline: pages per dispatch (0: page_compressor_chunk(batch)), and how many chunks
+    // are in flight (each with its own queue and buffers), so that one chunk's upload, another's
+    // kernel and a third's readback overlap.
+    std::uint32_t chunk_pages = 0;
     unsigned in_flight = 3;
     // Invocations per page of compression.lz4_pages (32, 64 or 128: the same bytes).
     std::uint32_t workgroup = cz::lz4_pages_default_workgroup;
     // CPU path: threads (0: every core).
     unsigned threads = 0;
 };
+
+// The automatic chunk: a quarter of the batch, within 2,048 to 8,192 pages. Measured on the H200
+// machine (doc/ops/compression.lz4_pages.md): below 2,048 pages a batch runs best as one chunk
+// (smaller kernels leave most of the GPU idle and overlap little), from there several chunks in
+// flight pay (at 10,000 pages, 2,500-page chunks ran 1.5x faster than one), and beyond 8,192 more
+// chunks only add launches.
+inline std::uint32_t page_compressor_chunk(std::size_t pages) {
+    return static_cast<std::uint32_t>(std::clamp<std::size_t>(pages / 4, 2048, 8192));
+}
 
 // What the first automatic batch measured: time(n) = fixed + n * per_page for each backend (fits
 // through two batch sizes, best of three runs each), and the batch size from which the device wins.
@@ -67,9 +83,15 @@ namespace detail {
 // std::allocator, except that resize() and the size constructor leave new elements uninitialised
 // (default-initialised) instead of zeroing them: the packed result is written in full by the
 // packing threads, and a serial zero fill of it first cost as much as the copy itself (hundreds of
-// MB, every page also first touched, that is faulted in, by one thread).
+// MB, every page also first touched, that is faulted in, by one thread). Allocations from
+// huge_page_bytes up are aligned to it and, on Linux, advised for transparent huge pages: their
+// first touches then fault 2 MiB at a time instead of 4 KiB, which for a fresh result of hundreds
+// of MB took longer than the copies into it (where the system's THP setting is `never`, the advice
+// does nothing).
 template <class T>
 struct default_init_allocator : std::allocator<T> {
+    static constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
+
     using std::allocator<T>::allocator;
     template <class U>
     struct rebind {
@@ -82,6 +104,22 @@ struct default_init_allocator : std::allocator<T> {
     template <class U, class... A>
     void construct(U* p, A&&... a) {
         std::allocator_traits<std::allocator<T>>::construct(*this, p, std::forward<A>(a)...);
+    }
+
+    T* allocate(std::size_t n) {
+        if (n > std::numeric_limits<std::size_t>::max() / sizeof(T) - huge_page_bytes) throw std::bad_array_new_length();
+        const std::size_t bytes = n * sizeof(T);
+        if (bytes < huge_page_bytes) return std::allocator<T>::allocate(n);
+        const std::size_t whole = (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+        void* p = ::operator new(whole, std::align_val_t{huge_page_bytes});
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+        ::madvise(p, whole, MADV_HUGEPAGE); // advice: where it is refused, 4 KiB pages serve as before
+#endif
+        return static_cast<T*>(p);
+    }
+    void deallocate(T* p, std::size_t n) noexcept {
+        if (n * sizeof(T) < huge_page_bytes) std::allocator<T>::deallocate(p, n);
+        else ::operator delete(p, std::align_val_t{huge_page_bytes});
     }
 };
 
@@ -132,8 +170,8 @@ public:
         if (options_.threads == 0) options_.threads = util::thread_count();
         if (options_.in_flight == 0 || options_.in_flight > 16)
             throw resource_error("page_compressor: in_flight " + std::to_string(options_.in_flight) + " must be in 1..16");
-        if (options_.chunk_pages == 0 || options_.chunk_pages > cz::lz4_pages_max_batch(page_size_))
-            throw resource_error("page_compressor: chunk_pages " + std::to_string(options_.chunk_pages) + " must be in 1.." +
+        if (options_.chunk_pages > cz::lz4_pages_max_batch(page_size_))
+            throw resource_error("page_compressor: chunk_pages " + std::to_string(options_.chunk_pages) + " must be 0 (automatic) or in 1.." +
                                  std::to_string(cz::lz4_pages_max_batch(page_size_)));
         cz::check_lz4_pages_shape(page_size_, options_.workgroup);
     }
@@ -272,7 +310,8 @@ public:
         r.backend = page_backend::device;
         if (count == 0) return;
         const cz::lz4_pages_kernel& kernel = cz::lz4_pages_kernel_for(page_size_, options_.workgroup);
-        const auto chunk = static_cast<std::uint32_t>(std::min<std::size_t>(options_.chunk_pages, count));
+        const auto chunk = static_cast<std::uint32_t>(
+            std::min<std::size_t>(options_.chunk_pages != 0 ? options_.chunk_pages : page_compressor_chunk(count), count));
         ensure_sets(chunk);
         if (!pool_) pool_ = std::make_unique<util::worker_pool>(options_.threads);
         // Address space for the worst case (every page stored); resize() within it neither moves
@@ -286,16 +325,31 @@ public:
         };
         std::vector<pending> inflight(sets_.size());
         std::vector<bool> busy(sets_.size(), false);
+        std::size_t packed = 0; // bytes of r.data holding blocks; r.data.size() may run ahead (faulted in)
         const auto drain = [&](std::size_t s) {
             if (!busy[s]) return;
             pending& p = inflight[s];
+            // While the device still works on this chunk, the packing threads fault in the result
+            // memory its blocks will land in (fresh memory costs a page fault per 4 KiB, or per 2
+            // MiB with huge pages: as much as the copy into it): the chunk's input size for the
+            // first chunk, then the ratio so far plus an eighth.
+            const double so_far = p.first == 0 ? 1.0 : double(packed) / double(p.first * page_size_);
+            const std::size_t want = std::min(pages.size(), packed + static_cast<std::size_t>(std::min(1.0, so_far * 1.125) *
+                                                                                              double(std::size_t{p.pages} * page_size_)));
+            if (want > r.data.size()) {
+                const std::size_t from = r.data.size();
+                r.data.resize(want); // within the reserve: no move, no zeroing
+                std::uint8_t* out = r.data.data();
+                constexpr std::size_t os_page = 4096;
+                pool_->run((want - from + os_page - 1) / os_page, 64, [&](std::size_t i) noexcept { out[from + i * os_page] = 0; });
+            }
             runtime::cl_call("clWaitForEvents", [&] { p.done.wait(); });
             set& st = *sets_[s];
             const auto* rec = reinterpret_cast<const cz::page_record*>(st.records_host->span().data());
             const std::uint8_t* slots = st.slots_host->span().data();
             // Serial and cheap (8 bytes a page): the device's records are checked before their
             // lengths are trusted as offsets.
-            std::size_t at = r.data.size();
+            std::size_t at = packed;
             for (std::uint32_t i = 0; i < p.pages; ++i) {
                 const cz::page_record rc = rec[i];
                 cz::check_lz4_pages_record(rc, page_size_, p.first + i);
@@ -303,7 +357,8 @@ public:
                 r.offsets[p.first + i] = at;
                 at += rc.length;
             }
-            r.data.resize(at); // within the reserve: no move, no zeroing
+            if (at > r.data.size()) r.data.resize(at); // within the reserve: no move, no zeroing
+            packed = at;
             std::uint8_t* out = r.data.data();
             pool_->run(p.pages, 64, [&](std::size_t i) noexcept {
                 const std::size_t g = p.first + i;
@@ -337,9 +392,9 @@ public:
             runtime::cl_call("clEnqueueWriteBuffer", [&] {
                 q.enqueue_write_buffer_async(st.device.pages, 0, bytes, pages.data() + first * page_size_);
             });
-            // The parameter buffer is released at the next chunk on this set; OpenCL keeps it alive
-            // until the kernel that uses it has run.
-            cz::enqueue_lz4_pages(st.queue, kernel, st.device, n, st.params);
+            // Full chunks and the last, shorter one keep parameter buffers of their own, so that no
+            // launch replaces (frees) one while other sets' work is in flight.
+            cz::enqueue_lz4_pages(st.queue, kernel, st.device, n, st.params[n == chunk ? 0 : 1]);
             q.flush();
             drain(s); // chunk c - in_flight: its readback precedes c's upload on this queue
             pending& p = inflight[s];
@@ -353,6 +408,7 @@ public:
             busy[s] = true;
         }
         for (std::size_t c = chunks > sets_.size() ? chunks - sets_.size() : 0; c < chunks; ++c) drain(c % sets_.size());
+        r.data.resize(packed); // drops what was faulted in ahead and not needed
         guard.armed = false;
     }
 
@@ -365,7 +421,8 @@ private:
         cz::lz4_pages_device device;
         std::unique_ptr<runtime::pinned_host_buffer> records_host, slots_host;
         std::uint32_t capacity = 0;
-        boost::compute::buffer params; // the last launch's parameters
+        // Parameters of full chunks ([0]) and of a shorter last chunk ([1]), kept across launches.
+        std::array<runtime::parameter_buffer<cz::lz4_pages_param_words>, 2> params;
     };
 
     void check_input(std::span<const std::uint8_t> pages) const {

@@ -8,6 +8,8 @@
 
 namespace vyre::runtime {
 
+class staging_slots; // buffer.hpp: pinned memory kept for staged writes
+
 class context {
 public:
     // The default device (VYRE_DEVICE, else the first GPU, else the first device).
@@ -38,10 +40,15 @@ public:
     }
     void finish() { cl_call("clFinish", [&] { queue_.finish(); }); }
 
+    // The pinned slots of write_staged (buffer.hpp), made at its first use and shared by copies of
+    // this context: pinning memory costs far more than copying through it, so it is done once.
+    std::shared_ptr<staging_slots>& staging() const noexcept { return staging_; }
+
 private:
     device_info info_;
     bc::context context_;
     bc::command_queue queue_;
+    mutable std::shared_ptr<staging_slots> staging_;
 };
 
 } // namespace vyre::runtime

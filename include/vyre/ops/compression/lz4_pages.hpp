@@ -107,20 +107,41 @@ inline lz4_pages_device allocate_lz4_pages(runtime::context& ctx, std::uint32_t 
     return d;
 }
 
+namespace detail {
+inline boost::compute::event launch_lz4_pages(runtime::context& ctx, const lz4_pages_kernel& kernel, const lz4_pages_device& d,
+                                              std::uint32_t count, const boost::compute::buffer& params) {
+    const std::uint32_t words = count * (kernel.page_size / 4);
+    const runtime::buffer_arg args[] = {{d.pages, words}, {d.output, words}, {d.records, count * 2u}, {params, lz4_pages_param_words}};
+    return runtime::dispatch(ctx, kernel.program, {count, 1, 1}, args);
+}
+inline void check_lz4_pages_launch(runtime::context& ctx, const lz4_pages_kernel& kernel, const lz4_pages_device& d, std::uint32_t count) {
+    if (count > d.count)
+        throw resource_error("compression.lz4_pages: " + std::to_string(count) + " pages for buffers of " + std::to_string(d.count));
+    if (count != 0) check_lz4_pages_device(ctx.device(), kernel.page_size, kernel.workgroup, kernel.hash_bits);
+}
+} // namespace detail
+
 // Enqueues the compression of the first `count` pages of `d` on ctx's queue and returns the
 // launch's event; nothing waits. `params` receives the launch's parameter buffer: keep it until
 // the event completes.
 inline boost::compute::event enqueue_lz4_pages(runtime::context& ctx, const lz4_pages_kernel& kernel, const lz4_pages_device& d,
                                                std::uint32_t count, boost::compute::buffer& params) {
-    if (count > d.count)
-        throw resource_error("compression.lz4_pages: " + std::to_string(count) + " pages for buffers of " + std::to_string(d.count));
+    detail::check_lz4_pages_launch(ctx, kernel, d, count);
     if (count == 0) return {};
-    check_lz4_pages_device(ctx.device(), kernel.page_size, kernel.workgroup, kernel.hash_bits);
     const std::uint32_t p[lz4_pages_param_words] = {count, 0, 0, 0};
     params = runtime::make_parameter_buffer(ctx, p);
-    const std::uint32_t words = count * (kernel.page_size / 4);
-    const runtime::buffer_arg args[] = {{d.pages, words}, {d.output, words}, {d.records, count * 2u}, {params, lz4_pages_param_words}};
-    return runtime::dispatch(ctx, kernel.program, {count, 1, 1}, args);
+    return detail::launch_lz4_pages(ctx, kernel, d, count, params);
+}
+
+// The same with a parameter buffer kept across launches and remade only when `count` changes: a
+// pipeline of launches on several queues frees no device memory between them (the NVIDIA driver
+// waits for the whole device before it frees any, which would run the pipeline's chunks one after
+// another).
+inline boost::compute::event enqueue_lz4_pages(runtime::context& ctx, const lz4_pages_kernel& kernel, const lz4_pages_device& d,
+                                               std::uint32_t count, runtime::parameter_buffer<lz4_pages_param_words>& params) {
+    detail::check_lz4_pages_launch(ctx, kernel, d, count);
+    if (count == 0) return {};
+    return detail::launch_lz4_pages(ctx, kernel, d, count, params.hold(ctx, {count, 0, 0, 0}));
 }
 
 // A batch's result: records[i] and page i's bytes at data[i * page_size, + records[i].length).
