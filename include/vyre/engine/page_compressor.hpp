@@ -50,8 +50,8 @@ inline const char* page_backend_name(page_backend b) noexcept {
 struct page_compressor_options {
     page_backend backend = page_backend::automatic;
     // Device pipeline: pages per dispatch (0: page_compressor_chunk(batch)), and how many chunks
-    // are in flight (each with its own queue and buffers), so that one chunk's upload, another's
-    // kernel and a third's readback overlap.
+    // are in flight (each with its own queue and buffers; one on a CPU device), so that one
+    // chunk's upload, another's kernel and a third's readback overlap.
     std::uint32_t chunk_pages = 0;
     unsigned in_flight = 3;
     // Invocations per page of compression.lz4_pages (32, 64 or 128: the same bytes).
@@ -443,7 +443,11 @@ private:
         if (!sets_.empty() && sets_.front()->capacity >= chunk) return;
         for (auto& s : sets_) s->queue.finish();
         sets_.clear();
-        for (unsigned i = 0; i < options_.in_flight; ++i) {
+        // A CPU device runs one chunk at a time: its "device" is the host's cores, so chunks in
+        // flight overlap nothing, and PoCL 5.0 (Ubuntu 24.04's) aborted in its kernel cache
+        // (pocl_release_dlhandle_cache) with three chunks in flight on three queues.
+        const unsigned depth = ctx_->device().is_cpu() ? 1u : options_.in_flight;
+        for (unsigned i = 0; i < depth; ++i) {
             auto s = std::make_unique<set>(set{runtime::context(runtime::cl_call("clCreateCommandQueue", [&] {
                                                    return boost::compute::command_queue(ctx_->cl_context(), ctx_->device().device);
                                                })),
