@@ -60,11 +60,10 @@ struct page_compressor_options {
     unsigned threads = 0;
 };
 
-// The automatic chunk: a quarter of the batch, within 2,048 to 8,192 pages. Measured on the H200
-// machine (doc/ops/compression.lz4_pages.md): below 2,048 pages a batch runs best as one chunk
+// The automatic chunk: a quarter of the batch, within 2,048 to 8,192 pages, chosen by measurement
+// (doc/ops/compression.lz4_pages.md, "Pipeline"): below 2,048 pages a batch runs best as one chunk
 // (smaller kernels leave most of the GPU idle and overlap little), from there several chunks in
-// flight pay (at 10,000 pages, 2,500-page chunks ran 1.5x faster than one), and beyond 8,192 more
-// chunks only add launches.
+// flight pay, and beyond 8,192 more chunks only add launches.
 inline std::uint32_t page_compressor_chunk(std::size_t pages) {
     return static_cast<std::uint32_t>(std::clamp<std::size_t>(pages / 4, 2048, 8192));
 }

@@ -94,10 +94,10 @@ private:
 };
 
 // Two pinned slots of staged_write_slice bytes for write_staged, owned through the context (and
-// shared by its copies), with a queue of their own to map and unmap them. Pinning 32 MiB took about
-// 19 ms on the H200 machine, while copying 268 MB through the slots took about 10: made per call,
-// they would cost more than they save. One staged write at a time uses them (`lock`), with the
-// slots' own pool of host threads.
+// shared by its copies), with a queue of their own to map and unmap them. Pinning memory costs
+// more than copying many times its size through it (doc/runtime.md): made per call, the slots
+// would cost more than they save. One staged write at a time uses them (`lock`), with the slots'
+// own pool of host threads.
 inline constexpr std::size_t staged_write_slice = std::size_t{16} << 20;
 
 class staging_slots {
@@ -135,8 +135,8 @@ private:
 // A blocking copy of `bytes` bytes of pageable host memory into dst (at `offset`) at nearly the
 // speed of a pinned one: the context's two pinned slots (staging_slots, made at the first call),
 // one filled by every host core while the DMA engine drains the other. The
-// driver's own pageable path stages on one thread, which is what limits it (about 6 GB/s against
-// 54 on the H200 machine). Copies below staged_write_minimum go straight through write().
+// driver's own pageable path stages on one thread, which is what limits it (doc/runtime.md has
+// the figures). Copies below staged_write_minimum go straight through write().
 inline constexpr std::size_t staged_write_minimum = std::size_t{1} << 20;
 
 inline void write_staged(context& ctx, bc::buffer& dst, const void* src, std::size_t bytes, std::size_t offset = 0) {
