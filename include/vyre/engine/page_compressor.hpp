@@ -6,6 +6,7 @@
 #include <vyre/compression/pages.hpp>
 #include <vyre/error.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
+#include <vyre/ops/compression/lz4_pages_pack.hpp>
 #include <vyre/runtime/buffer.hpp>
 #include <vyre/util/parallel.hpp>
 
@@ -276,19 +277,19 @@ public:
         return r;
     }
 
-    // compression.lz4_pages in chunks of chunk_pages, in_flight chunks at once on their own queues:
-    // upload straight from `pages` as the caller holds them (no staging copy: pages in pinned host
-    // memory, as the benchmark's, upload at DMA speed; pageable memory, as the CLI's vector, goes
-    // through the driver's own staging and is slower), kernel, readback of records and slots into
-    // the engine's pinned buffers, and packing on the host of the oldest chunk while later ones run.
-    // Chunk c's upload and kernel are enqueued before the host waits for and packs chunk c - in_flight
-    // on the same queue (in order: they only touch device buffers that chunk's kernel is done with),
-    // so the device always has in_flight chunks queued; only c's readback into the pinned buffers
-    // waits for the packing. Packing runs on `threads` host threads (a pool kept for the
-    // compressor's life): a serial check of the chunk's records and prefix sum of their lengths,
-    // then every block copied to its offset in parallel, into a result that is never zero-filled.
-    // On an exception (an invalid device record, a failed enqueue) every set's queue is finished
-    // before it leaves, so no transfer still reads `pages` or writes the pinned buffers afterwards.
+    // compression.lz4_pages in chunks of chunk_pages, in_flight chunks at once on their own queues
+    // (one on a CPU device): per chunk, the upload straight from `pages` as the caller holds them
+    // (no staging copy: pages in pinned host memory, as the benchmark's, upload at DMA speed;
+    // pageable memory, as the CLI's vector, goes through the driver's own staging and is slower),
+    // the kernel, the blocks packed back to back on the device (compression.lz4_pages.pack) and the
+    // records read back into the set's pinned buffer. Before a set takes chunk c, the host finishes
+    // chunk c - in_flight on it: checks its records, reads back exactly its packed bytes into the
+    // set's pinned buffer and copies them to their place in the result, while the other sets'
+    // chunks keep the device busy. Copies run on `threads` host threads (a pool kept for the
+    // compressor's life), into a result that is never zero-filled; the same threads fault in the
+    // result's memory ahead of the blocks while the device works. On an exception (an invalid
+    // device record, a failed enqueue) every set's queue is finished before it leaves, so no
+    // transfer still reads `pages` or writes the pinned buffers afterwards.
     packed_pages compress_device(std::span<const std::uint8_t> pages) {
         packed_pages r;
         compress_device(pages, r);
@@ -342,12 +343,11 @@ public:
                 constexpr std::size_t os_page = 4096;
                 pool_->run((want - from + os_page - 1) / os_page, 64, [&](std::size_t i) noexcept { out[from + i * os_page] = 0; });
             }
-            runtime::cl_call("clWaitForEvents", [&] { p.done.wait(); });
+            runtime::cl_call("clWaitForEvents", [&] { p.done.wait(); }); // the records
             set& st = *sets_[s];
             const auto* rec = reinterpret_cast<const cz::page_record*>(st.records_host->span().data());
-            const std::uint8_t* slots = st.slots_host->span().data();
             // Serial and cheap (8 bytes a page): the device's records are checked before their
-            // lengths are trusted as offsets.
+            // lengths are trusted as offsets (the device packed by the same prefix sum).
             std::size_t at = packed;
             for (std::uint32_t i = 0; i < p.pages; ++i) {
                 const cz::page_record rc = rec[i];
@@ -356,13 +356,21 @@ public:
                 r.offsets[p.first + i] = at;
                 at += rc.length;
             }
+            const std::size_t total = at - packed;
+            std::uint8_t* staged = st.slots_host->span().data();
+            if (total != 0) {
+                auto& q = st.queue.queue();
+                boost::compute::event back;
+                runtime::cl_call("clEnqueueReadBuffer", [&] { back = q.enqueue_read_buffer_async(st.packed, 0, total, staged); });
+                q.flush();
+                runtime::cl_call("clWaitForEvents", [&] { back.wait(); });
+            }
             if (at > r.data.size()) r.data.resize(at); // within the reserve: no move, no zeroing
+            std::uint8_t* out = r.data.data() + packed;
+            constexpr std::size_t piece = std::size_t{256} << 10;
+            pool_->run((total + piece - 1) / piece, 1,
+                       [&](std::size_t i) noexcept { std::memcpy(out + i * piece, staged + i * piece, std::min(piece, total - i * piece)); });
             packed = at;
-            std::uint8_t* out = r.data.data();
-            pool_->run(p.pages, 64, [&](std::size_t i) noexcept {
-                const std::size_t g = p.first + i;
-                if (r.records[g].length != 0) std::memcpy(out + r.offsets[g], slots + i * page_size_, r.records[g].length);
-            });
             busy[s] = false;
         };
         // Finishes every set's queue if an exception leaves this function with transfers in flight
@@ -381,9 +389,14 @@ public:
                 }
             }
         } guard{sets_};
+        const auto& pack = cz::lz4_pages_pack_kernels_for();
+        (void)pack; // built here, before the first chunk, so no build stalls the pipeline
         for (std::size_t c = 0; c < chunks; ++c) {
             const std::size_t s = c % sets_.size();
             set& st = *sets_[s];
+            // Chunk c - in_flight on this set: its blocks come back before the set's buffers take
+            // chunk c, while the other sets' chunks keep the device busy.
+            drain(s);
             const std::size_t first = c * chunk;
             const auto n = static_cast<std::uint32_t>(std::min<std::size_t>(chunk, count - first));
             const std::size_t bytes = std::size_t{n} * page_size_;
@@ -393,15 +406,16 @@ public:
             });
             // Full chunks and the last, shorter one keep parameter buffers of their own, so that no
             // launch replaces (frees) one while other sets' work is in flight.
-            cz::enqueue_lz4_pages(st.queue, kernel, st.device, n, st.params[n == chunk ? 0 : 1]);
-            q.flush();
-            drain(s); // chunk c - in_flight: its readback precedes c's upload on this queue
+            const std::size_t which = n == chunk ? 0 : 1;
+            cz::enqueue_lz4_pages(st.queue, kernel, st.device, n, st.params[which]);
+            cz::enqueue_lz4_pages_pack(st.queue, st.device.records, st.device.output, n, page_size_, st.offsets, st.packed,
+                                       st.pack_params[which]);
             pending& p = inflight[s];
             p.first = first;
             p.pages = n;
             runtime::cl_call("clEnqueueReadBuffer", [&] {
-                q.enqueue_read_buffer_async(st.device.records, 0, std::size_t{n} * sizeof(cz::page_record), st.records_host->span().data());
-                p.done = q.enqueue_read_buffer_async(st.device.output, 0, bytes, st.slots_host->span().data());
+                p.done = q.enqueue_read_buffer_async(st.device.records, 0, std::size_t{n} * sizeof(cz::page_record),
+                                                     st.records_host->span().data());
             });
             q.flush();
             busy[s] = true;
@@ -422,6 +436,8 @@ private:
         std::uint32_t capacity = 0;
         // Parameters of full chunks ([0]) and of a shorter last chunk ([1]), kept across launches.
         std::array<runtime::parameter_buffer<cz::lz4_pages_param_words>, 2> params;
+        boost::compute::buffer offsets, packed; // compression.lz4_pages.pack's: block offsets, blocks back to back
+        std::array<runtime::parameter_buffer<cz::lz4_pages_pack_param_words>, 2> pack_params;
     };
 
     void check_input(std::span<const std::uint8_t> pages) const {
@@ -450,8 +466,10 @@ private:
             auto s = std::make_unique<set>(set{runtime::context(runtime::cl_call("clCreateCommandQueue", [&] {
                                                    return boost::compute::command_queue(ctx_->cl_context(), ctx_->device().device);
                                                })),
-                                               {}, nullptr, nullptr, chunk, {}});
+                                               {}, nullptr, nullptr, chunk, {}, {}, {}, {}});
             s->device = cz::allocate_lz4_pages(*ctx_, chunk, page_size_);
+            s->offsets = runtime::allocate(*ctx_, (std::size_t{chunk} + 1) * 4);
+            s->packed = runtime::allocate(*ctx_, std::size_t{chunk} * page_size_);
             s->records_host = std::make_unique<runtime::pinned_host_buffer>(s->queue, std::size_t{chunk} * sizeof(cz::page_record));
             s->slots_host = std::make_unique<runtime::pinned_host_buffer>(s->queue, std::size_t{chunk} * page_size_);
             sets_.push_back(std::move(s));
