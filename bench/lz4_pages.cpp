@@ -5,11 +5,12 @@
 //  - kernel: the one dispatch's device time (profiling events); no transfers, no host work.
 //  - e2e (vyre): engine::page_compressor::compress_device on pages already in pinned host memory:
 //    allocating the result's records, offsets and data (reserved, not zeroed), per chunk the
-//    upload, the kernel, the readback of records and whole slots into the engine's pinned buffers,
-//    the check of every record, and packing the blocks back to back into the result (on the host's
-//    threads, overlapped with later chunks except for the last; the result's memory is new, so its
-//    page faults are timed). Kernel build, device buffers, pinned buffers and the packing threads
-//    are made before timing; freeing the previous run's result is not timed.
+//    upload, the kernel, the blocks packed back to back on the device, the readback of records and
+//    of the packed bytes into the engine's pinned buffers, the check of every record, and the copy
+//    into the result (on the host's threads, overlapped with later chunks except for the last; the
+//    result's memory is new, so its page faults are timed). Kernel build, device buffers, pinned
+//    buffers and the packing threads are made before timing; freeing the previous run's result is
+//    not timed.
 //  - e2e reuse (vyre): the same into a result of an earlier run (compress_device(pages, result)),
 //    whose memory is already touched, as liblz4's output buffer below is.
 //  - liblz4: on --threads threads (all cores), each page: the same-fill test, LZ4_compress_default
@@ -18,7 +19,7 @@
 //    the lengths and every block copied to its offset on the same threads. No serial zero fill,
 //    no allocation in the timed region. Both sides end with the same thing: packed blocks and
 //    records in host memory.
-//   bench_lz4_pages PATH [--batches 100,500,...] [--runs N] [--threads N] [--chunk PAGES] [--in-flight N]
+//   bench_lz4_pages PATH [--batches 100,500,...] [--runs N] [--threads N] [--chunk PAGES] [--in-flight N] [--timeline]
 //                   [--workgroup 32,64,128] [--hash-bits 12,11]
 //   bench_lz4_pages --synthetic [...]
 // --workgroup and --hash-bits list program shapes: invocations per page (every workgroup writes the
@@ -31,6 +32,8 @@
 // them); the input is cut into 4 KiB pages and repeated where it holds fewer pages than the largest
 // batch. --synthetic builds mixed pages instead (text, binary, zero, same-fill, random, sparse).
 // Every output is checked to decode to its pages (LZ4_decompress_safe) before figures are printed.
+// --timeline prints, for the largest batch, when each chunk's steps ran in one more run on
+// profiling queues (not a figure).
 #include "bench_util.hpp"
 #include "corpus.hpp"
 
@@ -41,6 +44,7 @@
 
 #include <lz4.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -66,6 +70,7 @@ constexpr std::size_t page = 4096;
 struct settings {
     std::string path;
     bool synthetic = false;
+    bool timeline = false; // print when each chunk's steps ran, for the largest batch
     std::vector<std::size_t> batches = {100, 500, 1000, 2000, 5000, 10000, 100000};
     int runs = 5;
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
@@ -141,7 +146,7 @@ std::vector<std::size_t> split(const std::string& s) {
 
 [[noreturn]] void usage() {
     std::fprintf(stderr, "usage: bench_lz4_pages PATH | --synthetic [--batches 100,500,1000,2000,5000,10000,100000] [--runs N (5)]\n"
-                         "       [--threads N (all cores)] [--chunk PAGES (automatic)] [--in-flight N (3)] [--workgroup 32[,64,128] (32)]\n"
+                         "       [--threads N (all cores)] [--chunk PAGES (automatic)] [--in-flight N (3)] [--timeline] [--workgroup 32[,64,128] (32)]\n"
                          "       [--hash-bits 12[,10,11,13] (12)]\n");
     std::exit(2);
 }
@@ -162,6 +167,7 @@ int main(int argc, char** argv) {
         else if (a == "--threads") s.threads = static_cast<unsigned>(std::max(1, std::stoi(value())));
         else if (a == "--chunk") s.chunk = static_cast<std::uint32_t>(std::stoul(value()));
         else if (a == "--in-flight") s.in_flight = static_cast<unsigned>(std::stoul(value()));
+        else if (a == "--timeline") s.timeline = true;
         else if (a == "--workgroup") s.workgroups = split(value());
         else if (a == "--hash-bits") s.hash_bits = split(value());
         else if (a == "--help" || a == "-h") usage();
@@ -320,6 +326,25 @@ int main(int argc, char** argv) {
         emit("vyre", "compression ratio", ratio);
         emit(lib, "compression ratio", cpu_ratio);
         emit("vyre", "compression ratio vs liblz4", ratio / cpu_ratio);
+
+        // --timeline, largest batch: one more run into the reused result on profiling queues (not
+        // a figure: profiling can slow the queues), with when each chunk's steps ran.
+        if (s.timeline && n == *std::max_element(s.batches.begin(), s.batches.end())) {
+            en::page_compressor_options to = o;
+            to.timeline = true;
+            en::page_compressor tp(ctx, to);
+            tp.compress_device(pages, reused); // builds, allocates
+            const double t0 = now_seconds();
+            tp.compress_device(pages, reused);
+            const double wall = now_seconds() - t0;
+            std::printf("# timeline of %zu pages into a reused result, profiling queues: %.2f ms wall (%.2f GB/s); ms from the "
+                        "first step (device clock): upload, kernel, pack, records read, packed read\n",
+                        n, wall * 1e3, gb / wall);
+            for (const auto& c : tp.timeline())
+                std::printf("#   pages %7zu +%5u | up %7.3f-%7.3f | kern %7.3f-%7.3f | pack %7.3f-%7.3f | rec %7.3f-%7.3f | back %7.3f-%7.3f\n",
+                            c.first, c.pages, c.upload[0], c.upload[1], c.kernel[0], c.kernel[1], c.pack[0], c.pack[1], c.records[0],
+                            c.records[1], c.readback[0], c.readback[1]);
+        }
 
         // The other shapes, kernel only, on the same device buffers: the same records as the row's
         // at its width; at another width, blocks that decode to their pages.

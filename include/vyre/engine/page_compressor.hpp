@@ -59,6 +59,16 @@ struct page_compressor_options {
     std::uint32_t workgroup = cz::lz4_pages_default_workgroup;
     // CPU path: threads (0: every core).
     unsigned threads = 0;
+    // Record when each chunk's device steps ran (queues with profiling; page_compressor::timeline()).
+    bool timeline = false;
+};
+
+// When one chunk's steps ran on the device, in milliseconds from the batch's first step (profiling
+// events: the device's clock). [0] start, [1] end.
+struct page_chunk_steps {
+    std::size_t first = 0; // the chunk's first page
+    std::uint32_t pages = 0;
+    double upload[2]{}, kernel[2]{}, pack[2]{}, records[2]{}, readback[2]{};
 };
 
 // The automatic chunk: a quarter of the batch, within 2,048 to 8,192 pages, chosen by measurement
@@ -322,7 +332,14 @@ public:
             std::size_t first = 0;
             std::uint32_t pages = 0;
             boost::compute::event done;
+            boost::compute::event upload, kernel, pack; // with options.timeline
         };
+        struct steps_events {
+            std::size_t first = 0;
+            std::uint32_t pages = 0;
+            boost::compute::event upload, kernel, pack, records, readback;
+        };
+        std::vector<steps_events> recorded;
         std::vector<pending> inflight(sets_.size());
         std::vector<bool> busy(sets_.size(), false);
         std::size_t packed = 0; // bytes of r.data holding blocks; r.data.size() may run ahead (faulted in)
@@ -358,13 +375,14 @@ public:
             }
             const std::size_t total = at - packed;
             std::uint8_t* staged = st.slots_host->span().data();
+            boost::compute::event back;
             if (total != 0) {
                 auto& q = st.queue.queue();
-                boost::compute::event back;
-                runtime::cl_call("clEnqueueReadBuffer", [&] { back = q.enqueue_read_buffer_async(st.packed, 0, total, staged); });
+                    runtime::cl_call("clEnqueueReadBuffer", [&] { back = q.enqueue_read_buffer_async(st.packed, 0, total, staged); });
                 q.flush();
                 runtime::cl_call("clWaitForEvents", [&] { back.wait(); });
             }
+            if (options_.timeline) recorded.push_back({p.first, p.pages, p.upload, p.kernel, p.pack, p.done, back});
             if (at > r.data.size()) r.data.resize(at); // within the reserve: no move, no zeroing
             std::uint8_t* out = r.data.data() + packed;
             constexpr std::size_t piece = std::size_t{256} << 10;
@@ -389,8 +407,6 @@ public:
                 }
             }
         } guard{sets_};
-        const auto& pack = cz::lz4_pages_pack_kernels_for();
-        (void)pack; // built here, before the first chunk, so no build stalls the pipeline
         for (std::size_t c = 0; c < chunks; ++c) {
             const std::size_t s = c % sets_.size();
             set& st = *sets_[s];
@@ -401,16 +417,16 @@ public:
             const auto n = static_cast<std::uint32_t>(std::min<std::size_t>(chunk, count - first));
             const std::size_t bytes = std::size_t{n} * page_size_;
             auto& q = st.queue.queue();
+            pending& p = inflight[s];
             runtime::cl_call("clEnqueueWriteBuffer", [&] {
-                q.enqueue_write_buffer_async(st.device.pages, 0, bytes, pages.data() + first * page_size_);
+                p.upload = q.enqueue_write_buffer_async(st.device.pages, 0, bytes, pages.data() + first * page_size_);
             });
             // Full chunks and the last, shorter one keep parameter buffers of their own, so that no
             // launch replaces (frees) one while other sets' work is in flight.
             const std::size_t which = n == chunk ? 0 : 1;
-            cz::enqueue_lz4_pages(st.queue, kernel, st.device, n, st.params[which]);
-            cz::enqueue_lz4_pages_pack(st.queue, st.device.records, st.device.output, n, page_size_, st.offsets, st.packed,
-                                       st.pack_params[which]);
-            pending& p = inflight[s];
+            p.kernel = cz::enqueue_lz4_pages(st.queue, kernel, st.device, n, st.params[which]);
+            p.pack = cz::enqueue_lz4_pages_pack(st.queue, st.device.records, st.device.output, n, page_size_, st.offsets, st.packed,
+                                                st.pack_params[which]);
             p.first = first;
             p.pages = n;
             runtime::cl_call("clEnqueueReadBuffer", [&] {
@@ -423,9 +439,13 @@ public:
         for (std::size_t c = chunks > sets_.size() ? chunks - sets_.size() : 0; c < chunks; ++c) drain(c % sets_.size());
         r.data.resize(packed); // drops what was faulted in ahead and not needed
         guard.armed = false;
+        if (options_.timeline) timeline_ = steps_of(recorded);
     }
 
     std::uint32_t page_size() const noexcept { return page_size_; }
+
+    // With options.timeline: the last device batch's chunks, when each step ran.
+    const std::vector<page_chunk_steps>& timeline() const noexcept { return timeline_; }
 
 private:
     // One pipeline stage's resources: a queue of its own and buffers for one chunk.
@@ -464,7 +484,8 @@ private:
         const unsigned depth = ctx_->device().is_cpu() ? 1u : options_.in_flight;
         for (unsigned i = 0; i < depth; ++i) {
             auto s = std::make_unique<set>(set{runtime::context(runtime::cl_call("clCreateCommandQueue", [&] {
-                                                   return boost::compute::command_queue(ctx_->cl_context(), ctx_->device().device);
+                                                   return boost::compute::command_queue(ctx_->cl_context(), ctx_->device().device,
+                                                                                        options_.timeline ? CL_QUEUE_PROFILING_ENABLE : 0);
                                                })),
                                                {}, nullptr, nullptr, chunk, {}, {}, {}, {}});
             s->device = cz::allocate_lz4_pages(*ctx_, chunk, page_size_);
@@ -476,8 +497,43 @@ private:
         }
     }
 
+    template <class Recorded>
+    static std::vector<page_chunk_steps> steps_of(const std::vector<Recorded>& recorded) {
+        const auto at = [](const boost::compute::event& e, cl_profiling_info what) -> double {
+            return e.get() ? double(e.get_profiling_info<cl_ulong>(what)) : 0.0;
+        };
+        double origin = 0;
+        bool any = false;
+        for (const auto& c : recorded)
+            for (const auto* e : {&c.upload, &c.kernel, &c.pack, &c.records, &c.readback})
+                if (e->get()) {
+                    const double t = at(*e, CL_PROFILING_COMMAND_START);
+                    origin = any ? std::min(origin, t) : t;
+                    any = true;
+                }
+        std::vector<page_chunk_steps> out;
+        for (const auto& c : recorded) {
+            page_chunk_steps p;
+            p.first = c.first;
+            p.pages = c.pages;
+            const auto span = [&](const boost::compute::event& e, double (&into)[2]) {
+                if (!e.get()) return;
+                into[0] = (at(e, CL_PROFILING_COMMAND_START) - origin) * 1e-6;
+                into[1] = (at(e, CL_PROFILING_COMMAND_END) - origin) * 1e-6;
+            };
+            span(c.upload, p.upload);
+            span(c.kernel, p.kernel);
+            span(c.pack, p.pack);
+            span(c.records, p.records);
+            span(c.readback, p.readback);
+            out.push_back(p);
+        }
+        return out;
+    }
+
     runtime::context* ctx_;
     page_compressor_options options_;
+    std::vector<page_chunk_steps> timeline_;
     std::uint32_t page_size_ = cz::lz4_pages_default_page_size;
     page_calibration calibration_;
     std::vector<std::unique_ptr<set>> sets_;
