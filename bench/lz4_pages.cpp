@@ -5,12 +5,11 @@
 //  - kernel: the one dispatch's device time (profiling events); no transfers, no host work.
 //  - e2e (vyre): engine::page_compressor::compress_device on pages already in pinned host memory:
 //    allocating the result's records, offsets and data (reserved, not zeroed), per chunk the
-//    upload, the kernel, the blocks packed back to back on the device, the readback of records and
-//    of the packed bytes into the engine's pinned buffers, the check of every record, and the copy
-//    into the result (on the host's threads, overlapped with later chunks except for the last; the
-//    result's memory is new, so its page faults are timed). Kernel build, device buffers, pinned
-//    buffers and the packing threads are made before timing; freeing the previous run's result is
-//    not timed.
+//    upload, the kernel, the readback of records and whole slots into the engine's pinned buffers,
+//    the check of every record, and packing the blocks back to back into the result (on the host's
+//    threads, overlapped with later chunks except for the last; the result's memory is new, so its
+//    page faults are timed). Kernel build, device buffers, pinned buffers and the packing threads
+//    are made before timing; freeing the previous run's result is not timed.
 //  - e2e reuse (vyre): the same into a result of an earlier run (compress_device(pages, result)),
 //    whose memory is already touched, as liblz4's output buffer below is.
 //  - liblz4: on --threads threads (all cores), each page: the same-fill test, LZ4_compress_default
@@ -338,12 +337,11 @@ int main(int argc, char** argv) {
             tp.compress_device(pages, reused);
             const double wall = now_seconds() - t0;
             std::printf("# timeline of %zu pages into a reused result, profiling queues: %.2f ms wall (%.2f GB/s); ms from the "
-                        "first step (device clock): upload, kernel, pack, records read, packed read\n",
+                        "first step (device clock): upload, kernel, readback of records and slots\n",
                         n, wall * 1e3, gb / wall);
             for (const auto& c : tp.timeline())
-                std::printf("#   pages %7zu +%5u | up %7.3f-%7.3f | kern %7.3f-%7.3f | pack %7.3f-%7.3f | rec %7.3f-%7.3f | back %7.3f-%7.3f\n",
-                            c.first, c.pages, c.upload[0], c.upload[1], c.kernel[0], c.kernel[1], c.pack[0], c.pack[1], c.records[0],
-                            c.records[1], c.readback[0], c.readback[1]);
+                std::printf("#   pages %7zu +%5u | up %7.3f-%7.3f | kern %7.3f-%7.3f | back %7.3f-%7.3f\n", c.first, c.pages,
+                            c.upload[0], c.upload[1], c.kernel[0], c.kernel[1], c.readback[0], c.readback[1]);
         }
 
         // The other shapes, kernel only, on the same device buffers: the same records as the row's

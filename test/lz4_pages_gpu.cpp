@@ -13,7 +13,6 @@
 #include <vyre/ir/validate.hpp>
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
-#include <vyre/ops/compression/lz4_pages_pack.hpp>
 #include <vyre/reference/interpreter.hpp>
 #include <vyre/reference/lz4_pages.hpp>
 
@@ -382,53 +381,6 @@ VYRE_DEVICE_TEST(every_shape_gives_the_oracles_bytes) {
             BOOST_CHECK_EQUAL(mismatches, 0u);
         }
     }
-}
-
-// compression.lz4_pages.offsets and .pack: every block back to back on the device, equal to the
-// oracle's blocks concatenated, with their offsets and the total; batches of one page, of more
-// pages than the offsets workgroup has invocations, and of every kind of page (same-fill pages add
-// nothing); the bytes after the total are left alone; the launch is refused for buffers too small.
-VYRE_DEVICE_TEST(pack_puts_blocks_back_to_back) {
-    std::mt19937_64 rng(47);
-    for (const std::size_t pages : {std::size_t{1}, std::size_t{255}, std::size_t{700}}) {
-        BOOST_TEST_CONTEXT(pages << " pages") {
-            bytes batch = make_batch(rng, pages);
-            const expected_pages want = oracle(batch);
-            const auto count = static_cast<std::uint32_t>(pages);
-            cz::lz4_pages_device d = cz::allocate_lz4_pages(dev.ctx(), count, page_size);
-            vyre::runtime::write(dev.ctx(), d.pages, batch.data(), batch.size());
-            vyre::runtime::parameter_buffer<cz::lz4_pages_param_words> params;
-            cz::enqueue_lz4_pages(dev.ctx(), cz::lz4_pages_kernel_for(page_size), d, count, params);
-            auto offsets = vyre::runtime::allocate(dev.ctx(), (pages + 1) * 4);
-            auto packed = vyre::runtime::allocate(dev.ctx(), batch.size());
-            vyre::runtime::fill(dev.ctx(), packed, 0xA5A5A5A5u, batch.size());
-            vyre::runtime::parameter_buffer<cz::lz4_pages_pack_param_words> pack_params;
-            cz::enqueue_lz4_pages_pack(dev.ctx(), d.records, d.output, count, page_size, offsets, packed, pack_params);
-            const auto got_offsets = vyre::runtime::download<std::uint32_t>(dev.ctx(), offsets, pages + 1);
-            const auto got = vyre::runtime::download<std::uint8_t>(dev.ctx(), packed, batch.size());
-            bytes expected;
-            std::vector<std::uint32_t> expected_offsets;
-            for (std::size_t i = 0; i < pages; ++i) {
-                expected_offsets.push_back(static_cast<std::uint32_t>(expected.size()));
-                const auto at = want.slots.begin() + static_cast<std::ptrdiff_t>(i * page_size);
-                expected.insert(expected.end(), at, at + want.records[i].length);
-            }
-            expected_offsets.push_back(static_cast<std::uint32_t>(expected.size()));
-            BOOST_TEST(got_offsets == expected_offsets, boost::test_tools::per_element());
-            BOOST_TEST(std::equal(expected.begin(), expected.end(), got.begin()));
-            BOOST_TEST(std::all_of(got.begin() + static_cast<std::ptrdiff_t>(expected.size()), got.end(),
-                                   [](std::uint8_t b) { return b == 0xA5; }));
-        }
-    }
-    cz::lz4_pages_device d = cz::allocate_lz4_pages(dev.ctx(), 4, page_size);
-    auto small = vyre::runtime::allocate(dev.ctx(), 8);
-    vyre::runtime::parameter_buffer<cz::lz4_pages_pack_param_words> pack_params;
-    BOOST_CHECK_THROW(cz::enqueue_lz4_pages_pack(dev.ctx(), d.records, d.output, 4, page_size, small, d.output, pack_params),
-                      vyre::resource_error);
-}
-
-BOOST_AUTO_TEST_CASE(pack_programs_validate) {
-    for (const auto& info : cz::lz4_pages_pack_infos()) BOOST_CHECK_NO_THROW(vyre::ir::validate(info.program()));
 }
 
 // The program's other hash widths write other blocks, the oracle's at the same width, each decoding.

@@ -89,7 +89,6 @@
 #include <vyre/ops/compression/deflate_program.hpp>
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
-#include <vyre/ops/compression/lz4_pages_pack.hpp>
 #include <vyre/ops/compression/lz4_pages_program.hpp>
 #include <vyre/ops/compression/zstd.hpp>
 #include <vyre/ops/compression/zstd_blocks.hpp>

@@ -6,7 +6,6 @@
 #include <vyre/compression/pages.hpp>
 #include <vyre/error.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
-#include <vyre/ops/compression/lz4_pages_pack.hpp>
 #include <vyre/runtime/buffer.hpp>
 #include <vyre/util/parallel.hpp>
 
@@ -64,11 +63,11 @@ struct page_compressor_options {
 };
 
 // When one chunk's steps ran on the device, in milliseconds from the batch's first step (profiling
-// events: the device's clock). [0] start, [1] end.
+// events: the device's clock). [0] start, [1] end; readback: the records and the slots.
 struct page_chunk_steps {
     std::size_t first = 0; // the chunk's first page
     std::uint32_t pages = 0;
-    double upload[2]{}, kernel[2]{}, pack[2]{}, records[2]{}, readback[2]{};
+    double upload[2]{}, kernel[2]{}, readback[2]{};
 };
 
 // The automatic chunk: a quarter of the batch, within 2,048 to 8,192 pages, chosen by measurement
@@ -287,19 +286,19 @@ public:
         return r;
     }
 
-    // compression.lz4_pages in chunks of chunk_pages, in_flight chunks at once on their own queues
-    // (one on a CPU device): per chunk, the upload straight from `pages` as the caller holds them
-    // (no staging copy: pages in pinned host memory, as the benchmark's, upload at DMA speed;
-    // pageable memory, as the CLI's vector, goes through the driver's own staging and is slower),
-    // the kernel, the blocks packed back to back on the device (compression.lz4_pages.pack) and the
-    // records read back into the set's pinned buffer. Before a set takes chunk c, the host finishes
-    // chunk c - in_flight on it: checks its records, reads back exactly its packed bytes into the
-    // set's pinned buffer and copies them to their place in the result, while the other sets'
-    // chunks keep the device busy. Copies run on `threads` host threads (a pool kept for the
-    // compressor's life), into a result that is never zero-filled; the same threads fault in the
-    // result's memory ahead of the blocks while the device works. On an exception (an invalid
-    // device record, a failed enqueue) every set's queue is finished before it leaves, so no
-    // transfer still reads `pages` or writes the pinned buffers afterwards.
+    // compression.lz4_pages in chunks of chunk_pages, in_flight chunks at once on their own queues:
+    // upload straight from `pages` as the caller holds them (no staging copy: pages in pinned host
+    // memory, as the benchmark's, upload at DMA speed; pageable memory, as the CLI's vector, goes
+    // through the driver's own staging and is slower), kernel, readback of records and slots into
+    // the engine's pinned buffers, and packing on the host of the oldest chunk while later ones run.
+    // Chunk c's upload and kernel are enqueued before the host waits for and packs chunk c - in_flight
+    // on the same queue (in order: they only touch device buffers that chunk's kernel is done with),
+    // so the device always has in_flight chunks queued; only c's readback into the pinned buffers
+    // waits for the packing. Packing runs on `threads` host threads (a pool kept for the
+    // compressor's life): a serial check of the chunk's records and prefix sum of their lengths,
+    // then every block copied to its offset in parallel, into a result that is never zero-filled.
+    // On an exception (an invalid device record, a failed enqueue) every set's queue is finished
+    // before it leaves, so no transfer still reads `pages` or writes the pinned buffers afterwards.
     packed_pages compress_device(std::span<const std::uint8_t> pages) {
         packed_pages r;
         compress_device(pages, r);
@@ -332,14 +331,9 @@ public:
             std::size_t first = 0;
             std::uint32_t pages = 0;
             boost::compute::event done;
-            boost::compute::event upload, kernel, pack; // with options.timeline
+            boost::compute::event upload, kernel, records; // kept for options.timeline
         };
-        struct steps_events {
-            std::size_t first = 0;
-            std::uint32_t pages = 0;
-            boost::compute::event upload, kernel, pack, records, readback;
-        };
-        std::vector<steps_events> recorded;
+        std::vector<pending> recorded; // with options.timeline: every chunk's events
         std::vector<pending> inflight(sets_.size());
         std::vector<bool> busy(sets_.size(), false);
         std::size_t packed = 0; // bytes of r.data holding blocks; r.data.size() may run ahead (faulted in)
@@ -360,11 +354,13 @@ public:
                 constexpr std::size_t os_page = 4096;
                 pool_->run((want - from + os_page - 1) / os_page, 64, [&](std::size_t i) noexcept { out[from + i * os_page] = 0; });
             }
-            runtime::cl_call("clWaitForEvents", [&] { p.done.wait(); }); // the records
+            runtime::cl_call("clWaitForEvents", [&] { p.done.wait(); });
+            if (options_.timeline) recorded.push_back(p);
             set& st = *sets_[s];
             const auto* rec = reinterpret_cast<const cz::page_record*>(st.records_host->span().data());
+            const std::uint8_t* slots = st.slots_host->span().data();
             // Serial and cheap (8 bytes a page): the device's records are checked before their
-            // lengths are trusted as offsets (the device packed by the same prefix sum).
+            // lengths are trusted as offsets.
             std::size_t at = packed;
             for (std::uint32_t i = 0; i < p.pages; ++i) {
                 const cz::page_record rc = rec[i];
@@ -373,22 +369,13 @@ public:
                 r.offsets[p.first + i] = at;
                 at += rc.length;
             }
-            const std::size_t total = at - packed;
-            std::uint8_t* staged = st.slots_host->span().data();
-            boost::compute::event back;
-            if (total != 0) {
-                auto& q = st.queue.queue();
-                    runtime::cl_call("clEnqueueReadBuffer", [&] { back = q.enqueue_read_buffer_async(st.packed, 0, total, staged); });
-                q.flush();
-                runtime::cl_call("clWaitForEvents", [&] { back.wait(); });
-            }
-            if (options_.timeline) recorded.push_back({p.first, p.pages, p.upload, p.kernel, p.pack, p.done, back});
             if (at > r.data.size()) r.data.resize(at); // within the reserve: no move, no zeroing
-            std::uint8_t* out = r.data.data() + packed;
-            constexpr std::size_t piece = std::size_t{256} << 10;
-            pool_->run((total + piece - 1) / piece, 1,
-                       [&](std::size_t i) noexcept { std::memcpy(out + i * piece, staged + i * piece, std::min(piece, total - i * piece)); });
             packed = at;
+            std::uint8_t* out = r.data.data();
+            pool_->run(p.pages, 64, [&](std::size_t i) noexcept {
+                const std::size_t g = p.first + i;
+                if (r.records[g].length != 0) std::memcpy(out + r.offsets[g], slots + i * page_size_, r.records[g].length);
+            });
             busy[s] = false;
         };
         // Finishes every set's queue if an exception leaves this function with transfers in flight
@@ -410,28 +397,28 @@ public:
         for (std::size_t c = 0; c < chunks; ++c) {
             const std::size_t s = c % sets_.size();
             set& st = *sets_[s];
-            // Chunk c - in_flight on this set: its blocks come back before the set's buffers take
-            // chunk c, while the other sets' chunks keep the device busy.
-            drain(s);
             const std::size_t first = c * chunk;
             const auto n = static_cast<std::uint32_t>(std::min<std::size_t>(chunk, count - first));
             const std::size_t bytes = std::size_t{n} * page_size_;
             auto& q = st.queue.queue();
-            pending& p = inflight[s];
+            boost::compute::event uploaded, compressed;
             runtime::cl_call("clEnqueueWriteBuffer", [&] {
-                p.upload = q.enqueue_write_buffer_async(st.device.pages, 0, bytes, pages.data() + first * page_size_);
+                uploaded = q.enqueue_write_buffer_async(st.device.pages, 0, bytes, pages.data() + first * page_size_);
             });
             // Full chunks and the last, shorter one keep parameter buffers of their own, so that no
             // launch replaces (frees) one while other sets' work is in flight.
-            const std::size_t which = n == chunk ? 0 : 1;
-            p.kernel = cz::enqueue_lz4_pages(st.queue, kernel, st.device, n, st.params[which]);
-            p.pack = cz::enqueue_lz4_pages_pack(st.queue, st.device.records, st.device.output, n, page_size_, st.offsets, st.packed,
-                                                st.pack_params[which]);
+            compressed = cz::enqueue_lz4_pages(st.queue, kernel, st.device, n, st.params[n == chunk ? 0 : 1]);
+            q.flush();
+            drain(s); // chunk c - in_flight: its readback precedes c's upload on this queue
+            pending& p = inflight[s];
             p.first = first;
             p.pages = n;
+            p.upload = uploaded;
+            p.kernel = compressed;
             runtime::cl_call("clEnqueueReadBuffer", [&] {
-                p.done = q.enqueue_read_buffer_async(st.device.records, 0, std::size_t{n} * sizeof(cz::page_record),
-                                                     st.records_host->span().data());
+                p.records = q.enqueue_read_buffer_async(st.device.records, 0, std::size_t{n} * sizeof(cz::page_record),
+                                                        st.records_host->span().data());
+                p.done = q.enqueue_read_buffer_async(st.device.output, 0, bytes, st.slots_host->span().data());
             });
             q.flush();
             busy[s] = true;
@@ -456,8 +443,6 @@ private:
         std::uint32_t capacity = 0;
         // Parameters of full chunks ([0]) and of a shorter last chunk ([1]), kept across launches.
         std::array<runtime::parameter_buffer<cz::lz4_pages_param_words>, 2> params;
-        boost::compute::buffer offsets, packed; // compression.lz4_pages.pack's: block offsets, blocks back to back
-        std::array<runtime::parameter_buffer<cz::lz4_pages_pack_param_words>, 2> pack_params;
     };
 
     void check_input(std::span<const std::uint8_t> pages) const {
@@ -487,45 +472,39 @@ private:
                                                    return boost::compute::command_queue(ctx_->cl_context(), ctx_->device().device,
                                                                                         options_.timeline ? CL_QUEUE_PROFILING_ENABLE : 0);
                                                })),
-                                               {}, nullptr, nullptr, chunk, {}, {}, {}, {}});
+                                               {}, nullptr, nullptr, chunk, {}});
             s->device = cz::allocate_lz4_pages(*ctx_, chunk, page_size_);
-            s->offsets = runtime::allocate(*ctx_, (std::size_t{chunk} + 1) * 4);
-            s->packed = runtime::allocate(*ctx_, std::size_t{chunk} * page_size_);
             s->records_host = std::make_unique<runtime::pinned_host_buffer>(s->queue, std::size_t{chunk} * sizeof(cz::page_record));
             s->slots_host = std::make_unique<runtime::pinned_host_buffer>(s->queue, std::size_t{chunk} * page_size_);
             sets_.push_back(std::move(s));
         }
     }
 
-    template <class Recorded>
-    static std::vector<page_chunk_steps> steps_of(const std::vector<Recorded>& recorded) {
+    template <class Pending>
+    static std::vector<page_chunk_steps> steps_of(const std::vector<Pending>& recorded) {
         const auto at = [](const boost::compute::event& e, cl_profiling_info what) -> double {
             return e.get() ? double(e.get_profiling_info<cl_ulong>(what)) : 0.0;
         };
         double origin = 0;
         bool any = false;
         for (const auto& c : recorded)
-            for (const auto* e : {&c.upload, &c.kernel, &c.pack, &c.records, &c.readback})
-                if (e->get()) {
-                    const double t = at(*e, CL_PROFILING_COMMAND_START);
-                    origin = any ? std::min(origin, t) : t;
-                    any = true;
-                }
+            if (c.upload.get()) {
+                const double t = at(c.upload, CL_PROFILING_COMMAND_START);
+                origin = any ? std::min(origin, t) : t;
+                any = true;
+            }
         std::vector<page_chunk_steps> out;
         for (const auto& c : recorded) {
             page_chunk_steps p;
             p.first = c.first;
             p.pages = c.pages;
-            const auto span = [&](const boost::compute::event& e, double (&into)[2]) {
-                if (!e.get()) return;
-                into[0] = (at(e, CL_PROFILING_COMMAND_START) - origin) * 1e-6;
-                into[1] = (at(e, CL_PROFILING_COMMAND_END) - origin) * 1e-6;
-            };
-            span(c.upload, p.upload);
-            span(c.kernel, p.kernel);
-            span(c.pack, p.pack);
-            span(c.records, p.records);
-            span(c.readback, p.readback);
+            const auto ms = [&](const boost::compute::event& e, cl_profiling_info what) { return (at(e, what) - origin) * 1e-6; };
+            p.upload[0] = ms(c.upload, CL_PROFILING_COMMAND_START);
+            p.upload[1] = ms(c.upload, CL_PROFILING_COMMAND_END);
+            p.kernel[0] = ms(c.kernel, CL_PROFILING_COMMAND_START);
+            p.kernel[1] = ms(c.kernel, CL_PROFILING_COMMAND_END);
+            p.readback[0] = ms(c.records, CL_PROFILING_COMMAND_START);
+            p.readback[1] = ms(c.done, CL_PROFILING_COMMAND_END);
             out.push_back(p);
         }
         return out;

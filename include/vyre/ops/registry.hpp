@@ -7,7 +7,6 @@
 #include <vyre/ops/compression/deflate.hpp>
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
-#include <vyre/ops/compression/lz4_pages_pack.hpp>
 #include <vyre/ops/compression/zstd.hpp>
 #include <vyre/ops/compression/zstd_blocks.hpp>
 #include <vyre/ops/compression/zstd_frames.hpp>
@@ -35,7 +34,6 @@ inline const std::vector<op_info>& registry() {
         add(primitive::prefix_sum_infos());
         add(compression::lz4_op::infos());
         add(compression::lz4_pages_op::infos());
-        add(compression::lz4_pages_pack_infos());
         add(compression::zstd_op::infos());
         add(compression::zstd_frames_infos());
         add(compression::zstd_blocks_infos());
