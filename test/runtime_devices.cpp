@@ -2,6 +2,7 @@
 #include "harness.hpp"
 
 #include <vyre/ops/primitive.hpp>
+#include <vyre/runtime/buffer.hpp>
 #include <vyre/runtime/context.hpp>
 #include <vyre/runtime/device_pool.hpp>
 
@@ -169,6 +170,29 @@ VYRE_DEVICE_TEST(context_runs_a_kernel) {
     std::vector<cl_uint> host(256, 7);
     ctx.queue().enqueue_read_buffer(b, 0, 256 * sizeof(cl_uint), host.data());
     for (cl_uint i = 0; i < 256; ++i) BOOST_TEST(host[i] == 2 * i);
+}
+
+// write_staged through the context's pinned slots: three slices and an odd tail at an odd offset
+// (both slots reused, the last slice short), on the context, then on a copy of it made once its
+// slots exist (it shares them); the bytes outside the written range stay.
+VYRE_DEVICE_TEST(staged_writes_land_where_asked) {
+    auto& ctx = dev.ctx();
+    const std::size_t bytes = 2 * vyre::runtime::staged_write_slice + vyre::runtime::staged_write_slice / 2 + 12345, offset = 4099;
+    std::vector<std::uint8_t> src(bytes);
+    std::mt19937 rng(vyre::test::test_seed());
+    for (auto& b : src) b = static_cast<std::uint8_t>(rng());
+    auto dst = vyre::runtime::allocate(ctx, bytes + offset + 1000);
+    for (int round = 0; round < 2; ++round) {
+        vyre::runtime::fill(ctx, dst, 0x5A5A5A5Au, dst.size() & ~std::size_t{3});
+        vyre::runtime::context copy = ctx;
+        vyre::runtime::write_staged(round == 0 ? ctx : copy, dst, src.data(), bytes, offset);
+        const auto back = vyre::runtime::download<std::uint8_t>(ctx, dst, dst.size() & ~std::size_t{3});
+        BOOST_TEST(std::equal(src.begin(), src.end(), back.begin() + static_cast<std::ptrdiff_t>(offset)), "round " << round);
+        BOOST_TEST(std::all_of(back.begin(), back.begin() + static_cast<std::ptrdiff_t>(offset), [](std::uint8_t b) { return b == 0x5A; }));
+        BOOST_TEST(std::all_of(back.begin() + static_cast<std::ptrdiff_t>(offset + bytes), back.end(), [](std::uint8_t b) { return b == 0x5A; }));
+        BOOST_TEST(ctx.staging() != nullptr);
+        if (round == 1) BOOST_TEST(copy.staging() == ctx.staging()); // a copy made once the slots exist shares them
+    }
 }
 
 VYRE_DEVICE_TEST(context_wraps_an_existing_queue) {

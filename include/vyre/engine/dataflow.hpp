@@ -102,6 +102,8 @@
 
 namespace vyre::engine {
 
+using detail::dataflow_setup_times; // where an engine's setup went (engine/detail/dataflow_graph.hpp)
+
 // The ops the engine runs (ops/dataflow/), under the engine's names.
 using ops::dataflow::dataflow_batch_bytes;
 using ops::dataflow::dataflow_edge_chunk;
@@ -308,9 +310,10 @@ inline dataflow_plan plan_dataflow(const runtime::device_info& dev, std::uint64_
 // no host copy. Not thread-safe: one run at a time per object.
 class dataflow {
 public:
-    // edge_kinds: empty, or one kind per entry of graph.targets. Throws validation_error for a
-    // malformed graph or kinds (the message names the first broken invariant, as
-    // csr_graph::validate() does), graph_resource_error when the graph does not fit the device.
+    // edge_kinds: empty, or one kind per entry of graph.targets. Checked in this order: the
+    // graph's array sizes, the kinds' count and the transfer's name (validation_error), whether it
+    // fits the device (graph_resource_error), then its contents on the device (validation_error
+    // naming the first broken invariant, as csr_graph::validate() does).
     dataflow(runtime::context& ctx, const graph::csr_graph& g, std::span<const std::uint32_t> edge_kinds = {},
              transfer_function transfer = transfers::block_sanitizers())
         : ctx_(&ctx), transfer_(std::move(transfer)) {
@@ -338,7 +341,7 @@ public:
     std::uint32_t node_count() const noexcept { return n_; }
     std::uint64_t edge_count() const noexcept { return e_; }
     // Where the constructor's time went.
-    const detail::dataflow_setup_times& setup_times() const noexcept { return setup_; }
+    const dataflow_setup_times& setup_times() const noexcept { return setup_; }
 
     // The plan run() would follow, without running it.
     dataflow_plan plan(std::size_t source_count, const dataflow_options& o = {}) const {
@@ -384,7 +387,7 @@ inline void dataflow::upload_graph(const graph::csr_graph& g, std::span<const st
     namespace b = ops::dataflow::dataflow_binding;
     detail::dataflow_device_graph d = detail::upload_dataflow_graph(*ctx_, g, edge_kinds, setup_);
     // The offsets are valid now: the host's two counts, on every core, while the device finishes
-    // the pull-task list.
+    // the pull-task list (its temporaries are freed after that: the driver waits for the device).
     const auto t0 = std::chrono::steady_clock::now();
     const detail::dataflow_host_counts counts = detail::count_dataflow_host(g);
     setup_.host = detail::seconds_between(t0, std::chrono::steady_clock::now());
@@ -407,6 +410,8 @@ inline void dataflow::upload_graph(const graph::csr_graph& g, std::span<const st
     stamps_ = runtime::allocate(*ctx_, std::size_t{n_} * 4);
     list_ = runtime::allocate(*ctx_, list_capacity_ * 8);
     next_list_ = runtime::allocate(*ctx_, list_capacity_ * 8);
+    ctx_->finish();
+    d.scratch.clear();
 }
 
 inline dataflow_result dataflow::run(std::span<const std::uint32_t> sources, const dataflow_options& o) {

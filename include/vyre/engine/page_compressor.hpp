@@ -308,7 +308,8 @@ public:
     // The same into `r`, replacing its contents but keeping its allocations: a caller that
     // compresses batch after batch into one result skips the page faults of first touching fresh
     // result memory, which cost more than the packing copy itself. The bytes are the same as
-    // compress_device(pages)'s.
+    // compress_device(pages)'s. After an exception, `r` holds no meaningful result (only its
+    // allocations are worth keeping).
     void compress_device(std::span<const std::uint8_t> pages, packed_pages& r) {
         check_input(pages);
         const std::size_t count = pages.size() / page_size_;
@@ -336,6 +337,9 @@ public:
         std::vector<pending> recorded; // with options.timeline: every chunk's events
         std::vector<pending> inflight(sets_.size());
         std::vector<bool> busy(sets_.size(), false);
+        // Parameter buffers replaced in this batch (a last chunk of another length than the last
+        // batch's): freed when the batch is done, since a free waits for the whole device.
+        std::vector<boost::compute::buffer> retired;
         std::size_t packed = 0; // bytes of r.data holding blocks; r.data.size() may run ahead (faulted in)
         const auto drain = [&](std::size_t s) {
             if (!busy[s]) return;
@@ -407,7 +411,10 @@ public:
             });
             // Full chunks and the last, shorter one keep parameter buffers of their own, so that no
             // launch replaces (frees) one while other sets' work is in flight.
-            compressed = cz::enqueue_lz4_pages(st.queue, kernel, st.device, n, st.params[n == chunk ? 0 : 1]);
+            auto& launch_params = st.params[n == chunk ? 0 : 1];
+            if (launch_params.buffer.get() && launch_params.words != std::array<std::uint32_t, cz::lz4_pages_param_words>{n, 0, 0, 0})
+                retired.push_back(std::exchange(launch_params.buffer, {}));
+            compressed = cz::enqueue_lz4_pages(st.queue, kernel, st.device, n, launch_params);
             q.flush();
             drain(s); // chunk c - in_flight: its readback precedes c's upload on this queue
             pending& p = inflight[s];

@@ -94,7 +94,8 @@ private:
 };
 
 // Two pinned slots of staged_write_slice bytes for write_staged, owned through the context (and
-// shared by its copies), with a queue of their own to map and unmap them. Pinning memory costs
+// shared by copies of it made after they exist), mapped and unmapped on a handle of the context's
+// queue. Pinning memory costs
 // more than copying many times its size through it (doc/runtime.md): made per call, the slots
 // would cost more than they save. One staged write at a time uses them (`lock`), with the slots'
 // own pool of host threads.

@@ -41,7 +41,8 @@ public:
     void finish() { cl_call("clFinish", [&] { queue_.finish(); }); }
 
     // The pinned slots of write_staged (buffer.hpp), made at its first use and shared by copies of
-    // this context: pinning memory costs far more than copying through it, so it is done once.
+    // this context made after that: pinning memory costs far more than copying through it, so it is
+    // done once. Like the queue, a context is used from one thread at a time.
     std::shared_ptr<staging_slots>& staging() const noexcept { return staging_; }
 
 private:

@@ -68,7 +68,7 @@ inline dataflow_reverse build_dataflow_reverse(const graph::csr_graph& g, std::s
     return r;
 }
 
-// Where the setup of an engine went (wall-clock seconds on the host).
+// Where the setup of an engine went (wall-clock seconds on the host); engine::dataflow_setup_times.
 struct dataflow_setup_times {
     double upload = 0;  // the graph's arrays into device buffers
     double check = 0;   // dataflow.setup.check, until the host has its verdict
@@ -81,6 +81,10 @@ struct dataflow_setup_times {
 struct dataflow_device_graph {
     boost::compute::buffer labels, offsets, targets, kinds, in_offsets, in_sources, in_kinds, pull_tasks;
     std::uint64_t pull_task_count = 0; // tasks (2 words each)
+    // The setup's temporaries (cursor, task offsets, parameters, ...), which the device may still be
+    // using when this is returned: free them once it is done (NVIDIA's driver waits for the whole
+    // device before it frees memory).
+    std::vector<boost::compute::buffer> scratch;
 };
 
 inline double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
@@ -91,7 +95,8 @@ inline double seconds_between(std::chrono::steady_clock::time_point a, std::chro
 // or one per edge) and checks and builds the rest on the device. A graph that breaks an invariant
 // is refused with validation_error naming the first broken one, as csr_graph::validate() does
 // (the device finds that a violation exists; the message comes from the host's checker, which
-// only runs then). Waits for the device twice: for the check's verdict and for the task count.
+// only runs then). Waits for the device twice: for the check's verdict and for the task count; the
+// pull-task list may still be running when it returns (d.scratch holds what it uses).
 inline dataflow_device_graph upload_dataflow_graph(runtime::context& ctx, const graph::csr_graph& g,
                                                    std::span<const std::uint32_t> kinds, dataflow_setup_times& times) {
     namespace b = ops::dataflow::dataflow_setup_binding;
@@ -123,12 +128,14 @@ inline dataflow_device_graph upload_dataflow_graph(runtime::context& ctx, const 
     args[b::targets] = {d.targets, static_cast<std::uint32_t>(e)};
     args[b::kinds] = {d.kinds, static_cast<std::uint32_t>(kinds.size())};
     args[b::params] = {runtime::make_parameter_buffer(ctx, p), ops::dataflow::dataflow_setup_param_words};
+    d.scratch.push_back(args[b::params].buffer);
     constexpr std::uint32_t wg = ops::dataflow::dataflow_setup_workgroup;
 
     // The check, and the in-degrees (n + 1 counters, the last one staying 0).
     d.in_offsets = runtime::allocate(ctx, (n + 1) * 4);
     runtime::fill(ctx, d.in_offsets, 0, (n + 1) * 4);
     auto bad = runtime::allocate(ctx, 8);
+    d.scratch.push_back(bad);
     runtime::fill(ctx, bad, 0xFFFFFFFFu, 8);
     args[b::counts] = {d.in_offsets, static_cast<std::uint32_t>(n + 1)};
     args[b::bad] = {bad, 2};
@@ -146,8 +153,9 @@ inline dataflow_device_graph upload_dataflow_graph(runtime::context& ctx, const 
     }
 
     // In-edge offsets, then every edge into its slot.
-    ps::exclusive_prefix_sum(ctx, d.in_offsets, n + 1);
+    ps::exclusive_prefix_sum(ctx, d.in_offsets, n + 1, &d.scratch);
     auto cursor = runtime::allocate(ctx, n * 4);
+    d.scratch.push_back(cursor);
     if (n != 0)
         runtime::cl_call("clEnqueueCopyBuffer", [&] { ctx.queue().enqueue_copy_buffer(d.in_offsets, cursor, 0, 0, n * 4); });
     d.in_sources = runtime::allocate(ctx, e * 4);
@@ -159,10 +167,11 @@ inline dataflow_device_graph upload_dataflow_graph(runtime::context& ctx, const 
 
     // Pull tasks: counts per node, their offsets (the last word: how many), then the list.
     auto task_offsets = runtime::allocate(ctx, (n + 1) * 4);
+    d.scratch.push_back(task_offsets);
     args[b::in_offsets] = {d.in_offsets, static_cast<std::uint32_t>(n + 1)};
     args[b::counts] = {task_offsets, static_cast<std::uint32_t>(n + 1)};
     runtime::dispatch(ctx, kernels.tasks, {runtime::groups_for(n + 1, wg), 1, 1}, args);
-    ps::exclusive_prefix_sum(ctx, task_offsets, n + 1);
+    ps::exclusive_prefix_sum(ctx, task_offsets, n + 1, &d.scratch);
     std::uint32_t tasks = 0;
     runtime::read(ctx, task_offsets, &tasks, 4, n * 4);
     d.pull_task_count = tasks;

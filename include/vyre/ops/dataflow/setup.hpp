@@ -17,9 +17,9 @@
 //   primitive.prefix_sum over those: each node's first task (and the count, in the last word);
 //   dataflow.setup.task_list: each node with tasks writes them (node, first in-edge), in node
 //     order: the same list the host builder makes (engine/detail/dataflow_graph.hpp).
-// Every index the programs compute from the graph's words stays inside its buffer even for a
-// graph the check rejects: out-of-range loads read 0 and stores and atomics are dropped (the
-// lowering's rules), so a bad graph costs a wasted launch, never a write elsewhere.
+// The programs after the check run only on a graph it passed (the host throws first). The check
+// itself reads a bad graph safely: out-of-range loads read 0 and stores and atomics are dropped
+// (the lowering's rules).
 #pragma once
 
 #include <vyre/dsl.hpp>

@@ -110,8 +110,11 @@ inline const runtime::compiled_program& prefix_sum_carry_kernel() {
 // Replaces the first `count` elements of `data` with their exclusive prefix sum, on the
 // context's queue (nothing waits). A buffer of count + 1 elements whose last is 0 ends with the
 // total. Throws resource_error when `count` is above what u32 invocation ids cover or above the
-// buffer.
-inline void exclusive_prefix_sum(runtime::context& ctx, const boost::compute::buffer& data, std::uint64_t count) {
+// buffer. The launches' temporary buffers (tile totals, parameters) go to `keep` when given, so
+// that the caller frees them once the device is done: NVIDIA's driver waits for the whole device
+// before it frees memory, which would otherwise happen here, right after the enqueues.
+inline void exclusive_prefix_sum(runtime::context& ctx, const boost::compute::buffer& data, std::uint64_t count,
+                                 std::vector<boost::compute::buffer>* keep = nullptr) {
     if (count == 0) return;
     if (count > prefix_sum_limit || count * 4 > data.size())
         throw resource_error(std::string(prefix_sum_tiles_op_id) + ": " + std::to_string(count) + " elements in a buffer of " +
@@ -126,9 +129,14 @@ inline void exclusive_prefix_sum(runtime::context& ctx, const boost::compute::bu
     args[prefix_sum_binding::tile_sums] = {sums, tiles};
     args[prefix_sum_binding::params] = {params, 1};
     runtime::dispatch(ctx, prefix_sum_tiles_kernel(), {tiles, 1, 1}, args);
-    if (tiles == 1) return;
-    exclusive_prefix_sum(ctx, sums, tiles);
-    runtime::dispatch(ctx, prefix_sum_carry_kernel(), {runtime::groups_for(count, prefix_sum_workgroup), 1, 1}, args);
+    if (tiles > 1) {
+        exclusive_prefix_sum(ctx, sums, tiles, keep);
+        runtime::dispatch(ctx, prefix_sum_carry_kernel(), {runtime::groups_for(count, prefix_sum_workgroup), 1, 1}, args);
+    }
+    if (keep) {
+        keep->push_back(sums);
+        keep->push_back(params);
+    }
 }
 
 } // namespace vyre::ops::primitive
