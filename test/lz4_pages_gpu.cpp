@@ -687,12 +687,37 @@ VYRE_DEVICE_TEST(page_compressor_backends_round_trip) {
         std::uint64_t sum = 0;
         for (const auto& rc : fresh_big.records) sum += rc.length;
         BOOST_TEST(fresh_big.data.size() == sum);
-        for (std::size_t i = 0; i < fresh_big.records.size(); i += 97) check_decodes(big, i, fresh_big.records[i], fresh_big.block(i));
+        // Every page against the CPU oracle, so that the reused results below are held to it too.
+        const expected_pages want_big = oracle(big);
+        std::size_t differ = 0;
+        for (std::size_t i = 0; i < fresh_big.records.size(); ++i)
+            if (!(fresh_big.records[i] == want_big.records[i]) ||
+                !std::equal(fresh_big.block(i).begin(), fresh_big.block(i).end(),
+                            want_big.slots.begin() + static_cast<std::ptrdiff_t>(i * page_size)))
+                ++differ;
+        BOOST_TEST(differ == 0u);
         vyre::engine::packed_pages reused = pipe.compress_device(batch);
         pipe.compress_device(big, reused);
         BOOST_TEST(same(reused, fresh_big));
         pipe.compress_device(batch, reused);
         BOOST_TEST(same(reused, fresh_small));
+        // The timeline: one record per chunk, in page order, each chunk's steps in its queue's order.
+        vyre::engine::page_compressor_options to;
+        to.timeline = true;
+        vyre::engine::page_compressor timed(dev.ctx(), to);
+        BOOST_TEST(same(timed.compress_device(big), fresh_big));
+        const auto& steps = timed.timeline();
+        BOOST_TEST_REQUIRE(steps.size() == 3u);
+        for (std::size_t c = 0; c < steps.size(); ++c) {
+            const auto& t = steps[c];
+            BOOST_TEST(t.first == c * 2048);
+            BOOST_TEST(t.pages == (c < 2 ? 2048u : 4500u - 4096u));
+            BOOST_TEST(t.upload[0] <= t.upload[1]);
+            BOOST_TEST(t.upload[1] <= t.kernel[0]);
+            BOOST_TEST(t.kernel[0] <= t.kernel[1]);
+            BOOST_TEST(t.kernel[1] <= t.readback[0]);
+            BOOST_TEST(t.readback[0] <= t.readback[1]);
+        }
     }
     // automatic: measures both on the first batch and picks by size.
     vyre::engine::page_compressor automatic(dev.ctx());
