@@ -462,10 +462,11 @@ int main(int argc, char** argv) {
             for (const auto& [what, rp] : {std::pair{"->host", &x.report}, std::pair{"->device", &x.dreport}})
                 std::printf("#   ours%-8s last run: frames device/hybrid/host/split %zu/%zu/%zu/%zu, %zu of %zu blocks dispatched, "
                             "%.1f MiB uploaded for them; device pass %.1f ms, host pass %.1f ms, host threads waited %.1f ms "
-                            "in all, %zu transfers, %zu dispatches (%zu of every block at once, %zu resolve rounds)\n",
+                            "in all, %zu transfers, %zu dispatches (%zu of every block at once, %zu resolve rounds), %zu frames hashed on the device\n",
                             what, rp->paths.device, rp->paths.hybrid, rp->paths.host, rp->paths.split, rp->dispatched_blocks, rp->blocks,
                             double(rp->device_input_bytes) / double(1 << 20), rp->device_seconds * 1e3, rp->host_seconds * 1e3,
-                            rp->wait_seconds * 1e3, rp->transfers, rp->batches, rp->block_batches, rp->resolve_rounds);
+                            rp->wait_seconds * 1e3, rp->transfers, rp->batches, rp->block_batches, rp->resolve_rounds,
+                            rp->device_hashed_frames);
             std::fflush(stdout);
         }
     }

@@ -1,6 +1,7 @@
 // The ops over byte ranges of one device buffer (ops/bytes/): bytes.crc32 against libdeflate's and
-// zlib's CRC-32 and against a bitwise CRC written here, and bytes.heads against the bytes
-// themselves, on every device: empty ranges, ranges at odd offsets, sizes around the chunk size,
+// zlib's CRC-32 and against a bitwise CRC written here, bytes.heads against the bytes themselves,
+// and bytes.xxh64 against libxxhash's XXH64, on every device and (xxh64) on the interpreter: empty
+// ranges, ranges at odd offsets, sizes around the chunk size and around XXH64's 32-byte stripes,
 // chunks of 1 and 7 bytes (every join), a range of several MiB, and ranges that leave the buffer.
 #include "harness.hpp"
 #include "test_data.hpp"
@@ -8,12 +9,19 @@
 #include <vyre/format/gzip.hpp>
 #include <vyre/ops/bytes/crc32.hpp>
 #include <vyre/ops/bytes/heads.hpp>
+#include <vyre/ops/bytes/xxh64.hpp>
+#include <vyre/reference/interpreter.hpp>
 #include <vyre/runtime/buffer.hpp>
 
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL // header-only, as vyre uses it (engine/zstd_host.hpp)
+#endif
+#include <xxhash.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <span>
 #include <vector>
@@ -126,6 +134,71 @@ VYRE_DEVICE_TEST(heads_are_the_first_bytes) {
     }
 }
 
+// Sizes around XXH64's stripes (32 bytes) and its tail steps (8, 4, 1 bytes), and larger ones.
+std::vector<std::size_t> xxh64_sizes(std::mt19937_64& rng) {
+    std::vector<std::size_t> sizes;
+    for (std::size_t n = 0; n <= 72; ++n) sizes.push_back(n);
+    for (const std::size_t n : {95u, 96u, 97u, 127u, 128u, 1000u, 4099u, 65536u, 65537u}) sizes.push_back(n);
+    for (int i = 0; i < 20; ++i) sizes.push_back(rng() % 300000);
+    return sizes;
+}
+
+VYRE_DEVICE_TEST(xxh64_of_many_ranges_equals_libxxhash) {
+    std::mt19937_64 rng(vyre::test::test_seed() + 2);
+    std::vector<std::size_t> sizes = xxh64_sizes(rng);
+    sizes.push_back(std::size_t{3} << 20);
+    const range_set s = make_ranges(rng, sizes);
+    const auto buffer = vyre::runtime::upload(dev.ctx(), std::span<const std::uint8_t>(s.data), CL_MEM_READ_ONLY);
+    const auto got = ob::xxh64_device(dev.ctx(), buffer, s.ranges);
+    BOOST_REQUIRE(got.size() == s.ranges.size());
+    for (std::size_t r = 0; r < s.ranges.size(); ++r) {
+        const auto b = range_bytes(s, r);
+        BOOST_TEST_CONTEXT("range " << r << " of " << b.size() << " bytes at offset " << s.ranges[r].offset) {
+            BOOST_TEST(got[r] == XXH64(b.data(), b.size(), 0));
+        }
+    }
+    BOOST_TEST(ob::xxh64_device(dev.ctx(), buffer, {}).empty());
+    // One set of buffers over runs of more, fewer and more ranges again.
+    ob::xxh64_buffers kept;
+    for (const std::size_t count : {s.ranges.size(), std::size_t{3}, s.ranges.size()}) {
+        const std::span<const ob::byte_range> some(s.ranges.data(), count);
+        ob::enqueue_xxh64(dev.ctx(), buffer, some, kept);
+        std::vector<std::uint32_t> pairs(count * 2);
+        vyre::runtime::read(dev.ctx(), kept.digests, pairs.data(), pairs.size() * 4);
+        for (std::size_t r = 0; r < count; ++r) {
+            const auto b = range_bytes(s, r);
+            BOOST_TEST((pairs[2 * r] | (std::uint64_t{pairs[2 * r + 1]} << 32)) == XXH64(b.data(), b.size(), 0));
+        }
+    }
+}
+
+// The interpreter defines what the program means: the same digests there.
+BOOST_AUTO_TEST_CASE(xxh64_program_on_the_interpreter) {
+    std::mt19937_64 rng(vyre::test::test_seed() + 3);
+    std::vector<std::size_t> sizes = xxh64_sizes(rng);
+    sizes.resize(80); // the interpreter is slow: every tail and a few whole stripes
+    const range_set s = make_ranges(rng, sizes);
+    const auto program = ob::xxh64_program();
+    BOOST_CHECK_NO_THROW(vyre::ir::validate(program));
+    const auto words = ob::range_words(ob::xxh64_op_id, s.ranges, s.data.size());
+    std::vector<vyre::reference::buffer_data> buffers(4);
+    buffers[0] = s.data;
+    buffers[1].resize(words.size() * 4);
+    std::memcpy(buffers[1].data(), words.data(), buffers[1].size());
+    buffers[2].assign(s.ranges.size() * 8, 0xEE);
+    const auto n = static_cast<std::uint32_t>(s.ranges.size());
+    buffers[3].resize(4);
+    std::memcpy(buffers[3].data(), &n, 4);
+    const std::uint32_t groups = (n * ob::xxh64_lanes + ob::xxh64_workgroup - 1) / ob::xxh64_workgroup;
+    vyre::reference::run(program, {groups, 1, 1}, buffers);
+    for (std::size_t r = 0; r < s.ranges.size(); ++r) {
+        std::uint64_t digest = 0;
+        std::memcpy(&digest, buffers[2].data() + r * 8, 8);
+        const auto b = range_bytes(s, r);
+        BOOST_TEST_CONTEXT("range " << r << " of " << b.size() << " bytes") { BOOST_TEST(digest == XXH64(b.data(), b.size(), 0)); }
+    }
+}
+
 VYRE_DEVICE_TEST(ranges_outside_the_buffer_are_refused) {
     const bytes data(64, 1);
     const auto buffer = vyre::runtime::upload(dev.ctx(), std::span<const std::uint8_t>(data), CL_MEM_READ_ONLY);
@@ -136,4 +209,7 @@ VYRE_DEVICE_TEST(ranges_outside_the_buffer_are_refused) {
     BOOST_CHECK_THROW(ob::heads_device(dev.ctx(), buffer, past, 8), vyre::resource_error);
     BOOST_CHECK_THROW(ob::heads_device(dev.ctx(), buffer, std::vector<ob::byte_range>{{0, 4}}, 6), vyre::resource_error);
     BOOST_CHECK_THROW(ob::crc32_device(dev.ctx(), buffer, std::vector<ob::byte_range>{{0, 4}}, 0), vyre::resource_error);
+    BOOST_CHECK_EXCEPTION(ob::xxh64_device(dev.ctx(), buffer, past), vyre::resource_error, [](const vyre::resource_error& e) {
+        return std::string(e.what()).find("bytes.xxh64: range 1 (offset 60, 5 bytes)") != std::string::npos;
+    });
 }

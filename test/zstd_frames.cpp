@@ -382,6 +382,38 @@ VYRE_DEVICE_TEST(frames_determinism) {
     }
 }
 
+// One set of buffers through runs of different sizes (larger, smaller, larger again): each run
+// reuses what is large enough and grows the rest, and gets the oracle's bytes and statuses.
+VYRE_DEVICE_TEST(frames_reuse_buffers_across_runs) {
+    const bytes src = mixed_source(384u << 10, 21);
+    cz::zstd_frames_buffers kept;
+    int runs = 0;
+    for (const std::size_t size : {std::size_t{256} << 10, std::size_t{32} << 10, std::size_t{384} << 10, std::size_t{4} << 10}) {
+        const bytes part(src.begin(), src.begin() + static_cast<std::ptrdiff_t>(size));
+        const bytes file = compress_frames(part, 16384, 3);
+        const planned p = plan(file);
+        const fmt::zstd_sections& s = p.sections;
+        const decoded want = run_reference(file, s);
+        BOOST_TEST_CONTEXT("run " << runs << ", " << size << " bytes") {
+            bytes padded(file.begin() + static_cast<std::ptrdiff_t>(s.input_base),
+                         file.begin() + static_cast<std::ptrdiff_t>(s.input_base + s.input_bytes));
+            padded.resize(rt::padded_bytes(padded.size()), 0);
+            const auto input = rt::upload(dev.ctx(), std::span<const std::uint8_t>(padded), CL_MEM_READ_ONLY);
+            const cl_mem output_before = kept.output.get();
+            cz::enqueue_zstd_frames(dev.ctx(), input, s.input_bytes, s, kept, vyre::ops::block_variant::automatic);
+            decoded got{bytes(s.output_bytes), words(s.frame_count() * vc::zstd_status_words)};
+            rt::read(dev.ctx(), kept.output, got.output.data(), got.output.size());
+            rt::read(dev.ctx(), kept.statuses, got.statuses.data(), got.statuses.size() * 4);
+            BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
+            BOOST_TEST((got.output == want.output));
+            BOOST_TEST((packed(got, s) == part));
+            // The smaller runs keep the buffer the larger one before them made.
+            if (runs == 1 || runs == 3) BOOST_TEST((kept.output.get() == output_before));
+        }
+        ++runs;
+    }
+}
+
 // ---- whole files through the engine's device route (engine/zstd_decompress.hpp) --------------
 
 namespace eng = vyre::engine;
@@ -410,6 +442,13 @@ void check_device_route(rt::context& ctx, const bytes& zst, const bytes& want, s
             BOOST_TEST(host.report.block_batches == (program == eng::zstd_device_program::blocks ? host.report.batches : 0u));
             const auto d = eng::decompress_zstd_to_device(ctx, zst, device_route(batch, program));
             BOOST_REQUIRE(d.output_bytes == want.size());
+            // Frames that declare their size and carry a checksum are hashed on the device.
+            const fmt::zstd_file parsed = fmt::parse_zstd(zst);
+            const bool hashable = std::any_of(parsed.frames.begin(), parsed.frames.end(), [](const fmt::zstd_frame& f) { return f.checksum.has_value(); }) &&
+                                  std::all_of(parsed.frames.begin(), parsed.frames.end(), [](const fmt::zstd_frame& f) {
+                                      return !f.checksum || (f.content_size && *f.content_size <= eng::detail::zstd_device_hash_max_frame);
+                                  });
+            BOOST_TEST((d.report.device_hashed_frames != 0) == hashable);
             bytes back(want.size());
             if (!back.empty()) rt::read(ctx, d.output, back.data(), back.size());
             BOOST_TEST((back == want));
@@ -464,6 +503,16 @@ VYRE_DEVICE_TEST(device_route_decodes_whole_files) {
     const auto many = eng::decompress_zstd(dev.ctx(), compress_frames(src, 4096, 3), full);
     BOOST_TEST((many.bytes == src));
     BOOST_TEST(many.report.block_batches == 0u);
+    // Groups of 4 frames and a last one of 2, which the automatic program gives to
+    // compression.zstd.blocks: the frame program's buffer sets and the blocks' own output mix.
+    const bytes mixed(src.begin(), src.begin() + 22 * 4096);
+    eng::zstd_options groups = device_route(1);
+    groups.frames_per_dispatch = 4;
+    groups.device_program = eng::zstd_device_program::automatic;
+    const auto both = eng::decompress_zstd(dev.ctx(), compress_frames(mixed, 4096, 3), groups);
+    BOOST_TEST((both.bytes == mixed));
+    BOOST_TEST(both.report.batches == 6u);
+    BOOST_TEST(both.report.block_batches == 1u);
 }
 
 VYRE_DEVICE_TEST(device_route_decodes_the_zstd_tools_files) {
@@ -552,6 +601,23 @@ VYRE_DEVICE_TEST(device_route_names_the_failing_block) {
     } catch (const vyre::format_error& e) {
         BOOST_TEST(std::string(e.what()).find("checksum") != std::string::npos);
         BOOST_TEST(e.offset() == p.frames[0].checksum_offset);
+    }
+    // Into device memory the device hashes the frames itself (bytes.xxh64): the same error, for a
+    // wrong checksum in a later frame too, with each program.
+    for (const auto program : {eng::zstd_device_program::frames, eng::zstd_device_program::blocks}) {
+        for (const std::size_t frame : {std::size_t{0}, p.frames.size() - 1}) {
+            bytes wrong = compress_frames(src, 100000, 3);
+            wrong[p.frames[frame].checksum_offset + 3] ^= 0x80;
+            BOOST_TEST_CONTEXT("program " << eng::zstd_device_program_name(program) << ", frame " << frame) {
+                try {
+                    eng::decompress_zstd_to_device(dev.ctx(), wrong, device_route(std::uint64_t{64} << 20, program));
+                    BOOST_FAIL("a wrong checksum was accepted into device memory");
+                } catch (const vyre::format_error& e) {
+                    BOOST_TEST(std::string(e.what()).find("content checksum mismatch") != std::string::npos);
+                    BOOST_TEST(e.offset() == p.frames[frame].checksum_offset);
+                }
+            }
+        }
     }
 }
 

@@ -85,6 +85,7 @@
 #include <vyre/ops/bytes/crc32.hpp>
 #include <vyre/ops/bytes/heads.hpp>
 #include <vyre/ops/bytes/ranges.hpp>
+#include <vyre/ops/bytes/xxh64.hpp>
 #include <vyre/ops/compression/deflate.hpp>
 #include <vyre/ops/compression/deflate_program.hpp>
 #include <vyre/ops/compression/lz4.hpp>

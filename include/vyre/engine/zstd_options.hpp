@@ -111,6 +111,9 @@ struct zstd_report {
     // resolve rounds they took.
     std::size_t block_batches = 0;
     std::size_t resolve_rounds = 0;
+    // Route device into device memory: frames whose checksum the device computed (bytes.xxh64),
+    // so that their bytes never came back.
+    std::size_t device_hashed_frames = 0;
     std::uint64_t input_bytes = 0;
     std::uint64_t device_input_bytes = 0;    // bytes uploaded for the dispatches (the packed runs)
     std::uint64_t output_bytes = 0;

@@ -4,6 +4,7 @@
 
 #include <vyre/ops/bytes/crc32.hpp>
 #include <vyre/ops/bytes/heads.hpp>
+#include <vyre/ops/bytes/xxh64.hpp>
 #include <vyre/ops/compression/deflate.hpp>
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
@@ -50,6 +51,7 @@ inline const std::vector<op_info>& registry() {
         out.push_back(scan::patterns_info());
         out.push_back(bytes::crc32_info());
         out.push_back(bytes::heads_info());
+        out.push_back(bytes::xxh64_info());
         return out;
     }();
     return ops;

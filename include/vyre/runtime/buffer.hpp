@@ -6,6 +6,7 @@
 #include <vyre/runtime/context.hpp>
 #include <vyre/util/parallel.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -23,6 +24,17 @@ inline bc::buffer allocate(const context& ctx, std::size_t bytes, cl_mem_flags f
         throw resource_error("buffer of " + std::to_string(size) + " bytes exceeds the device's maximum allocation of " +
                              std::to_string(ctx.device().max_allocation) + " bytes on " + ctx.device().label());
     return cl_call("clCreateBuffer", [&] { return bc::buffer(ctx.cl_context(), size, flags); });
+}
+
+// Makes `b` (empty or held from an earlier run) at least `bytes` long: kept when it is, otherwise
+// replaced by one an eighth larger than asked (within the device's maximum allocation), so that
+// runs of slowly growing sizes reallocate rarely. For buffers kept across the runs of a pipeline:
+// the NVIDIA driver frees memory only once the whole device is idle, so freeing a run's buffers
+// while the next run works would make the runs take turns.
+inline void reserve(const context& ctx, bc::buffer& b, std::size_t bytes, cl_mem_flags flags = CL_MEM_READ_WRITE) {
+    if (b.get() != nullptr && b.size() >= bytes) return;
+    const std::size_t spare = std::min<std::size_t>(bytes + bytes / 8, ctx.device().max_allocation);
+    b = allocate(ctx, (std::max(spare, bytes) + 3) / 4 * 4, flags);
 }
 
 // Blocking copies between host memory and a device buffer.

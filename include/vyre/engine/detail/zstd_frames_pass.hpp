@@ -10,13 +10,16 @@
 #include <vyre/error.hpp>
 #include <vyre/format/zstd_frame.hpp>
 #include <vyre/format/zstd_sections.hpp>
+#include <vyre/ops/bytes/xxh64.hpp>
 #include <vyre/ops/compression/zstd_blocks.hpp>
 #include <vyre/ops/compression/zstd_frames.hpp>
 #include <vyre/runtime/buffer.hpp>
 #include <vyre/util/parallel.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <initializer_list>
 #include <memory>
 #include <cstdint>
 #include <cstring>
@@ -96,11 +99,26 @@ inline bool zstd_blocks_pay(const runtime::device_info& device, const format::zs
                        at);
 }
 
+// Where the device route hashes frames itself (bytes.xxh64) rather than reading them back: into
+// device memory, when every frame that carries a checksum declares its content size (the range to
+// hash is known before decoding; a frame that decodes to another size fails on that first) and
+// none is longer than zstd_device_hash_max_frame. Four invocations hash a frame, a quarter of it
+// each in order, so one long frame is faster read back and hashed by the host.
+inline constexpr std::uint64_t zstd_device_hash_max_frame = std::uint64_t{16} << 20;
+
+inline bool zstd_device_hashes(const format::zstd_file& file) {
+    return std::all_of(file.frames.begin(), file.frames.end(), [](const format::zstd_frame& f) {
+        return !f.checksum || (f.content_size && *f.content_size <= f.output_capacity && *f.content_size <= zstd_device_hash_max_frame);
+    });
+}
+
 // Checks frames [first, first + count): status, content size, and the checksum against the
-// bytes at their staging offsets in `staging` (which may be empty when none carries one).
+// bytes at their staging offsets in `staging` (which may be empty when none carries one), or,
+// when `digests` is given, against the device's XXH64 of each frame (a low and a high word per
+// frame of the group).
 inline void zstd_check_device_frames(const format::zstd_file& file, std::size_t first, std::size_t count,
                                      std::span<const std::uint32_t> statuses, std::span<const std::uint8_t> staging,
-                                     std::span<std::uint64_t> sizes, unsigned threads) {
+                                     std::span<std::uint64_t> sizes, unsigned threads, std::span<const std::uint32_t> digests = {}) {
     namespace c = compression;
     for (std::size_t i = first; i < first + count; ++i) {
         const auto status = statuses.subspan(i * c::zstd_status_words, c::zstd_status_words);
@@ -111,6 +129,16 @@ inline void zstd_check_device_frames(const format::zstd_file& file, std::size_t 
             throw format_error("zstd: frame declares " + std::to_string(*f.content_size) + " content bytes but decodes to " +
                                    std::to_string(sizes[i]),
                                f.offset);
+    }
+    if (!digests.empty()) {
+        for (std::size_t k = 0; k < count; ++k) {
+            const auto& f = file.frames[first + k];
+            if (f.checksum && digests[2 * k] != *f.checksum)
+                throw format_error("zstd: content checksum mismatch: stored " + util::hex(*f.checksum) + ", computed " +
+                                       util::hex(digests[2 * k]),
+                                   f.checksum_offset);
+        }
+        return;
     }
     util::parallel_for(count, threads, [&](std::size_t k) {
         const auto& f = file.frames[first + k];
@@ -126,13 +154,14 @@ struct zstd_frames_run {
     std::size_t block_dispatches = 0, resolve_rounds = 0; // through compression.zstd.blocks
     std::uint64_t uploaded = 0;
     std::size_t transfers = 0;
+    std::size_t hashed_frames = 0; // checked by bytes.xxh64 on the device
 };
 
 // Every frame through compression.zstd.frames, checked, group by group over three queues: group
 // k+1 is planned on the host (all cores) and uploaded while group k runs and group k-1 comes
 // back and is checked. Into host memory (device_staging null) every frame's bytes land in
 // `staging` at its staging offset; into device memory they land in `device_staging` there, and
-// come back into `staging` only where a checksum needs them.
+// come back into `staging` only where a checksum needs them and the device does not hash them.
 inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const std::uint8_t> data, const format::zstd_file& file,
                                        const zstd_options& options, std::span<std::uint8_t> staging,
                                        boost::compute::buffer* device_staging) {
@@ -160,14 +189,37 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
     };
     bcm::command_queue up = make_queue(), down = make_queue();
     runtime::context program_queue(make_queue());
-    struct in_flight {
-        format::zstd_sections sections; // read by the record uploads until the group is done
+    // Two sets of device buffers, reused group after group (group k takes set k % 2, once group
+    // k-2 has been checked): the NVIDIA driver frees memory only once the whole device is idle,
+    // so a group whose buffers were freed while the next one ran would stall the pipeline.
+    struct buffer_set {
         bcm::buffer input;
         ops::compression::zstd_frames_buffers buffers;
+        ops::bytes::xxh64_buffers hash;
+    };
+    const bool device_hash = device_staging && zstd_device_hashes(file);
+    std::array<buffer_set, 2> sets;
+    struct in_flight {
+        format::zstd_sections sections; // read by the record uploads until the group is done
+        bcm::buffer blocks_output;      // compression.zstd.blocks' result, its own buffer
         bcm::event done;
         bool checksums = false;
+        std::vector<std::uint32_t> digests; // the device's XXH64 of each frame, where it hashed them
     };
     std::vector<std::unique_ptr<in_flight>> flight(groups.size());
+    std::vector<bcm::buffer> retired; // freed once everything is done (see buffer_set)
+    // Runs `enqueue`, which may replace buffers of `held` by larger ones: those replaced wait in
+    // `retired` rather than being freed now.
+    const auto grown = [&](std::initializer_list<bcm::buffer*> held, const auto& enqueue) {
+        std::vector<bcm::buffer> before;
+        for (bcm::buffer* h : held) before.push_back(*h);
+        enqueue();
+        std::size_t i = 0;
+        for (bcm::buffer* h : held) {
+            if (before[i].get() != nullptr && before[i].get() != h->get()) retired.push_back(std::move(before[i]));
+            ++i;
+        }
+    };
     const auto clock = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
     const double start = clock();
     const auto finish = [&](std::size_t k) {
@@ -176,8 +228,9 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
         const double t1 = clock();
         run.wait_seconds += t1 - t0;
         zstd_check_device_frames(file, groups[k].first, groups[k].count, statuses, flight[k]->checksums ? staging : std::span<std::uint8_t>(),
-                                 run.sizes, threads);
+                                 run.sizes, threads, flight[k]->digests);
         run.host_seconds += clock() - t1;
+        if (flight[k]->blocks_output.get() != nullptr) retired.push_back(std::move(flight[k]->blocks_output));
         flight[k].reset();
     };
     try {
@@ -191,10 +244,11 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             run.host_seconds += clock() - t0;
             const format::zstd_sections& s = f->sections;
             f->checksums = std::any_of(which.begin(), which.end(), [&](std::size_t i) { return file.frames[i].checksum.has_value(); });
-            f->input = runtime::allocate(ctx, runtime::padded_bytes(s.input_bytes), CL_MEM_READ_ONLY);
+            buffer_set& set = sets[k % 2];
+            grown({&set.input}, [&] { runtime::reserve(ctx, set.input, runtime::padded_bytes(s.input_bytes), CL_MEM_READ_ONLY); });
             bcm::event uploaded;
             runtime::cl_call("clEnqueueWriteBuffer",
-                             [&] { uploaded = up.enqueue_write_buffer_async(f->input, 0, s.input_bytes, data.data() + s.input_base); });
+                             [&] { uploaded = up.enqueue_write_buffer_async(set.input, 0, s.input_bytes, data.data() + s.input_base); });
             // Submitted before another queue waits on it (the blocks program blocks on its queue next).
             runtime::cl_call("clFlush", [&] { up.flush(); });
             runtime::cl_call("clEnqueueBarrierWithWaitList", [&] { program_queue.queue().enqueue_barrier(bcm::wait_list(uploaded)); });
@@ -202,25 +256,45 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             bcm::event last;
             if (by_blocks(g, s)) {
                 // Every pass has finished when this returns (the host schedules between them).
-                const auto r = ops::compression::decode_zstd_blocks(program_queue, f->input, s.input_bytes, s, options.variant);
+                const auto r = ops::compression::decode_zstd_blocks(program_queue, set.input, s.input_bytes, s, options.variant);
                 std::copy(r.statuses.begin(), r.statuses.end(), statuses.begin() + static_cast<std::ptrdiff_t>(g.first * c::zstd_status_words));
-                f->buffers.output = r.output;
+                f->blocks_output = r.output;
                 ++run.block_dispatches;
                 run.resolve_rounds += r.rounds;
             } else {
-                f->buffers = ops::compression::enqueue_zstd_frames(program_queue, f->input, s.input_bytes, s, options.variant);
-                ran = bcm::wait_list(f->buffers.dispatch);
+                auto& b = set.buffers;
+                grown({&b.frames, &b.blocks, &b.tables, &b.literals, &b.output, &b.statuses, &b.params},
+                      [&] { ops::compression::enqueue_zstd_frames(program_queue, set.input, s.input_bytes, s, b, options.variant); });
+                ran = bcm::wait_list(b.dispatch);
                 runtime::cl_call("clEnqueueReadBuffer", [&] {
-                    last = down.enqueue_read_buffer_async(f->buffers.statuses, 0, g.count * c::zstd_status_words * 4,
+                    last = down.enqueue_read_buffer_async(b.statuses, 0, g.count * c::zstd_status_words * 4,
                                                           statuses.data() + g.first * c::zstd_status_words, ran);
                 });
             }
+            const bcm::buffer& output = f->blocks_output.get() != nullptr ? f->blocks_output : set.buffers.output;
+            bcm::wait_list hashed;
+            if (device_hash && f->checksums) {
+                // Each frame's declared content, hashed where the program left it; 8 bytes a frame come back.
+                std::vector<ops::bytes::byte_range> ranges(g.count);
+                for (std::size_t i = 0; i < g.count; ++i) {
+                    const auto& fr = file.frames[g.first + i];
+                    if (fr.checksum) ranges[i] = {fr.output_offset - s.output_base, *fr.content_size};
+                }
+                grown({&set.hash.ranges, &set.hash.digests, &set.hash.params},
+                      [&] { ops::bytes::enqueue_xxh64(program_queue, output, ranges, set.hash); });
+                hashed = bcm::wait_list(set.hash.dispatch);
+                f->digests.assign(g.count * 2, 0);
+                run.hashed_frames += g.count;
+            }
             runtime::cl_call("clEnqueueReadBuffer", [&] {
                 if (device_staging) {
-                    last = down.enqueue_copy_buffer(f->buffers.output, *device_staging, 0, s.output_base, s.output_bytes, ran);
-                    if (f->checksums) last = down.enqueue_read_buffer_async(f->buffers.output, 0, s.output_bytes, staging.data() + s.output_base, ran);
+                    last = down.enqueue_copy_buffer(output, *device_staging, 0, s.output_base, s.output_bytes, ran);
+                    if (!f->digests.empty())
+                        last = down.enqueue_read_buffer_async(set.hash.digests, 0, f->digests.size() * 4, f->digests.data(), hashed);
+                    else if (f->checksums)
+                        last = down.enqueue_read_buffer_async(output, 0, s.output_bytes, staging.data() + s.output_base, ran);
                 } else {
-                    last = down.enqueue_read_buffer_async(f->buffers.output, 0, s.output_bytes, staging.data() + s.output_base, ran);
+                    last = down.enqueue_read_buffer_async(output, 0, s.output_bytes, staging.data() + s.output_base, ran);
                 }
                 f->done = last;
             });
@@ -257,6 +331,7 @@ inline void zstd_report_device_route(const format::zstd_file& file, const zstd_f
     report.batches = run.dispatches;
     report.block_batches = run.block_dispatches;
     report.resolve_rounds = run.resolve_rounds;
+    report.device_hashed_frames = run.hashed_frames;
     report.input_bytes = input_bytes;
     report.device_input_bytes = run.uploaded;
     report.staging_bytes = file.staging_size;
@@ -274,15 +349,15 @@ inline void zstd_report_device_route(const format::zstd_file& file, const zstd_f
     report.split.device_bytes = report.output_bytes;
 }
 
-// Into device memory: every frame made in `device_staging` (frames carrying a checksum also come
-// back into `scratch` for it: an XXH64 on the device would spare that copy), then gathered into
+// Into device memory: every frame made in `device_staging` and hashed there (bytes.xxh64) where
+// zstd_device_hashes allows, else read back into `scratch` for its checksum; then gathered into
 // a buffer of their own unless they already follow each other.
 inline zstd_device_result zstd_frames_to_device(runtime::context& ctx, std::span<const std::uint8_t> data, const format::zstd_file& file,
                                                 const zstd_options& options, std::span<std::uint8_t> scratch,
                                                 boost::compute::buffer& device_staging) {
     std::vector<std::uint8_t> owned;
     const bool checksums = std::any_of(file.frames.begin(), file.frames.end(), [](const auto& f) { return f.checksum.has_value(); });
-    if (checksums && scratch.size() < file.staging_size) {
+    if (checksums && !zstd_device_hashes(file) && scratch.size() < file.staging_size) {
         owned.resize(static_cast<std::size_t>(file.staging_size));
         scratch = owned;
     }

@@ -358,22 +358,26 @@ inline zstd_frames_kernel zstd_frames_kernel_for(block_variant v, const runtime:
     }
 }
 
-// Device buffers for one run: the planned records and tables, scratch and output.
+// Device buffers of a run: the planned records and tables, scratch, output, statuses and the
+// parameters. A run may take the buffers of an earlier one that has completed (every command that
+// read or wrote them, readbacks included): it reuses each that is large enough and grows the
+// others (runtime::reserve), so that a pipeline frees nothing between its runs.
 struct zstd_frames_buffers {
-    boost::compute::buffer frames, blocks, tables, literals, output, statuses;
+    boost::compute::buffer frames, blocks, tables, literals, output, statuses, params;
+    std::array<std::uint32_t, zstd_frames_param_words> words{}; // what params holds: the write reads it from here
     std::uint64_t output_bytes = 0;
     boost::compute::event dispatch; // the program's run (none when there are no frames)
 };
 
 // Enqueues compression.zstd.frames over `input` (a device buffer holding the file bytes the
-// sections were planned from: [s.input_base, + s.input_bytes)) on ctx's queue, nothing waited
-// for: the records and tables are written from `s` (which must outlive the queue's work),
-// scratch and statuses allocated, and the program dispatched. The frames write `output` when
-// given (at least s.output_bytes long; nothing outside the frames' regions is written), else a
-// buffer allocated here. Returns the buffers and the dispatch's event.
-inline zstd_frames_buffers enqueue_zstd_frames(runtime::context& ctx, const boost::compute::buffer& input, std::uint64_t input_bytes,
-                                               const format::zstd_sections& s, block_variant v = block_variant::automatic,
-                                               const boost::compute::buffer* output = nullptr) {
+// sections were planned from: [s.input_base, + s.input_bytes)) on ctx's queue into `r`, nothing
+// waited for: the records, tables and parameters are written from `s` and `r` (both must outlive
+// the queue's work), and the program dispatched. The frames write `output` when given (at least
+// s.output_bytes long; nothing outside the frames' regions is written), else r.output. `r` is
+// empty or holds the buffers of a run that has completed.
+inline void enqueue_zstd_frames(runtime::context& ctx, const boost::compute::buffer& input, std::uint64_t input_bytes,
+                                const format::zstd_sections& s, zstd_frames_buffers& r, block_variant v = block_variant::automatic,
+                                const boost::compute::buffer* output = nullptr) {
     namespace c = vyre::compression;
     const std::size_t nframes = s.frame_count();
     if (input_bytes > 0xFFFFFFFFull || s.output_bytes > 0xFFFFFFFFull || s.literal_bytes > 0xFFFFFFFFull)
@@ -389,28 +393,32 @@ inline zstd_frames_buffers enqueue_zstd_frames(runtime::context& ctx, const boos
     // Every check passes before an upload from `s` starts; what can fail later (the program's
     // build, the dispatch) waits for the uploads before it throws.
     const zstd_frames_kernel kernel = zstd_frames_kernel_for(v, ctx.device());
-    zstd_frames_buffers r;
-    r.frames = runtime::allocate(ctx, std::max<std::size_t>(1, s.frames.size()) * 4, CL_MEM_READ_ONLY);
-    r.blocks = runtime::allocate(ctx, std::max<std::size_t>(1, s.blocks.size()) * 4, CL_MEM_READ_ONLY);
-    r.tables = runtime::allocate(ctx, std::max<std::size_t>(1, s.tables.size()) * 4, CL_MEM_READ_ONLY);
-    r.literals = runtime::allocate(ctx, std::max<std::uint64_t>(4, (s.literal_bytes + 3) & ~std::uint64_t{3}));
-    r.output = output ? *output : runtime::allocate(ctx, std::max<std::uint64_t>(4, (s.output_bytes + 3) & ~std::uint64_t{3}));
-    r.statuses = runtime::allocate(ctx, std::max<std::size_t>(1, nframes) * c::zstd_status_words * 4);
+    runtime::reserve(ctx, r.frames, std::max<std::size_t>(1, s.frames.size()) * 4, CL_MEM_READ_ONLY);
+    runtime::reserve(ctx, r.blocks, std::max<std::size_t>(1, s.blocks.size()) * 4, CL_MEM_READ_ONLY);
+    runtime::reserve(ctx, r.tables, std::max<std::size_t>(1, s.tables.size()) * 4, CL_MEM_READ_ONLY);
+    runtime::reserve(ctx, r.literals, std::max<std::uint64_t>(4, (s.literal_bytes + 3) & ~std::uint64_t{3}));
+    if (output)
+        r.output = *output;
+    else
+        runtime::reserve(ctx, r.output, std::max<std::uint64_t>(4, (s.output_bytes + 3) & ~std::uint64_t{3}));
+    runtime::reserve(ctx, r.statuses, std::max<std::size_t>(1, nframes) * c::zstd_status_words * 4);
+    runtime::reserve(ctx, r.params, zstd_frames_param_words * 4, CL_MEM_READ_ONLY);
     r.output_bytes = s.output_bytes;
-    if (nframes == 0) return r;
-    const auto write = [&](boost::compute::buffer& b, const std::vector<std::uint32_t>& w) {
-        if (!w.empty()) runtime::cl_call("clEnqueueWriteBuffer", [&] { ctx.queue().enqueue_write_buffer_async(b, 0, w.size() * 4, w.data()); });
+    r.dispatch = {};
+    if (nframes == 0) return;
+    const auto write = [&](boost::compute::buffer& b, const void* from, std::size_t bytes) {
+        if (bytes != 0) runtime::cl_call("clEnqueueWriteBuffer", [&] { ctx.queue().enqueue_write_buffer_async(b, 0, bytes, from); });
     };
     try {
-        write(r.frames, s.frames);
-        write(r.blocks, s.blocks);
-        write(r.tables, s.tables);
-        const std::array<std::uint32_t, zstd_frames_param_words> p{static_cast<std::uint32_t>(nframes), static_cast<std::uint32_t>(input_bytes),
-                                                                  static_cast<std::uint32_t>(s.output_bytes),
-                                                                  static_cast<std::uint32_t>(s.literal_bytes),
-                                                                  static_cast<std::uint32_t>(s.blocks.size()),
-                                                                  static_cast<std::uint32_t>(s.tables.size())};
-        const auto params = runtime::make_parameter_buffer(ctx, p);
+        write(r.frames, s.frames.data(), s.frames.size() * 4);
+        write(r.blocks, s.blocks.data(), s.blocks.size() * 4);
+        write(r.tables, s.tables.data(), s.tables.size() * 4);
+        // Written through the queue into a buffer the run keeps, not made per run: replacing a
+        // buffer frees one, which the NVIDIA driver does only once the whole device is idle.
+        r.words = {static_cast<std::uint32_t>(nframes), static_cast<std::uint32_t>(input_bytes), static_cast<std::uint32_t>(s.output_bytes),
+                   static_cast<std::uint32_t>(s.literal_bytes), static_cast<std::uint32_t>(s.blocks.size()),
+                   static_cast<std::uint32_t>(s.tables.size())};
+        write(r.params, r.words.data(), r.words.size() * 4);
         namespace b = zstd_frames_binding;
         std::vector<runtime::buffer_arg> args(8);
         args[b::input] = {input, static_cast<std::uint32_t>(input.size() / 4)};
@@ -420,7 +428,7 @@ inline zstd_frames_buffers enqueue_zstd_frames(runtime::context& ctx, const boos
         args[b::literals] = {r.literals, static_cast<std::uint32_t>(r.literals.size() / 4)};
         args[b::output] = {r.output, static_cast<std::uint32_t>(r.output.size() / 4)};
         args[b::statuses] = {r.statuses, static_cast<std::uint32_t>(r.statuses.size() / 4)};
-        args[b::params] = {params, zstd_frames_param_words};
+        args[b::params] = {r.params, zstd_frames_param_words};
         const auto groups = static_cast<std::uint32_t>((nframes + kernel.frames_per_workgroup - 1) / kernel.frames_per_workgroup);
         r.dispatch = runtime::dispatch(ctx, *kernel.program, {groups, 1, 1}, args);
     } catch (...) {
@@ -431,7 +439,14 @@ inline zstd_frames_buffers enqueue_zstd_frames(runtime::context& ctx, const boos
         }
         throw;
     }
+}
 
+// The same into buffers of its own, returned with the dispatch's event.
+inline zstd_frames_buffers enqueue_zstd_frames(runtime::context& ctx, const boost::compute::buffer& input, std::uint64_t input_bytes,
+                                               const format::zstd_sections& s, block_variant v = block_variant::automatic,
+                                               const boost::compute::buffer* output = nullptr) {
+    zstd_frames_buffers r;
+    enqueue_zstd_frames(ctx, input, input_bytes, s, r, v, output);
     return r;
 }
 
