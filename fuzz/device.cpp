@@ -1,21 +1,29 @@
 // The device side, on the first OpenCL device (PoCL in CI; VYRE_DEVICE picks another). Byte 0
 // picks the mode.
 //
-// Byte 0 below 0x80: the device decoders (compression.lz4, compression.zstd, compression.deflate)
+// Byte 0 below 0x70: the device decoders (compression.lz4, compression.zstd, compression.deflate)
 // on fuzzer-chosen blocks in batches, held to their CPU references byte for byte: every status,
 // every byte of every output region (partial outputs and untouched tails alike), and the canary
 // bytes between and after the regions. Byte 0 picks the op (mod 3) and the program (reference or
 // fast, bit 2); then up to 16 blocks, each a 2-byte little-endian length, a 1-byte output room in
 // units of 64 bytes, a 1-byte gap (1..16 canary bytes after the region) and that many bytes.
 //
+// Byte 0 from 0x70 to 0x7F: a whole .zst file (the rest) through engine::decompress_zstd's device
+// route, into host memory and into device memory: both must fail, or both give the same bytes,
+// and those of libzstd where libzstd decodes the file too. Into device memory the device checks
+// the frames' checksums itself (bytes.xxh64, frames of up to 256 KiB), into host memory the host
+// does; small groups of frames (bits 2-3: 1 to 4 frames per dispatch) exercise the buffer sets the
+// groups share, and bits 0-1 pick the program (automatic, frames, blocks).
+//
 // Byte 0 at or above 0x80: the whole `vyre unpack` pipeline (engine::unpack) on the rest,
 // extracting into a scratch folder. Beyond "no crash": nothing is written outside the scratch
 // folder (the folder that holds it gains nothing, and no link inside it resolves outside it),
 // and the decoded bytes stay within the limit set here (64 MiB). Slow by fuzzing standards (files
 // are created on every run), it finds what the per-format targets cannot: layers opening each other.
-// VYRE_FUZZ_DEVICE=blocks (or unpack) runs one mode only.
+// VYRE_FUZZ_DEVICE=blocks (or zstd, or unpack) runs one mode only.
 #include <vyre/compression/block.hpp>
 #include <vyre/engine/unpack.hpp>
+#include <vyre/engine/zstd_decompress.hpp>
 #include <vyre/ops/block_op.hpp>
 #include <vyre/ops/compression/deflate.hpp>
 #include <vyre/ops/compression/lz4.hpp>
@@ -32,12 +40,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <system_error>
 #include <vector>
 
 #include <stdlib.h> // mkdtemp
+#include <zstd.h>
 
 namespace {
 
@@ -62,6 +72,16 @@ struct block_counts {
                          static_cast<unsigned long long>(n[op][1]));
     }
 } counts;
+
+// Files through the zstd device route, and how many of them decoded (printed when the run ends).
+struct zstd_counts {
+    std::uint64_t files = 0, decoded = 0, hashed = 0;
+    ~zstd_counts() {
+        std::fprintf(stderr, "zstd files compared: %llu (%llu decoded, %llu frames hashed on the device)\n",
+                     static_cast<unsigned long long>(files), static_cast<unsigned long long>(decoded),
+                     static_cast<unsigned long long>(hashed));
+    }
+} zstd_files;
 
 struct batch {
     std::vector<std::uint8_t> input;
@@ -122,7 +142,7 @@ bool inside(const fs::path& p, const fs::path& folder) {
     return !rel.empty() && *rel.begin() != "..";
 }
 
-// The device decoders on a batch (byte 0 below 0x80).
+// The device decoders on a batch (byte 0 below 0x70).
 void blocks(const std::uint8_t* data, std::size_t size) {
     if (size < 5) return;
     vyre::runtime::context& ctx = device();
@@ -149,6 +169,44 @@ void blocks(const std::uint8_t* data, std::size_t size) {
         });
         break;
     }
+}
+
+// A .zst file through the device route both ways (byte 0 from 0x70 to 0x7F).
+void zstd_route(std::uint8_t mode, const std::uint8_t* data, std::size_t size) {
+    namespace eng = vyre::engine;
+    vyre::runtime::context& ctx = device();
+    const std::span<const std::uint8_t> file(data, size);
+    eng::zstd_options o;
+    o.route = eng::zstd_route::device;
+    static constexpr eng::zstd_device_program programs[4] = {eng::zstd_device_program::automatic, eng::zstd_device_program::frames,
+                                                             eng::zstd_device_program::blocks, eng::zstd_device_program::automatic};
+    o.device_program = programs[mode & 3];
+    o.frames_per_dispatch = 1 + ((mode >> 2) & 3);
+    o.batch_input_bytes = 1;
+    o.max_output_bytes = std::uint64_t{16} << 20;
+    o.threads = 1;
+    std::optional<std::vector<std::uint8_t>> host, dev;
+    try {
+        host = eng::decompress_zstd(ctx, file, o).bytes;
+    } catch (const vyre::error&) {
+    }
+    try {
+        const auto d = eng::decompress_zstd_to_device(ctx, file, o);
+        zstd_files.hashed += d.report.device_hashed_frames;
+        std::vector<std::uint8_t> back(static_cast<std::size_t>(d.output_bytes));
+        if (!back.empty()) vyre::runtime::read(ctx, d.output, back.data(), back.size());
+        dev = std::move(back);
+    } catch (const vyre::error&) {
+    }
+    ++zstd_files.files;
+    if (host.has_value() != dev.has_value()) std::abort(); // one target accepted what the other refused
+    if (!host) return;
+    ++zstd_files.decoded;
+    if (*host != *dev) std::abort();
+    // libzstd, where it decodes the file within one byte more than ours gave.
+    std::vector<std::uint8_t> theirs(host->size() + 1);
+    const std::size_t n = ZSTD_decompress(theirs.data(), theirs.size(), data, size);
+    if (!ZSTD_isError(n) && (n != host->size() || !std::equal(host->begin(), host->end(), theirs.begin()))) std::abort();
 }
 
 // The unpack pipeline on the bytes after byte 0.
@@ -185,15 +243,16 @@ void unpack(const std::uint8_t* data, std::size_t size) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    // VYRE_FUZZ_DEVICE=blocks or =unpack keeps one mode (long runs of the fast one, blocks).
+    // VYRE_FUZZ_DEVICE=blocks, =zstd or =unpack keeps one mode (long runs of the fast one, blocks).
     static const std::string only = [] {
         const char* v = std::getenv("VYRE_FUZZ_DEVICE");
         return std::string(v ? v : "");
     }();
     if (size == 0) return 0;
-    const bool unpack_mode = (data[0] & 0x80) != 0;
-    if (!only.empty() && only != (unpack_mode ? "unpack" : "blocks")) return 0;
-    if (unpack_mode) unpack(data + 1, size - 1);
+    const char* mode = data[0] >= 0x80 ? "unpack" : data[0] >= 0x70 ? "zstd" : "blocks";
+    if (!only.empty() && only != mode) return 0;
+    if (data[0] >= 0x80) unpack(data + 1, size - 1);
+    else if (data[0] >= 0x70) zstd_route(data[0], data + 1, size - 1);
     else blocks(data, size);
     return 0;
 }
