@@ -232,7 +232,9 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
         zstd_check_device_frames(file, groups[k].first, groups[k].count, statuses, flight[k]->checksums ? staging : std::span<std::uint8_t>(),
                                  run.sizes, threads, flight[k]->digests);
         run.host_seconds += clock() - t1;
-        if (flight[k]->blocks_output.get() != nullptr) retired.push_back(std::move(flight[k]->blocks_output));
+        // compression.zstd.blocks' output goes with its group: its passes already free their
+        // scratch as they return, and keeping every such output would hold a whole file's output
+        // on the device even when it comes back to the host.
         flight[k].reset();
     };
     try {
