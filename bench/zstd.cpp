@@ -35,6 +35,7 @@
 #include <vyre/ops/compression/zstd.hpp>
 #include <vyre/ops/compression/zstd_blocks.hpp>
 #include <vyre/ops/compression/zstd_frames.hpp>
+#include <vyre/ops/compression/zstd_fse_tables.hpp>
 #include <vyre/runtime/buffer.hpp>
 
 #define ZSTD_STATIC_LINKING_ONLY
@@ -213,6 +214,45 @@ double frames_kernel_seconds(rt::context& ctx, const fmt::zstd_file& file, std::
     return median(t);
 }
 
+// The host's walk over every frame (format::plan_zstd_sections on `threads` threads), with the FSE
+// tables built on the host and with them described for the device; and compression.zstd.fse_tables
+// building the described ones, kernel only. Printed as a comment line.
+void walk_figures(rt::context& ctx, const fmt::zstd_file& file, std::span<const std::uint8_t> zst, int runs, unsigned threads,
+                  std::uint64_t output_bytes) {
+    if (file.frames.empty()) return;
+    std::vector<std::size_t> all(file.frames.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    std::vector<double> built, described, kernel;
+    fmt::zstd_sections host, device;
+    for (int r = 0; r < runs + 1; ++r) {
+        host = {}, device = {};
+        double t0 = now_seconds();
+        host = fmt::plan_zstd_sections(zst, file, all, fmt::zstd_plan_options{threads, fmt::zstd_default_max_plan_bytes, false});
+        double t1 = now_seconds();
+        device = fmt::plan_zstd_sections(zst, file, all, fmt::zstd_plan_options{threads, fmt::zstd_default_max_plan_bytes, true});
+        double t2 = now_seconds();
+        if (r > 0) built.push_back(t1 - t0), described.push_back(t2 - t1);
+    }
+    if (device.table_words() > 0xFFFFFFFFu || device.table_words() * 4 > ctx.device().max_allocation) return;
+    auto tables = rt::allocate(ctx, std::max<std::uint64_t>(1, device.table_words()) * 4);
+    vyre::ops::compression::zstd_fse_tables_buffers b;
+    for (int r = 0; r < runs + 1; ++r) {
+        vyre::ops::compression::enqueue_zstd_fse_tables(ctx, tables, device.table_words(), device.fse_descriptions, b);
+        if (b.dispatch.get() == nullptr) return;
+        b.dispatch.wait();
+        if (r > 0) kernel.push_back(vyre::bench::event_seconds(b.dispatch));
+    }
+    const double gib = double(output_bytes) / double(1u << 30);
+    std::printf("#   host walk, %u threads: %.2f ms with the FSE tables built (%.1f ms per GiB of output, %.1f MiB of table words), "
+                "%.2f ms with them described (%.1f ms per GiB, %.1f MiB of table words and descriptions); "
+                "compression.zstd.fse_tables builds %zu tables (%.1f MiB) in %.3f ms\n",
+                threads, median(built) * 1e3, median(built) * 1e3 / gib, double(host.tables.size()) * 4 / double(1 << 20),
+                median(described) * 1e3, median(described) * 1e3 / gib,
+                double(device.tables.size() + device.fse_descriptions.size()) * 4 / double(1 << 20),
+                device.fse_descriptions.size() / vyre::compression::zstd_fse_description_words, double(device.described_words) * 4 / double(1 << 20),
+                median(kernel) * 1e3);
+}
+
 // compression.zstd.blocks alone: every frame of the file through its passes, input resident on
 // the device; wall clock of the passes and the host's scheduling between them (0 when it does not fit).
 double blocks_seconds(rt::context& ctx, const fmt::zstd_file& file, std::span<const std::uint8_t> zst, int runs, std::size_t* rounds) {
@@ -338,6 +378,7 @@ int main(int argc, char** argv) {
             });
         };
         const double fks = measured(eng::zstd_device_program::frames) ? frames_kernel_seconds(ctx, file, in, s.runs) : 0.0;
+        if (measured(eng::zstd_device_program::frames)) walk_figures(ctx, file, in, s.runs, s.threads, file.staging_size);
         std::size_t block_rounds = 0;
         const double bks = measured(eng::zstd_device_program::blocks) ? blocks_seconds(ctx, file, in, s.runs, &block_rounds) : 0.0;
         const auto gbs = [&](double seconds, double b) { return seconds > 0 ? b / seconds / 1e9 : 0.0; };

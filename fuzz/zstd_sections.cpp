@@ -3,7 +3,9 @@
 // their bounds) or records whose ranges lie inside the input; reference::zstd_decode_frames then
 // writes only inside the frames' regions and the literals' scratch (the buffers are exactly the
 // sizes the plan asks for, so ASan sees any byte past them), and every frame it decodes equals
-// what libzstd makes of that frame where libzstd accepts it.
+// what libzstd makes of that frame where libzstd accepts it. The walk with device_tables accepts
+// the same inputs, and its described tables, built as compression.zstd.fse_tables builds them,
+// give the same statuses and bytes.
 #include <vyre/compression/zstd_entropy.hpp>
 #include <vyre/format/zstd_frame.hpp>
 #include <vyre/format/zstd_sections.hpp>
@@ -47,6 +49,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<std::uint8_t> literals(s.literal_bytes), output(s.output_bytes);
     std::vector<std::uint32_t> statuses(s.frame_count() * c::zstd_status_words);
     vyre::reference::zstd_decode_frames(input, s.frames, s.blocks, s.tables, literals, output, statuses);
+    {
+        std::vector<std::size_t> all(file.frames.size());
+        std::iota(all.begin(), all.end(), std::size_t{0});
+        vyre::format::zstd_sections d;
+        try {
+            d = vyre::format::plan_zstd_sections(in, file, all, vyre::format::zstd_plan_options{.device_tables = true});
+        } catch (const vyre::error&) {
+            std::abort(); // the host-built walk accepted these bytes
+        }
+        if (d.table_words() != s.table_words() || d.blocks.size() != s.blocks.size()) std::abort();
+        vyre::format::zstd_build_tables_on_host(d);
+        std::vector<std::uint8_t> literals2(d.literal_bytes), output2(d.output_bytes);
+        std::vector<std::uint32_t> statuses2(d.frame_count() * c::zstd_status_words);
+        vyre::reference::zstd_decode_frames(input, d.frames, d.blocks, d.tables, literals2, output2, statuses2);
+        if (statuses2 != statuses) std::abort();
+        for (std::size_t f = 0; f < s.frame_count(); ++f) {
+            const std::uint32_t at = s.frames[f * c::zstd_frame_words + 2], n = statuses[f * c::zstd_status_words + 1];
+            if (statuses[f * c::zstd_status_words] == c::zstd_error::none && std::memcmp(output.data() + at, output2.data() + at, n) != 0)
+                std::abort();
+        }
+    }
     for (std::size_t f = 0; f < s.frame_count(); ++f) {
         const std::uint32_t* st = statuses.data() + f * c::zstd_status_words;
         if (st[0] != c::zstd_error::none) continue;

@@ -14,6 +14,7 @@
 #include <vyre/ir/validate.hpp>
 #include <vyre/ops/compression/zstd_blocks.hpp>
 #include <vyre/ops/compression/zstd_frames.hpp>
+#include <vyre/ops/compression/zstd_fse_tables.hpp>
 #include <vyre/reference/interpreter.hpp>
 #include <vyre/reference/zstd_frames.hpp>
 #include <vyre/runtime/buffer.hpp>
@@ -66,11 +67,12 @@ struct planned {
     fmt::zstd_sections sections;
 };
 
-planned plan(const bytes& file) {
+// With device_tables the FSE tables are left as descriptions for compression.zstd.fse_tables.
+planned plan(const bytes& file, bool device_tables = false) {
     planned p{fmt::parse_zstd(file, {.max_output_size = std::uint64_t{1} << 32}), {}};
     std::vector<std::size_t> all(p.parsed.frames.size());
     std::iota(all.begin(), all.end(), std::size_t{0});
-    p.sections = fmt::plan_zstd_sections(file, p.parsed, all);
+    p.sections = fmt::plan_zstd_sections(file, p.parsed, all, fmt::zstd_plan_options{.device_tables = device_tables});
     return p;
 }
 
@@ -193,6 +195,8 @@ VYRE_DEVICE_TEST(frames_libzstd_writes_decode_byte_for_byte) {
             seen.four |= m.four, seen.one |= m.one, seen.treeless |= m.treeless, seen.raw |= m.raw, seen.rle |= m.rle;
             seen.raw_block |= m.raw_block, seen.rle_block |= m.rle_block;
             const decoded want = run_reference(file, p.sections);
+            // The same frames with their FSE tables built on the device (compression.zstd.fse_tables).
+            const planned described = plan(file, true);
             BOOST_TEST_CONTEXT("level " << level << ", frames of " << chunk << " bytes") {
                 BOOST_REQUIRE(all_succeeded(want));
                 BOOST_TEST((packed(want, p.sections) == src));
@@ -200,6 +204,14 @@ VYRE_DEVICE_TEST(frames_libzstd_writes_decode_byte_for_byte) {
                     BOOST_TEST_CONTEXT("program " << name) {
                         BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
                         BOOST_TEST((packed(got, p.sections) == src));
+                    }
+                }
+                BOOST_TEST(described.sections.tables.size() < p.sections.tables.size());
+                BOOST_TEST(described.sections.table_words() == p.sections.table_words());
+                for (const auto& [name, got] : run_all(dev.ctx(), file, described.sections)) {
+                    BOOST_TEST_CONTEXT("program " << name << ", tables built on the device") {
+                        BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
+                        BOOST_TEST((packed(got, described.sections) == src));
                     }
                 }
             }
@@ -253,18 +265,22 @@ VYRE_DEVICE_TEST(frames_mutated_give_the_oracle_statuses) {
         for (int flips = 0; flips < 1 + round % 5; ++flips) file[rng() % file.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
         planned p;
         try {
-            p = plan(file);
+            // Every other round with the FSE tables built on the device: the walk refuses the
+            // same files either way, and the decoders see the same tables.
+            p = plan(file, round % 4 >= 2);
         } catch (const vyre::error&) {
             continue; // the host walk refused it (its messages are tested below)
         }
         ++planned_runs;
-        const decoded want = run_reference(file, p.sections);
+        fmt::zstd_sections whole = p.sections;
+        fmt::zstd_build_tables_on_host(whole);
+        const decoded want = run_reference(file, whole);
         for (std::size_t i = 0; i < want.statuses.size(); i += vc::zstd_status_words) {
             failed_frames += want.statuses[i] != 0;
             reasons.insert(want.statuses[i + 3]);
         }
         for (const auto& [name, got] : run_all(dev.ctx(), file, p.sections)) {
-            BOOST_TEST_CONTEXT("round " << round << ", program " << name) {
+            BOOST_TEST_CONTEXT("round " << round << ", program " << name << (p.sections.fse_descriptions.empty() ? "" : ", described tables")) {
                 BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
                 // Frames that decode give the oracle's bytes.
                 for (std::size_t f = 0; f < p.sections.frame_count(); ++f) {
@@ -811,6 +827,139 @@ BOOST_AUTO_TEST_CASE(sequence_records_stay_within_the_declared_output) {
     const vc::zstd_sequence_plan q = vc::zstd_plan_sequences(large, blocks);
     BOOST_TEST(q.plan[1] == 131072u / 3 + 1);
     BOOST_TEST(q.plan[3] == 1000u);
+}
+
+// Descriptions of every accuracy log the format allows and every symbol count, with zeros and
+// probabilities of -1, the predefined distributions, and descriptions that build nothing; each at
+// its own offset of a buffer whose other words are a guard pattern.
+struct fse_case {
+    words descriptions;
+    words tables; // the buffer before the build
+};
+
+fse_case fse_descriptions(std::uint64_t seed, std::size_t count) {
+    std::mt19937_64 rng(seed);
+    fse_case c;
+    std::uint32_t at = 7; // a few words the builds must leave alone
+    const auto add = [&](const std::vector<std::int16_t>& counts, std::uint32_t log, std::uint32_t words_taken) {
+        vc::zstd_append_fse_description(c.descriptions, at, counts, log);
+        at += words_taken + 3;
+    };
+    add(std::vector<std::int16_t>(vc::zstd_literal_length_default.begin(), vc::zstd_literal_length_default.end()), 6, 65);
+    add(std::vector<std::int16_t>(vc::zstd_offset_default.begin(), vc::zstd_offset_default.end()), 5, 33);
+    add(std::vector<std::int16_t>(vc::zstd_match_length_default.begin(), vc::zstd_match_length_default.end()), 6, 65);
+    add(std::vector<std::int16_t>(32, -1), 5, 33);                  // every cell a "less than 1" symbol
+    add({0, 0, 512}, 9, 513);                                        // one symbol owns the table
+    for (std::size_t k = 0; k < count; ++k) {
+        const std::uint32_t log = 5 + static_cast<std::uint32_t>(rng() % 5);
+        const std::uint32_t n = 1 + static_cast<std::uint32_t>(rng() % vc::zstd_fse_max_symbols);
+        std::vector<std::int16_t> counts(n, 0);
+        std::int32_t left = 1 << log;
+        for (std::uint32_t s = 0; s + 1 < n && left > 1; ++s) {
+            const auto r = rng() % 8;
+            if (r == 0) counts[s] = -1, left -= 1;
+            else if (r > 2) {
+                const auto v = static_cast<std::int16_t>(1 + rng() % std::max<std::int32_t>(1, left / 4));
+                counts[s] = v, left -= v;
+            }
+        }
+        counts[n - 1] = static_cast<std::int16_t>(left); // the rest to the last symbol
+        add(counts, log, 1u + (1u << log));
+    }
+    // Nothing builds from these: a wrong sum, a count below -1, an accuracy log above 9, more
+    // symbols than any code has; each leaves the refusal in its header word.
+    add({10, 10}, 5, 33);
+    add({-2, 34}, 5, 33);
+    add({1024}, 10, 1025);
+    add(std::vector<std::int16_t>(54, 0), 5, 33);
+    c.tables.assign(at + 8, 0xA5A5A5A5u);
+    // A table that would leave the buffer is refused; one whose header is outside writes nothing.
+    vc::zstd_append_fse_description(c.descriptions, static_cast<std::uint32_t>(c.tables.size() - 20), std::vector<std::int16_t>{32}, 5);
+    vc::zstd_append_fse_description(c.descriptions, static_cast<std::uint32_t>(c.tables.size()), std::vector<std::int16_t>{32}, 5);
+    return c;
+}
+
+VYRE_DEVICE_TEST(fse_tables_built_on_the_device_equal_the_host) {
+    const fse_case c = fse_descriptions(vyre::test::test_seed() + 11, 600);
+    words want = c.tables;
+    vc::zstd_build_described_tables(want, c.descriptions);
+    // The refusals and the skipped table are where they should be.
+    BOOST_TEST(std::count(want.begin(), want.end(), vc::zstd_fse_refused) == 5);
+    BOOST_TEST(want[want.size() - 20] == vc::zstd_fse_refused);
+    BOOST_TEST(want[want.size() - 19] == 0xA5A5A5A5u);
+    auto tables = rt::upload(dev.ctx(), std::span<const std::uint32_t>(c.tables));
+    cz::build_zstd_fse_tables(dev.ctx(), tables, c.tables.size(), c.descriptions);
+    words got(c.tables.size());
+    rt::read(dev.ctx(), tables, got.data(), got.size() * 4);
+    BOOST_TEST(got == want, boost::test_tools::per_element());
+    // Kept buffers serve a second, smaller run; no descriptions is no dispatch.
+    cz::zstd_fse_tables_buffers kept;
+    const std::span<const std::uint32_t> first(c.descriptions.data(), 3 * vc::zstd_fse_description_words);
+    auto again = rt::upload(dev.ctx(), std::span<const std::uint32_t>(c.tables));
+    cz::enqueue_zstd_fse_tables(dev.ctx(), again, c.tables.size(), c.descriptions, kept);
+    dev.ctx().queue().finish();
+    cz::enqueue_zstd_fse_tables(dev.ctx(), again, c.tables.size(), first, kept);
+    dev.ctx().queue().finish();
+    rt::read(dev.ctx(), again, got.data(), got.size() * 4);
+    BOOST_TEST(got == want, boost::test_tools::per_element());
+    cz::enqueue_zstd_fse_tables(dev.ctx(), again, c.tables.size(), {}, kept);
+    BOOST_TEST(kept.dispatch.get() == nullptr);
+    BOOST_CHECK_THROW(cz::build_zstd_fse_tables(dev.ctx(), tables, c.tables.size() + 1, c.descriptions), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::build_zstd_fse_tables(dev.ctx(), tables, c.tables.size(), first.subspan(1)), vyre::resource_error);
+}
+
+BOOST_AUTO_TEST_CASE(fse_tables_program_on_the_interpreter) {
+    const fse_case c = fse_descriptions(vyre::test::test_seed() + 12, 70);
+    words want = c.tables;
+    vc::zstd_build_described_tables(want, c.descriptions);
+    const auto program = cz::zstd_fse_tables_program();
+    BOOST_CHECK_NO_THROW(vyre::ir::validate(program));
+    const auto as_bytes = [](const words& w) {
+        ref::buffer_data b(w.size() * 4);
+        std::memcpy(b.data(), w.data(), b.size());
+        return b;
+    };
+    const auto n = static_cast<std::uint32_t>(c.descriptions.size() / vc::zstd_fse_description_words);
+    std::vector<ref::buffer_data> buffers{as_bytes(c.descriptions), as_bytes(c.tables), as_bytes({n, static_cast<std::uint32_t>(c.tables.size())})};
+    ref::run(program, {(n + cz::zstd_fse_tables_workgroup - 1) / cz::zstd_fse_tables_workgroup, 1, 1}, buffers);
+    words got(c.tables.size());
+    std::memcpy(got.data(), buffers[1].data(), got.size() * 4);
+    BOOST_TEST(got == want, boost::test_tools::per_element());
+}
+
+// A plan with device_tables describes exactly the FSE tables a plan without it builds: made whole
+// on the host, its tables are the same words at the same offsets, and its records the same.
+BOOST_AUTO_TEST_CASE(described_tables_are_the_built_ones) {
+    const bytes src = mixed_source(300u << 10, 9);
+    for (const std::size_t chunk : {std::size_t{16384}, std::size_t{400000}}) {
+        const bytes file = compress_frames(src, chunk, 3);
+        const planned built = plan(file), described = plan(file, true);
+        fmt::zstd_sections whole = described.sections;
+        BOOST_TEST(!whole.fse_descriptions.empty());
+        BOOST_TEST(whole.fse_descriptions.size() * 8 < whole.described_words); // 29 words, not 257 to 513
+        fmt::zstd_build_tables_on_host(whole);
+        BOOST_TEST(whole.table_words() == built.sections.table_words());
+        // Offsets differ (described tables follow the built ones), so compare through the records.
+        namespace field = vc::zstd_block_field;
+        std::size_t compared = 0;
+        for (std::size_t r = 0; r < whole.blocks.size(); r += vc::zstd_block_words) {
+            for (std::uint32_t f = 0; f < vc::zstd_block_words; ++f) {
+                if (f == field::huffman_table || f == field::literal_length_table || f == field::offset_table ||
+                    f == field::match_length_table)
+                    continue;
+                BOOST_TEST(whole.blocks[r + f] == built.sections.blocks[r + f]);
+            }
+            if ((whole.blocks[r] & 3u) != 2u || whole.blocks[r + field::sequences] == 0) continue;
+            for (const std::uint32_t f : {field::literal_length_table, field::offset_table, field::match_length_table}) {
+                const std::uint32_t a = whole.blocks[r + f], b = built.sections.blocks[r + f];
+                const std::uint32_t n = 1u + (1u << whole.tables[a]);
+                BOOST_TEST(std::equal(whole.tables.begin() + a, whole.tables.begin() + a + n, built.sections.tables.begin() + b));
+                ++compared;
+            }
+        }
+        BOOST_TEST(compared > 10u);
+        BOOST_TEST((packed(run_reference(file, whole), whole) == src));
+    }
 }
 
 BOOST_AUTO_TEST_CASE(fse_and_huffman_tables_follow_the_rfc) {

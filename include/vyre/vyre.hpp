@@ -95,6 +95,7 @@
 #include <vyre/ops/compression/zstd_blocks.hpp>
 #include <vyre/ops/compression/zstd_blocks_program.hpp>
 #include <vyre/ops/compression/zstd_frames.hpp>
+#include <vyre/ops/compression/zstd_fse_tables.hpp>
 #include <vyre/ops/dataflow/level.hpp>
 #include <vyre/ops/dataflow/setup.hpp>
 #include <vyre/ops/dataflow/transfer.hpp>

@@ -103,6 +103,30 @@ inline std::vector<zstd_fse_entry> zstd_fse_table(std::span<const std::int16_t> 
     return table;
 }
 
+// ---- FSE table descriptions (compression.zstd.fse_tables): the distribution a table is built
+// from, for the device to build it. zstd_fse_description_words each:
+//   word 0   the table's word offset in the tables buffer (its header word; the states follow)
+//   word 1   accuracy log A | number of symbols N << 8
+//   words 2+ the N counts as 16-bit two's complement, two a word, symbol 2i in the low half
+// A table of 513 words travels as 29.
+inline constexpr std::uint32_t zstd_fse_max_symbols = zstd_match_length_codes;
+inline constexpr std::uint32_t zstd_fse_description_words = 2 + (zstd_fse_max_symbols + 1) / 2;
+// The header word a failed build leaves (no accuracy log is this large, so the decoders refuse it).
+inline constexpr std::uint32_t zstd_fse_refused = 0xFFFFFFFFu;
+
+inline void zstd_append_fse_description(std::vector<std::uint32_t>& out, std::uint32_t table_at, std::span<const std::int16_t> counts,
+                                        std::uint32_t log) {
+    const std::size_t at = out.size();
+    out.resize(at + zstd_fse_description_words, 0u);
+    out[at] = table_at;
+    out[at + 1] = log | static_cast<std::uint32_t>(counts.size()) << 8;
+    for (std::size_t s = 0; s < counts.size() && s < zstd_fse_max_symbols; ++s)
+        out[at + 2 + s / 2] |= std::uint32_t{static_cast<std::uint16_t>(counts[s])} << (16 * (s % 2));
+}
+
+// A state's word in the tables layout below: bits | symbol << 4 | baseline << 10.
+inline std::uint32_t zstd_fse_word(const zstd_fse_entry& e) { return e.bits | std::uint32_t{e.symbol} << 4 | std::uint32_t{e.baseline} << 10; }
+
 // A one-symbol table (RLE mode): accuracy 0, every state decodes `symbol` and reads nothing.
 inline std::vector<zstd_fse_entry> zstd_fse_rle_table(std::uint16_t symbol) { return {zstd_fse_entry{symbol, 0, 0}}; }
 
@@ -241,8 +265,31 @@ inline std::uint32_t zstd_append_table(std::vector<std::uint32_t>& tables, const
 inline std::uint32_t zstd_append_table(std::vector<std::uint32_t>& tables, std::span<const zstd_fse_entry> t) {
     const auto at = static_cast<std::uint32_t>(tables.size());
     tables.push_back(static_cast<std::uint32_t>(std::countr_zero(t.size())));
-    for (const auto& e : t) tables.push_back(e.bits | std::uint32_t{e.symbol} << 4 | std::uint32_t{e.baseline} << 10);
+    for (const auto& e : t) tables.push_back(zstd_fse_word(e));
     return at;
+}
+
+// The CPU reference of compression.zstd.fse_tables: builds the table of every description into
+// `tables`, or writes zstd_fse_refused at a table's offset where its description builds none or
+// its table would leave the buffer. A description whose offset is outside the buffer writes nothing.
+inline void zstd_build_described_tables(std::span<std::uint32_t> tables, std::span<const std::uint32_t> descriptions) {
+    for (std::size_t d = 0; d + zstd_fse_description_words <= descriptions.size(); d += zstd_fse_description_words) {
+        const std::uint32_t at = descriptions[d], log = descriptions[d + 1] & 0xFFu, n = descriptions[d + 1] >> 8;
+        if (at >= tables.size()) continue;
+        if (log > zstd_literal_length_max_log || (std::uint64_t{1} << log) > tables.size() - at - 1 || n > zstd_fse_max_symbols) {
+            tables[at] = zstd_fse_refused;
+            continue;
+        }
+        std::vector<std::int16_t> counts(n);
+        for (std::uint32_t s = 0; s < n; ++s) counts[s] = static_cast<std::int16_t>(descriptions[d + 2 + s / 2] >> (16 * (s % 2)));
+        const auto table = zstd_fse_table(counts, log);
+        if (table.empty()) {
+            tables[at] = zstd_fse_refused;
+            continue;
+        }
+        tables[at] = log;
+        for (std::size_t u = 0; u < table.size(); ++u) tables[at + 1 + u] = zstd_fse_word(table[u]);
+    }
 }
 
 // The values of the length codes, at the start of every table buffer.

@@ -40,8 +40,27 @@ struct zstd_sections {
     std::uint64_t output_bytes = 0;      // end of the last frame's region, less output_base
     std::uint64_t compressed_blocks = 0;
     std::uint64_t sequences = 0;
+    // Planned with zstd_plan_options::device_tables: the FSE tables the blocks introduce, as
+    // descriptions (compression/zstd_entropy.hpp) for compression.zstd.fse_tables to build on the
+    // device into table words [tables.size(), + described_words); `tables` holds the rest.
+    std::vector<std::uint32_t> fse_descriptions;
+    std::uint64_t described_words = 0;
 
     std::size_t frame_count() const noexcept { return frames.size() / compression::zstd_frame_words; }
+    // The words of the device's tables buffer: those planned on the host, then those described.
+    std::uint64_t table_words() const noexcept { return tables.size() + described_words; }
+};
+
+// How plan_zstd_sections works. Frames are planned on up to `threads` threads (0: every core);
+// the records and tables may take `max_plan_bytes` of memory; with `device_tables` the FSE tables
+// are described rather than built (zstd_sections::fse_descriptions), which spares the host most
+// of the walk and the upload most of the tables' words.
+inline constexpr std::uint64_t zstd_default_max_plan_bytes = std::uint64_t{1} << 30;
+
+struct zstd_plan_options {
+    unsigned threads = 1;
+    std::uint64_t max_plan_bytes = zstd_default_max_plan_bytes;
+    bool device_tables = false;
 };
 
 namespace detail {
@@ -206,14 +225,22 @@ inline std::uint32_t zstd_u32(std::uint64_t v, const char* what) {
     return static_cast<std::uint32_t>(v);
 }
 
+// A sequence table of a frame being planned: its word offset among the frame's tables, or among
+// its described tables (device_tables).
+struct zstd_table_ref {
+    std::uint32_t at = 0;
+    bool described = false;
+};
+
 // What carries from one block of a frame to the next: the last Huffman table and the last
-// table of each sequence code (word offsets; none at a frame's start).
+// table of each sequence code (none at a frame's start).
 struct zstd_carried {
-    std::optional<std::uint32_t> huffman, literal_length, offset, match_length;
+    std::optional<std::uint32_t> huffman;
+    std::optional<zstd_table_ref> literal_length, offset, match_length;
 };
 
 struct zstd_defaults {
-    std::uint32_t literal_length, offset, match_length;
+    zstd_table_ref literal_length, offset, match_length;
 };
 
 // One frame's records and tables, planned on their own (frames are planned in parallel): table
@@ -236,7 +263,11 @@ struct zstd_frame_plan {
     std::uint64_t input_base = 0;
     std::uint32_t table_base = 0;
     zstd_plan_budget* budget = nullptr;
+    bool describe = false; // FSE tables described, not built (zstd_plan_options::device_tables)
     std::vector<std::uint32_t> blocks, tables;
+    std::vector<std::uint32_t> descriptions;   // table offsets counted from the frame's first described word
+    std::uint64_t described_words = 0;
+    std::vector<std::pair<std::size_t, std::uint32_t>> described_slots; // (record word, described offset)
     std::uint64_t literal_bytes = 0, compressed_blocks = 0, sequences = 0;
 
     template <class Table>
@@ -245,6 +276,23 @@ struct zstd_frame_plan {
         const std::uint32_t at = zstd_u32(table_base + std::uint64_t{compression::zstd_append_table(tables, t)}, "the table words");
         budget->take(tables.size() - before);
         return at;
+    }
+
+    // An FSE table of a distribution zstd_read_counts read: built here, or described for the
+    // device, its words counted against the budget either way
+    // (nullopt where the counts build no table, which a checked sum never gives).
+    std::optional<zstd_table_ref> fse_table(std::span<const std::int16_t> counts, std::uint32_t log) {
+        if (!describe) {
+            const auto table = compression::zstd_fse_table(counts, log);
+            if (table.empty()) return std::nullopt;
+            return zstd_table_ref{append(table), false};
+        }
+        const std::uint64_t words = 1 + (std::uint64_t{1} << log);
+        budget->take(words + compression::zstd_fse_description_words);
+        const std::uint32_t at = zstd_u32(described_words, "the table words");
+        compression::zstd_append_fse_description(descriptions, at, counts, log);
+        described_words += words;
+        return zstd_table_ref{at, true};
     }
 };
 
@@ -363,8 +411,9 @@ inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_
     if (modes & 3u) fail("symbol compression modes " + util::hex(static_cast<std::uint8_t>(modes)) + " set the reserved bits", at - 1);
     struct code_kind {
         const char* name;
-        std::uint32_t mode, max_symbol, max_log, defaults;
-        std::optional<std::uint32_t>& carried;
+        std::uint32_t mode, max_symbol, max_log;
+        zstd_table_ref defaults;
+        std::optional<zstd_table_ref>& carried;
         std::uint32_t slot;
     };
     std::array<code_kind, 3> kinds{{
@@ -383,22 +432,22 @@ inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_
             const std::uint32_t symbol = data[at];
             if (symbol > k.max_symbol)
                 fail(std::string("RLE ") + k.name + " symbol " + std::to_string(symbol) + " above " + std::to_string(k.max_symbol), at);
-            k.carried = s.append(c::zstd_fse_rle_table(static_cast<std::uint16_t>(symbol)));
+            k.carried = zstd_table_ref{s.append(c::zstd_fse_rle_table(static_cast<std::uint16_t>(symbol))), false};
             at += 1;
             break;
         }
         case 2: {
             const zstd_counts counts = zstd_read_counts(bytes_at(at), k.max_symbol, k.max_log, at, k.name);
-            const auto table = c::zstd_fse_table(counts.counts, counts.log);
-            if (table.empty()) fail(std::string("the ") + k.name + " distribution builds no table", at);
-            k.carried = s.append(table);
+            k.carried = s.fse_table(counts.counts, counts.log);
+            if (!k.carried) fail(std::string("the ") + k.name + " distribution builds no table", at);
             at += counts.bytes;
             break;
         }
         default:
             if (!k.carried) fail(std::string("repeated ") + k.name + " table with no earlier table in the frame", at);
         }
-        rec[k.slot] = *k.carried;
+        rec[k.slot] = k.carried->at;
+        if (k.carried->described) s.described_slots.emplace_back(static_cast<std::size_t>(rec - s.blocks.data()) + k.slot, k.carried->at);
     }
     if (at >= end) fail(std::to_string(count) + " sequences with no bitstream", at);
     rec[field::sequences_at] = input_offset(at, "a sequences offset");
@@ -432,17 +481,15 @@ inline void zstd_plan_frame(std::span<const std::uint8_t> data, const zstd_frame
 } // namespace detail
 
 // Lays out frames `which` (consecutive, in file order) of a parsed file (zstd_file, from
-// parse_zstd over `data`) for compression.zstd.frames: every block's record, every table, the
-// scratch the literals need. Offsets are relative to the first listed frame's. Frames are
-// planned on up to `threads` threads (0: every core). Throws format_error naming the byte offset
-// where a block's sections are malformed (for the first such frame in file order; the
-// bitstreams themselves are the device's to check), resource_error where an offset or size
-// outgrows the program's 32-bit words or the records and tables would take more than
-// `max_plan_bytes` of memory.
-inline constexpr std::uint64_t zstd_default_max_plan_bytes = std::uint64_t{1} << 30;
-
+// parse_zstd over `data`) for compression.zstd.frames: every block's record, every table (or its
+// description, with options.device_tables), the scratch the literals need. Offsets are relative
+// to the first listed frame's. Throws format_error naming the byte offset where a block's
+// sections are malformed (for the first such frame in file order; the bitstreams themselves are
+// the device's to check), resource_error where an offset or size outgrows the program's 32-bit
+// words or the records and tables would take more than options.max_plan_bytes of memory.
 inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, const zstd_file& file, std::span<const std::size_t> which,
-                                        unsigned threads = 1, std::uint64_t max_plan_bytes = zstd_default_max_plan_bytes) {
+                                        const zstd_plan_options& options) {
+    const unsigned threads = options.threads;
     namespace c = compression;
     namespace field = c::zstd_block_field;
     zstd_sections s;
@@ -451,9 +498,9 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
     s.output_base = file.frames[which.front()].output_offset;
     c::zstd_append_values(s.tables);
     const detail::zstd_defaults defaults{
-        c::zstd_append_table(s.tables, c::zstd_fse_table(c::zstd_literal_length_default, c::zstd_literal_length_default_log)),
-        c::zstd_append_table(s.tables, c::zstd_fse_table(c::zstd_offset_default, c::zstd_offset_default_log)),
-        c::zstd_append_table(s.tables, c::zstd_fse_table(c::zstd_match_length_default, c::zstd_match_length_default_log))};
+        {c::zstd_append_table(s.tables, c::zstd_fse_table(c::zstd_literal_length_default, c::zstd_literal_length_default_log))},
+        {c::zstd_append_table(s.tables, c::zstd_fse_table(c::zstd_offset_default, c::zstd_offset_default_log))},
+        {c::zstd_append_table(s.tables, c::zstd_fse_table(c::zstd_match_length_default, c::zstd_match_length_default_log))}};
     const auto shared = static_cast<std::uint32_t>(s.tables.size());
     for (std::size_t k = 0; k < which.size(); ++k) {
         const zstd_frame& f = file.frames.at(which[k]);
@@ -463,12 +510,13 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
     std::vector<detail::zstd_frame_plan> plans(which.size());
     std::vector<std::exception_ptr> failures(which.size());
     detail::zstd_plan_budget budget;
-    budget.limit = max_plan_bytes;
+    budget.limit = options.max_plan_bytes;
     util::parallel_for(which.size(), threads, [&](std::size_t k) {
         try {
             plans[k].input_base = s.input_base;
             plans[k].table_base = shared;
             plans[k].budget = &budget;
+            plans[k].describe = options.device_tables;
             detail::zstd_plan_frame(data, file.frames[which[k]], defaults, plans[k]);
         } catch (...) {
             failures[k] = std::current_exception();
@@ -476,13 +524,17 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
     });
     for (const auto& e : failures)
         if (e) std::rethrow_exception(e);
-    std::uint64_t blocks = 0, tables = s.tables.size();
+    std::uint64_t blocks = 0, tables = s.tables.size(), descriptions = 0;
     for (const auto& p : plans) {
         blocks += p.blocks.size();
         tables += p.tables.size();
+        descriptions += p.descriptions.size();
     }
     s.blocks.reserve(blocks);
     s.tables.reserve(tables);
+    s.fse_descriptions.reserve(descriptions);
+    // Described tables follow every built one on the device.
+    const std::uint64_t described_base = tables;
     for (std::size_t k = 0; k < which.size(); ++k) {
         const zstd_frame& f = file.frames[which[k]];
         detail::zstd_frame_plan& p = plans[k];
@@ -504,6 +556,12 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
             for (const std::uint32_t t : {field::huffman_table, field::literal_length_table, field::offset_table, field::match_length_table})
                 if (rec[t] >= shared) rec[t] = detail::zstd_u32(rec[t] + table_shift, "the table words");
         }
+        const std::uint64_t described_at = described_base + s.described_words;
+        for (const auto& [slot, at] : p.described_slots) p.blocks[slot] = detail::zstd_u32(described_at + at, "the table words");
+        for (std::size_t d = 0; d < p.descriptions.size(); d += c::zstd_fse_description_words)
+            p.descriptions[d] = detail::zstd_u32(described_at + p.descriptions[d], "the table words");
+        s.fse_descriptions.insert(s.fse_descriptions.end(), p.descriptions.begin(), p.descriptions.end());
+        s.described_words += p.described_words;
         s.blocks.insert(s.blocks.end(), p.blocks.begin(), p.blocks.end());
         s.tables.insert(s.tables.end(), p.tables.begin(), p.tables.end());
         s.literal_bytes += p.literal_bytes;
@@ -512,8 +570,23 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
         p = {};
     }
     detail::zstd_u32(s.literal_bytes, "the literals scratch");
-    detail::zstd_u32(s.tables.size(), "the table words");
+    detail::zstd_u32(s.table_words(), "the table words");
     return s;
+}
+
+inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, const zstd_file& file, std::span<const std::size_t> which,
+                                        unsigned threads = 1, std::uint64_t max_plan_bytes = zstd_default_max_plan_bytes) {
+    return plan_zstd_sections(data, file, which, zstd_plan_options{threads, max_plan_bytes, false});
+}
+
+// Sections planned with device_tables made whole on the host: every described table built into
+// `tables` (compression::zstd_build_described_tables, the CPU reference of
+// compression.zstd.fse_tables), as a plan without device_tables has them, at the same offsets.
+inline void zstd_build_tables_on_host(zstd_sections& s) {
+    s.tables.resize(static_cast<std::size_t>(s.table_words()), 0u);
+    compression::zstd_build_described_tables(std::span(s.tables), s.fse_descriptions);
+    s.fse_descriptions.clear();
+    s.described_words = 0;
 }
 
 } // namespace vyre::format

@@ -11,6 +11,7 @@
 #include <vyre/ops/compression/zstd.hpp>
 #include <vyre/ops/compression/zstd_blocks.hpp>
 #include <vyre/ops/compression/zstd_frames.hpp>
+#include <vyre/ops/compression/zstd_fse_tables.hpp>
 #include <vyre/ops/dataflow/level.hpp>
 #include <vyre/ops/dataflow/setup.hpp>
 #include <vyre/ops/graph/bfs.hpp>
@@ -38,6 +39,7 @@ inline const std::vector<op_info>& registry() {
         add(compression::zstd_op::infos());
         add(compression::zstd_frames_infos());
         add(compression::zstd_blocks_infos());
+        out.push_back(compression::zstd_fse_tables_info());
         add(compression::deflate_op::infos());
         out.push_back(graph::bfs_info());
         out.push_back(graph::bitset_init_info());

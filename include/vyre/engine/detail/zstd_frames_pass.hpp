@@ -244,7 +244,9 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             std::iota(which.begin(), which.end(), g.first);
             auto& f = flight[k] = std::make_unique<in_flight>();
             const double t0 = clock();
-            f->sections = format::plan_zstd_sections(data, file, which, threads);
+            // The FSE tables are built on the device (compression.zstd.fse_tables) from their
+            // descriptions: building them was most of the walk's time, and their words most of the upload.
+            f->sections = format::plan_zstd_sections(data, file, which, format::zstd_plan_options{threads, format::zstd_default_max_plan_bytes, true});
             run.host_seconds += clock() - t0;
             const format::zstd_sections& s = f->sections;
             f->checksums = std::any_of(which.begin(), which.end(), [&](std::size_t i) { return file.frames[i].checksum.has_value(); });

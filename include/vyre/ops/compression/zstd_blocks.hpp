@@ -13,6 +13,7 @@
 #include <vyre/ops/block_op.hpp>
 #include <vyre/ops/block_program.hpp>
 #include <vyre/ops/compression/zstd_blocks_program.hpp>
+#include <vyre/ops/compression/zstd_fse_tables.hpp>
 #include <vyre/ops/op.hpp>
 #include <vyre/runtime/buffer.hpp>
 #include <vyre/runtime/dispatch.hpp>
@@ -156,13 +157,17 @@ inline zstd_blocks_result decode_zstd_blocks(runtime::context& ctx, const boost:
     double t0 = clock();
     const c::zstd_sequence_plan plan = c::zstd_plan_sequences(s.frames, s.blocks);
     r.sequences = plan.records;
-    const bcm::buffer blocks = upload(s.blocks), tables = upload(s.tables), plan_words = upload(plan.plan);
+    const bcm::buffer blocks = upload(s.blocks), plan_words = upload(plan.plan);
+    // The tables planned on the host, then those described built after them (compression.zstd.fse_tables).
+    bcm::buffer tables = runtime::allocate(ctx, std::max<std::uint64_t>(1, s.table_words()) * 4);
+    runtime::write(ctx, tables, s.tables.data(), s.tables.size() * 4);
+    build_zstd_fse_tables(ctx, tables, s.table_words(), s.fse_descriptions);
     bcm::buffer literals = runtime::allocate(ctx, std::max<std::uint64_t>(4, runtime::padded_bytes(s.literal_bytes)));
     bcm::buffer sequences = runtime::allocate(ctx, std::max<std::uint64_t>(4, plan.records * c::zstd_sequence_words * 4));
     bcm::buffer summaries = runtime::allocate(ctx, nblocks * c::zstd_summary_words * 4);
     std::vector<std::uint32_t> summary(nblocks * c::zstd_summary_words);
     if (nblocks != 0) {
-        const std::array<std::uint32_t, zstd_decode_param_words> p{u32(nblocks), u32(input_bytes), u32(s.literal_bytes), u32(s.tables.size()),
+        const std::array<std::uint32_t, zstd_decode_param_words> p{u32(nblocks), u32(input_bytes), u32(s.literal_bytes), u32(s.table_words()),
                                                                   u32(plan.records)};
         const auto params = runtime::make_parameter_buffer(ctx, p);
         namespace b = zstd_decode_binding;

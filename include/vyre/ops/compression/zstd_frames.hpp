@@ -14,6 +14,7 @@
 #include <vyre/ops/block_op.hpp>
 #include <vyre/ops/block_program.hpp>
 #include <vyre/ops/compression/detail/zstd_program_parts.hpp>
+#include <vyre/ops/compression/zstd_fse_tables.hpp>
 #include <vyre/ops/op.hpp>
 #include <vyre/runtime/buffer.hpp>
 #include <vyre/runtime/dispatch.hpp>
@@ -364,6 +365,7 @@ inline zstd_frames_kernel zstd_frames_kernel_for(block_variant v, const runtime:
 // others (runtime::reserve), so that a pipeline frees nothing between its runs.
 struct zstd_frames_buffers {
     boost::compute::buffer frames, blocks, tables, literals, output, statuses, params;
+    zstd_fse_tables_buffers fse; // the described tables' build (format::zstd_plan_options::device_tables)
     std::array<std::uint32_t, zstd_frames_param_words> words{}; // what params holds: the write reads it from here
     std::uint64_t output_bytes = 0;
     boost::compute::event dispatch; // the program's run (none when there are no frames)
@@ -372,7 +374,8 @@ struct zstd_frames_buffers {
 // Enqueues compression.zstd.frames over `input` (a device buffer holding the file bytes the
 // sections were planned from: [s.input_base, + s.input_bytes)) on ctx's queue into `r`, nothing
 // waited for: the records, tables and parameters are written from `s` and `r` (both must outlive
-// the queue's work), and the program dispatched. The frames write `output` when given (at least
+// the queue's work), the described tables built (compression.zstd.fse_tables), and the program
+// dispatched. The frames write `output` when given (at least
 // s.output_bytes long; nothing outside the frames' regions is written), else r.output. `r` is
 // empty or holds the buffers of a run that has completed.
 inline void enqueue_zstd_frames(runtime::context& ctx, const boost::compute::buffer& input, std::uint64_t input_bytes,
@@ -384,9 +387,9 @@ inline void enqueue_zstd_frames(runtime::context& ctx, const boost::compute::buf
         throw resource_error(std::string(zstd_frames_id) + ": input " + std::to_string(input_bytes) + ", output " +
                              std::to_string(s.output_bytes) + " and literals " + std::to_string(s.literal_bytes) +
                              " bytes must each fit 32 bits");
-    if (s.blocks.size() > 0xFFFFFFFFull || s.tables.size() > 0xFFFFFFFFull)
+    if (s.blocks.size() > 0xFFFFFFFFull || s.table_words() > 0xFFFFFFFFull)
         throw resource_error(std::string(zstd_frames_id) + ": " + std::to_string(s.blocks.size()) + " record words and " +
-                             std::to_string(s.tables.size()) + " table words must each fit 32 bits");
+                             std::to_string(s.table_words()) + " table words must each fit 32 bits");
     if (output && output->size() < s.output_bytes)
         throw resource_error(std::string(zstd_frames_id) + ": an output buffer of " + std::to_string(output->size()) +
                              " bytes for frames that need " + std::to_string(s.output_bytes));
@@ -395,7 +398,7 @@ inline void enqueue_zstd_frames(runtime::context& ctx, const boost::compute::buf
     const zstd_frames_kernel kernel = zstd_frames_kernel_for(v, ctx.device());
     runtime::reserve(ctx, r.frames, std::max<std::size_t>(1, s.frames.size()) * 4, CL_MEM_READ_ONLY);
     runtime::reserve(ctx, r.blocks, std::max<std::size_t>(1, s.blocks.size()) * 4, CL_MEM_READ_ONLY);
-    runtime::reserve(ctx, r.tables, std::max<std::size_t>(1, s.tables.size()) * 4, CL_MEM_READ_ONLY);
+    runtime::reserve(ctx, r.tables, std::max<std::uint64_t>(1, s.table_words()) * 4);
     runtime::reserve(ctx, r.literals, std::max<std::uint64_t>(4, (s.literal_bytes + 3) & ~std::uint64_t{3}));
     if (output)
         r.output = *output;
@@ -413,11 +416,12 @@ inline void enqueue_zstd_frames(runtime::context& ctx, const boost::compute::buf
         write(r.frames, s.frames.data(), s.frames.size() * 4);
         write(r.blocks, s.blocks.data(), s.blocks.size() * 4);
         write(r.tables, s.tables.data(), s.tables.size() * 4);
+        enqueue_zstd_fse_tables(ctx, r.tables, s.table_words(), s.fse_descriptions, r.fse);
         // Written through the queue into a buffer the run keeps, not made per run: replacing a
         // buffer frees one, which the NVIDIA driver does only once the whole device is idle.
         r.words = {static_cast<std::uint32_t>(nframes), static_cast<std::uint32_t>(input_bytes), static_cast<std::uint32_t>(s.output_bytes),
                    static_cast<std::uint32_t>(s.literal_bytes), static_cast<std::uint32_t>(s.blocks.size()),
-                   static_cast<std::uint32_t>(s.tables.size())};
+                   static_cast<std::uint32_t>(s.table_words())};
         write(r.params, r.words.data(), r.words.size() * 4);
         namespace b = zstd_frames_binding;
         std::vector<runtime::buffer_arg> args(8);
