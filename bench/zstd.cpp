@@ -92,6 +92,7 @@ struct settings {
     int runs = 7;
     int level = 3;
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    std::uint64_t frames_per_dispatch = 0; // engine::zstd_options' (0: its default)
     std::vector<std::string> cases = {"frames64k", "frames1m", "single", "rawrle"};
     std::vector<route_choice> routes = {{eng::zstd_route::automatic}, {eng::zstd_route::hybrid}};
     // Kernel-only figures of other program shapes on the raw/RLE case: "reference" (the seed's
@@ -288,7 +289,7 @@ std::vector<std::string> split(const std::string& s) {
 
 void usage() {
     std::fprintf(stderr, "usage: bench_zstd [PATH (/usr/share)] [--mib N (256)] [--runs N (rounds, 7)] [--threads N (all cores)]\n"
-                         "       [--level L (3)] [--cases frames64k,frames1m,single,rawrle] [--routes automatic,hybrid,host,device,device:frames,device:blocks (automatic,hybrid)]\n"
+                         "       [--level L (3)] [--frames-per-dispatch N (the route's default)] [--cases frames64k,frames1m,single,rawrle] [--routes automatic,hybrid,host,device,device:frames,device:blocks (automatic,hybrid)]\n"
                          "       [--shapes reference,256x8x16384,... (kernel-only figures of program shapes, raw/RLE case)]\n");
     std::exit(2);
 }
@@ -311,6 +312,7 @@ int main(int argc, char** argv) {
         if (a == "--mib") s.mib = std::stoull(value());
         else if (a == "--runs") s.runs = std::max(1, std::stoi(value()));
         else if (a == "--threads") s.threads = static_cast<unsigned>(std::max(1, std::stoi(value())));
+        else if (a == "--frames-per-dispatch") s.frames_per_dispatch = std::stoull(value());
         else if (a == "--level") s.level = std::stoi(value());
         else if (a == "--cases") s.cases = split(value());
         else if (a == "--shapes") s.shapes = split(value());
@@ -400,6 +402,7 @@ int main(int argc, char** argv) {
             options.route = route.route;
             options.device_program = route.program;
             options.threads = s.threads; // as many host threads as libzstd's figure had
+            options.frames_per_dispatch = s.frames_per_dispatch;
             return options;
         };
         struct route_times {

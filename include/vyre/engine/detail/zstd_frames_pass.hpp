@@ -190,7 +190,9 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
         return runtime::cl_call("clCreateCommandQueue", [&] { return bcm::command_queue(ctx.cl_context(), ctx.device().device); });
     };
     bcm::command_queue up = make_queue(), down = make_queue();
-    runtime::context program_queue(make_queue());
+    // Group k's programs run on queue k % 2, so that a group's kernel can start while the one
+    // before finishes its last frames rather than after it.
+    std::array<runtime::context, 2> program_queues{runtime::context(make_queue()), runtime::context(make_queue())};
     // Two sets of device buffers, reused group after group (group k takes set k % 2, once group
     // k-2 has been checked): the NVIDIA driver frees memory only once the whole device is idle,
     // so a group whose buffers were freed while the next one ran would stall the pipeline.
@@ -251,6 +253,7 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             const format::zstd_sections& s = f->sections;
             f->checksums = std::any_of(which.begin(), which.end(), [&](std::size_t i) { return file.frames[i].checksum.has_value(); });
             buffer_set& set = sets[k % 2];
+            runtime::context& program_queue = program_queues[k % 2];
             grown({&set.input}, [&] { runtime::reserve(ctx, set.input, runtime::padded_bytes(s.input_bytes), CL_MEM_READ_ONLY); });
             bcm::event uploaded;
             runtime::cl_call("clEnqueueWriteBuffer",
@@ -318,7 +321,7 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
         run.seconds = clock() - start;
     } catch (...) {
         // Nothing may still write into memory the caller frees.
-        for (bcm::command_queue* q : {&up, &program_queue.queue(), &down}) {
+        for (bcm::command_queue* q : {&up, &program_queues[0].queue(), &program_queues[1].queue(), &down}) {
             try {
                 q->finish();
             } catch (...) {
