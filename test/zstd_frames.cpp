@@ -465,6 +465,7 @@ void check_device_route(rt::context& ctx, const bytes& zst, const bytes& want, s
                                       return !f.checksum || (f.content_size && *f.content_size <= eng::detail::zstd_device_hash_max_frame);
                                   });
             BOOST_TEST((d.report.device_hashed_frames != 0) == hashable);
+            BOOST_TEST((host.report.device_hashed_frames != 0) == hashable);
             bytes back(want.size());
             if (!back.empty()) rt::read(ctx, d.output, back.data(), back.size());
             BOOST_TEST((back == want));
@@ -618,8 +619,8 @@ VYRE_DEVICE_TEST(device_route_names_the_failing_block) {
         BOOST_TEST(std::string(e.what()).find("checksum") != std::string::npos);
         BOOST_TEST(e.offset() == p.frames[0].checksum_offset);
     }
-    // Into device memory the device hashes the frames itself (bytes.xxh64): the same error, for a
-    // wrong checksum in a later frame too, with each program.
+    // Where frames declare their sizes the device hashes them itself (bytes.xxh64), into host and
+    // into device memory: the same error, for a wrong checksum in a later frame too, with each program.
     for (const auto program : {eng::zstd_device_program::frames, eng::zstd_device_program::blocks}) {
         for (const std::size_t frame : {std::size_t{0}, p.frames.size() - 1}) {
             bytes wrong = compress_frames(src, 100000, 3);
@@ -628,6 +629,13 @@ VYRE_DEVICE_TEST(device_route_names_the_failing_block) {
                 try {
                     eng::decompress_zstd_to_device(dev.ctx(), wrong, device_route(std::uint64_t{64} << 20, program));
                     BOOST_FAIL("a wrong checksum was accepted into device memory");
+                } catch (const vyre::format_error& e) {
+                    BOOST_TEST(std::string(e.what()).find("content checksum mismatch") != std::string::npos);
+                    BOOST_TEST(e.offset() == p.frames[frame].checksum_offset);
+                }
+                try {
+                    eng::decompress_zstd(dev.ctx(), wrong, device_route(std::uint64_t{64} << 20, program));
+                    BOOST_FAIL("a wrong checksum was accepted into host memory");
                 } catch (const vyre::format_error& e) {
                     BOOST_TEST(std::string(e.what()).find("content checksum mismatch") != std::string::npos);
                     BOOST_TEST(e.offset() == p.frames[frame].checksum_offset);

@@ -99,10 +99,11 @@ inline bool zstd_blocks_pay(const runtime::device_info& device, const format::zs
                        at);
 }
 
-// Where the device route hashes frames itself (bytes.xxh64) rather than reading them back: into
-// device memory, when every frame that carries a checksum declares its content size (the range to
-// hash is known before decoding; a frame that decodes to another size fails on that first) and
-// none is longer than zstd_device_hash_max_frame. Four invocations hash a frame, a quarter of it
+// Where the device route hashes frames itself (bytes.xxh64): when every frame that carries a
+// checksum declares its content size (the range to hash is known before decoding; a frame that
+// decodes to another size fails on that first) and none is longer than zstd_device_hash_max_frame.
+// Into device memory the frames then never come back; into host memory the host's cores are spared
+// the hashing, which otherwise holds up the walk of the next group. Four invocations hash a frame, a quarter of it
 // each in order, so the kernel's time grows with the longest frame: on an H200 it hashed 228 MB
 // at 217 GB/s in ranges of 64 KiB but at 13.9 GB/s in ranges of 1 MiB, where reading the frames
 // back and hashing them on the host cores is faster (doc/ops/bytes.md).
@@ -201,7 +202,7 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
         ops::compression::zstd_frames_buffers buffers;
         ops::bytes::xxh64_buffers hash;
     };
-    const bool device_hash = device_staging && zstd_device_hashes(file);
+    const bool device_hash = zstd_device_hashes(file);
     std::array<buffer_set, 2> sets;
     struct in_flight {
         format::zstd_sections sections; // read by the record uploads until the group is done
@@ -304,6 +305,8 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
                         last = down.enqueue_read_buffer_async(output, 0, s.output_bytes, staging.data() + s.output_base, ran);
                 } else {
                     last = down.enqueue_read_buffer_async(output, 0, s.output_bytes, staging.data() + s.output_base, ran);
+                    if (!f->digests.empty())
+                        last = down.enqueue_read_buffer_async(set.hash.digests, 0, f->digests.size() * 4, f->digests.data(), hashed);
                 }
                 f->done = last;
             });
@@ -314,7 +317,7 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             });
             ++run.dispatches;
             run.uploaded += s.input_bytes;
-            run.transfers += 5 + (device_staging && f->checksums);
+            run.transfers += 5 + (device_staging && f->checksums) + (!device_staging && !f->digests.empty());
             if (k >= 1) finish(k - 1); // checked while group k runs
         }
         finish(groups.size() - 1);
