@@ -520,13 +520,18 @@ VYRE_DEVICE_TEST(device_route_decodes_whole_files) {
     const auto many = eng::decompress_zstd(dev.ctx(), compress_frames(src, 4096, 3), full);
     BOOST_TEST((many.bytes == src));
     BOOST_TEST(many.report.block_batches == 0u);
-    // Groups of 4 frames and a last one of 2, which the automatic program gives to
-    // compression.zstd.blocks: the frame program's buffer sets and the blocks' own output mix.
-    const bytes mixed(src.begin(), src.begin() + 22 * 4096);
+    // Groups of 4 short frames and a last one of 2 long ones (zstd_blocks_min_frame_output),
+    // which the automatic program gives to compression.zstd.blocks: the frame program's buffer
+    // sets and the blocks' own output mix.
+    const std::size_t shorts = 20 * 4096, longs = 2 * eng::detail::zstd_blocks_min_frame_output;
+    const bytes mixed(src.begin(), src.begin() + static_cast<std::ptrdiff_t>(shorts + longs));
+    bytes mixed_file = compress_frames(bytes(mixed.begin(), mixed.begin() + shorts), 4096, 3);
+    const bytes tail = compress_frames(bytes(mixed.begin() + shorts, mixed.end()), longs / 2, 3);
+    mixed_file.insert(mixed_file.end(), tail.begin(), tail.end());
     eng::zstd_options groups = device_route(1);
     groups.frames_per_dispatch = 4;
     groups.device_program = eng::zstd_device_program::automatic;
-    const auto both = eng::decompress_zstd(dev.ctx(), compress_frames(mixed, 4096, 3), groups);
+    const auto both = eng::decompress_zstd(dev.ctx(), mixed_file, groups);
     BOOST_TEST((both.bytes == mixed));
     BOOST_TEST(both.report.batches == 6u);
     BOOST_TEST(both.report.block_batches == 1u);
@@ -792,6 +797,7 @@ BOOST_AUTO_TEST_CASE(the_walk_keeps_to_its_memory_budget) {
 
 // Which files the automatic route sends to compression.zstd.blocks: on a GPU, few frames with
 // compressed blocks and enough output; never on a CPU device, never small or many-framed files.
+// And which groups of the device route it decodes.
 BOOST_AUTO_TEST_CASE(the_automatic_route_takes_blocks_for_few_large_frames_on_gpus) {
     const bytes src = mixed_source(17u << 20, 11);
     const fmt::zstd_file one = fmt::parse_zstd(compress_frames(src, src.size(), 1));
@@ -811,6 +817,15 @@ BOOST_AUTO_TEST_CASE(the_automatic_route_takes_blocks_for_few_large_frames_on_gp
     rt::device_info tight = gpu;
     tight.max_allocation = one.staging_size; // four bytes of links per output byte do not fit
     BOOST_TEST(!eng::detail::zstd_blocks_pay(tight, one, o));
+    // On the device route, a group goes to compression.zstd.blocks when it is short (fewer than
+    // `enough` frames) and its frames are fewer than the compute units or long.
+    gpu.compute_units = 8;
+    const fmt::zstd_file long_frames = fmt::parse_zstd(compress_frames(src, 1u << 20, 1));
+    BOOST_TEST(eng::detail::zstd_group_takes_blocks(gpu, one, 0, 1, 256));
+    BOOST_TEST(eng::detail::zstd_group_takes_blocks(gpu, long_frames, 0, 16, 256));  // 1 MiB frames
+    BOOST_TEST(!eng::detail::zstd_group_takes_blocks(gpu, long_frames, 0, 16, 16));  // enough frames
+    BOOST_TEST(!eng::detail::zstd_group_takes_blocks(gpu, many, 10, 200, 256));      // 64 KiB frames, more than the compute units
+    BOOST_TEST(eng::detail::zstd_group_takes_blocks(gpu, many, 10, 7, 256));         // fewer frames than compute units
 }
 
 // Sequence records are handed out within each block's maximum and each frame's capacity: a frame

@@ -70,6 +70,25 @@ inline std::vector<zstd_frame_group> zstd_frame_groups(runtime::context& ctx, co
     return groups;
 }
 
+// Which program decodes a group on the device route with zstd_device_program::automatic:
+// compression.zstd.blocks where a frame per subgroup cannot keep the device busy, that is where
+// the group holds fewer than `enough` frames and its frames are either fewer than the compute units
+// or long (zstd_blocks_min_frame_output on average: one subgroup decodes a frame at a few tens of
+// MB/s, so a long frame keeps its subgroup busy long after the others are done). The last group of
+// a file of many short frames is short too, and stays with compression.zstd.frames. On an H200:
+// the last group of 16,384 frames of 64 KiB (3,712 frames) through the blocks program cost the
+// whole file 15-17% (15.1-15.4 against 17.1-18.0 GB/s), while 1,024 frames of 1 MiB ran at 9.2-9.3
+// GB/s through it against 6.3-6.5 with a frame per subgroup (doc/ops/compression.zstd.frames.md).
+inline constexpr std::uint64_t zstd_blocks_min_frame_output = std::uint64_t{256} << 10;
+
+inline bool zstd_group_takes_blocks(const runtime::device_info& device, const format::zstd_file& file, std::size_t first,
+                                    std::size_t count, std::uint64_t enough) {
+    if (count >= enough) return false;
+    std::uint64_t output = 0;
+    for (std::size_t i = first; i < first + count; ++i) output += file.frames[i].output_capacity;
+    return count < std::max<std::uint64_t>(device.compute_units, 1) || output >= count * zstd_blocks_min_frame_output;
+}
+
 // The automatic route's exception (engine/zstd_decompress.hpp): a file of fewer frames than the
 // host has threads, whose frames hold compressed blocks, goes whole to the device route, where
 // compression.zstd.blocks decodes every block at once. libzstd decodes a frame on one thread, so
@@ -179,12 +198,11 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
     const std::uint64_t enough = options.frames_per_dispatch != 0
                                      ? options.frames_per_dispatch
                                      : std::max<std::uint64_t>(ctx.device().compute_units, 1) * zstd_frames_per_compute_unit;
-    // compression.zstd.blocks where a group cannot fill the device with a frame per subgroup.
     const auto by_blocks = [&](const zstd_frame_group& g, const format::zstd_sections& s) {
         switch (options.device_program) {
         case zstd_device_program::frames: return false;
         case zstd_device_program::blocks: return true;
-        default: return g.count < enough && ops::compression::zstd_blocks_fit(ctx.device(), s);
+        default: return zstd_group_takes_blocks(ctx.device(), file, g.first, g.count, enough) && ops::compression::zstd_blocks_fit(ctx.device(), s);
         }
     };
     const auto make_queue = [&] {
