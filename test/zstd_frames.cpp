@@ -826,6 +826,16 @@ BOOST_AUTO_TEST_CASE(the_automatic_route_takes_blocks_for_few_large_frames_on_gp
     BOOST_TEST(!eng::detail::zstd_group_takes_blocks(gpu, long_frames, 0, 16, 16));  // enough frames
     BOOST_TEST(!eng::detail::zstd_group_takes_blocks(gpu, many, 10, 200, 256));      // 64 KiB frames, more than the compute units
     BOOST_TEST(eng::detail::zstd_group_takes_blocks(gpu, many, 10, 7, 256));         // fewer frames than compute units
+    // Many short frames go to the device route on a GPU: at least three dispatches' worth (here
+    // 3 x 8 x 32 = 768 frames, so 2 compute units for the 272 frames of 64 KiB), at most 64 KiB each.
+    BOOST_TEST(!eng::detail::zstd_frames_pay(gpu, many, o));
+    gpu.compute_units = 2;
+    BOOST_TEST(eng::detail::zstd_frames_pay(gpu, many, o));
+    cpu.compute_units = 2;
+    BOOST_TEST(!eng::detail::zstd_frames_pay(cpu, many, o));
+    BOOST_TEST(!eng::detail::zstd_frames_pay(gpu, long_frames, o));
+    gpu.compute_units = 1; // 96 frames are enough: the 141 frames of 128 KiB are refused for their length
+    BOOST_TEST(!eng::detail::zstd_frames_pay(gpu, fmt::parse_zstd(compress_frames(src, 128u << 10, 1)), o));
 }
 
 // Sequence records are handed out within each block's maximum and each frame's capacity: a frame

@@ -29,10 +29,11 @@
 //   device     the whole frame on the device (compression.zstd.frames, or compression.zstd.blocks
 //              where a dispatch holds too few frames to fill the device; zstd_options::device_program)
 //
-// One exception: on a GPU, automatic sends a file of fewer frames than the host has threads, whose
-// frames hold compressed blocks, of at least zstd_blocks_min_output bytes, whole to the device
-// route (detail::zstd_blocks_pay): libzstd decodes a frame on one thread, while
-// compression.zstd.blocks decodes every block of it at once.
+// Two exceptions, on a GPU, for files whose frames hold compressed blocks: automatic sends a file of
+// fewer frames than the host has threads, of at least zstd_blocks_min_output bytes, whole to the
+// device route (detail::zstd_blocks_pay): libzstd decodes a frame on one thread, while
+// compression.zstd.blocks decodes every block of it at once. And it sends a file of many short
+// frames there too (detail::zstd_frames_pay), where a frame per subgroup beats libzstd on every core.
 //
 // Why automatic routes so. The device cannot decode a compressed block, so a frame that holds one
 // is decoded on the host whatever else it holds, and the frame API is the fastest host code for
@@ -115,7 +116,7 @@ inline zstd_report decompress_zstd_into(runtime::context& ctx, std::span<const s
                              std::to_string(parsed.staging_size));
     if (!parsed.frames.empty() && parsed.frames.back().offset + parsed.frames.back().size > file.size())
         throw error("decompress_zstd_into: the parsed frames extend past the " + std::to_string(file.size()) + "-byte file");
-    if (options.route == zstd_route::device || (options.route == zstd_route::automatic && detail::zstd_blocks_pay(ctx.device(), parsed, options))) {
+    if (options.route == zstd_route::device || (options.route == zstd_route::automatic && (detail::zstd_blocks_pay(ctx.device(), parsed, options) || detail::zstd_frames_pay(ctx.device(), parsed, options)))) {
         const auto run = detail::zstd_run_frames(ctx, file, parsed, options, staging, nullptr);
         const auto& sizes = run.sizes;
         zstd_report report;
@@ -166,7 +167,7 @@ inline zstd_device_result decompress_zstd_to_device(runtime::context& ctx, std::
         return result;
     }
     auto device_staging = runtime::allocate(ctx, runtime::padded_bytes(parsed.staging_size));
-    if (options.route == zstd_route::device || (options.route == zstd_route::automatic && detail::zstd_blocks_pay(ctx.device(), parsed, options)))
+    if (options.route == zstd_route::device || (options.route == zstd_route::automatic && (detail::zstd_blocks_pay(ctx.device(), parsed, options) || detail::zstd_frames_pay(ctx.device(), parsed, options))))
         return detail::zstd_frames_to_device(ctx, file, parsed, options, scratch, device_staging);
     const auto plan = detail::make_zstd_plan(ctx, parsed, options, detail::zstd_target::device);
     std::unique_ptr<std::uint8_t[]> owned;

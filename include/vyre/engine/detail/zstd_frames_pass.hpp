@@ -108,6 +108,26 @@ inline bool zstd_blocks_pay(const runtime::device_info& device, const format::zs
     return compressed && fits && file.staging_size >= zstd_blocks_min_output && file.frames.size() < util::thread_count(options.threads);
 }
 
+// The automatic route's other exception: on a GPU, a file of many short frames with compressed
+// blocks goes to the device route, compression.zstd.frames decoding a frame per subgroup. On an
+// H200, 16,384 frames of 64 KiB (libzstd level 3) came out of the device route at 15.6 to 16.5
+// GB/s into host memory, against 11.2 to 13.2 GB/s for libzstd on 16 cores, while 1,024 frames of
+// 1 MiB stayed faster on the host (doc/ops/compression.zstd.frames.md). "Many" is at least three
+// dispatches' worth (zstd_frames_per_compute_unit per compute unit each), as measured; "short" is
+// at most zstd_device_max_frame_output on average. Sizes between are not measured and stay on the host.
+inline constexpr std::uint64_t zstd_device_max_frame_output = std::uint64_t{64} << 10;
+
+inline bool zstd_frames_pay(const runtime::device_info& device, const format::zstd_file& file, const zstd_options& options) {
+    if (device.is_cpu() || !device.is_gpu() || file.frames.empty()) return false;
+    const std::uint64_t enough = options.frames_per_dispatch != 0
+                                     ? options.frames_per_dispatch
+                                     : std::max<std::uint64_t>(device.compute_units, 1) * zstd_frames_per_compute_unit;
+    if (file.frames.size() < 3 * enough || file.staging_size > file.frames.size() * zstd_device_max_frame_output) return false;
+    return std::any_of(file.frames.begin(), file.frames.end(), [](const format::zstd_frame& f) {
+        return std::any_of(f.blocks.begin(), f.blocks.end(), [](const auto& b) { return b.type == format::zstd_block_type::compressed; });
+    });
+}
+
 // The error a frame the device refused gets: what failed, at its block's header.
 [[noreturn]] inline void zstd_device_refused(const format::zstd_frame& f, std::span<const std::uint32_t> status) {
     const std::uint32_t block = status[2];
