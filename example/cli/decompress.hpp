@@ -232,14 +232,14 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "route", po::value<std::string>()->default_value("automatic"),
         "Zstandard: which frames go where. automatic: frames with a compressed block decoded whole on the host "
         "(libzstd's frame API), the others made on the device, except on a GPU a file of fewer frames than the host has "
-        "threads and at least 16 MiB, which goes whole to the device (compression.zstd.blocks); hybrid: every block to the device, which writes the "
+        "threads and at least 16 MiB (compression.zstd.blocks) or of many frames of up to 64 KiB (compression.zstd.frames), which goes whole to the device; hybrid: every block to the device, which writes the "
         "raw/RLE blocks, compressed blocks on the host with libzstd's block API (the seed's design); host: every frame "
         "on the host; device: every frame regenerated whole on the device, compressed blocks included "
         "(compression.zstd.frames). gzip: device: every member's stream on the device; host: libdeflate on every core; automatic "
         "(or auto): the device for streams of at most engine::deflate_device_max_bytes (256 KiB), larger ones and every stream on CPU devices on the host")(
         "zstd-program", po::value<std::string>()->default_value("automatic"),
         "Zstandard, --route device: frames (compression.zstd.frames, a subgroup per frame), blocks "
-        "(compression.zstd.blocks, every block at once), or automatic (blocks where too few frames fill the device)")(
+        "(compression.zstd.blocks, every block at once), or automatic (blocks where too few frames fill the device and they are few or long)")(
         "cpu", "decode on the host instead (reference decoder, liblz4 for linked blocks; gzip: libdeflate)")(
         "force,f", "overwrite the output file if it exists")(
         "pages", "FILE is a page file (vyre compress --pages); the output is the pages (default name: FILE without .vypg)")(
