@@ -41,7 +41,7 @@ void compression_zstd_fse_tables(
         uint log = (head & 255u);
         uint n = (head >> (8u & 31u));
         uint size = (1u << ((((uint)(log <= 9u)) ? log : 0u) & 31u));
-        uint ok = ((uint)(((uint)(((uint)(log <= 9u)) && ((uint)(n <= 53u)))) && ((uint)(size < (words - at)))));
+        uint ok = ((uint)(((uint)(((uint)(((uint)(log >= 5u)) && ((uint)(log <= 9u)))) && ((uint)(n <= 53u)))) && ((uint)(size < (words - at)))));
         uint total = 0u;
         for (uint s = 0u, vyre_end0 = (ok ? n : 0u); s < vyre_end0; ++s) {
             uint h_sum = ((vyre_load_global_uint(descriptions, descriptions_len, ((base + 2u) + vyre_div_uint(s, 2u))) >> (((s & 1u) * 16u) & 31u)) & 65535u);

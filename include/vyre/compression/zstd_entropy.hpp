@@ -111,6 +111,9 @@ inline std::vector<zstd_fse_entry> zstd_fse_table(std::span<const std::int16_t> 
 // A table of 513 words travels as 29.
 inline constexpr std::uint32_t zstd_fse_max_symbols = zstd_match_length_codes;
 inline constexpr std::uint32_t zstd_fse_description_words = 2 + (zstd_fse_max_symbols + 1) / 2;
+// A description's accuracy log is its 4 low bits plus 5 (RFC 8878 4.1.1); below 5 the spread's
+// step is even and would not visit every state.
+inline constexpr std::uint32_t zstd_fse_min_log = 5;
 // The header word a failed build leaves (no accuracy log is this large, so the decoders refuse it).
 inline constexpr std::uint32_t zstd_fse_refused = 0xFFFFFFFFu;
 
@@ -276,7 +279,8 @@ inline void zstd_build_described_tables(std::span<std::uint32_t> tables, std::sp
     for (std::size_t d = 0; d + zstd_fse_description_words <= descriptions.size(); d += zstd_fse_description_words) {
         const std::uint32_t at = descriptions[d], log = descriptions[d + 1] & 0xFFu, n = descriptions[d + 1] >> 8;
         if (at >= tables.size()) continue;
-        if (log > zstd_literal_length_max_log || (std::uint64_t{1} << log) > tables.size() - at - 1 || n > zstd_fse_max_symbols) {
+        if (log < zstd_fse_min_log || log > zstd_literal_length_max_log || (std::uint64_t{1} << log) > tables.size() - at - 1 ||
+            n > zstd_fse_max_symbols) {
             tables[at] = zstd_fse_refused;
             continue;
         }

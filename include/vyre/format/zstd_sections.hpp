@@ -581,7 +581,8 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
 
 // Sections planned with device_tables made whole on the host: every described table built into
 // `tables` (compression::zstd_build_described_tables, the CPU reference of
-// compression.zstd.fse_tables), as a plan without device_tables has them, at the same offsets.
+// compression.zstd.fse_tables). Its tables are then the words a plan without device_tables
+// builds, though at other offsets: the described ones follow every built one.
 inline void zstd_build_tables_on_host(zstd_sections& s) {
     s.tables.resize(static_cast<std::size_t>(s.table_words()), 0u);
     compression::zstd_build_described_tables(std::span(s.tables), s.fse_descriptions);

@@ -123,6 +123,11 @@ inline bool zstd_frames_pay(const runtime::device_info& device, const format::zs
                                      ? options.frames_per_dispatch
                                      : std::max<std::uint64_t>(device.compute_units, 1) * zstd_frames_per_compute_unit;
     if (file.frames.size() < 3 * enough || file.staging_size > file.frames.size() * zstd_device_max_frame_output) return false;
+    // Every frame must fit one dispatch (zstd_frame_groups), or the host decodes the file.
+    const std::uint64_t limit = std::min<std::uint64_t>(device.max_allocation, std::uint64_t{0xFFFFFFFFu} & ~std::uint64_t{3});
+    if (std::any_of(file.frames.begin(), file.frames.end(),
+                    [&](const format::zstd_frame& f) { return f.size > limit || f.output_capacity > limit; }))
+        return false;
     return std::any_of(file.frames.begin(), file.frames.end(), [](const format::zstd_frame& f) {
         return std::any_of(f.blocks.begin(), f.blocks.end(), [](const auto& b) { return b.type == format::zstd_block_type::compressed; });
     });
@@ -311,7 +316,7 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
                 run.resolve_rounds += r.rounds;
             } else {
                 auto& b = set.buffers;
-                grown({&b.frames, &b.blocks, &b.tables, &b.literals, &b.output, &b.statuses, &b.params},
+                grown({&b.frames, &b.blocks, &b.tables, &b.literals, &b.output, &b.statuses, &b.params, &b.fse.descriptions, &b.fse.params},
                       [&] { ops::compression::enqueue_zstd_frames(program_queue, set.input, s.input_bytes, s, b, options.variant); });
                 ran = bcm::wait_list(b.dispatch);
                 runtime::cl_call("clEnqueueReadBuffer", [&] {

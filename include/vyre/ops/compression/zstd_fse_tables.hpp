@@ -9,7 +9,7 @@
 // symbol's next state numbers its cells from its count up. The symbols are written into the
 // table's own cells first and read back for the second pass; the per-symbol state counters live in
 // workgroup memory. A description that builds no table (counts that do not sum to the table's
-// size, a count below -1, an accuracy log above 9, more than 53 symbols, a table that would leave
+// size, a count below -1, an accuracy log outside 5 to 9, more than 53 symbols, a table that would leave
 // the buffer) leaves zstd_fse_refused in the table's header word, which the decoders refuse as a
 // bad record; one whose offset is outside the buffer writes nothing. CPU reference:
 // compression::zstd_build_described_tables.
@@ -64,7 +64,8 @@ inline ir::program zstd_fse_tables_program(std::uint32_t workgroup = zstd_fse_ta
             return k.let("h_" + tag, (descriptions[base + 2u + s / 2u] >> ((s & 1u) * 16u)) & 0xFFFFu);
         };
         const auto size = k.let("size", d::lit(1u) << d::select(log <= c::zstd_literal_length_max_log, log, 0u));
-        const auto ok = k.let("ok", log <= c::zstd_literal_length_max_log && n <= c::zstd_fse_max_symbols && size < words - at);
+        const auto ok = k.let("ok", log >= c::zstd_fse_min_log && log <= c::zstd_literal_length_max_log && n <= c::zstd_fse_max_symbols &&
+                                        size < words - at);
         const auto total = k.let("total", 0u);
         k.for_("s", 0u, d::select(ok, n, 0u), [&](const auto& s) {
             const auto h = count("sum", s);
@@ -82,7 +83,7 @@ inline ir::program zstd_fse_tables_program(std::uint32_t workgroup = zstd_fse_ta
             });
             k.store(next, s * workgroup + lane, d::select(h == 0xFFFFu, 1u, h));
         });
-        // The spread: every cell up to `high` is visited once, since the step is odd.
+        // The spread: every cell up to `high` is visited once, since the step is odd (for logs from 5).
         const auto step = k.let("step", (size >> 1u) + (size >> 3u) + 3u);
         const auto pos = k.let("pos", 0u);
         k.for_("p", 0u, d::select(ok, n, 0u), [&](const auto& s) {
