@@ -266,11 +266,35 @@ void compression_zstd_blocks_decode_fast(
                     reason = 3u;
                 }
             }
+            if (((uint)(reason == 0u))) {
+                vyre_sg_barrier();
+                uint stage_ll = lane;
+                while (((uint)(stage_ll < (1u + (1u << (vyre_load_global_uint(tables, tables_len, ll_table) & 31u)))))) {
+                    vyre_store_local_uint(huffman, 8192u, ((table_base + 0u) + stage_ll), vyre_load_global_uint(tables, tables_len, (ll_table + stage_ll)));
+                    stage_ll = (stage_ll + 32u);
+                }
+                uint stage_of = lane;
+                while (((uint)(stage_of < (1u + (1u << (vyre_load_global_uint(tables, tables_len, of_table) & 31u)))))) {
+                    vyre_store_local_uint(huffman, 8192u, ((table_base + 513u) + stage_of), vyre_load_global_uint(tables, tables_len, (of_table + stage_of)));
+                    stage_of = (stage_of + 32u);
+                }
+                uint stage_ml = lane;
+                while (((uint)(stage_ml < (1u + (1u << (vyre_load_global_uint(tables, tables_len, ml_table) & 31u)))))) {
+                    vyre_store_local_uint(huffman, 8192u, ((table_base + 1026u) + stage_ml), vyre_load_global_uint(tables, tables_len, (ml_table + stage_ml)));
+                    stage_ml = (stage_ml + 32u);
+                }
+                uint stage_values = lane;
+                while (((uint)(stage_values < 100u))) {
+                    vyre_store_local_uint(huffman, 8192u, ((table_base + 1539u) + stage_values), vyre_load_global_uint(tables, tables_len, (0u + stage_values)));
+                    stage_values = (stage_values + 32u);
+                }
+                vyre_sg_barrier();
+            }
             if (((uint)(((uint)(reason == 0u)) && ((uint)(lane == 0u))))) {
                 stage = 1u;
-                uint ll_log = vyre_load_global_uint(tables, tables_len, ll_table);
-                uint of_log = vyre_load_global_uint(tables, tables_len, of_table);
-                uint ml_log = vyre_load_global_uint(tables, tables_len, ml_table);
+                uint ll_log = vyre_load_local_uint(huffman, 8192u, (table_base + 0u));
+                uint of_log = vyre_load_local_uint(huffman, 8192u, (table_base + 513u));
+                uint ml_log = vyre_load_local_uint(huffman, 8192u, (table_base + 1026u));
                 if (((uint)(seq_nacc <= 32u))) {
                     if (((uint)(seq_pos >= 4u))) {
                         seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
@@ -297,11 +321,11 @@ void compression_zstd_blocks_decode_fast(
                 seq_nacc = (seq_nacc - ml_log);
                 uint seq_i = 0u;
                 while (((uint)(seq_i < sequences))) {
-                    uint ll_entry = vyre_load_global_uint(tables, tables_len, ((ll_table + 1u) + ll_state));
-                    uint of_entry = vyre_load_global_uint(tables, tables_len, ((of_table + 1u) + of_state));
-                    uint ml_entry = vyre_load_global_uint(tables, tables_len, ((ml_table + 1u) + ml_state));
-                    uint ll_value = vyre_load_global_uint(tables, tables_len, ((ll_entry >> (4u & 31u)) & 63u));
-                    uint ml_value = vyre_load_global_uint(tables, tables_len, (36u + ((ml_entry >> (4u & 31u)) & 63u)));
+                    uint ll_entry = vyre_load_local_uint(huffman, 8192u, (((table_base + 0u) + 1u) + ll_state));
+                    uint of_entry = vyre_load_local_uint(huffman, 8192u, (((table_base + 513u) + 1u) + of_state));
+                    uint ml_entry = vyre_load_local_uint(huffman, 8192u, (((table_base + 1026u) + 1u) + ml_state));
+                    uint ll_value = vyre_load_local_uint(huffman, 8192u, ((table_base + 1539u) + ((ll_entry >> (4u & 31u)) & 63u)));
+                    uint ml_value = vyre_load_local_uint(huffman, 8192u, (((table_base + 1539u) + 36u) + ((ml_entry >> (4u & 31u)) & 63u)));
                     uint of_code = ((of_entry >> (4u & 31u)) & 31u);
                     if (((uint)(seq_nacc <= 32u))) {
                         if (((uint)(seq_pos >= 4u))) {

@@ -301,8 +301,8 @@ void compression_zstd_frames(
                 uint ll_entry = vyre_load_global_uint(tables, tables_len, ((ll_table + 1u) + ll_state));
                 uint of_entry = vyre_load_global_uint(tables, tables_len, ((of_table + 1u) + of_state));
                 uint ml_entry = vyre_load_global_uint(tables, tables_len, ((ml_table + 1u) + ml_state));
-                uint ll_value = vyre_load_global_uint(tables, tables_len, ((ll_entry >> (4u & 31u)) & 63u));
-                uint ml_value = vyre_load_global_uint(tables, tables_len, (36u + ((ml_entry >> (4u & 31u)) & 63u)));
+                uint ll_value = vyre_load_global_uint(tables, tables_len, (0u + ((ll_entry >> (4u & 31u)) & 63u)));
+                uint ml_value = vyre_load_global_uint(tables, tables_len, ((0u + 36u) + ((ml_entry >> (4u & 31u)) & 63u)));
                 uint of_code = ((of_entry >> (4u & 31u)) & 31u);
                 if (((uint)(seq_nacc <= 32u))) {
                     if (((uint)(seq_pos >= 4u))) {

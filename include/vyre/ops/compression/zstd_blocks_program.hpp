@@ -162,66 +162,78 @@ inline ir::program zstd_blocks_decode_program(std::uint32_t lanes, std::uint32_t
                 const auto marked = reader.start(seq, seq_at, seq_size, "seq");
                 k.if_(!marked, [&] { reason = why::sequences_stream; });
             });
+            // A subgroup stages the block's tables in workgroup memory (the Huffman table's place,
+            // done with) for lane 0 to read; one invocation reads them where they are.
+            namespace staged = detail::zstd_staged;
+            if (shared)
+                k.if_(reason == why::none, [&] { detail::zstd_stage_sequence_tables(k, tables, huff, base, llt, oft, mlt, lane, lanes, sync); });
             k.if_(reason == why::none && lane == 0u, [&] {
                 stage = 1u;
-                const auto states = detail::zstd_start_sequences(k, reader, seq, tables, llt, oft, mlt);
-                const auto i = k.let("seq_i", 0u);
-                k.while_(i < nseq, [&] {
-                    const auto sq = detail::zstd_decode_sequence(k, reader, seq, tables, states, llt, oft, mlt, i, nseq);
-                    const auto ofv = sq.ofv, ml = sq.ml, ll = sq.ll;
-                    // Repeat offsets (RFC 8878 3.1.1.5), relative to the block's first ones.
-                    const auto oslot = k.let("offset_slot", 0u);
-                    const auto oval = k.let("offset_value", 0u);
-                    k.if_(ofv > 3u, [&] {
-                        oval = ofv - 3u;
-                        t2 = t1;
-                        v2 = v1;
-                        t1 = t0;
-                        v1 = v0;
-                        t0 = 0u;
-                        v0 = oval;
-                    }).else_([&] {
-                        const auto index = k.let("rep_index", ofv - 1u + d::select(ll == 0u, 1u, 0u));
-                        k.if_(index == 0u, [&] {
-                            oslot = t0;
-                            oval = v0;
-                        }).else_([&] {
-                            oslot = d::select(index == 1u, t1, d::select(index == 2u, t2, t0));
-                            // index 3: the first repeat offset less one
-                            oval = d::select(index == 1u, v1, d::select(index == 2u, v2, d::select(t0 == 0u, v0 - 1u, v0 + 1u)));
-                            k.if_(index != 1u, [&] {
-                                t2 = t1;
-                                v2 = v1;
-                            });
+                const auto decode_sequences = [&](const auto& tb, const auto& l_at, const auto& o_at, const auto& m_at, const auto& values) {
+                    const auto states = detail::zstd_start_sequences(k, reader, seq, tb, l_at, o_at, m_at);
+                    const auto i = k.let("seq_i", 0u);
+                    k.while_(i < nseq, [&] {
+                        const auto sq = detail::zstd_decode_sequence(k, reader, seq, tb, states, l_at, o_at, m_at, i, nseq, values);
+                        const auto ofv = sq.ofv, ml = sq.ml, ll = sq.ll;
+                        // Repeat offsets (RFC 8878 3.1.1.5), relative to the block's first ones.
+                        const auto oslot = k.let("offset_slot", 0u);
+                        const auto oval = k.let("offset_value", 0u);
+                        k.if_(ofv > 3u, [&] {
+                            oval = ofv - 3u;
+                            t2 = t1;
+                            v2 = v1;
                             t1 = t0;
                             v1 = v0;
-                            t0 = oslot;
+                            t0 = 0u;
                             v0 = oval;
+                        }).else_([&] {
+                            const auto index = k.let("rep_index", ofv - 1u + d::select(ll == 0u, 1u, 0u));
+                            k.if_(index == 0u, [&] {
+                                oslot = t0;
+                                oval = v0;
+                            }).else_([&] {
+                                oslot = d::select(index == 1u, t1, d::select(index == 2u, t2, t0));
+                                // index 3: the first repeat offset less one
+                                oval = d::select(index == 1u, v1, d::select(index == 2u, v2, d::select(t0 == 0u, v0 - 1u, v0 + 1u)));
+                                k.if_(index != 1u, [&] {
+                                    t2 = t1;
+                                    v2 = v1;
+                                });
+                                t1 = t0;
+                                v1 = v0;
+                                t0 = oslot;
+                                v0 = oval;
+                            });
                         });
+                        k.if_(i >= room, [&] {
+                            late = why::bad_record;
+                            k.break_();
+                        });
+                        k.if_(ll > size - lit_pos, [&] {
+                            late = why::literals_overrun;
+                            k.break_();
+                        });
+                        k.if_(d::cast<d::u64>(ll) + d::cast<d::u64>(ml) > d::cast<d::u64>(maximum - block_op), [&] {
+                            late = why::block_maximum;
+                            k.break_();
+                        });
+                        const auto at = k.let("record_at", (first + i) * c::zstd_sequence_words);
+                        k.store(seqs, at, ll);
+                        k.store(seqs, at + 1u, ml);
+                        k.store(seqs, at + 2u, oslot);
+                        k.store(seqs, at + 3u, oval);
+                        lit_pos = lit_pos + ll;
+                        block_op = block_op + ll + ml;
+                        i = i + 1u;
                     });
-                    k.if_(i >= room, [&] {
-                        late = why::bad_record;
-                        k.break_();
-                    });
-                    k.if_(ll > size - lit_pos, [&] {
-                        late = why::literals_overrun;
-                        k.break_();
-                    });
-                    k.if_(d::cast<d::u64>(ll) + d::cast<d::u64>(ml) > d::cast<d::u64>(maximum - block_op), [&] {
-                        late = why::block_maximum;
-                        k.break_();
-                    });
-                    const auto at = k.let("record_at", (first + i) * c::zstd_sequence_words);
-                    k.store(seqs, at, ll);
-                    k.store(seqs, at + 1u, ml);
-                    k.store(seqs, at + 2u, oslot);
-                    k.store(seqs, at + 3u, oval);
-                    lit_pos = lit_pos + ll;
-                    block_op = block_op + ll + ml;
-                    i = i + 1u;
-                });
-                run = i;
-                k.if_(late == why::none && !detail::zstd_bits::exhausted(seq), [&] { late = why::sequences_stream; });
+                    run = i;
+                    k.if_(late == why::none && !detail::zstd_bits::exhausted(seq), [&] { late = why::sequences_stream; });
+                };
+                if (shared)
+                    decode_sequences(huff, base + staged::literal_length, base + staged::offset, base + staged::match_length,
+                                     base + staged::values);
+                else
+                    decode_sequences(tables, llt, oft, mlt, d::lit(0u));
             });
         });
         k.if_(reason == why::none && late == why::none, [&] {

@@ -55,6 +55,9 @@ inline constexpr std::uint32_t zstd_frames_reference_workgroup = 4;
 //   - a compressed block's Huffman code is expanded into a table of workgroup memory; lane s
 //     decodes Huffman stream s (of 1 or 4) into the literals' scratch (with one lane, the
 //     streams one after another); raw and RLE literals are copied there too;
+//   - the subgroup then copies the block's three FSE tables and the length codes' values into
+//     the same workgroup memory: thousands of frames' tables do not stay in the L1 cache, and
+//     every sequence reads them on its serial path;
 //   - the sequences are decoded by every lane alike (the same bits, the same states: uniform
 //     control flow), and the lanes split each sequence's literal copy and match copy, as
 //     compression.deflate does (a match reading bytes written since the last barrier waits at
@@ -69,6 +72,7 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
     detail::zstd_check_shape("zstd_frames_program", "frames", lanes, frames_per_workgroup);
     const bool shared = lanes > 1;
     const std::uint32_t table_words = 1u << c::zstd_huffman_max_bits;
+    static_assert(detail::zstd_staged::words <= 1u << c::zstd_huffman_max_bits, "a block's sequence tables fit the Huffman table's place");
     d::kernel k(entry_name(shared ? zstd_frames_fast_id : zstd_frames_id), {lanes * frames_per_workgroup, 1, 1});
     if (shared) k.use_subgroups(lanes);
     namespace b = zstd_frames_binding;
@@ -231,63 +235,78 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
                 reason = why::sequences_stream;
                 k.break_();
             });
-            const auto states = detail::zstd_start_sequences(k, reader, seq, tables, llt, oft, mlt);
-            const auto i = k.let("seq_i", 0u);
-            k.while_(i < nseq, [&] {
-                const auto sq = detail::zstd_decode_sequence(k, reader, seq, tables, states, llt, oft, mlt, i, nseq);
-                const auto ofv = sq.ofv, ml = sq.ml, ll = sq.ll;
-                // Repeat offsets (RFC 8878 3.1.1.5)
-                const auto off = k.let("offset", 0u);
-                k.if_(ofv > 3u, [&] {
-                    off = ofv - 3u;
-                    rep3 = rep2;
-                    rep2 = rep1;
-                    rep1 = off;
-                }).else_([&] {
-                    const auto index = k.let("rep_index", ofv - 1u + d::select(ll == 0u, 1u, 0u));
-                    k.if_(index == 0u, [&] { off = rep1; }).else_([&] {
-                        off = d::select(index == 1u, rep2, d::select(index == 2u, rep3, rep1 - 1u));
-                        k.if_(index != 1u, [&] { rep3 = rep2; });
+            // The sequences, with their tables read from `tb` (FSE tables at l_at, o_at and m_at,
+            // the length codes' values at `values`).
+            const auto decode_sequences = [&](const auto& tb, const auto& l_at, const auto& o_at, const auto& m_at, const auto& values) {
+                const auto states = detail::zstd_start_sequences(k, reader, seq, tb, l_at, o_at, m_at);
+                const auto i = k.let("seq_i", 0u);
+                k.while_(i < nseq, [&] {
+                    const auto sq = detail::zstd_decode_sequence(k, reader, seq, tb, states, l_at, o_at, m_at, i, nseq, values);
+                    const auto ofv = sq.ofv, ml = sq.ml, ll = sq.ll;
+                    // Repeat offsets (RFC 8878 3.1.1.5)
+                    const auto off = k.let("offset", 0u);
+                    k.if_(ofv > 3u, [&] {
+                        off = ofv - 3u;
+                        rep3 = rep2;
                         rep2 = rep1;
                         rep1 = off;
-                    });
-                });
-                k.if_(ll > size - lit_pos, [&] {
-                    reason = why::literals_overrun;
-                    k.break_();
-                });
-                k.if_(d::cast<d::u64>(ll) + d::cast<d::u64>(ml) > d::cast<d::u64>(maximum - (op - block_start)), [&] {
-                    reason = why::block_maximum;
-                    k.break_();
-                });
-                k.if_(d::cast<d::u64>(ll) + d::cast<d::u64>(ml) > d::cast<d::u64>(cap - op), [&] {
-                    reason = why::capacity;
-                    k.break_();
-                });
-                k.if_(off == 0u || off > op + ll, [&] {
-                    reason = why::offset;
-                    k.break_();
-                });
-                copy_out("lit_j", ll, [&](const auto& j) { return lit[lit_at + lit_pos + j]; });
-                op = op + ll;
-                lit_pos = lit_pos + ll;
-                const auto from = k.let("match_from", op - off);
-                if (shared) {
-                    k.if_(from + d::min(off, ml) > fenced, [&] {
-                        k.subgroup_barrier();
-                        fenced = op;
-                    });
-                    k.if_(off >= ml, [&] {
-                        copy_out("match_j", ml, [&](const auto& j) { return out[out_base + from + j]; });
                     }).else_([&] {
-                        copy_out("repeat_j", ml, [&](const auto& j) { return out[out_base + from + j % off]; });
+                        const auto index = k.let("rep_index", ofv - 1u + d::select(ll == 0u, 1u, 0u));
+                        k.if_(index == 0u, [&] { off = rep1; }).else_([&] {
+                            off = d::select(index == 1u, rep2, d::select(index == 2u, rep3, rep1 - 1u));
+                            k.if_(index != 1u, [&] { rep3 = rep2; });
+                            rep2 = rep1;
+                            rep1 = off;
+                        });
                     });
-                } else {
-                    copy_out("match_j", ml, [&](const auto& j) { return out[out_base + from + j]; });
-                }
-                op = op + ml;
-                i = i + 1u;
-            });
+                    k.if_(ll > size - lit_pos, [&] {
+                        reason = why::literals_overrun;
+                        k.break_();
+                    });
+                    k.if_(d::cast<d::u64>(ll) + d::cast<d::u64>(ml) > d::cast<d::u64>(maximum - (op - block_start)), [&] {
+                        reason = why::block_maximum;
+                        k.break_();
+                    });
+                    k.if_(d::cast<d::u64>(ll) + d::cast<d::u64>(ml) > d::cast<d::u64>(cap - op), [&] {
+                        reason = why::capacity;
+                        k.break_();
+                    });
+                    k.if_(off == 0u || off > op + ll, [&] {
+                        reason = why::offset;
+                        k.break_();
+                    });
+                    copy_out("lit_j", ll, [&](const auto& j) { return lit[lit_at + lit_pos + j]; });
+                    op = op + ll;
+                    lit_pos = lit_pos + ll;
+                    const auto from = k.let("match_from", op - off);
+                    if (shared) {
+                        k.if_(from + d::min(off, ml) > fenced, [&] {
+                            k.subgroup_barrier();
+                            fenced = op;
+                        });
+                        k.if_(off >= ml, [&] {
+                            copy_out("match_j", ml, [&](const auto& j) { return out[out_base + from + j]; });
+                        }).else_([&] {
+                            copy_out("repeat_j", ml, [&](const auto& j) { return out[out_base + from + j % off]; });
+                        });
+                    } else {
+                        copy_out("match_j", ml, [&](const auto& j) { return out[out_base + from + j]; });
+                    }
+                    op = op + ml;
+                    i = i + 1u;
+                });
+            };
+            if (shared) {
+                // The subgroup stages the block's tables in the frame's workgroup memory (the
+                // Huffman table's place: a later treeless block expands its table again).
+                namespace staged = detail::zstd_staged;
+                detail::zstd_stage_sequence_tables(k, tables, huff, base, llt, oft, mlt, lane, lanes, sync);
+                expanded = 0xFFFFFFFFu;
+                decode_sequences(huff, base + staged::literal_length, base + staged::offset, base + staged::match_length,
+                                 base + staged::values);
+            } else {
+                decode_sequences(tables, llt, oft, mlt, d::lit(0u));
+            }
             k.if_(reason != why::none, [&] { k.break_(); });
             k.if_(!detail::zstd_bits::exhausted(seq), [&] {
                 reason = why::sequences_stream;

@@ -202,14 +202,15 @@ inline zstd_stream_verdicts zstd_decode_huffman_streams(zd::kernel& k, const zst
 }
 
 // The sequences' FSE states (RFC 8878 3.1.1.3.2.3): the three tables' accuracy logs and the
-// states read from the bitstream's start.
+// states read from the bitstream's start. `tables` is the tables' buffer, or the workgroup memory
+// a subgroup copied a block's tables into (zstd_stage_sequence_tables).
 struct zstd_sequence_states {
     zd::variable<zd::u32> ll_log, of_log, ml_log, ls, os, ms;
 };
 
-inline zstd_sequence_states zstd_start_sequences(zd::kernel& k, const zstd_bits& reader, const zstd_reader& seq,
-                                                 const zd::input_buffer<zd::u32>& tables, const auto& llt, const auto& oft,
-                                                 const auto& mlt) {
+template <class Tables>
+zstd_sequence_states zstd_start_sequences(zd::kernel& k, const zstd_bits& reader, const zstd_reader& seq, const Tables& tables,
+                                          const auto& llt, const auto& oft, const auto& mlt) {
     const auto ll_log = k.let("ll_log", tables[llt]);
     const auto of_log = k.let("of_log", tables[oft]);
     const auto ml_log = k.let("ml_log", tables[mlt]);
@@ -221,20 +222,22 @@ inline zstd_sequence_states zstd_start_sequences(zd::kernel& k, const zstd_bits&
 }
 
 // One sequence: its literal length, match length and offset value (before repeat offsets are
-// applied), and the states moved on unless it is the block's last (i + 1 == nseq).
+// applied), and the states moved on unless it is the block's last (i + 1 == nseq). The length
+// codes' values are at tables[values] (zstd_entropy.hpp's layout puts them at 0).
 struct zstd_sequence {
     zd::variable<zd::u32> ofv, ml, ll;
 };
 
-inline zstd_sequence zstd_decode_sequence(zd::kernel& k, const zstd_bits& reader, const zstd_reader& seq,
-                                          const zd::input_buffer<zd::u32>& tables, const zstd_sequence_states& st, const auto& llt,
-                                          const auto& oft, const auto& mlt, const auto& i, const auto& nseq) {
+template <class Tables>
+zstd_sequence zstd_decode_sequence(zd::kernel& k, const zstd_bits& reader, const zstd_reader& seq, const Tables& tables,
+                                   const zstd_sequence_states& st, const auto& llt, const auto& oft, const auto& mlt, const auto& i,
+                                   const auto& nseq, const auto& values) {
     namespace c = vyre::compression;
     const auto le = k.let("ll_entry", tables[llt + 1u + st.ls]);
     const auto oe = k.let("of_entry", tables[oft + 1u + st.os]);
     const auto me = k.let("ml_entry", tables[mlt + 1u + st.ms]);
-    const auto lv = k.let("ll_value", tables[(le >> 4u) & 63u]);
-    const auto mv = k.let("ml_value", tables[c::zstd_match_values_at + ((me >> 4u) & 63u)]);
+    const auto lv = k.let("ll_value", tables[values + ((le >> 4u) & 63u)]);
+    const auto mv = k.let("ml_value", tables[values + c::zstd_match_values_at + ((me >> 4u) & 63u)]);
     const auto of_code = k.let("of_code", (oe >> 4u) & 31u);
     reader.refill(seq);
     const auto of_extra = reader.read(seq, "of_extra", of_code);
@@ -255,6 +258,39 @@ inline zstd_sequence zstd_decode_sequence(zd::kernel& k, const zstd_bits& reader
         st.os = ((oe >> 10u) + ob) & ((zd::lit(1u) << st.of_log) - 1u);
     });
     return {ofv, ml, ll};
+}
+
+// Where a subgroup keeps a block's sequence tables in workgroup memory, from `base`: the three FSE
+// tables (a header word and up to 2^9 states each) and the length codes' values.
+namespace zstd_staged {
+inline constexpr std::uint32_t slot_words = 1u + (1u << vyre::compression::zstd_literal_length_max_log);
+inline constexpr std::uint32_t literal_length = 0, offset = slot_words, match_length = 2 * slot_words, values = 3 * slot_words;
+inline constexpr std::uint32_t value_words = vyre::compression::zstd_match_values_at + 64; // every 6-bit code
+inline constexpr std::uint32_t words = values + value_words;
+} // namespace zstd_staged
+
+// Copies a block's three FSE tables (at llt, oft and mlt in `tables`, already checked by
+// zstd_table_ok) and the length codes' values into wg[base, + zstd_staged::words), the lanes of a
+// subgroup together, between two barriers. Each sequence then reads workgroup memory instead of
+// tables that a full device's frames keep thrashing out of the L1 cache.
+template <class Sync>
+void zstd_stage_sequence_tables(zd::kernel& k, const zd::input_buffer<zd::u32>& tables, const zd::workgroup_buffer<zd::u32>& wg,
+                                const auto& base, const auto& llt, const auto& oft, const auto& mlt, const auto& lane,
+                                std::uint32_t lanes, Sync sync) {
+    namespace staged = zstd_staged;
+    sync(); // every lane is done with what the memory held
+    const auto copy = [&](const std::string& name, const auto& from, const auto& to, const auto& n) {
+        const auto j = k.let(name, lane);
+        k.while_(j < n, [&] {
+            k.store(wg, to + j, tables[from + j]);
+            j = j + lanes;
+        });
+    };
+    copy("stage_ll", llt, base + staged::literal_length, 1u + (zd::lit(1u) << tables[llt]));
+    copy("stage_of", oft, base + staged::offset, 1u + (zd::lit(1u) << tables[oft]));
+    copy("stage_ml", mlt, base + staged::match_length, 1u + (zd::lit(1u) << tables[mlt]));
+    copy("stage_values", zd::lit(0u), base + staged::values, zd::lit(staged::value_words));
+    sync();
 }
 
 } // namespace vyre::ops::compression::detail
