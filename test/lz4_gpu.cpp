@@ -19,6 +19,7 @@
 #include <lz4hc.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -293,11 +294,23 @@ VYRE_DEVICE_TEST(fast_program_shapes_agree) {
         bool emulate;
         std::uint32_t unroll = cz::lz4_fast_unroll;
     };
+    // On a CPU device every program is compiled by LLVM inside the driver, and a program with both
+    // the window and the stage takes PoCL 20 to 50 seconds: there the widths, windows and stages are
+    // covered pairwise (every pair of values of any two of them appears in some shape) rather than
+    // as a full product, which GPUs run.
+    const bool cpu_device = dev.info().is_cpu() && !dev.info().is_gpu();
     std::vector<shape> shapes;
-    for (const std::uint32_t lanes : {1u, 4u, 32u})
-        for (const std::uint32_t window : {0u, 16u, 256u})
-            for (const std::uint32_t stage : {0u, 16u, 128u})
-                if (window == 0 || window >= lanes) shapes.push_back({lanes, window, 1, stage, false});
+    if (cpu_device) {
+        for (const auto& [lanes, window, stage] : std::initializer_list<std::array<std::uint32_t, 3>>{
+                 {1, 0, 0}, {1, 16, 16}, {1, 256, 128}, {1, 16, 0}, {4, 0, 16}, {4, 16, 128},
+                 {4, 256, 0}, {32, 0, 128}, {32, 256, 16}, {32, 0, 0}})
+            shapes.push_back({lanes, window, 1, stage, false});
+    } else {
+        for (const std::uint32_t lanes : {1u, 4u, 32u})
+            for (const std::uint32_t window : {0u, 16u, 256u})
+                for (const std::uint32_t stage : {0u, 16u, 128u})
+                    if (window == 0 || window >= lanes) shapes.push_back({lanes, window, 1, stage, false});
+    }
     for (const std::uint32_t lanes : {8u, 16u}) shapes.push_back({lanes, cz::lz4_fast_window, 1, cz::lz4_fast_stage, false});
     shapes.push_back({32, 4096, 1, cz::lz4_fast_stage, false});
     if (native == vyre::lower::subgroup_lowering::nvidia_ptx)
@@ -313,10 +326,11 @@ VYRE_DEVICE_TEST(fast_program_shapes_agree) {
                               cz::lz4_op::unroll_of(native, shape)});
         }
     for (const std::uint32_t stage : {0u, cz::lz4_fast_stage}) shapes.push_back({32, cz::lz4_fast_window, 1, stage, true});
-    // Copies of several bytes per lane per step, with and without the ring and the stage.
+    // Copies of several bytes per lane per step, with and without the ring and the stage (on a CPU
+    // device, one of the two with both).
     for (const std::uint32_t unroll : {2u, 4u}) {
         shapes.push_back({32, 0, 1, 0, false, unroll});
-        shapes.push_back({4, 16, 1, 16, false, unroll});
+        shapes.push_back({4, 16, 1, cpu_device && unroll == 4 ? 0u : 16u, false, unroll});
     }
     for (const shape& sh : shapes) {
         if (pocl && sh.lanes == 1 && sh.window >= 512) continue;
