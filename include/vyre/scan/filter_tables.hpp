@@ -20,6 +20,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <numeric>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -83,7 +85,7 @@ inline std::uint32_t atom_key(const byte_pattern& f, atom a) {
 // windows of that length the one whose key lists the fewest forms so far (`listed`, per key), then
 // the one of the rarest bytes, then the first. Spreading the forms over the keys keeps the lists
 // short where many patterns share a prefix (BOOST_..., PFNGL...).
-inline atom choose_atom(const byte_pattern& f, const std::vector<std::uint32_t>& listed) {
+inline atom choose_atom(const byte_pattern& f, std::span<const std::uint32_t> listed) {
     for (std::uint32_t len : {4u, 2u, 1u}) {
         atom best{};
         std::uint64_t best_score = ~std::uint64_t{0};
@@ -114,7 +116,10 @@ inline filter_tables build_filter_tables(const std::vector<pattern>& patterns) {
         std::uint32_t key, item;
     };
     std::vector<keyed> keyed_items;
-    std::vector<std::uint32_t> listed(atom_keys, 0);
+    // bucket_start[k + 1] counts the forms listed under key k so far, which steers the choice of
+    // atoms; the prefix sum below turns the counts into starts.
+    t.bucket_start.assign(atom_keys + 1, 0);
+    const std::span<std::uint32_t> listed = std::span(t.bucket_start).subspan(1);
     std::uint32_t form = 0;
     for (std::uint32_t p = 0; p < patterns.size(); ++p) {
         for (const auto& f : patterns[p].forms) {
@@ -133,14 +138,12 @@ inline filter_tables build_filter_tables(const std::vector<pattern>& patterns) {
     }
     std::stable_sort(keyed_items.begin(), keyed_items.end(), [](const keyed& a, const keyed& b) { return a.key < b.key; });
     t.filter.assign(filter_words, 0);
-    t.bucket_start.assign(atom_keys + 1, 0);
     t.items.reserve(keyed_items.size());
     for (const auto& k : keyed_items) {
         t.filter[k.key / 32] |= 1u << (k.key % 32);
-        ++t.bucket_start[k.key + 1];
         t.items.push_back(k.item);
     }
-    for (std::uint32_t k = 0; k < atom_keys; ++k) t.bucket_start[k + 1] += t.bucket_start[k];
+    std::partial_sum(t.bucket_start.begin(), t.bucket_start.end(), t.bucket_start.begin());
     // Empty vectors cannot become device buffers: one unused word keeps each non-empty.
     if (t.items.empty()) t.items.push_back(0);
     if (t.forms.empty()) t.forms.assign(4, 0);
