@@ -47,6 +47,7 @@
 #include <vector>
 
 #include <stdlib.h> // mkdtemp
+#include <unistd.h> // getpid
 #include <zstd.h>
 
 namespace {
@@ -61,6 +62,23 @@ using vyre::compression::block_descriptor;
 using vyre::compression::block_status;
 
 constexpr std::uint8_t canary = 0xA5;
+
+// The input being run, so that a failed check can name itself and keep the input: one run on
+// NVIDIA's OpenCL driver ended in SIGABRT with neither libFuzzer's report nor a crash file, so the
+// harness writes both itself before it aborts (to VYRE_FUZZ_FAILURES, default the working folder).
+std::span<const std::uint8_t> current_input;
+
+[[noreturn]] void failed(const std::string& why) {
+    const char* dir = std::getenv("VYRE_FUZZ_FAILURES");
+    const std::string path = std::string(dir ? dir : ".") + "/fuzz_device-failure-" + std::to_string(::getpid()) + ".bin";
+    if (std::FILE* f = std::fopen(path.c_str(), "wb")) {
+        std::fwrite(current_input.data(), 1, current_input.size(), f);
+        std::fclose(f);
+    }
+    std::fprintf(stderr, "fuzz_device: check failed: %s (the input, %zu bytes, is in %s)\n", why.c_str(), current_input.size(), path.c_str());
+    std::fflush(stderr);
+    std::abort();
+}
 
 // Blocks compared per op and program, printed when the run ends (doc/reliability.md quotes them).
 struct block_counts {
@@ -112,13 +130,13 @@ void compare(vyre::runtime::context& ctx, const batch& b, vyre::ops::block_varia
     std::vector<block_status> want_status(b.blocks.size()), got_status(b.blocks.size());
     oracle(b.input, b.blocks, std::span(want), std::span(want_status));
     vyre::ops::decode_blocks_into<Op>(ctx, b.input, b.blocks, got, got_status, variant);
-    if (got_status != want_status) std::abort();
-    if (got != want) std::abort();
+    if (got_status != want_status) failed("a block status differs from the CPU reference's");
+    if (got != want) failed("output bytes differ from the CPU reference's");
     // Between and after the regions only the canary.
     std::vector<bool> owned(b.output_bytes, false);
     for (const auto& d : b.blocks) std::fill(owned.begin() + d.output_offset, owned.begin() + d.output_offset + d.output_size, true);
     for (std::size_t i = 0; i < got.size(); ++i)
-        if (!owned[i] && got[i] != canary) std::abort();
+        if (!owned[i] && got[i] != canary) failed("a canary byte outside every output region was overwritten");
 }
 
 namespace fs = std::filesystem;
@@ -186,9 +204,11 @@ void zstd_route(std::uint8_t mode, const std::uint8_t* data, std::size_t size) {
     o.max_output_bytes = std::uint64_t{16} << 20;
     o.threads = 1;
     std::optional<std::vector<std::uint8_t>> host, dev;
+    std::string host_error, dev_error;
     try {
         host = eng::decompress_zstd(ctx, file, o).bytes;
-    } catch (const vyre::error&) {
+    } catch (const vyre::error& e) {
+        host_error = e.what();
     }
     try {
         const auto d = eng::decompress_zstd_to_device(ctx, file, o);
@@ -196,17 +216,21 @@ void zstd_route(std::uint8_t mode, const std::uint8_t* data, std::size_t size) {
         std::vector<std::uint8_t> back(static_cast<std::size_t>(d.output_bytes));
         if (!back.empty()) vyre::runtime::read(ctx, d.output, back.data(), back.size());
         dev = std::move(back);
-    } catch (const vyre::error&) {
+    } catch (const vyre::error& e) {
+        dev_error = e.what();
     }
     ++zstd_files.files;
-    if (host.has_value() != dev.has_value()) std::abort(); // one target accepted what the other refused
+    if (host.has_value() != dev.has_value()) // one target accepted what the other refused
+        failed(host ? "into device memory refused what into host memory decoded: " + dev_error
+                    : "into host memory refused what into device memory decoded: " + host_error);
     if (!host) return;
     ++zstd_files.decoded;
-    if (*host != *dev) std::abort();
+    if (*host != *dev) failed("into host and into device memory gave different bytes");
     // libzstd, where it decodes the file within one byte more than ours gave.
     std::vector<std::uint8_t> theirs(host->size() + 1);
     const std::size_t n = ZSTD_decompress(theirs.data(), theirs.size(), data, size);
-    if (!ZSTD_isError(n) && (n != host->size() || !std::equal(host->begin(), host->end(), theirs.begin()))) std::abort();
+    if (!ZSTD_isError(n) && (n != host->size() || !std::equal(host->begin(), host->end(), theirs.begin())))
+        failed("libzstd decoded the file to other bytes");
 }
 
 // The unpack pipeline on the bytes after byte 0.
@@ -227,15 +251,15 @@ void unpack(const std::uint8_t* data, std::size_t size) {
     } catch (const vyre::error&) {
         return; // a whole-job error (the output folder cannot be made, say); nothing to check
     }
-    if (r.decoded_bytes > o.limits.max_total_bytes) std::abort();
+    if (r.decoded_bytes > o.limits.max_total_bytes) failed("unpack decoded more than its limit");
     for (const auto& entry : fs::directory_iterator(where.root))
-        if (entry.path().filename() != "out") std::abort(); // written beside the scratch folder
+        if (entry.path().filename() != "out") failed("unpack wrote beside its output folder: " + entry.path().string());
     if (fs::exists(where.out)) {
         for (auto it = fs::recursive_directory_iterator(where.out); it != fs::recursive_directory_iterator(); ++it) {
             if (!it->is_symlink()) continue;
             const fs::path target = fs::read_symlink(it->path());
             const fs::path resolved = target.is_absolute() ? target : it->path().parent_path() / target;
-            if (!inside(resolved, where.out)) std::abort(); // a link that leads out
+            if (!inside(resolved, where.out)) failed("unpack left a link that leads out: " + it->path().string());
         }
     }
 }
@@ -249,6 +273,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return std::string(v ? v : "");
     }();
     if (size == 0) return 0;
+    current_input = std::span(data, size);
     const char* mode = data[0] >= 0x80 ? "unpack" : data[0] >= 0x70 ? "zstd" : "blocks";
     if (!only.empty() && only != mode) return 0;
     if (data[0] >= 0x80) unpack(data + 1, size - 1);
