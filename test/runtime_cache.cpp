@@ -1,15 +1,20 @@
 // The build caches: one build per program and context, binaries reused from disk by a new
 // program object, an unwritable cache folder ignored, build errors carrying the compiler log,
-// and concurrent dispatch from several threads.
+// concurrent dispatch from several threads, and cache files written by several processes at once.
 #include "harness.hpp"
 
 #include <vyre/ops/primitive.hpp>
 #include <vyre/runtime/dispatch.hpp>
 #include <vyre/runtime/program_cache.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
+#include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace prim = vyre::ops::primitive;
 namespace rt = vyre::runtime;
@@ -39,6 +44,53 @@ fs::path fresh_dir(const std::string& name) {
 }
 
 } // namespace
+
+// Processes that share a cache folder write the same entries at once, and processes forked from
+// one parent share its thread id: whatever a reader finds is one writer's whole file, never a
+// mixture or a part (with one temporary name per thread id, forked writers interleaved).
+BOOST_AUTO_TEST_CASE(cache_entries_written_by_forked_processes_are_whole) {
+    const fs::path dir = fresh_dir("forked-writers");
+    const fs::path file = dir / "entry.bin";
+    constexpr int writers = 6, rounds = 200;
+    constexpr std::size_t size = 128 * 1024;
+    std::vector<pid_t> children;
+    for (int w = 0; w < writers; ++w) {
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            const std::vector<unsigned char> bytes(size + std::size_t(w) * 4096, static_cast<unsigned char>('a' + w));
+            for (int r = 0; r < rounds; ++r) rt::detail::write_file_quietly(file, bytes);
+            std::_Exit(0);
+        }
+        BOOST_TEST_REQUIRE(pid > 0);
+        children.push_back(pid);
+    }
+    int reads = 0, broken = 0, running = writers;
+    while (running > 0) {
+        const auto got = rt::detail::read_file(file);
+        if (!got.empty()) {
+            ++reads;
+            const int w = got[0] - 'a';
+            const bool whole = w >= 0 && w < writers && got.size() == size + std::size_t(w) * 4096 &&
+                               std::all_of(got.begin(), got.end(), [&](unsigned char c) { return c == got[0]; });
+            broken += whole ? 0 : 1;
+        }
+        for (auto& pid : children) {
+            int status = 0;
+            if (pid > 0 && ::waitpid(pid, &status, WNOHANG) == pid) {
+                BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+                pid = 0;
+                --running;
+            }
+        }
+    }
+    BOOST_TEST_MESSAGE(reads << " reads while " << writers << " processes wrote");
+    BOOST_TEST(broken == 0);
+    std::vector<std::string> left;
+    for (const auto& e : fs::directory_iterator(dir))
+        if (e.path() != file) left.push_back(e.path().filename().string());
+    BOOST_TEST(left.empty(), "temporaries left behind: " << left.size());
+    fs::remove_all(dir);
+}
 
 // VYRE_OPENCL_OPTIONS adds to OpenCL C 1.2, never replaces it, and what the process builds with is
 // what its environment said.

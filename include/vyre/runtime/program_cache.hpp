@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h> // getpid
+
 namespace vyre::runtime {
 
 // Counters of what the caches did, for tests and for `vyre bench`.
@@ -81,13 +83,16 @@ inline std::vector<unsigned char> read_file(const std::filesystem::path& p) {
 }
 
 // Writes through a temporary and a rename so that a concurrent reader never sees half a file.
+// The temporary's name is the process's and the thread's own: processes that share a cache
+// folder build the same programs at once, and forked processes share their parent's thread id,
+// so two writers of one name would interleave their bytes and rename the mixture into place.
 // Any failure leaves the cache without the entry: the disk cache is an optimisation only.
 inline void write_file_quietly(const std::filesystem::path& p, const std::vector<unsigned char>& bytes) {
     std::error_code ec;
     std::filesystem::create_directories(p.parent_path(), ec);
     if (ec) return;
     std::ostringstream suffix;
-    suffix << ".tmp" << std::hash<std::thread::id>{}(std::this_thread::get_id());
+    suffix << ".tmp" << ::getpid() << '-' << std::hash<std::thread::id>{}(std::this_thread::get_id());
     const auto tmp = p.string() + suffix.str();
     {
         std::ofstream out(tmp, std::ios::binary);
