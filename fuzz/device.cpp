@@ -38,6 +38,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -47,15 +48,13 @@
 #include <vector>
 
 #include <stdlib.h> // mkdtemp
-#include <unistd.h> // getpid
+#include <unistd.h> // getpid, write
+#include <fcntl.h> // open
+#include <signal.h> // sigaction
 #include <zstd.h>
 
 namespace {
 
-vyre::runtime::context& device() {
-    static vyre::runtime::context ctx; // VYRE_DEVICE picks it, as for the command line
-    return ctx;
-}
 
 namespace cz = vyre::ops::compression;
 using vyre::compression::block_descriptor;
@@ -63,14 +62,64 @@ using vyre::compression::block_status;
 
 constexpr std::uint8_t canary = 0xA5;
 
-// The input being run, so that a failed check can name itself and keep the input: one run on
+// The input being run, so that a failed check can name itself and keep the input: two runs on
 // NVIDIA's OpenCL driver ended in SIGABRT with neither libFuzzer's report nor a crash file, so the
-// harness writes both itself before it aborts (to VYRE_FUZZ_FAILURES, default the working folder).
+// harness writes both itself (to VYRE_FUZZ_FAILURES, default the working folder).
 std::span<const std::uint8_t> current_input;
 
-[[noreturn]] void failed(const std::string& why) {
+std::string failure_path() {
     const char* dir = std::getenv("VYRE_FUZZ_FAILURES");
-    const std::string path = std::string(dir ? dir : ".") + "/fuzz_device-failure-" + std::to_string(::getpid()) + ".bin";
+    return std::string(dir ? dir : ".") + "/fuzz_device-failure-" + std::to_string(::getpid()) + ".bin";
+}
+
+// A SIGABRT keeps the input too, from a check below or from a library. OpenCL drivers built on
+// LLVM (PoCL, and NVIDIA's compiler) replace libFuzzer's SIGABRT handler with LLVM's when they
+// load, and LLVM's returns, after which abort() ends the process with no report and no crash file.
+// So the handler libFuzzer set is kept before the driver loads; this one, (re)installed before
+// every input, writes the input with async-signal-safe calls only, puts libFuzzer's handler back
+// and raises the signal again for it, so that libFuzzer reports and writes its crash file too.
+char abort_path[4096];
+std::size_t abort_path_length = 0;
+struct sigaction fuzzer_abort_handler {};
+
+void keep_input_on_abort(int, siginfo_t*, void*) {
+    if (!current_input.empty()) {
+        const int fd = ::open(abort_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            [[maybe_unused]] const auto written = ::write(fd, current_input.data(), current_input.size());
+            ::close(fd);
+        }
+        static const char note[] = "fuzz_device: SIGABRT; the input is in ";
+        [[maybe_unused]] const auto a = ::write(2, note, sizeof note - 1);
+        [[maybe_unused]] const auto b = ::write(2, abort_path, abort_path_length);
+        [[maybe_unused]] const auto c = ::write(2, "\n", 1);
+    }
+    ::sigaction(SIGABRT, &fuzzer_abort_handler, nullptr);
+    ::raise(SIGABRT); // delivered to libFuzzer's handler once this one returns
+}
+
+void install_abort_handler() {
+    struct sigaction now {};
+    if (::sigaction(SIGABRT, nullptr, &now) != 0) return;
+    if ((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == keep_input_on_abort) return;
+    if (abort_path_length == 0) {
+        std::snprintf(abort_path, sizeof abort_path, "%s", failure_path().c_str());
+        abort_path_length = std::strlen(abort_path);
+    }
+    struct sigaction mine {};
+    mine.sa_sigaction = keep_input_on_abort;
+    mine.sa_flags = SA_SIGINFO;
+    sigemptyset(&mine.sa_mask);
+    ::sigaction(SIGABRT, &mine, nullptr);
+}
+
+vyre::runtime::context& device() {
+    static vyre::runtime::context ctx; // VYRE_DEVICE picks it, as for the command line
+    return ctx;
+}
+
+[[noreturn]] void failed(const std::string& why) {
+    const std::string path = failure_path();
     if (std::FILE* f = std::fopen(path.c_str(), "wb")) {
         std::fwrite(current_input.data(), 1, current_input.size(), f);
         std::fclose(f);
@@ -273,7 +322,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return std::string(v ? v : "");
     }();
     if (size == 0) return 0;
+    static const bool fuzzer_handler_kept = ::sigaction(SIGABRT, nullptr, &fuzzer_abort_handler) == 0;
+    (void)fuzzer_handler_kept;
+    device(); // the driver loaded before the handler goes in
+    install_abort_handler();
     current_input = std::span(data, size);
+    struct forget_input {
+        ~forget_input() { current_input = {}; } // libFuzzer frees the bytes after this call
+    } forget;
     const char* mode = data[0] >= 0x80 ? "unpack" : data[0] >= 0x70 ? "zstd" : "blocks";
     if (!only.empty() && only != mode) return 0;
     if (data[0] >= 0x80) unpack(data + 1, size - 1);

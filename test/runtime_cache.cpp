@@ -8,11 +8,13 @@
 #include <vyre/runtime/program_cache.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
 #include <vector>
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,18 +56,36 @@ BOOST_AUTO_TEST_CASE(cache_entries_written_by_forked_processes_are_whole) {
     constexpr int writers = 6, rounds = 200;
     constexpr std::size_t size = 128 * 1024;
     std::vector<pid_t> children;
+    const auto stop_children = [&] {
+        for (const pid_t pid : children)
+            if (pid > 0) {
+                ::kill(pid, SIGKILL);
+                ::waitpid(pid, nullptr, 0);
+            }
+    };
     for (int w = 0; w < writers; ++w) {
         const pid_t pid = ::fork();
         if (pid == 0) {
-            const std::vector<unsigned char> bytes(size + std::size_t(w) * 4096, static_cast<unsigned char>('a' + w));
-            for (int r = 0; r < rounds; ++r) rt::detail::write_file_quietly(file, bytes);
+            // The child never returns into the test runner, whatever happens.
+            try {
+                const std::vector<unsigned char> bytes(size + std::size_t(w) * 4096, static_cast<unsigned char>('a' + w));
+                for (int r = 0; r < rounds; ++r) rt::detail::write_file_quietly(file, bytes);
+            } catch (...) {
+                std::_Exit(2);
+            }
             std::_Exit(0);
         }
+        if (pid < 0) stop_children();
         BOOST_TEST_REQUIRE(pid > 0);
         children.push_back(pid);
     }
     int reads = 0, broken = 0, running = writers;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
     while (running > 0) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            stop_children();
+            BOOST_FAIL("the writers did not finish within 120 s");
+        }
         const auto got = rt::detail::read_file(file);
         if (!got.empty()) {
             ++reads;
@@ -84,6 +104,7 @@ BOOST_AUTO_TEST_CASE(cache_entries_written_by_forked_processes_are_whole) {
         }
     }
     BOOST_TEST_MESSAGE(reads << " reads while " << writers << " processes wrote");
+    BOOST_TEST(reads > 0);
     BOOST_TEST(broken == 0);
     std::vector<std::string> left;
     for (const auto& e : fs::directory_iterator(dir))

@@ -98,6 +98,7 @@ inline void write_file_quietly(const std::filesystem::path& p, const std::vector
         std::ofstream out(tmp, std::ios::binary);
         if (!out) return;
         out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+        out.close(); // the last bytes reach the file here: a full disk shows now, not after the rename
         if (!out) { std::filesystem::remove(tmp, ec); return; }
     }
     std::filesystem::rename(tmp, p, ec);
