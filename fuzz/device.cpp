@@ -55,7 +55,6 @@
 
 namespace {
 
-
 namespace cz = vyre::ops::compression;
 using vyre::compression::block_descriptor;
 using vyre::compression::block_status;
@@ -72,9 +71,10 @@ std::string failure_path() {
     return std::string(dir ? dir : ".") + "/fuzz_device-failure-" + std::to_string(::getpid()) + ".bin";
 }
 
-// A SIGABRT keeps the input too, from a check below or from a library. OpenCL drivers built on
-// LLVM (PoCL, and NVIDIA's compiler) replace libFuzzer's SIGABRT handler with LLVM's when they
-// load, and LLVM's returns, after which abort() ends the process with no report and no crash file.
+// A SIGABRT keeps the input too, from a check below or from a library. An OpenCL driver built on
+// LLVM replaces libFuzzer's SIGABRT handler with LLVM's when it loads (PoCL's libLLVM does, seen
+// with strace; the silent aborts on NVIDIA's driver looked the same), and LLVM's returns, after
+// which abort() ends the process with no report and no crash file.
 // So the handler libFuzzer set is kept before the driver loads; this one, (re)installed before
 // every input, writes the input with async-signal-safe calls only, puts libFuzzer's handler back
 // and raises the signal again for it, so that libFuzzer reports and writes its crash file too.
