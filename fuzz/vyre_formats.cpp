@@ -9,7 +9,8 @@
 //      bytes, or is refused as offset_oob (liblz4 fills a match at offset 0 with zeros); and the
 //      reference never writes past the bytes it reports (guard bytes around the room);
 //   2  format::parse_tar: a format_error, or entries in increasing order whose headers and data
-//      lie inside the input, and an end offset inside it;
+//      lie inside the input, and an end offset inside it; format::parse_tar_prefix on the first
+//      two thirds: the whole archive's first entries, each ending (padded) before its end offset;
 //   3  format::parse_page_file: a format_error, or blocks inside the file; decoding it on the
 //      host under a 1 MiB limit gives content_bytes() bytes or a vyre error, never more;
 //   4  graph::read_csr_binary and graph::read_graph_text (at most 65,536 nodes): a vyre error or
@@ -97,20 +98,41 @@ void lz4_block(std::span<const std::uint8_t> in) {
 
 void tar(std::span<const std::uint8_t> in) {
     f::tar_archive a;
+    bool whole = true;
     try {
         a = f::parse_tar(in);
     } catch (const vyre::format_error&) {
+        whole = false;
+    }
+    if (whole) {
+        if (a.end_offset > in.size()) std::abort();
+        std::uint64_t previous_end = 0;
+        for (const auto& e : a.entries) {
+            if (e.first_header_offset < previous_end || e.first_header_offset > e.header_offset) std::abort();
+            if (e.header_offset + 512 > in.size() || e.data_offset < e.header_offset + 512) std::abort();
+            if (e.data_offset > in.size() || e.size > in.size() - e.data_offset) std::abort();
+            if (f::tar_entry_data(in, e).size() != e.size) std::abort();
+            previous_end = e.data_offset + e.size;
+        }
+    }
+    // A prefix (what a window of a streamed archive holds): its entries are the whole archive's
+    // first ones, each ending with its padding before end_offset, which lies inside the prefix.
+    const auto prefix = in.first(in.size() - in.size() / 3);
+    f::tar_archive p;
+    try {
+        p = f::parse_tar_prefix(prefix);
+    } catch (const vyre::format_error&) {
         return;
     }
-    if (a.end_offset > in.size()) std::abort();
-    std::uint64_t previous_end = 0;
-    for (const auto& e : a.entries) {
-        if (e.first_header_offset < previous_end || e.first_header_offset > e.header_offset) std::abort();
-        if (e.header_offset + 512 > in.size() || e.data_offset < e.header_offset + 512) std::abort();
-        if (e.data_offset > in.size() || e.size > in.size() - e.data_offset) std::abort();
-        if (f::tar_entry_data(in, e).size() != e.size) std::abort();
-        previous_end = e.data_offset + e.size;
+    if (p.end_offset > prefix.size()) std::abort();
+    for (std::size_t i = 0; i < p.entries.size(); ++i) {
+        const auto& e = p.entries[i];
+        if (e.data_offset > p.end_offset || (e.size + 511) / 512 * 512 > p.end_offset - e.data_offset) std::abort();
+        if (whole && (i >= a.entries.size() || a.entries[i].header_offset != e.header_offset || a.entries[i].size != e.size ||
+                      a.entries[i].name != e.name))
+            std::abort();
     }
+    if (!p.cut_short && whole && p.entries.size() != a.entries.size() && p.end_marker) std::abort();
 }
 
 void page_file(std::span<const std::uint8_t> in) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -288,5 +289,53 @@ std::optional<int> exit_status_with_address_space_headroom(std::uint64_t headroo
         return WEXITSTATUS(st);
     }
 }
+
+// ---------------------------------------------------------------- tar archives written by hand
+
+// Writes v in octal into the `width`-byte field at `at`, NUL-terminated.
+inline void put_octal(std::vector<std::uint8_t>& b, std::size_t at, std::size_t width, std::uint64_t v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%0*llo", static_cast<int>(width - 1), static_cast<unsigned long long>(v));
+    std::memcpy(&b[at], buf, width - 1);
+    b[at + width - 1] = 0;
+}
+
+// Recomputes the checksum of the header block at `at` (unsigned sum, or the old signed one).
+inline void tar_set_checksum(std::vector<std::uint8_t>& archive, std::size_t at, bool signed_sum = false) {
+    std::fill_n(archive.begin() + static_cast<std::ptrdiff_t>(at + 148), 8, std::uint8_t{' '});
+    std::int64_t sum = 0;
+    for (std::size_t i = 0; i < 512; ++i)
+        sum += signed_sum ? static_cast<std::int8_t>(archive[at + i]) : static_cast<std::int64_t>(archive[at + i]);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%06llo", static_cast<unsigned long long>(sum));
+    std::memcpy(&archive[at + 148], buf, 6);
+    archive[at + 154] = 0;
+}
+
+// Appends one header (ustar or v7) and its data, padded to 512 bytes; returns the header's offset.
+inline std::size_t tar_append(std::vector<std::uint8_t>& archive, const std::string& name, char type, std::span<const std::uint8_t> data,
+                       const std::string& link = {}, bool ustar = true) {
+    const std::size_t at = archive.size();
+    archive.resize(at + 512, 0);
+    std::memcpy(&archive[at], name.data(), std::min<std::size_t>(name.size(), 100));
+    put_octal(archive, at + 100, 8, 0644);
+    put_octal(archive, at + 108, 8, 1000);
+    put_octal(archive, at + 116, 8, 1000);
+    put_octal(archive, at + 124, 12, data.size());
+    put_octal(archive, at + 136, 12, 1700000000);
+    archive[at + 156] = static_cast<std::uint8_t>(type);
+    std::memcpy(&archive[at + 157], link.data(), std::min<std::size_t>(link.size(), 100));
+    if (ustar) {
+        std::memcpy(&archive[at + 257], "ustar\0" "00", 8);
+        std::memcpy(&archive[at + 265], "user", 4);
+        std::memcpy(&archive[at + 297], "group", 5);
+    }
+    tar_set_checksum(archive, at);
+    archive.insert(archive.end(), data.begin(), data.end());
+    archive.resize((archive.size() + 511) / 512 * 512, 0);
+    return at;
+}
+
+inline void tar_finish(std::vector<std::uint8_t>& archive) { archive.resize(archive.size() + 1024, 0); }
 
 } // namespace vyre::test

@@ -15,10 +15,17 @@
 #include <vyre/format/xz.hpp>
 #include <vyre/format/zip_methods.hpp>
 
+#include <malloc.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <map>
+#include <memory>
 
 namespace {
 
@@ -727,6 +734,230 @@ VYRE_DEVICE_TEST(truncated_compressed_tars_keep_the_entries_before_the_cut) {
             }
         }
     }
+}
+
+// ---------------------------------------------------------------- archives larger than memory
+
+namespace {
+
+// The fields of a listing that must not depend on how the archive was read.
+std::string entry_line(const ve::unpack_entry& e) {
+    std::string order;
+    for (const auto o : e.order) order += std::to_string(o) + ".";
+    return e.path + "|" + e.output_path + "|" + ve::unpack_entry_type_name(e.type) + "|" + std::to_string(e.size) + "|" +
+           e.method + "|" + e.link_target + "|" + std::to_string(e.mode) + "|" + std::to_string(e.mtime.value_or(-1)) + "|" +
+           (e.sha256 ? vyre::util::to_hex(*e.sha256) : "-") + "|" + ve::unpack_status_name(e.status) + "|" + e.message + "|" + order;
+}
+
+bool cross_window_link(const std::string& message) { return message.find("a file of an earlier window") != std::string::npos; }
+
+} // namespace
+
+// A compressed tar unpacked in windows (stream_above_bytes 0, windows of 64 KiB) lists and extracts
+// what the ordinary run does, entry for entry: orders continue across windows, a global pax header
+// (which sets every later entry's time) reaches every window, entries larger than a window and
+// long names in pax headers come through whole, a nested gzip'd tar is opened inside its window.
+// The one difference is the stated one: a hard link to a file of an earlier window is refused, by
+// a message that says so.
+VYRE_DEVICE_TEST(tars_unpacked_in_windows_match_the_ordinary_run) {
+    const auto& t = tree();
+    temp_dir work;
+    const fs::path a = work.path;
+    run("tar -czf " + q(a / "nested.tar.gz") + " -C " + q(meta().root) + " .");
+    // Python's tarfile writes the global header ('g') first, then every entry in pax format (whole
+    // seconds, so that no entry has a time of its own in its pax header).
+    write_text(a / "make.py",
+               "import sys, tarfile\n"
+               "def whole(i):\n"
+               "    i.mtime = int(i.mtime)\n"
+               "    return i\n"
+               "with tarfile.open(sys.argv[1], 'w', format=tarfile.PAX_FORMAT, pax_headers={'mtime': '1234567890'}) as t:\n"
+               "    t.add(sys.argv[2], arcname='tree', filter=whole)\n"
+               "    t.add(sys.argv[3], arcname='nested.tar.gz', filter=whole)\n");
+    run("python3 " + q(a / "make.py") + " " + q(a / "x.tar") + " " + q(t.root) + " " + q(a / "nested.tar.gz"));
+    run("gzip -k " + q(a / "x.tar") + " && zstd -q -k " + q(a / "x.tar") + " && lz4 -q " + q(a / "x.tar") + " " +
+        q(a / "x.tar.lz4") + " && xz -k " + q(a / "x.tar") + " && bzip2 -k " + q(a / "x.tar"));
+    for (const char* name : {"x.tar.gz", "x.tar.zst", "x.tar.lz4", "x.tar.xz", "x.tar.bz2"}) {
+        BOOST_TEST_CONTEXT(name) {
+            ve::unpack_options whole, windows;
+            whole.stream_above_bytes = UINT64_MAX;
+            windows.stream_above_bytes = 0;
+            windows.window_bytes = 64 << 10;
+            const auto w = unpack_files(dev.ctx(), {a / name}, a / ("whole_" + std::string(name)), whole);
+            const auto s = unpack_files(dev.ctx(), {a / name}, a / ("windows_" + std::string(name)), windows);
+            BOOST_CHECK_EQUAL(w.streamed_archives, 0u);
+            BOOST_CHECK_EQUAL(s.streamed_archives, 1u);
+            BOOST_CHECK_GT(s.stream_windows, 10u);
+            BOOST_CHECK_MESSAGE(w.problems.empty(), problems_of(w));
+            BOOST_REQUIRE_EQUAL(w.entries.size(), s.entries.size());
+            std::size_t links = 0, timed = 0, nested = 0;
+            for (std::size_t i = 0; i < w.entries.size(); ++i) {
+                const auto &x = w.entries[i], &y = s.entries[i];
+                if (y.type == ve::unpack_entry_type::hard_link && cross_window_link(y.message)) {
+                    ++links;
+                    BOOST_CHECK(x.status == ve::unpack_status::ok);
+                    BOOST_CHECK_EQUAL(x.path, y.path);
+                    continue;
+                }
+                BOOST_CHECK_EQUAL(entry_line(x), entry_line(y));
+                timed += x.depth == 2 && x.mtime == 1234567890;
+                nested += x.depth > 2;
+            }
+            // The tree's one hard link lies about 1 MB after its target: always another window.
+            BOOST_CHECK_EQUAL(links, 1u);
+            BOOST_CHECK_EQUAL(s.problems.size(), links);
+            BOOST_CHECK_EQUAL(timed + links, std::count_if(w.entries.begin(), w.entries.end(), [](const auto& e) { return e.depth == 2; }));
+            BOOST_CHECK_GT(nested, 5u);
+            BOOST_CHECK_EQUAL(w.containers, s.containers);
+            BOOST_CHECK_EQUAL(w.layers, s.layers);
+            // The files on disk: the same, less the refused link.
+            auto lw = listing(a / ("whole_" + std::string(name))), ls = listing(a / ("windows_" + std::string(name)));
+            for (const auto& e : s.entries)
+                if (cross_window_link(e.message)) lw.erase(e.output_path);
+            BOOST_CHECK(lw == ls);
+            for (const auto& p : ls) {
+                const fs::path f = a / ("windows_" + std::string(name)) / p;
+                if (fs::is_regular_file(fs::symlink_status(f)))
+                    BOOST_CHECK_MESSAGE(read_file(f) == read_file(a / ("whole_" + std::string(name)) / p), p << " differs");
+            }
+        }
+    }
+    // Damage. A cut keeps the entries before it, each with its original bytes, as the ordinary
+    // run keeps them. A flipped byte keeps entries too and says what failed where, but which:
+    // libzstd may emit a corrupted block before it finds the damage (at the frame's checksum, at
+    // worst), and how far it gets depends on its output buffer's size.
+    const bytes zst = read_file(a / "x.tar.zst");
+    bytes flipped = zst;
+    flipped[flipped.size() * 2 / 3] ^= 0x40;
+    write_file(a / "flipped.tar.zst", flipped);
+    write_file(a / "cut.tar.zst", bytes(zst.begin(), zst.begin() + static_cast<std::ptrdiff_t>(zst.size() / 2)));
+    ve::unpack_options whole, windows;
+    whole.stream_above_bytes = UINT64_MAX;
+    windows.stream_above_bytes = 0;
+    windows.window_bytes = 64 << 10;
+    std::map<std::string, std::string> intact; // output path -> the undamaged archive's SHA-256
+    for (const auto& e : unpack_files(dev.ctx(), {a / "x.tar.zst"}, a / "intact", whole).entries)
+        if (e.sha256) intact[e.output_path] = vyre::util::to_hex(*e.sha256);
+    for (const char* name : {"flipped.tar.zst", "cut.tar.zst"}) {
+        BOOST_TEST_CONTEXT(name) {
+            const auto w = unpack_files(dev.ctx(), {a / name}, a / ("whole_" + std::string(name)), whole);
+            const auto s = unpack_files(dev.ctx(), {a / name}, a / ("windows_" + std::string(name)), windows);
+            const auto* p = find_problem(s, name, "zstd: ");
+            BOOST_REQUIRE_MESSAGE(p, problems_of(s));
+            BOOST_CHECK_MESSAGE(contains_text(p->message, "input byte offset") && contains_text(p->message, "decoded before the damage are kept"),
+                                p->message);
+            std::set<std::string> ok_w, ok_s;
+            for (const auto& e : w.entries)
+                if (e.status == ve::unpack_status::ok && e.type == ve::unpack_entry_type::file) ok_w.insert(entry_line(e));
+            for (const auto& e : s.entries)
+                if (e.status == ve::unpack_status::ok && e.type == ve::unpack_entry_type::file) {
+                    ok_s.insert(entry_line(e));
+                    if (std::string(name) == "cut.tar.zst")
+                        BOOST_CHECK_MESSAGE(e.sha256 && intact[e.output_path] == vyre::util::to_hex(*e.sha256), e.output_path << " differs from the original");
+                }
+            BOOST_CHECK_GT(ok_s.size(), 10u);
+            if (std::string(name) == "cut.tar.zst") BOOST_CHECK(ok_w == ok_s);
+        }
+    }
+}
+
+namespace {
+
+// A zstd stream of a tar of `files` files of 4 MiB (a 64 KiB random block repeated, its first
+// bytes the file's number), written piece by piece: megabytes for gigabytes of content.
+bytes big_tar_zst(std::size_t files) {
+    const bytes block = random_bytes(64 << 10, 11);
+    std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> c(ZSTD_createCCtx(), &ZSTD_freeCCtx);
+    ZSTD_CCtx_setParameter(c.get(), ZSTD_c_compressionLevel, 1);
+    bytes out(ZSTD_CStreamOutSize());
+    bytes packed;
+    const auto put = [&](std::span<const std::uint8_t> in, ZSTD_EndDirective end) {
+        ZSTD_inBuffer src{in.data(), in.size(), 0};
+        for (;;) {
+            ZSTD_outBuffer dst{out.data(), out.size(), 0};
+            const std::size_t left = ZSTD_compressStream2(c.get(), &dst, &src, end);
+            BOOST_REQUIRE(!ZSTD_isError(left));
+            packed.insert(packed.end(), out.begin(), out.begin() + static_cast<std::ptrdiff_t>(dst.pos));
+            if (end == ZSTD_e_end ? left == 0 : src.pos == src.size) break;
+        }
+    };
+    for (std::size_t f = 0; f < files; ++f) {
+        bytes header;
+        vyre::test::tar_append(header, "data/" + std::to_string(f) + ".bin", '0', {});
+        vyre::test::put_octal(header, 124, 12, std::uint64_t{4} << 20);
+        vyre::test::tar_set_checksum(header, 0);
+        put(header, ZSTD_e_continue);
+        bytes b = block;
+        std::memcpy(b.data(), &f, sizeof f);
+        for (int k = 0; k < 64; ++k) put(b, ZSTD_e_continue);
+    }
+    put(bytes(1024, 0), ZSTD_e_end);
+    return packed;
+}
+
+// The most resident memory (VmHWM) a child process reached above what it held when it started,
+// running engine::unpack on `input` (listing only): in bytes, or nullopt under AddressSanitizer.
+std::optional<std::uint64_t> peak_growth_of_unpack(vyre::runtime::context& ctx, const bytes& input, const ve::unpack_options& o) {
+    if constexpr (vyre::test::under_address_sanitizer) return std::nullopt;
+    const auto kib = [](const char* field) {
+        std::ifstream status("/proc/self/status");
+        for (std::string line; std::getline(status, line);)
+            if (line.rfind(field, 0) == 0) return std::strtoull(line.c_str() + std::strlen(field), nullptr, 10);
+        return 0ull;
+    };
+    int fds[2];
+    BOOST_REQUIRE(::pipe(fds) == 0);
+    std::fflush(nullptr);
+    const pid_t child = ::fork();
+    BOOST_REQUIRE(child >= 0);
+    if (child == 0) {
+        ::close(fds[0]);
+        ::malloc_trim(0); // what the parent freed stays resident otherwise, and would be reused unseen
+        const unsigned long long start = kib("VmRSS:");
+        const ve::unpack_input in{"big.tar.zst", input};
+        const auto r = ve::unpack(ctx, std::span<const ve::unpack_input>(&in, 1), o);
+        const unsigned long long grown = (kib("VmHWM:") - start) << 10;
+        const std::string line = std::to_string(grown) + " " + std::to_string(r.entries.size()) + " " +
+                                 std::to_string(r.problems.size()) + " " + std::to_string(r.stream_windows) + "\n";
+        if (::write(fds[1], line.data(), line.size()) != static_cast<ssize_t>(line.size())) ::_exit(2);
+        ::_exit(0);
+    }
+    ::close(fds[1]);
+    std::string text;
+    char buf[256];
+    for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+    ::close(fds[0]);
+    int st = 0;
+    BOOST_REQUIRE(::waitpid(child, &st, 0) == child);
+    BOOST_REQUIRE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    unsigned long long grown = 0, entries = 0, problems = 0, windows = 0;
+    BOOST_REQUIRE(std::sscanf(text.c_str(), "%llu %llu %llu %llu", &grown, &entries, &problems, &windows) == 4);
+    BOOST_TEST_MESSAGE(input.size() << " bytes of .tar.zst: " << entries << " entries in " << windows << " windows, resident memory grew by "
+                                    << (grown >> 20) << " MiB");
+    BOOST_CHECK_EQUAL(problems, 0u);
+    return grown;
+}
+
+} // namespace
+
+// Archives larger than memory: a streamed .tar.zst of 1 GiB and one of 3 GiB (content) are listed
+// with windows of 32 MiB, and the resident memory the run adds stays under the stated bound, 160
+// MiB (the window, the bytes carried into the next one, libzstd's state and the listing), and
+// does not grow with the archive (within 32 MiB between the two).
+VYRE_DEVICE_TEST(streamed_archives_hold_a_window_not_the_archive) {
+    ve::unpack_options o;
+    o.stream_above_bytes = 0;
+    o.window_bytes = 32 << 20;
+    o.limits.max_ratio = 1000000; // the content is a repeated block: far above the default ratio
+    const auto small = peak_growth_of_unpack(dev.ctx(), big_tar_zst(256), o);
+    const auto large = peak_growth_of_unpack(dev.ctx(), big_tar_zst(768), o);
+    if (!small || !large) {
+        BOOST_TEST_MESSAGE("under AddressSanitizer: resident memory is not measured");
+        return;
+    }
+    BOOST_CHECK_LT(*small, std::uint64_t{160} << 20);
+    BOOST_CHECK_LT(*large, std::uint64_t{160} << 20);
+    BOOST_CHECK_LT(*large, *small + (std::uint64_t{32} << 20));
 }
 
 // ---------------------------------------------------------------- container images

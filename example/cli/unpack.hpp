@@ -245,6 +245,14 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         "whiteouts, and extract or list the final filesystem (archives inside it stay closed)")(
         "keep-setid", "keep set-uid, set-gid and sticky bits on extracted files and folders (dropped by default)")(
         "no-recurse", "leave archives found inside entries closed (the inputs' own compression and archive still open)")(
+        "stream-above", po::value<std::string>(),
+        ("a tar in one compressed stream (gzip, zstd, LZ4, xz, lzma, bzip2) whose content is declared, or estimated at 4 "
+         "times its size, above this is decoded on the host as a stream and unpacked in windows of --window bytes, so "
+         "that memory does not grow with the archive (0: every such tar; default: a quarter of --max-total's default, " +
+         human_bytes(ve::unpack_options{}.stream_above_bytes) + " here)").c_str())(
+        "window", po::value<std::string>(),
+        ("bytes of whole tar entries unpacked at a time from a streamed archive (default: " +
+         human_bytes(ve::unpack_options{}.window_bytes) + " here)").c_str())(
         "threads", po::value<unsigned>()->default_value(0), "host threads (0: every hardware thread)")(
         "deflate-route", po::value<std::string>()->default_value("automatic"),
         "where deflate streams (gzip members, ZIP entries) are inflated: device (compression.deflate), host "
@@ -262,7 +270,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     po::positional_options_description positional;
     positional.add("archive", -1);
     po::variables_map vm;
-    if (!parse("unpack", "ARCHIVE... [-o DIR] [--list] [--json] [--flatten] [--keep-setid] [--max-depth N] [--max-total SIZE] [--max-entries N] [--max-ratio R] [--no-recurse] [--deflate-route automatic|device|host] [--deflate-device-max SIZE] [--devices all|N|NAME,...]",
+    if (!parse("unpack", "ARCHIVE... [-o DIR] [--list] [--json] [--flatten] [--keep-setid] [--max-depth N] [--max-total SIZE] [--max-entries N] [--max-ratio R] [--stream-above SIZE] [--window SIZE] [--no-recurse] [--deflate-route automatic|device|host] [--deflate-device-max SIZE] [--devices all|N|NAME,...]",
                options, args, vm, &positional))
         return 0;
     if (!vm.count("archive")) throw po::error("give at least one archive");
@@ -274,6 +282,10 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     o.limits.max_ratio = vm["max-ratio"].as<std::uint64_t>();
     if (o.limits.max_ratio == 0) throw po::error("--max-ratio must be at least 1, not 0");
     o.limits.ratio_min_bytes = parse_size("ratio-min-size", vm["ratio-min-size"].as<std::string>());
+    if (vm.count("stream-above")) o.stream_above_bytes = parse_size("stream-above", vm["stream-above"].as<std::string>());
+    if (vm.count("window")) o.window_bytes = parse_size("window", vm["window"].as<std::string>());
+    if (o.window_bytes < (std::uint64_t{1} << 20))
+        throw po::error("--window must be at least 1M, not " + std::to_string(o.window_bytes) + " bytes");
     o.recurse = !vm.count("no-recurse");
     o.keep_setid = vm.count("keep-setid") > 0;
     o.threads = vm["threads"].as<unsigned>();
@@ -328,7 +340,8 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
            << ",\"zstd_blocks\":" << r.zstd_blocks << ",\"zstd_dispatches\":" << r.zstd_dispatches
            << ",\"deflate_streams\":" << r.deflate_streams << ",\"deflate_device_streams\":" << r.deflate_device_streams
            << ",\"deflate_dispatches\":" << r.deflate_dispatches << ",\"deflate_host_files\":" << r.deflate_host_files
-           << ",\"library_streams\":" << r.library_streams
+           << ",\"library_streams\":" << r.library_streams << ",\"streamed_archives\":" << r.streamed_archives
+           << ",\"stream_windows\":" << r.stream_windows
            << ",\"seconds\":" << seconds
            << ",\"device\":" << json_string(devices_label(devices)) << ",\"devices\":" << devices_json(stats);
     if (json) print_json(std::cout, r, fields.str());
@@ -349,6 +362,9 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
               << " dispatch(es), " << r.deflate_streams - r.deflate_device_streams << " on " << threads << " host threads"
               << (r.deflate_host_files ? " (" + std::to_string(r.deflate_host_files) + " gzip file(s) inflated whole)" : std::string())
               << (r.library_streams ? "; xz/lzma/bzip2: " + std::to_string(r.library_streams) + " streams on the host" : std::string())
+              << (r.streamed_archives ? "; " + std::to_string(r.streamed_archives) + " archive(s) streamed on the host in " +
+                                            std::to_string(r.stream_windows) + " window(s)"
+                                      : std::string())
               << ")"
               << (o.output_dir.empty() ? std::string() : "; wrote " + human_bytes(r.written_bytes) + " below " + o.output_dir.string())
               << "\n";

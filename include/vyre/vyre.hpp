@@ -63,6 +63,7 @@
 #include <vyre/format/page_file.hpp>
 #include <vyre/format/rpm.hpp>
 #include <vyre/format/salvage.hpp>
+#include <vyre/format/stream_decode.hpp>
 #include <vyre/format/tar.hpp>
 #include <vyre/format/xz.hpp>
 #include <vyre/format/zip.hpp>

@@ -34,7 +34,8 @@
 //
 // Each step has its file in engine/detail/: unpack_open.hpp (1), unpack_decode.hpp (2),
 // unpack_layer.hpp (3, 4 and the loop over layers), all on the values of unpack_state.hpp; names
-// are checked in unpack_names.hpp and written through output_tree.hpp.
+// are checked in unpack_names.hpp and written through output_tree.hpp. A compressed tar too large
+// to hold is read in windows instead (unpack_stream.hpp; unpack_options::stream_above_bytes).
 //
 // Nothing a corrupt or hostile entry does stops the run: it is recorded as a problem (refused or
 // corrupt, with its path and the offending value) and the rest goes on. What is refused:
@@ -78,6 +79,13 @@ inline std::uint64_t default_max_total_bytes() noexcept {
     if (pages <= 0 || page <= 0) return ceiling;
     const std::uint64_t physical = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
     return std::min(ceiling, std::max<std::uint64_t>(physical / 2, std::uint64_t{1} << 20));
+}
+
+// The default of unpack_options::window_bytes: 1 GiB, or a sixteenth of max_total_bytes' default
+// when that is less (at least 16 MiB).
+inline std::uint64_t default_window_bytes() noexcept {
+    return std::max<std::uint64_t>(std::min<std::uint64_t>(std::uint64_t{1} << 30, default_max_total_bytes() / 16),
+                                   std::uint64_t{16} << 20);
 }
 
 // Entry names longer than this, or with more components, are refused.
@@ -163,6 +171,18 @@ struct unpack_options {
     // of this run's first input among the job's (listing orders count the job's inputs).
     std::shared_ptr<detail::shared_run> shared;
     std::uint32_t first_order = 0;
+    // Archives larger than memory. An input that is a tar in one compressed stream (gzip, zstd,
+    // LZ4 frames, xz, lzma or bzip2) whose content is declared, or estimated at 4 times its
+    // compressed size, above stream_above_bytes is not decoded whole: the codec library's
+    // streaming decoder runs on the host, and the tar is unpacked in windows of about
+    // window_bytes of whole entries, each window a run of its own (its nested archives decoded
+    // as usual, on the device where they go there). One entry larger than the window makes its
+    // window as large as the entry. The listing, files and problems are those of an ordinary run,
+    // with one exception: a hard link to a file of an earlier window is refused, since that
+    // window's bytes are gone. A window counts against limits.max_total_bytes while it is held.
+    // 0: every such tar is streamed; UINT64_MAX: none.
+    std::uint64_t stream_above_bytes = default_max_total_bytes() / 4;
+    std::uint64_t window_bytes = default_window_bytes();
 };
 
 enum class unpack_entry_type { file, directory, symlink, hard_link, other };
@@ -241,6 +261,8 @@ struct unpack_report {
     std::size_t deflate_streams = 0, deflate_device_streams = 0, deflate_dispatches = 0, deflate_host_files = 0;
     // xz, lzma and bzip2 streams and ZIP entries of methods 12, 14 and 95, decoded on the host.
     std::size_t library_streams = 0;
+    // Inputs unpacked in windows (unpack_options::stream_above_bytes), and the windows they took.
+    std::size_t streamed_archives = 0, stream_windows = 0;
     // keep_on_device: content left on the device, and the part of it read back for the host
     // (nested containers, ZIP symlinks).
     std::uint64_t kept_bytes = 0, fetched_bytes = 0;
@@ -289,6 +311,7 @@ struct unpack_input {
 #include <vyre/engine/detail/unpack_open.hpp>
 #include <vyre/engine/detail/unpack_decode.hpp>
 #include <vyre/engine/detail/unpack_layer.hpp>
+#include <vyre/engine/detail/unpack_stream.hpp>
 
 namespace vyre::engine {
 
@@ -297,7 +320,7 @@ namespace vyre::engine {
 // (an output folder that cannot be opened, a device failure); everything about the archives
 // themselves is in the report.
 inline unpack_report unpack(runtime::context& ctx, std::span<const unpack_input> inputs, const unpack_options& options = {}) {
-    return detail::run_unpack(ctx, inputs, options);
+    return detail::unpack_inputs(ctx, inputs, options);
 }
 
 } // namespace vyre::engine

@@ -35,35 +35,6 @@
 
 namespace vyre::engine {
 
-namespace detail {
-
-// Adds the counters and listings of one run to the job's report (runs are added in input order).
-inline void add_run(unpack_report& job, unpack_report&& run) {
-    std::move(run.entries.begin(), run.entries.end(), std::back_inserter(job.entries));
-    std::move(run.problems.begin(), run.problems.end(), std::back_inserter(job.problems));
-    job.containers += run.containers;
-    job.layers = std::max(job.layers, run.layers);
-    job.written_bytes += run.written_bytes;
-    job.lz4_device_blocks += run.lz4_device_blocks;
-    job.lz4_dispatches += run.lz4_dispatches;
-    job.lz4_host_blocks += run.lz4_host_blocks;
-    job.zstd_blocks += run.zstd_blocks;
-    job.zstd_dispatches += run.zstd_dispatches;
-    job.deflate_streams += run.deflate_streams;
-    job.deflate_device_streams += run.deflate_device_streams;
-    job.deflate_dispatches += run.deflate_dispatches;
-    job.deflate_host_files += run.deflate_host_files;
-    job.library_streams += run.library_streams;
-    job.kept_bytes += run.kept_bytes;
-    job.fetched_bytes += run.fetched_bytes;
-    auto& s = job.seconds;
-    const auto& r = run.seconds;
-    s.open += r.open, s.decode += r.decode, s.lz4 += r.lz4, s.zstd += r.zstd, s.deflate += r.deflate;
-    s.library += r.library, s.finish += r.finish, s.layer_files += r.layer_files, s.write += r.write;
-}
-
-} // namespace detail
-
 // What each device did in a run of unpack_on_devices.
 using unpack_device_stats = std::vector<runtime::device_batches>;
 
@@ -146,7 +117,7 @@ inline unpack_report unpack_on_devices(std::span<runtime::context* const> device
     }
     const auto by_order = [](const auto& a, const auto& b) { return a.order < b.order; };
     std::stable_sort(job.problems.begin(), job.problems.end(), by_order);
-    job.decoded_bytes = shared->budget.used();
+    job.decoded_bytes = shared->budget.used() + shared->released.load();
     if (stats) *stats = std::move(done);
     return job;
 }

@@ -82,6 +82,11 @@ struct tar_archive {
     std::map<std::string, std::string> global_pax;
     std::uint64_t end_offset = 0; // the first end-of-archive zero block, or the end of the input
     bool end_marker = false;      // false: the input ended without an end-of-archive block
+    // Where the global pax headers lie: [first, second) holds one header block and its records.
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> global_headers;
+    // parse_tar_prefix only: the input ended inside an entry (or its extension headers), which
+    // starts at end_offset.
+    bool cut_short = false;
 };
 
 namespace detail {
@@ -230,13 +235,15 @@ inline bool tar_type_has_data(char typeflag) {
 
 class tar_parser {
 public:
-    explicit tar_parser(std::span<const std::uint8_t> data) : data_(data) {}
+    // `prefix`: the input may end inside an entry (parse_tar_prefix).
+    explicit tar_parser(std::span<const std::uint8_t> data, bool prefix = false) : data_(data), prefix_(prefix) {}
 
     tar_archive run() {
         while (pos_ < data_.size()) {
             const std::uint64_t left = data_.size() - pos_;
             const auto rest = data_.subspan(static_cast<std::size_t>(pos_));
             if (left < tar_block_size) {
+                if (prefix_) return cut_short(pos_);
                 if (tar_zero_block(rest)) break; // zero padding cut short: still the end
                 throw format_error("truncated tar header: " + std::to_string(left) + " bytes remain, a header needs 512",
                                    pos_);
@@ -246,9 +253,10 @@ public:
                 archive_.end_marker = true;
                 break;
             }
-            header(block);
+            if (!header(block)) return cut_short(pos_);
         }
         archive_.end_offset = std::min<std::uint64_t>(pos_, data_.size());
+        if (pending_ && prefix_) return cut_short(pos_);
         if (pending_)
             throw format_error("tar extension header at byte offset " + std::to_string(pending_first_) +
                                    " is not followed by the entry it describes",
@@ -258,6 +266,7 @@ public:
 
 private:
     std::span<const std::uint8_t> data_;
+    bool prefix_ = false;
     std::uint64_t pos_ = 0;
     tar_archive archive_;
     // Extension headers ('L', 'K', 'x') waiting for the entry they describe.
@@ -290,7 +299,16 @@ private:
         return it->second;
     }
 
-    void header(std::span<const std::uint8_t> block) {
+    // The archive up to the entry that starts at `at` (or its first extension header).
+    tar_archive cut_short(std::uint64_t at) {
+        archive_.end_offset = pending_ ? pending_first_ : at;
+        archive_.cut_short = true;
+        return std::move(archive_);
+    }
+
+    // Reads the header at pos_ and moves past the entry; false (in a prefix) where the input ends
+    // inside it.
+    bool header(std::span<const std::uint8_t> block) {
         const std::uint64_t at = pos_;
         const std::string field_name = tar_string(block.first(100));
         const tar_checksum sum = tar_header_checksum(block);
@@ -335,6 +353,7 @@ private:
             // blocks between header and data, each flagging (byte 504) whether another follows.
             bool more = block[482] != 0;
             while (more) {
+                if (data_.size() - data_offset < tar_block_size && prefix_) return false;
                 if (data_.size() - data_offset < tar_block_size)
                     throw format_error("truncated GNU sparse extension header of tar entry " + archive_quote(shown), data_offset);
                 more = data_[data_offset + 504] != 0;
@@ -342,6 +361,9 @@ private:
             }
         }
         const std::uint64_t remaining = data_.size() - data_offset;
+        const std::uint64_t padded = (size + tar_block_size - 1) / tar_block_size * tar_block_size;
+        // In a prefix, an entry ends with its padding (the next header starts a block further on).
+        if (prefix_ && (size > remaining || padded > remaining)) return false;
         if (size > remaining) {
             const char* what = typeflag == 'L' ? "GNU long name header"
                 : typeflag == 'K'              ? "GNU long link header"
@@ -355,7 +377,6 @@ private:
         }
         const auto data = data_.subspan(static_cast<std::size_t>(data_offset), static_cast<std::size_t>(size));
         // size <= remaining < data_.size(): rounding up cannot overflow.
-        const std::uint64_t padded = (size + tar_block_size - 1) / tar_block_size * tar_block_size;
         pos_ = data_offset + std::min(padded, remaining);
 
         if (extension) {
@@ -364,10 +385,13 @@ private:
             case 'L': long_name_ = tar_string(data); break;
             case 'K': long_link_ = tar_string(data); break;
             case 'x': tar_pax_records(data, data_offset, pax_); break;
-            case 'g': tar_pax_records(data, data_offset, archive_.global_pax); return; // not tied to one entry
+            case 'g': // not tied to one entry
+                tar_pax_records(data, data_offset, archive_.global_pax);
+                archive_.global_headers.emplace_back(at, pos_);
+                return true;
             }
             pending_ = true;
-            return;
+            return true;
         }
 
         tar_entry e;
@@ -400,6 +424,7 @@ private:
         long_name_.reset();
         long_link_.reset();
         pax_.clear();
+        return true;
     }
 
     void apply_pax(tar_entry& e) {
@@ -437,6 +462,13 @@ inline bool tar_header_checksum_ok(std::span<const std::uint8_t> block) {
 // the end of the input.
 inline tar_archive parse_tar(std::span<const std::uint8_t> data) {
     return detail::tar_parser(data).run();
+}
+
+// The whole entries at the start of `data`, which may end inside one (a window of a tar being
+// decoded): entries that end (padding included) within `data`, and in end_offset where the first
+// that does not starts (cut_short) or where the archive ends. A damaged header still throws.
+inline tar_archive parse_tar_prefix(std::span<const std::uint8_t> data) {
+    return detail::tar_parser(data, true).run();
 }
 
 // The data of an entry: a view into the archive, nothing copied.

@@ -406,7 +406,24 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
     return next;
 }
 
-// The whole run: the inputs are layer 1, each layer's nested containers the next.
+// The layers of one run from `layer` (at nesting depth `depth`) on: each layer's nested containers
+// are the next. Sets the folders' metadata at the end unless the run is part of a job
+// (options.shared).
+inline unpack_report run_layers(run_state& run, std::vector<container> layer, unsigned depth) {
+    for (; !layer.empty(); ++depth) {
+        ++run.report.layers;
+        layer = run_layer(run, depth, layer);
+    }
+    if (run.tree && !run.options.shared) finish_folders(*run.tree, *run.shared, run.report.problems);
+    run.report.decoded_bytes = run.budget.used();
+    run.report.fetched_bytes = run.fetched.load();
+    const auto by_order = [](const auto& a, const auto& b) { return a.order < b.order; };
+    std::stable_sort(run.report.entries.begin(), run.report.entries.end(), by_order);
+    std::stable_sort(run.report.problems.begin(), run.report.problems.end(), by_order);
+    return std::move(run.report);
+}
+
+// The whole run: the inputs are layer 1.
 inline unpack_report run_unpack(runtime::context& ctx, std::span<const unpack_input> inputs, const unpack_options& options) {
     run_state run(ctx, options);
     std::vector<container> layer;
@@ -425,17 +442,7 @@ inline unpack_report run_unpack(runtime::context& ctx, std::span<const unpack_in
         }
         layer.push_back(std::move(c));
     }
-    for (unsigned depth = 1; !layer.empty(); ++depth) {
-        ++run.report.layers;
-        layer = run_layer(run, depth, layer);
-    }
-    if (run.tree && !options.shared) finish_folders(*run.tree, *run.shared, run.report.problems);
-    run.report.decoded_bytes = run.budget.used();
-    run.report.fetched_bytes = run.fetched.load();
-    const auto by_order = [](const auto& a, const auto& b) { return a.order < b.order; };
-    std::stable_sort(run.report.entries.begin(), run.report.entries.end(), by_order);
-    std::stable_sort(run.report.problems.begin(), run.report.problems.end(), by_order);
-    return std::move(run.report);
+    return run_layers(run, std::move(layer), 1);
 }
 
 } // namespace vyre::engine::detail

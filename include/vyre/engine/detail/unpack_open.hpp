@@ -72,7 +72,11 @@ inline void open_tar(const container& c, opened& out) {
         }
         out.problems.push_back({c.path, unpack_status::corrupt,
                                 std::string("tar: ") + e.what() + "; " + std::to_string(tar.entries.size()) +
-                                    " entries before it kept, the rest of the archive is unreadable",
+                                    " entries before it kept, the rest of the archive is unreadable" +
+                                    (c.earlier_files ? " (offsets count from the window of the streamed archive that starts at byte offset " +
+                                                           std::to_string(c.window_start) + " of its content, after " +
+                                                           std::to_string(c.entries_before) + " entries)"
+                                                     : std::string()),
                                 c.order});
     }
     std::unordered_map<std::string, int> seen; // checked path -> item, for hard links
@@ -108,7 +112,11 @@ inline void open_tar(const container& c, opened& out) {
         if (it.e.status == unpack_status::ok && it.e.type == unpack_entry_type::hard_link) {
             const checked_name target = check_entry_name(t.link_target);
             const auto found = target.refusal.empty() ? seen.find(target.path) : seen.end();
-            if (found == seen.end()) {
+            if (found == seen.end() && c.earlier_files && c.earlier_files->count(target.path)) {
+                it.e.status = unpack_status::refused;
+                it.e.message = "hard link to " + fmt::archive_quote(t.link_target) + ", a file of an earlier window: the archive is unpacked in windows of " +
+                               std::to_string(c.window_bytes) + " bytes, and that window's bytes are gone (--window changes it)";
+            } else if (found == seen.end()) {
                 it.e.status = unpack_status::refused;
                 it.e.message = "hard link to " + fmt::archive_quote(t.link_target) +
                                ", which is not a file earlier in the archive";

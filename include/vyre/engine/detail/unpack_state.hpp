@@ -11,12 +11,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <cstdint>
 #include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <utility>
@@ -66,6 +68,11 @@ struct container {
     unsigned depth = 1;
     fmt::content_kind kind = fmt::content_kind::unknown;
     blob data;
+    // A window of a tar unpacked in windows (detail/unpack_stream.hpp): the files of the earlier
+    // windows (checked names), which a hard link here cannot repeat, the windows' size, and where
+    // this one starts in the stream's content (messages say so: their offsets are the window's).
+    const std::set<std::string>* earlier_files = nullptr;
+    std::uint64_t window_bytes = 0, window_start = 0, entries_before = 0;
 };
 
 // How a job is decoded: gzip members and ZIP deflate entries by the deflate engine, LZ4 and zstd by
@@ -163,6 +170,9 @@ struct shared_run {
     explicit shared_run(const unpack_limits& l) : budget(l.max_total_bytes) {}
 
     byte_budget budget;
+    // Bytes that counted against the budget while they were held and were given back after: the
+    // windows of archives unpacked in windows (detail/unpack_stream.hpp).
+    std::atomic<std::uint64_t> released{0};
     std::atomic<std::uint64_t> entries{0};
     std::mutex folders_lock;
     std::map<std::string, folder_metadata> folders;
@@ -217,5 +227,32 @@ struct run_state {
 
     void progress_tick() { progress(layer, "decode", ++decode_done, decode_total); }
 };
+
+// Adds the counters and listings of one run to the job's report (runs are added in input order).
+inline void add_run(unpack_report& job, unpack_report&& run) {
+    std::move(run.entries.begin(), run.entries.end(), std::back_inserter(job.entries));
+    std::move(run.problems.begin(), run.problems.end(), std::back_inserter(job.problems));
+    job.containers += run.containers;
+    job.layers = std::max(job.layers, run.layers);
+    job.written_bytes += run.written_bytes;
+    job.lz4_device_blocks += run.lz4_device_blocks;
+    job.lz4_dispatches += run.lz4_dispatches;
+    job.lz4_host_blocks += run.lz4_host_blocks;
+    job.zstd_blocks += run.zstd_blocks;
+    job.zstd_dispatches += run.zstd_dispatches;
+    job.deflate_streams += run.deflate_streams;
+    job.deflate_device_streams += run.deflate_device_streams;
+    job.deflate_dispatches += run.deflate_dispatches;
+    job.deflate_host_files += run.deflate_host_files;
+    job.library_streams += run.library_streams;
+    job.streamed_archives += run.streamed_archives;
+    job.stream_windows += run.stream_windows;
+    job.kept_bytes += run.kept_bytes;
+    job.fetched_bytes += run.fetched_bytes;
+    auto& s = job.seconds;
+    const auto& r = run.seconds;
+    s.open += r.open, s.decode += r.decode, s.lz4 += r.lz4, s.zstd += r.zstd, s.deflate += r.deflate;
+    s.library += r.library, s.finish += r.finish, s.layer_files += r.layer_files, s.write += r.write;
+}
 
 } // namespace vyre::engine::detail

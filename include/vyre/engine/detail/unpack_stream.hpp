@@ -1,0 +1,231 @@
+// Part of engine/unpack.hpp (included there after the public types): archives larger than memory.
+// An input that is a tar in one compressed stream, with content above
+// unpack_options::stream_above_bytes, is decoded by the codec library's streaming decoder
+// (format/stream_decode.hpp) and unpacked in windows of whole tar entries; every other input goes
+// through the ordinary run (detail/unpack_layer.hpp).
+#pragma once
+
+// How a streamed input goes:
+//   - the decoder fills a window up to window_bytes; format::parse_tar_prefix finds where its last
+//     whole entry ends (an entry ends with its padding; extension headers go with their entry);
+//   - the whole entries are a tar of their own, opened as the stream's content would have been
+//     (depth 2, named x.tar.zst!/name), and run through every later layer and the sink; listing
+//     orders continue from the window before, so the merged listing is the ordinary one;
+//   - the bytes after the cut move to the front, behind the global pax headers seen so far (which
+//     apply to every later entry, so every window carries them), and the decoder fills on;
+//   - a window without one whole entry doubles until it holds one;
+//   - at the end-of-archive blocks the rest of the stream is decoded and dropped, so that damage or
+//     a checksum after the tar is still reported; where the stream fails, the bytes before the
+//     damage are the last window (the tar reader then reports an entry cut short), and the
+//     stream's problem says what failed, at which input offset.
+// Peak memory: one window (or the largest entry, where larger), plus the codec's own state (at most
+// a zstd window of 128 MiB, an xz dictionary of format::lzma_memory_limit), plus what the
+// window's entries decode to, as in an ordinary run of that many entries. The input is read once,
+// front to back.
+
+#include <vyre/engine/detail/unpack_layer.hpp>
+#include <vyre/engine/detail/unpack_state.hpp>
+#include <vyre/format/detect.hpp>
+#include <vyre/format/gzip.hpp>
+#include <vyre/format/stream_decode.hpp>
+#include <vyre/format/tar.hpp>
+#include <vyre/util/little_endian.hpp>
+
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace vyre::engine::detail {
+
+// What a compressed stream's content is declared to be, or estimated at (4 times its compressed
+// size), whichever is more: the first zstd frame's content size, a gzip file's last ISIZE.
+inline std::uint64_t estimated_content(fmt::content_kind kind, std::span<const std::uint8_t> in) {
+    const std::uint64_t guess = in.size() > UINT64_MAX / 4 ? UINT64_MAX : in.size() * 4;
+    std::uint64_t declared = 0;
+    if (kind == fmt::content_kind::zstd) {
+        const unsigned long long n = ZSTD_getFrameContentSize(in.data(), in.size());
+        if (n != ZSTD_CONTENTSIZE_UNKNOWN && n != ZSTD_CONTENTSIZE_ERROR) declared = n;
+    } else if (kind == fmt::content_kind::gzip && in.size() >= 18) {
+        declared = util::read_le32(in, in.size() - 4); // modulo 2^32
+    }
+    return std::max(guess, declared);
+}
+
+// Whether an input is unpacked in windows: a tar in one stream format::stream_decoder reads, with
+// content above options.stream_above_bytes.
+inline bool unpacks_in_windows(fmt::content_kind kind, std::span<const std::uint8_t> in, const unpack_options& o) {
+    if (!fmt::stream_decodable(kind) || o.stream_above_bytes == UINT64_MAX) return false;
+    if (estimated_content(kind, in) <= o.stream_above_bytes && o.stream_above_bytes != 0) return false;
+    std::uint8_t head[fmt::tar_block_size];
+    fmt::stream_decoder d(kind, in);
+    return d.read(head) == sizeof head && fmt::tar_header_checksum_ok(head);
+}
+
+// One streamed input (see the note at the top), listed with order `order` as an ordinary run would.
+inline unpack_report unpack_in_windows(runtime::context& ctx, const unpack_input& input, fmt::content_kind kind,
+                                       std::uint32_t order, const unpack_options& options) {
+    unpack_report job;
+    job.streamed_archives = 1;
+    job.containers = 2; // the stream and the tar in it
+    const std::vector<std::uint32_t> stream_order = {order, 0};
+    shared_run& shared = *options.shared;
+    const std::uint64_t ratio_limit = ratio_cap(options.limits, input.bytes.size());
+    const std::uint64_t window = std::max<std::uint64_t>(options.window_bytes, fmt::tar_block_size);
+    fmt::stream_decoder decoder(kind, input.bytes);
+
+    std::vector<std::uint8_t> buf;    // global pax headers, then the bytes not yet unpacked
+    std::size_t globals = 0;          // bytes of global pax headers at the front of buf
+    std::uint64_t target = window;    // what buf is filled to
+    std::uint64_t entries_before = 0; // tar entries of the earlier windows
+    std::uint64_t content_at = 0;     // where buf's bytes after the global headers lie in the stream's content
+    std::set<std::string> earlier_files; // regular files of the earlier windows (hard links to them are refused)
+    std::string failure;              // what stopped the stream, when something did
+    unpack_status failure_kind = unpack_status::corrupt;
+    bool last = false;
+    while (!last) {
+        // Fill.
+        while (buf.size() < target && !decoder.done() && !decoder.failed()) {
+            const std::size_t at = buf.size();
+            const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(target - at, std::uint64_t{8} << 20));
+            buf.resize(at + n);
+            buf.resize(at + decoder.read(std::span<std::uint8_t>(buf).subspan(at, n)));
+        }
+        if (decoder.produced() > ratio_limit) {
+            failure_kind = unpack_status::refused;
+            failure = ratio_message(options.limits, decoder.produced(), input.bytes.size()) + "; the entries before it are kept";
+            buf.clear();
+            break;
+        }
+        const bool stream_over = decoder.done() || decoder.failed();
+        const std::span<const std::uint8_t> bytes(buf);
+        fmt::tar_archive tar;
+        bool damaged = false;
+        try {
+            tar = fmt::parse_tar_prefix(bytes);
+        } catch (const format_error&) {
+            damaged = true; // the ordinary tar reader reports it, on the whole of what is here
+        }
+        std::size_t cut = bytes.size();
+        if (!damaged && !tar.end_marker && !stream_over) {
+            if (tar.entries.empty()) { // not one whole entry yet: a larger window
+                if (buf.size() > shared.budget.left()) {
+                    failure_kind = unpack_status::refused;
+                    failure = "a tar entry longer than " + std::to_string(buf.size()) + " bytes: " + total_message(shared.budget, buf.size());
+                    break;
+                }
+                target = std::max<std::uint64_t>(target, buf.size()) * 2;
+                continue;
+            }
+            cut = static_cast<std::size_t>(tar.end_offset);
+        }
+        last = damaged || tar.end_marker || stream_over;
+        if (!shared.budget.take(cut)) {
+            failure_kind = unpack_status::refused;
+            failure = "window of " + std::to_string(cut) + " bytes: " + total_message(shared.budget, cut);
+            break;
+        }
+
+        // The window: a run of its own from depth 2, as the stream's content would be opened.
+        std::vector<container> layer(1);
+        container& c = layer[0];
+        c.path = input.name;
+        c.order = stream_order;
+        c.depth = 2;
+        c.kind = fmt::content_kind::tar;
+        c.data.bytes = bytes.first(cut);
+        c.earlier_files = &earlier_files;
+        c.window_bytes = window;
+        c.window_start = content_at;
+        c.entries_before = entries_before;
+        run_state run(ctx, options);
+        unpack_report r = run_layers(run, std::move(layer), 2);
+        shared.budget.give_back(cut);
+        for (auto& e : r.entries)
+            if (e.order.size() > 2) e.order[2] += static_cast<std::uint32_t>(entries_before);
+        for (auto& p : r.problems)
+            if (p.order.size() > 2) p.order[2] += static_cast<std::uint32_t>(entries_before);
+        r.containers -= 1; // the window's tar is the one counted above
+        r.layers += 1;     // the stream's
+        add_run(job, std::move(r));
+        ++job.stream_windows;
+        if (last) break;
+
+        // Keep the new global pax headers and the bytes after the cut.
+        entries_before += tar.entries.size();
+        content_at += cut - globals;
+        for (const auto& e : tar.entries)
+            if (e.type == fmt::tar_entry_type::regular)
+                if (checked_name n = check_entry_name(e.name); n.refusal.empty()) earlier_files.insert(std::move(n.path));
+        std::vector<std::uint8_t> new_globals;
+        for (const auto& [from, to] : tar.global_headers)
+            if (from >= globals) new_globals.insert(new_globals.end(), buf.begin() + static_cast<std::ptrdiff_t>(from), buf.begin() + static_cast<std::ptrdiff_t>(to));
+        const std::size_t rest = buf.size() - cut;
+        std::memmove(buf.data() + globals + new_globals.size(), buf.data() + cut, rest);
+        std::copy(new_globals.begin(), new_globals.end(), buf.begin() + static_cast<std::ptrdiff_t>(globals));
+        globals += new_globals.size();
+        buf.resize(globals + rest);
+        target = window + globals;
+    }
+    // After the tar's end: the rest of the stream, decoded to check it and dropped.
+    if (failure.empty()) {
+        std::vector<std::uint8_t> scratch(std::size_t{1} << 20);
+        while (!decoder.done() && !decoder.failed()) decoder.read(scratch);
+        if (decoder.failed())
+            failure = decoder.error() + "; the " + std::to_string(decoder.produced()) + " bytes decoded before the damage are kept";
+    }
+    if (!failure.empty()) job.problems.push_back({input.name, failure_kind, failure, stream_order});
+    shared.released += decoder.produced();
+    return job;
+}
+
+// engine::unpack: the inputs that unpack in windows one by one, the others in ordinary runs of
+// consecutive inputs; one report, in listing order, as one run would give.
+inline unpack_report unpack_inputs(runtime::context& ctx, std::span<const unpack_input> inputs, const unpack_options& options) {
+    std::vector<fmt::content_kind> kinds(inputs.size());
+    std::vector<char> windowed(inputs.size(), 0);
+    bool any = false;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        kinds[i] = fmt::detect(inputs[i].bytes);
+        windowed[i] = unpacks_in_windows(kinds[i], inputs[i].bytes, options);
+        any = any || windowed[i];
+    }
+    if (!any) return run_unpack(ctx, inputs, options);
+
+    // A caller that already splits a job (options.shared set) keeps its state and finishes the folders itself.
+    const bool own_job = !options.shared;
+    unpack_options each = options;
+    if (own_job) each.shared = std::make_shared<shared_run>(options.limits);
+    unpack_report job;
+    for (std::size_t i = 0; i < inputs.size();) {
+        const std::uint32_t order = static_cast<std::uint32_t>(options.first_order + i);
+        if (windowed[i]) {
+            add_run(job, unpack_in_windows(ctx, inputs[i], kinds[i], order, each));
+            ++i;
+            continue;
+        }
+        std::size_t end = i;
+        while (end < inputs.size() && !windowed[end]) ++end;
+        each.first_order = order;
+        add_run(job, run_unpack(ctx, inputs.subspan(i, end - i), each));
+        each.first_order = options.first_order;
+        i = end;
+    }
+    if (own_job && !options.output_dir.empty()) {
+        const output_tree tree(options.output_dir);
+        finish_folders(tree, *each.shared, job.problems);
+    }
+    const auto by_order = [](const auto& a, const auto& b) { return a.order < b.order; };
+    std::stable_sort(job.entries.begin(), job.entries.end(), by_order);
+    std::stable_sort(job.problems.begin(), job.problems.end(), by_order);
+    job.decoded_bytes = each.shared->budget.used() + each.shared->released.load();
+    return job;
+}
+
+} // namespace vyre::engine::detail

@@ -1,0 +1,259 @@
+// A compressed stream decoded piece by piece, in bounded memory: the codec library's own streaming
+// decoder (zlib for gzip, libzstd, liblz4's frame API, liblzma for xz and lzma, libbz2) behind one
+// pull interface. What reads it: format/salvage.hpp (the bytes before the damage of a stream that
+// failed) and the windowed unpack of archives larger than memory (engine/detail/unpack_stream.hpp).
+#pragma once
+
+// A stream ends in one of three ways, and the decoder tells them apart:
+//   - done():   the last frame or member ended where the input ends (gzip, bzip2, xz, zstd and LZ4
+//               frames may be concatenated; zstd and LZ4 skippable frames decode to nothing);
+//   - failed(): damage, a checksum that does not match, a limit (a zstd window above 128 MiB, an
+//               xz dictionary above lzma_memory_limit), bytes after the last member that start no
+//               new one, or an input that ends inside a frame; error() says which, with the
+//               input's byte offset where it was found;
+//   - neither:  more output is waiting (call read again).
+// A codec emits only what it has checked as far as its format lets it: zstd, LZ4 and bzip2 emit
+// whole blocks, DEFLATE and LZMA emit as they go, so the last bytes before a corruption may be
+// wrong. Checksums over a whole stream (gzip's CRC-32, zstd's XXH64) are checked at its end.
+
+#include <vyre/format/bzip2.hpp>
+#include <vyre/format/detect.hpp>
+#include <vyre/format/gzip.hpp>
+#include <vyre/format/xz.hpp>
+
+#include <bzlib.h>
+#include <lz4frame.h>
+#include <lzma.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace vyre::format {
+
+// Whether stream_decoder reads `kind`.
+inline bool stream_decodable(content_kind kind) noexcept {
+    return kind == content_kind::gzip || kind == content_kind::zstd || kind == content_kind::lz4_frame ||
+           kind == content_kind::xz || kind == content_kind::lzma || kind == content_kind::bzip2;
+}
+
+class stream_decoder {
+public:
+    // `in` must outlive the decoder. A kind stream_decodable refuses fails at the first read.
+    stream_decoder(content_kind kind, std::span<const std::uint8_t> in) : kind_(kind), in_(in) { start(); }
+    ~stream_decoder() { stop(); }
+    stream_decoder(const stream_decoder&) = delete;
+    stream_decoder& operator=(const stream_decoder&) = delete;
+
+    // Decodes into `out`; returns how many bytes it wrote (0 only once done() or failed()).
+    std::size_t read(std::span<std::uint8_t> out) {
+        std::size_t wrote = 0;
+        while (wrote < out.size() && !done_ && !failed()) {
+            const std::uint64_t before = pos_;
+            const std::size_t n = step(out.subspan(wrote));
+            wrote += n;
+            // Neither input taken nor output given: the library waits for input that is not there.
+            if (n == 0 && pos_ == before && !done_ && !failed()) fail("the input ended inside the stream", pos_);
+        }
+        return wrote;
+    }
+
+    bool done() const noexcept { return done_; }
+    bool failed() const noexcept { return !error_.empty(); }
+    const std::string& error() const noexcept { return error_; }
+    // Input bytes consumed so far.
+    std::uint64_t consumed() const noexcept { return pos_; }
+    // Output bytes produced so far.
+    std::uint64_t produced() const noexcept { return produced_; }
+
+private:
+    content_kind kind_;
+    std::span<const std::uint8_t> in_;
+    std::uint64_t pos_ = 0;
+    std::uint64_t produced_ = 0;
+    bool done_ = false;
+    std::string error_;
+    bool started_ = false; // the library's state below is live
+    z_stream z_{};
+    ZSTD_DCtx* zstd_ = nullptr;
+    std::size_t zstd_hint_ = 1; // 0 once a zstd frame ended with its output flushed
+    LZ4F_dctx* lz4_ = nullptr;
+    std::size_t lz4_hint_ = 1;
+    lzma_stream lzma_ = LZMA_STREAM_INIT;
+    bz_stream bz_{};
+
+    // The library's chunk of input at a time: zlib and libbz2 count in 32-bit unsigned ints.
+    static constexpr std::uint64_t chunk = std::uint64_t{1} << 30;
+
+    void fail(std::string why, std::uint64_t at) {
+        if (error_.empty()) error_ = std::string(content_kind_name(kind_)) + ": " + why + " (input byte offset " + std::to_string(at) + ")";
+    }
+
+    void start() {
+        switch (kind_) {
+        case content_kind::gzip:
+            started_ = inflateInit2(&z_, 15 + 16) == Z_OK;
+            break;
+        case content_kind::zstd:
+            zstd_ = ZSTD_createDCtx();
+            // Frames that ask for a window above 128 MiB (what zstd --long=27 writes) are refused,
+            // so a 10-byte header cannot ask for gigabytes here.
+            if (zstd_) ZSTD_DCtx_setParameter(zstd_, ZSTD_d_windowLogMax, 27);
+            started_ = zstd_ != nullptr;
+            break;
+        case content_kind::lz4_frame:
+            started_ = !LZ4F_isError(LZ4F_createDecompressionContext(&lz4_, LZ4F_VERSION));
+            break;
+        case content_kind::xz:
+        case content_kind::lzma:
+            started_ = (kind_ == content_kind::xz ? lzma_stream_decoder(&lzma_, lzma_memory_limit, LZMA_CONCATENATED)
+                                                  : lzma_alone_decoder(&lzma_, lzma_memory_limit)) == LZMA_OK;
+            break;
+        case content_kind::bzip2:
+            started_ = BZ2_bzDecompressInit(&bz_, 0, 0) == BZ_OK;
+            break;
+        default: break;
+        }
+        if (!started_) fail(stream_decodable(kind_) ? "the decoder could not be set up" : "not a stream this decoder reads", 0);
+    }
+
+    void stop() {
+        if (!started_) return;
+        switch (kind_) {
+        case content_kind::gzip: inflateEnd(&z_); break;
+        case content_kind::zstd: ZSTD_freeDCtx(zstd_); break;
+        case content_kind::lz4_frame: LZ4F_freeDecompressionContext(lz4_); break;
+        case content_kind::xz:
+        case content_kind::lzma: lzma_end(&lzma_); break;
+        case content_kind::bzip2: BZ2_bzDecompressEnd(&bz_); break;
+        default: break;
+        }
+        started_ = false;
+    }
+
+    // One call of the library: returns the bytes it wrote; sets done_ or the error.
+    std::size_t step(std::span<std::uint8_t> out) {
+        const std::size_t n = [&] {
+            switch (kind_) {
+            case content_kind::gzip: return gzip_step(out);
+            case content_kind::zstd: return zstd_step(out);
+            case content_kind::lz4_frame: return lz4_step(out);
+            case content_kind::bzip2: return bzip2_step(out);
+            default: return lzma_step(out);
+            }
+        }();
+        produced_ += n;
+        return n;
+    }
+
+    std::uint64_t left() const { return in_.size() - pos_; }
+
+    std::size_t gzip_step(std::span<std::uint8_t> out) {
+        const std::size_t room = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), chunk));
+        const std::uint64_t given = std::min(left(), chunk);
+        z_.next_in = const_cast<Bytef*>(in_.data() + pos_);
+        z_.avail_in = static_cast<uInt>(given);
+        z_.next_out = out.data();
+        z_.avail_out = static_cast<uInt>(room);
+        const int r = inflate(&z_, Z_NO_FLUSH);
+        pos_ += given - z_.avail_in;
+        const std::size_t wrote = room - z_.avail_out;
+        if (r == Z_STREAM_END) {
+            if (left() == 0) done_ = true;
+            else if (left() >= 2 && in_[pos_] == gzip_id1 && in_[pos_ + 1] == gzip_id2) inflateReset(&z_); // the next member
+            else fail(std::to_string(left()) + " bytes after the last member start no new one", pos_);
+        } else if (r == Z_BUF_ERROR && left() == 0) {
+            fail("the input ended inside a member", pos_);
+        } else if (r != Z_OK && r != Z_BUF_ERROR) {
+            fail(z_.msg ? z_.msg : "inflate error " + std::to_string(r), pos_);
+        }
+        return wrote;
+    }
+
+    std::size_t zstd_step(std::span<std::uint8_t> out) {
+        ZSTD_inBuffer src{in_.data() + pos_, static_cast<std::size_t>(left()), 0};
+        ZSTD_outBuffer dst{out.data(), out.size(), 0};
+        const std::size_t r = ZSTD_decompressStream(zstd_, &dst, &src);
+        pos_ += src.pos;
+        if (ZSTD_isError(r)) {
+            fail(ZSTD_getErrorName(r), pos_);
+        } else {
+            zstd_hint_ = r;
+            // 0: a frame ended and its output is flushed; done where the input ends there too.
+            if (r == 0 && left() == 0) done_ = true;
+            else if (dst.pos == 0 && src.pos == 0 && left() == 0) fail("the input ended inside a frame", pos_);
+        }
+        return dst.pos;
+    }
+
+    std::size_t lz4_step(std::span<std::uint8_t> out) {
+        std::size_t dst = out.size(), src = static_cast<std::size_t>(left());
+        const std::size_t r = LZ4F_decompress(lz4_, out.data(), &dst, in_.data() + pos_, &src, nullptr);
+        pos_ += src;
+        if (LZ4F_isError(r)) fail(LZ4F_getErrorName(r), pos_);
+        else if (r == 0 && left() == 0) done_ = true; // a frame ended where the input ends
+        else if (dst == 0 && src == 0 && left() == 0) fail("the input ended inside a frame", pos_);
+        return dst;
+    }
+
+    std::size_t lzma_step(std::span<std::uint8_t> out) {
+        lzma_.next_in = in_.data() + pos_;
+        lzma_.avail_in = static_cast<std::size_t>(left());
+        lzma_.next_out = out.data();
+        lzma_.avail_out = out.size();
+        const lzma_ret r = lzma_code(&lzma_, LZMA_FINISH);
+        pos_ = in_.size() - lzma_.avail_in;
+        const std::size_t wrote = out.size() - lzma_.avail_out;
+        if (r == LZMA_STREAM_END) {
+            if (left() == 0) done_ = true;
+            else fail(std::to_string(left()) + " bytes after the end of the stream", pos_);
+        } else if (r == LZMA_BUF_ERROR) {
+            fail("the input ended inside the stream", pos_);
+        } else if (r == LZMA_MEMLIMIT_ERROR) {
+            fail("the dictionary needs more than " + std::to_string(lzma_memory_limit >> 20) + " MiB of memory", pos_);
+        } else if (r != LZMA_OK) {
+            fail(r == LZMA_DATA_ERROR ? "corrupt data" : r == LZMA_FORMAT_ERROR ? "not a stream of this format"
+                     : r == LZMA_OPTIONS_ERROR ? "unsupported options" : r == LZMA_BUF_ERROR ? "truncated"
+                     : "decoder error " + std::to_string(static_cast<int>(r)),
+                 pos_);
+        }
+        return wrote;
+    }
+
+    std::size_t bzip2_step(std::span<std::uint8_t> out) {
+        const std::size_t room = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), chunk));
+        const std::uint64_t given = std::min(left(), chunk);
+        bz_.next_in = const_cast<char*>(reinterpret_cast<const char*>(in_.data() + pos_));
+        bz_.avail_in = static_cast<unsigned>(given);
+        bz_.next_out = reinterpret_cast<char*>(out.data());
+        bz_.avail_out = static_cast<unsigned>(room);
+        const int r = BZ2_bzDecompress(&bz_);
+        pos_ += given - bz_.avail_in;
+        const std::size_t wrote = room - bz_.avail_out;
+        if (r == BZ_STREAM_END) {
+            // Concatenated streams (what pbzip2 writes) follow one another.
+            if (left() == 0) {
+                done_ = true;
+            } else if (is_bzip2(in_.subspan(static_cast<std::size_t>(pos_)))) {
+                BZ2_bzDecompressEnd(&bz_);
+                bz_ = {};
+                started_ = BZ2_bzDecompressInit(&bz_, 0, 0) == BZ_OK;
+                if (!started_) fail("the decoder could not be set up", pos_);
+            } else {
+                fail(std::to_string(left()) + " bytes after the last stream start no new one", pos_);
+            }
+        } else if (r == BZ_OK && wrote == 0 && left() == 0) {
+            fail("the input ended inside the stream", pos_);
+        } else if (r != BZ_OK) {
+            fail(r == BZ_DATA_ERROR ? "corrupt data (a block's CRC or structure)" : r == BZ_DATA_ERROR_MAGIC ? "not a bzip2 stream"
+                     : "decoder error " + std::to_string(r),
+                 pos_);
+        }
+        return wrote;
+    }
+};
+
+} // namespace vyre::format
