@@ -621,6 +621,33 @@ BOOST_AUTO_TEST_CASE(tar_numbers_checksums_and_old_headers) {
     BOOST_TEST(same(fmt::tar_entry_data(ext, e.entries[1]), content));
     BOOST_TEST(e.end_marker);
 
+    // What libarchive, GNU tar and tarfile accept: a GNU volume label, Solaris's 'X' extended
+    // header (read as 'x') and ACL header (skipped), a vendor type flag (a regular file), pax
+    // numbers with junk after them.
+    bytes vendor;
+    tar_append(vendor, "backup volume 1", 'V', {});
+    tar_append(vendor, "X/solaris", 'X', as_bytes("26 path=solaris/long/name\n"));
+    tar_append(vendor, "short", '0', content);
+    const std::size_t acl_at = tar_append(vendor, "A/acl", 'A', as_bytes("user::rw-,group::r--,other::r--"));
+    tar_append(vendor, "acl.txt", '0', as_bytes("with an ACL"));
+    tar_append(vendor, "vendor.bin", 'Q', as_bytes("vendor data"));
+    tar_append(vendor, "PaxHeaders/junk", 'x', as_bytes("24 mtime=1234567890junk\n" "16 uid=1001.5xy\n"));
+    tar_append(vendor, "junk.txt", '0', content);
+    tar_finish(vendor);
+    const fmt::tar_archive v = fmt::parse_tar(vendor);
+    BOOST_TEST_REQUIRE(v.entries.size() == 4u);
+    BOOST_TEST(v.entries[0].name == "solaris/long/name");
+    BOOST_TEST(same(fmt::tar_entry_data(vendor, v.entries[0]), content));
+    BOOST_TEST(v.entries[1].name == "acl.txt");
+    BOOST_TEST(v.entries[1].first_header_offset == acl_at);
+    BOOST_TEST(same(fmt::tar_entry_data(vendor, v.entries[1]), as_bytes("with an ACL")));
+    BOOST_TEST((v.entries[2].type == fmt::tar_entry_type::regular));
+    BOOST_TEST(same(fmt::tar_entry_data(vendor, v.entries[2]), as_bytes("vendor data")));
+    BOOST_TEST(v.entries[3].mtime == 1234567890);
+    BOOST_TEST(v.entries[3].uid == 1001u);
+    BOOST_TEST(!fmt::detail::tar_pax_integer("junk", true).has_value());
+    BOOST_TEST(!fmt::detail::tar_pax_integer("-", true).has_value());
+
     // Old GNU sparse entries with extension blocks (9 data regions: 4 in the header, 5 beyond).
     {
         temp_dir out;

@@ -2,6 +2,14 @@
 // and pax (extended headers 'x' and 'g'). Lists every entry with its metadata and where its data lies.
 #pragma once
 
+// What other readers accept is accepted (libarchive, GNU tar and Python's tarfile agree on it):
+//   - Solaris tar's 'X' extended header is read as pax's 'x';
+//   - Solaris ACL ('A') and extended-attribute ('E') headers describe the entry after them and are
+//     skipped with their data; a GNU volume label ('V') is skipped;
+//   - any other type flag (vendor extensions 'A' to 'Z', unknown digits) is a regular file whose
+//     data follows, as those readers extract it;
+//   - a pax number followed by junk ("1234567890junk") is the number its leading digits make.
+
 // A tar archive has no index: each 512-byte header says how much data follows it, and the next
 // header comes after that data, padded to 512 bytes. So one header that cannot be trusted (bad
 // checksum, unreadable size, data past the end) leaves no way to find the rest: those are
@@ -184,8 +192,20 @@ inline void tar_pax_records(std::span<const std::uint8_t> data, std::uint64_t da
     }
 }
 
-// Decimal pax values. mtime may be negative and carry a fraction (dropped, rounding down).
+// Decimal pax values. mtime may be negative and carry a fraction (dropped, rounding down). Junk after
+// the number is ignored, as libarchive ignores it; no digit at all is no number.
 inline std::optional<std::int64_t> tar_pax_integer(std::string_view v, bool allow_sign_and_fraction) {
+    const auto digits_end = [](std::string_view t, std::size_t from) {
+        while (from < t.size() && t[from] >= '0' && t[from] <= '9') ++from;
+        return from;
+    };
+    {
+        // Cut the junk: [-]digits[.digits] where allowed, digits otherwise.
+        std::size_t end = allow_sign_and_fraction && !v.empty() && v[0] == '-' ? 1 : 0;
+        end = digits_end(v, end);
+        if (allow_sign_and_fraction && end < v.size() && v[end] == '.') end = digits_end(v, end + 1);
+        v = v.substr(0, end);
+    }
     bool negative = false;
     if (allow_sign_and_fraction && !v.empty() && v[0] == '-') {
         negative = true;
@@ -223,7 +243,23 @@ inline tar_entry_type tar_type_of(char typeflag, const std::string& name) {
     case 'D': return tar_entry_type::directory; // 'D': GNU dumpdir, a directory with a listing as data
     case '6': return tar_entry_type::fifo;
     case 'S': return tar_entry_type::sparse;
-    default: return tar_entry_type::other;
+    default: return tar_entry_type::regular; // vendor extensions and unknown flags: a file, as other readers extract it
+    }
+}
+
+// Headers that describe the entry after them ('L', 'K', 'x' and Solaris's 'X', 'A', 'E') or the
+// archive ('g', and GNU's volume label 'V'): not entries of their own.
+inline bool tar_extension_header(char typeflag) {
+    switch (typeflag) {
+    case 'L':
+    case 'K':
+    case 'x':
+    case 'X':
+    case 'A':
+    case 'E':
+    case 'g':
+    case 'V': return true;
+    default: return false;
     }
 }
 
@@ -338,7 +374,7 @@ private:
             throw format_error("tar entry " + archive_quote(shown) + " has a negative size (" + std::to_string(raw_size) + ")",
                                at + 124);
         std::uint64_t size = static_cast<std::uint64_t>(raw_size);
-        const bool extension = typeflag == 'L' || typeflag == 'K' || typeflag == 'x' || typeflag == 'g';
+        const bool extension = tar_extension_header(typeflag);
         if (!extension) {
             if (const auto s = pax("size")) {
                 const auto v = tar_pax_integer(*s, false);
@@ -368,7 +404,11 @@ private:
             const char* what = typeflag == 'L' ? "GNU long name header"
                 : typeflag == 'K'              ? "GNU long link header"
                 : typeflag == 'x'              ? "pax extended header"
+                : typeflag == 'X'              ? "Solaris extended header"
+                : typeflag == 'A'              ? "Solaris ACL header"
+                : typeflag == 'E'              ? "Solaris extended attribute header"
                 : typeflag == 'g'              ? "pax global header"
+                : typeflag == 'V'              ? "GNU volume header"
                                                : nullptr;
             throw format_error(std::string(what ? what : "tar entry") + (what ? " for " : " ") + archive_quote(shown) +
                                    " (header at byte offset " + std::to_string(at) + ") declares " + std::to_string(size) +
@@ -384,7 +424,11 @@ private:
             switch (typeflag) {
             case 'L': long_name_ = tar_string(data); break;
             case 'K': long_link_ = tar_string(data); break;
-            case 'x': tar_pax_records(data, data_offset, pax_); break;
+            case 'x':
+            case 'X': tar_pax_records(data, data_offset, pax_); break;
+            case 'A':
+            case 'E': break; // ACLs and extended attributes are not kept
+            case 'V': return true; // the volume's name: not tied to one entry
             case 'g': // not tied to one entry
                 tar_pax_records(data, data_offset, archive_.global_pax);
                 archive_.global_headers.emplace_back(at, pos_);
