@@ -944,6 +944,80 @@ VYRE_DEVICE_TEST(tars_unpacked_in_windows_match_the_ordinary_run) {
     }
 }
 
+// The windows' edges, on tars written by hand: a global pax header that follows an extension
+// header at a window's cut (once written past the buffer's end), a thousand global headers (one
+// header carries them all), a stream whose tail after the tar passes the ratio limit (refused, the
+// entries kept), zero padding after a gzip member (no damage), an entry larger than what the total
+// limit leaves (refused, nothing else lost).
+VYRE_DEVICE_TEST(windows_carry_global_headers_and_bound_what_they_decode) {
+    namespace vt = vyre::test;
+    temp_dir work;
+    const fs::path a = work.path;
+    const auto record = [](const std::string& key, const std::string& value) {
+        const std::string body = " " + key + "=" + value + "\n";
+        std::size_t n = body.size() + 1;
+        while (std::to_string(n).size() + body.size() != n) ++n;
+        return std::to_string(n) + body;
+    };
+    bytes tar;
+    vt::tar_append(tar, "first.txt", '0', text("first\n"));
+    vt::tar_append(tar, "PaxHeaders/big", 'x', text(record("path", "renamed/big.bin")));
+    vt::tar_append(tar, "GlobalHead", 'g', text(record("comment", std::string(8000, 'c')) + record("mtime", "1111111111")));
+    const bytes big = random_bytes(200000, 5);
+    vt::tar_append(tar, "big.bin", '0', big);
+    for (int g = 0; g < 1000; ++g) {
+        vt::tar_append(tar, "GlobalHead", 'g', text(record("uname", "user" + std::to_string(g))));
+        vt::tar_append(tar, "small" + std::to_string(g) + ".txt", '0', text(std::to_string(g)));
+    }
+    vt::tar_finish(tar);
+    write_file(a / "h.tar", tar);
+    run("zstd -q -k " + q(a / "h.tar") + " && gzip -k " + q(a / "h.tar") + " && cat " + q(a / "h.tar.gz") + " > " + q(a / "padded.tar.gz") +
+        " && head -c 4096 /dev/zero >> " + q(a / "padded.tar.gz"));
+    ve::unpack_options whole, windows;
+    whole.stream_above_bytes = UINT64_MAX;
+    windows.stream_above_bytes = 0;
+    windows.window_bytes = 16 << 10; // the first window holds first.txt, the 'x' and the whole 'g', not big.bin
+    for (const char* name : {"h.tar.zst", "padded.tar.gz"}) {
+        BOOST_TEST_CONTEXT(name) {
+            const auto w = unpack_files(dev.ctx(), {a / name}, a / ("whole_" + std::string(name)), whole);
+            const auto s = unpack_files(dev.ctx(), {a / name}, a / ("windows_" + std::string(name)), windows);
+            BOOST_CHECK_MESSAGE(s.problems.empty(), problems_of(s));
+            BOOST_CHECK_GT(s.stream_windows, 100u);
+            BOOST_REQUIRE_EQUAL(w.entries.size(), s.entries.size());
+            BOOST_REQUIRE_EQUAL(s.entries.size(), 1002u);
+            for (std::size_t i = 0; i < w.entries.size(); ++i) BOOST_CHECK_EQUAL(entry_line(w.entries[i]), entry_line(s.entries[i]));
+            BOOST_CHECK_EQUAL(s.entries[1].path, std::string(name) + "!/renamed/big.bin");
+            BOOST_CHECK(s.entries[1].mtime == 1111111111);
+            BOOST_CHECK(s.entries[1001].mtime == 1111111111);
+        }
+    }
+    // The ratio limit: the tar, then a megabyte of zeros per byte of input, and more (zstd's RLE blocks).
+    {
+        std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> c(ZSTD_createCCtx(), &ZSTD_freeCCtx);
+        bytes content = tar;
+        content.resize(content.size() + (std::size_t{256} << 20), 0);
+        bytes packed(ZSTD_compressBound(content.size()));
+        packed.resize(ZSTD_compressCCtx(c.get(), packed.data(), packed.size(), content.data(), content.size(), 19));
+        write_file(a / "tail.tar.zst", packed);
+        ve::unpack_options o = windows;
+        o.window_bytes = 1 << 20;
+        const auto s = unpack_files(dev.ctx(), {a / "tail.tar.zst"}, a / "windows_tail", o);
+        BOOST_REQUIRE_MESSAGE(!s.problems.empty(), packed.size() << " bytes decode to " << content.size());
+        BOOST_CHECK(s.problems.front().kind == ve::unpack_status::refused);
+        BOOST_CHECK_MESSAGE(contains_text(s.problems.front().message, "decompression ratio above the limit"), s.problems.front().message);
+        BOOST_CHECK_EQUAL(s.entries.size(), 1002u);
+    }
+    // An entry larger than what the total limit leaves: refused, with the entries before it kept.
+    {
+        ve::unpack_options o = windows;
+        o.limits.max_total_bytes = 64 << 10;
+        const auto s = unpack_files(dev.ctx(), {a / "h.tar.zst"}, a / "windows_small_total", o);
+        BOOST_REQUIRE(!s.problems.empty());
+        BOOST_CHECK_MESSAGE(contains_text(s.problems.front().message, "a tar entry longer than"), problems_of(s));
+        BOOST_CHECK_EQUAL(s.entries.size(), 1u);
+    }
+}
+
 namespace {
 
 // A zstd stream of a tar of `files` files of 4 MiB (a 64 KiB random block repeated, its first

@@ -56,6 +56,10 @@ inline vyre::engine::scan_archives_options scan_run_options(const po::variables_
     o.unpack.limits.max_depth = vm["max-depth"].as<unsigned>();
     if (o.unpack.limits.max_depth == 0) throw po::error("--max-depth must be at least 1, not 0");
     if (vm.count("max-total")) o.unpack.limits.max_total_bytes = parse_size("max-total", vm["max-total"].as<std::string>());
+    if (vm.count("stream-above")) o.unpack.stream_above_bytes = parse_size("stream-above", vm["stream-above"].as<std::string>());
+    if (vm.count("window")) o.unpack.window_bytes = parse_size("window", vm["window"].as<std::string>());
+    if (o.unpack.window_bytes < (std::uint64_t{1} << 20))
+        throw po::error("--window must be at least 1M, not " + std::to_string(o.unpack.window_bytes) + " bytes");
     o.unpack.threads = vm["threads"].as<unsigned>();
     o.keep_on_device = !vm.count("via-host");
     return o;
@@ -146,6 +150,8 @@ inline int cmd_scan(const std::vector<std::string>& args) {
         "max-hits", po::value<std::uint32_t>()->default_value(10000), "hits printed per pattern at most (all are counted)")(
         "max-depth", po::value<unsigned>()->default_value(8), "containers opened one inside another at most")(
         "max-total", po::value<std::string>(), "bytes the decoders may produce in all (as vyre unpack --max-total)")(
+        "stream-above", po::value<std::string>(), "compressed tars with more content are scanned in windows (as vyre unpack --stream-above)")(
+        "window", po::value<std::string>(), "bytes of whole tar entries scanned at a time from such a tar (as vyre unpack --window)")(
         "threads", po::value<unsigned>()->default_value(0), "host threads (0: every hardware thread)")(
         "timings", "print where the time went on stderr: setup, each step of the archives' layers, the scan, printing")(
         "via-host", "bring every file the device decodes to host memory and upload it again to scan it (by default it is "

@@ -9,7 +9,8 @@
 //               frames may be concatenated; zstd and LZ4 skippable frames decode to nothing);
 //   - failed(): damage, a checksum that does not match, a limit (a zstd window above 128 MiB, an
 //               xz dictionary above lzma_memory_limit), bytes after the last member that start no
-//               new one, or an input that ends inside a frame; error() says which, with the
+//               new one (zero bytes after a gzip member or a bzip2 stream are padding, and end it),
+//               or an input that ends inside a frame; error() says which, with the
 //               input's byte offset where it was found;
 //   - neither:  more output is waiting (call read again).
 // A codec emits only what it has checked as far as its format lets it: zstd, LZ4 and bzip2 emit
@@ -150,6 +151,9 @@ private:
     }
 
     std::uint64_t left() const { return in_.size() - pos_; }
+    bool zeros_to_the_end() const {
+        return std::all_of(in_.begin() + static_cast<std::ptrdiff_t>(pos_), in_.end(), [](std::uint8_t b) { return b == 0; });
+    }
 
     std::size_t gzip_step(std::span<std::uint8_t> out) {
         const std::size_t room = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), chunk));
@@ -162,7 +166,7 @@ private:
         pos_ += given - z_.avail_in;
         const std::size_t wrote = room - z_.avail_out;
         if (r == Z_STREAM_END) {
-            if (left() == 0) done_ = true;
+            if (left() == 0 || zeros_to_the_end()) done_ = true; // zero padding (tape blocks), as gzip -d reads it
             else if (left() >= 2 && in_[pos_] == gzip_id1 && in_[pos_ + 1] == gzip_id2) inflateReset(&z_); // the next member
             else fail(std::to_string(left()) + " bytes after the last member start no new one", pos_);
         } else if (r == Z_BUF_ERROR && left() == 0) {
@@ -235,7 +239,7 @@ private:
         const std::size_t wrote = room - bz_.avail_out;
         if (r == BZ_STREAM_END) {
             // Concatenated streams (what pbzip2 writes) follow one another.
-            if (left() == 0) {
+            if (left() == 0 || zeros_to_the_end()) {
                 done_ = true;
             } else if (is_bzip2(in_.subspan(static_cast<std::size_t>(pos_)))) {
                 BZ2_bzDecompressEnd(&bz_);

@@ -90,8 +90,6 @@ struct tar_archive {
     std::map<std::string, std::string> global_pax;
     std::uint64_t end_offset = 0; // the first end-of-archive zero block, or the end of the input
     bool end_marker = false;      // false: the input ended without an end-of-archive block
-    // Where the global pax headers lie: [first, second) holds one header block and its records.
-    std::vector<std::pair<std::uint64_t, std::uint64_t>> global_headers;
     // parse_tar_prefix only: the input ended inside an entry (or its extension headers), which
     // starts at end_offset.
     bool cut_short = false;
@@ -431,7 +429,6 @@ private:
             case 'V': return true; // the volume's name: not tied to one entry
             case 'g': // not tied to one entry
                 tar_pax_records(data, data_offset, archive_.global_pax);
-                archive_.global_headers.emplace_back(at, pos_);
                 return true;
             }
             pending_ = true;
@@ -513,6 +510,41 @@ inline tar_archive parse_tar(std::span<const std::uint8_t> data) {
 // that does not starts (cut_short) or where the archive ends. A damaged header still throws.
 inline tar_archive parse_tar_prefix(std::span<const std::uint8_t> data) {
     return detail::tar_parser(data, true).run();
+}
+
+// One pax global header ('g') holding `records` (an empty value kept: it deletes the key), with its
+// data padded to 512 bytes: what parse_tar reads back as those global records.
+inline std::vector<std::uint8_t> tar_pax_global_header(const std::map<std::string, std::string>& records) {
+    std::string data;
+    for (const auto& [key, value] : records) {
+        const std::string body = " " + key + "=" + value + "\n";
+        std::size_t length = body.size() + 1; // the length counts its own digits
+        while (std::to_string(length).size() + body.size() != length) ++length;
+        data += std::to_string(length) + body;
+    }
+    std::vector<std::uint8_t> out(tar_block_size, 0);
+    const std::string_view name = "././@PaxGlobalHeader";
+    std::copy(name.begin(), name.end(), out.begin());
+    const auto octal = [&](std::size_t at, std::size_t width, std::uint64_t v) {
+        char field[24];
+        std::snprintf(field, sizeof field, "%0*llo", static_cast<int>(width - 1), static_cast<unsigned long long>(v));
+        std::copy(field, field + width - 1, out.begin() + static_cast<std::ptrdiff_t>(at));
+    };
+    octal(100, 8, 0644);
+    octal(108, 8, 0);
+    octal(116, 8, 0);
+    octal(124, 12, data.size());
+    octal(136, 12, 0);
+    out[156] = 'g';
+    std::copy(tar_ustar_magic.begin(), tar_ustar_magic.end(), out.begin() + tar_magic_offset);
+    out[263] = out[264] = '0';
+    std::fill_n(out.begin() + 148, 8, std::uint8_t{' '});
+    std::uint64_t sum = 0;
+    for (const std::uint8_t b : out) sum += b;
+    octal(148, 7, sum);
+    out.insert(out.end(), data.begin(), data.end());
+    out.resize((out.size() + tar_block_size - 1) / tar_block_size * tar_block_size, 0);
+    return out;
 }
 
 // The data of an entry: a view into the archive, nothing copied.

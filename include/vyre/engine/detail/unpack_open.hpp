@@ -85,7 +85,8 @@ inline void open_tar(const container& c, opened& out) {
         checked_name name = check_entry_name(t.name);
         if (name.refusal.empty() && name.path.empty()) continue; // "./": the archive's root folder
         const std::string rel = name.path;
-        item it = make_item(c, static_cast<std::uint32_t>(i), t.name, std::move(name));
+        // A window of a streamed tar numbers its entries after the earlier windows' (detail/unpack_stream.hpp).
+        item it = make_item(c, static_cast<std::uint32_t>(c.entries_before + i), t.name, std::move(name));
         it.e.method = "stored";
         it.e.mode = t.mode;
         it.e.mtime = t.mtime;

@@ -11,9 +11,11 @@
 //   - the whole entries are a tar of their own, opened as the stream's content would have been
 //     (depth 2, named x.tar.zst!/name), and run through every later layer and the sink; listing
 //     orders continue from the window before, so the merged listing is the ordinary one;
-//   - the bytes after the cut move to the front, behind the global pax headers seen so far (which
-//     apply to every later entry, so every window carries them), and the decoder fills on;
-//   - a window without one whole entry doubles until it holds one;
+//   - the bytes after the cut move to the front, behind one global pax header holding every global
+//     record seen so far (they apply to every later entry, so every window carries them), and the
+//     decoder fills on;
+//   - a window without one whole entry doubles until it holds one, within half of what the total
+//     limit leaves (a window is counted against it while it is held);
 //   - at the end-of-archive blocks the rest of the stream is decoded and dropped, so that damage or
 //     a checksum after the tar is still reported; where the stream fails, the bytes before the
 //     damage are the last window (the tar reader then reports an entry cut short), and the
@@ -35,7 +37,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <set>
 #include <span>
@@ -61,11 +62,12 @@ inline std::uint64_t estimated_content(fmt::content_kind kind, std::span<const s
 // Whether an input is unpacked in windows: a tar in one stream format::stream_decoder reads, with
 // content above options.stream_above_bytes.
 inline bool unpacks_in_windows(fmt::content_kind kind, std::span<const std::uint8_t> in, const unpack_options& o) {
-    if (!fmt::stream_decodable(kind) || o.stream_above_bytes == UINT64_MAX) return false;
+    if (!fmt::stream_decodable(kind) || o.stream_above_bytes == UINT64_MAX || o.limits.max_depth < 2) return false;
     if (estimated_content(kind, in) <= o.stream_above_bytes && o.stream_above_bytes != 0) return false;
     std::uint8_t head[fmt::tar_block_size];
     fmt::stream_decoder d(kind, in);
-    return d.read(head) == sizeof head && fmt::tar_header_checksum_ok(head);
+    // What the ordinary run would take the content for, told by its head.
+    return d.read(head) == sizeof head && fmt::detect(head, false) == fmt::content_kind::tar;
 }
 
 // One streamed input (see the note at the top), listed with order `order` as an ordinary run would.
@@ -77,11 +79,14 @@ inline unpack_report unpack_in_windows(runtime::context& ctx, const unpack_input
     const std::vector<std::uint32_t> stream_order = {order, 0};
     shared_run& shared = *options.shared;
     const std::uint64_t ratio_limit = ratio_cap(options.limits, input.bytes.size());
-    const std::uint64_t window = std::max<std::uint64_t>(options.window_bytes, fmt::tar_block_size);
+    // Never more than half of what the total limit leaves: a window is held, and counted, whole.
+    const std::uint64_t window =
+        std::max<std::uint64_t>(std::min(options.window_bytes, shared.budget.left() / 2), fmt::tar_block_size);
     fmt::stream_decoder decoder(kind, input.bytes);
+    const auto too_much = [&] { return decoder.produced() > ratio_limit; };
 
-    std::vector<std::uint8_t> buf;    // global pax headers, then the bytes not yet unpacked
-    std::size_t globals = 0;          // bytes of global pax headers at the front of buf
+    std::vector<std::uint8_t> buf;    // the global pax records so far as one header, then the bytes not yet unpacked
+    std::size_t globals = 0;          // bytes of that header at the front of buf
     std::uint64_t target = window;    // what buf is filled to
     std::uint64_t entries_before = 0; // tar entries of the earlier windows
     std::uint64_t content_at = 0;     // where buf's bytes after the global headers lie in the stream's content
@@ -97,12 +102,7 @@ inline unpack_report unpack_in_windows(runtime::context& ctx, const unpack_input
             buf.resize(at + n);
             buf.resize(at + decoder.read(std::span<std::uint8_t>(buf).subspan(at, n)));
         }
-        if (decoder.produced() > ratio_limit) {
-            failure_kind = unpack_status::refused;
-            failure = ratio_message(options.limits, decoder.produced(), input.bytes.size()) + "; the entries before it are kept";
-            buf.clear();
-            break;
-        }
+        if (too_much()) break;
         const bool stream_over = decoder.done() || decoder.failed();
         const std::span<const std::uint8_t> bytes(buf);
         fmt::tar_archive tar;
@@ -114,13 +114,15 @@ inline unpack_report unpack_in_windows(runtime::context& ctx, const unpack_input
         }
         std::size_t cut = bytes.size();
         if (!damaged && !tar.end_marker && !stream_over) {
-            if (tar.entries.empty()) { // not one whole entry yet: a larger window
-                if (buf.size() > shared.budget.left()) {
+            if (tar.entries.empty()) { // not one whole entry yet: a larger window, within the total limit
+                const std::uint64_t larger = std::max<std::uint64_t>(target, buf.size()) * 2;
+                if (larger > shared.budget.left()) {
                     failure_kind = unpack_status::refused;
-                    failure = "a tar entry longer than " + std::to_string(buf.size()) + " bytes: " + total_message(shared.budget, buf.size());
+                    failure = "a tar entry longer than " + std::to_string(buf.size()) + " bytes: a window of " + std::to_string(larger) +
+                              " bytes to hold it: " + total_message(shared.budget, larger);
                     break;
                 }
-                target = std::max<std::uint64_t>(target, buf.size()) * 2;
+                target = larger;
                 continue;
             }
             cut = static_cast<std::size_t>(tar.end_offset);
@@ -142,45 +144,48 @@ inline unpack_report unpack_in_windows(runtime::context& ctx, const unpack_input
         c.data.bytes = bytes.first(cut);
         c.earlier_files = &earlier_files;
         c.window_bytes = window;
-        c.window_start = content_at;
+        c.window_start = content_at - globals; // the window's offset o is the content's window_start + o
         c.entries_before = entries_before;
         run_state run(ctx, options);
         unpack_report r = run_layers(run, std::move(layer), 2);
         shared.budget.give_back(cut);
-        for (auto& e : r.entries)
-            if (e.order.size() > 2) e.order[2] += static_cast<std::uint32_t>(entries_before);
-        for (auto& p : r.problems)
-            if (p.order.size() > 2) p.order[2] += static_cast<std::uint32_t>(entries_before);
         r.containers -= 1; // the window's tar is the one counted above
         r.layers += 1;     // the stream's
         add_run(job, std::move(r));
         ++job.stream_windows;
         if (last) break;
 
-        // Keep the new global pax headers and the bytes after the cut.
+        // The next window: the global pax records so far (every later entry is under them; records
+        // after the cut are read again there, to the same effect) as one header, then the bytes
+        // after the cut.
         entries_before += tar.entries.size();
         content_at += cut - globals;
         for (const auto& e : tar.entries)
             if (e.type == fmt::tar_entry_type::regular)
                 if (checked_name n = check_entry_name(e.name); n.refusal.empty()) earlier_files.insert(std::move(n.path));
-        std::vector<std::uint8_t> new_globals;
-        for (const auto& [from, to] : tar.global_headers)
-            if (from >= globals) new_globals.insert(new_globals.end(), buf.begin() + static_cast<std::ptrdiff_t>(from), buf.begin() + static_cast<std::ptrdiff_t>(to));
-        const std::size_t rest = buf.size() - cut;
-        std::memmove(buf.data() + globals + new_globals.size(), buf.data() + cut, rest);
-        std::copy(new_globals.begin(), new_globals.end(), buf.begin() + static_cast<std::ptrdiff_t>(globals));
-        globals += new_globals.size();
-        buf.resize(globals + rest);
+        std::vector<std::uint8_t> next =
+            tar.global_pax.empty() ? std::vector<std::uint8_t>{} : fmt::tar_pax_global_header(tar.global_pax);
+        const std::size_t header = next.size();
+        next.reserve(header + (buf.size() - cut) + window);
+        next.insert(next.end(), buf.begin() + static_cast<std::ptrdiff_t>(cut), buf.end());
+        buf = std::move(next);
+        globals = header;
         target = window + globals;
     }
-    // After the tar's end: the rest of the stream, decoded to check it and dropped.
-    if (failure.empty()) {
+    // After the tar's end: the rest of the stream, decoded to check it and dropped (within the
+    // ratio limit, like the rest).
+    if (failure.empty() && !too_much()) {
         std::vector<std::uint8_t> scratch(std::size_t{1} << 20);
-        while (!decoder.done() && !decoder.failed()) decoder.read(scratch);
+        while (!decoder.done() && !decoder.failed() && !too_much()) decoder.read(scratch);
         if (decoder.failed())
             failure = decoder.error() + "; the " + std::to_string(decoder.produced()) + " bytes decoded before the damage are kept";
     }
-    if (!failure.empty()) job.problems.push_back({input.name, failure_kind, failure, stream_order});
+    if (failure.empty() && too_much()) {
+        failure_kind = unpack_status::refused;
+        failure = ratio_message(options.limits, decoder.produced(), input.bytes.size()) + "; the entries of the windows before are kept";
+    }
+    // The stream's problem first, as the ordinary run lists it (before its tar's).
+    if (!failure.empty()) job.problems.insert(job.problems.begin(), {input.name, failure_kind, failure, stream_order});
     shared.released += decoder.produced();
     return job;
 }
