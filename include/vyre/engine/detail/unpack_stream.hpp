@@ -46,8 +46,10 @@
 namespace vyre::engine::detail {
 
 // What a compressed stream's content is declared to be, or estimated at (4 times its compressed
-// size), whichever is more: the first zstd frame's content size, a gzip file's last ISIZE.
-inline std::uint64_t estimated_content(fmt::content_kind kind, std::span<const std::uint8_t> in) {
+// size), whichever is more: the first zstd frame's content size, a gzip file's last ISIZE. A
+// declaration beyond what the ratio limit lets the stream make is not believed (a truncated gzip
+// file's last four bytes are not its ISIZE).
+inline std::uint64_t estimated_content(fmt::content_kind kind, std::span<const std::uint8_t> in, const unpack_limits& limits) {
     const std::uint64_t guess = in.size() > UINT64_MAX / 4 ? UINT64_MAX : in.size() * 4;
     std::uint64_t declared = 0;
     if (kind == fmt::content_kind::zstd) {
@@ -56,14 +58,14 @@ inline std::uint64_t estimated_content(fmt::content_kind kind, std::span<const s
     } else if (kind == fmt::content_kind::gzip && in.size() >= 18) {
         declared = util::read_le32(in, in.size() - 4); // modulo 2^32
     }
-    return std::max(guess, declared);
+    return std::max(guess, std::min(declared, ratio_cap(limits, in.size())));
 }
 
 // Whether an input is unpacked in windows: a tar in one stream format::stream_decoder reads, with
 // content above options.stream_above_bytes.
 inline bool unpacks_in_windows(fmt::content_kind kind, std::span<const std::uint8_t> in, const unpack_options& o) {
     if (!fmt::stream_decodable(kind) || o.stream_above_bytes == UINT64_MAX || o.limits.max_depth < 2) return false;
-    if (estimated_content(kind, in) <= o.stream_above_bytes && o.stream_above_bytes != 0) return false;
+    if (estimated_content(kind, in, o.limits) <= o.stream_above_bytes && o.stream_above_bytes != 0) return false;
     std::uint8_t head[fmt::tar_block_size];
     fmt::stream_decoder d(kind, in);
     // What the ordinary run would take the content for, told by its head.
