@@ -7,7 +7,10 @@
 //   - libarchive's entries never hold more content than `take` allowed, and nothing it allocates
 //     passes libFuzzer's malloc limit (a cpio header once made it allocate 3.5 GiB);
 //   - an RPM's payload starts inside the file;
-//   - image_layers_of gives a format_error or layers that lie inside the input.
+//   - image_layers_of gives a format_error or layers that lie inside the input;
+//   - format::stream_decoder (first byte 200 and up; gzip, zstd, LZ4 frames, xz, lzma, bzip2) ends,
+//     done or failed, and read in pieces of 64 KiB and of 1 to 7 bytes gives the same bytes where
+//     both gave bytes, and all the same bytes where both ended done.
 // The input's first byte picks what is run on the rest.
 #include <vyre/format/bzip2.hpp>
 #include <vyre/format/detect.hpp>
@@ -15,9 +18,11 @@
 #include <vyre/format/oci_image.hpp>
 #include <vyre/format/rpm.hpp>
 #include <vyre/format/salvage.hpp>
+#include <vyre/format/stream_decode.hpp>
 #include <vyre/format/tar.hpp>
 #include <vyre/format/xz.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <span>
@@ -74,12 +79,44 @@ void image(std::span<const std::uint8_t> in) {
     }
 }
 
+// The stream read in `piece`-byte reads, at most `most` bytes of it.
+std::vector<std::uint8_t> pull(f::content_kind kind, std::span<const std::uint8_t> in, std::size_t piece, std::size_t most, bool& done) {
+    f::stream_decoder d(kind, in);
+    std::vector<std::uint8_t> out;
+    std::vector<std::uint8_t> room(piece);
+    while (out.size() < most && !d.done() && !d.failed()) {
+        const std::size_t n = d.read(room);
+        if (n > room.size()) std::abort();
+        out.insert(out.end(), room.begin(), room.begin() + static_cast<std::ptrdiff_t>(n));
+    }
+    if (d.produced() != out.size() || d.consumed() > in.size()) std::abort();
+    if (d.done() && d.failed()) std::abort();
+    done = d.done();
+    return out;
+}
+
+void streams(std::uint8_t pick, std::span<const std::uint8_t> in) {
+    static constexpr f::content_kind kinds[] = {f::content_kind::gzip, f::content_kind::zstd, f::content_kind::lz4_frame,
+                                                f::content_kind::xz,   f::content_kind::lzma, f::content_kind::bzip2};
+    const f::content_kind kind = kinds[pick % 6];
+    bool big_done = false, small_done = false;
+    const auto big = pull(kind, in, std::size_t{64} << 10, limit, big_done);
+    const auto small = pull(kind, in, 1 + pick % 7, std::size_t{64} << 10, small_done);
+    const std::size_t both = std::min(big.size(), small.size());
+    if (!std::equal(small.begin(), small.begin() + static_cast<std::ptrdiff_t>(both), big.begin())) std::abort();
+    if (big_done && small_done && big != small) std::abort();
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size < 1) return 0;
     const std::span<const std::uint8_t> in(data + 1, size - 1);
     (void)f::detect(in);
+    if (data[0] >= 200) {
+        streams(data[0], in);
+        return 0;
+    }
     switch (data[0] % 10) {
     case 0: codec(f::content_kind::xz, in); break;
     case 1: codec(f::content_kind::lzma, in); break;

@@ -11,6 +11,7 @@
 //   2  format::parse_tar: a format_error, or entries in increasing order whose headers and data
 //      lie inside the input, and an end offset inside it; format::parse_tar_prefix on the first
 //      two thirds: the whole archive's first entries, each ending (padded) before its end offset;
+//      the global pax records written back as one header (tar_pax_global_header) read the same;
 //   3  format::parse_page_file: a format_error, or blocks inside the file; decoding it on the
 //      host under a 1 MiB limit gives content_bytes() bytes or a vyre error, never more;
 //   4  graph::read_csr_binary and graph::read_graph_text (at most 65,536 nodes): a vyre error or
@@ -103,6 +104,11 @@ void tar(std::span<const std::uint8_t> in) {
         a = f::parse_tar(in);
     } catch (const vyre::format_error&) {
         whole = false;
+    }
+    if (whole && !a.global_pax.empty()) {
+        // The one header the windows of a streamed tar carry holds the same global records.
+        const auto g = f::tar_pax_global_header(a.global_pax);
+        if (f::parse_tar(g).global_pax != a.global_pax) std::abort();
     }
     if (whole) {
         if (a.end_offset > in.size()) std::abort();
