@@ -48,10 +48,11 @@ void codec(f::content_kind kind, std::span<const std::uint8_t> in) {
     } catch (const vyre::resource_error&) {
     }
     const auto prefix = f::decode_prefix(kind, in, limit);
-    if (prefix.size() > limit) std::abort();
-    // The prefix of a stream that decodes whole is all of it (for lzma, the whole-stream decoder
-    // also refuses bytes after the end, which the prefix ignores).
-    if (complete && prefix != whole) std::abort();
+    if (prefix.bytes.size() > limit) std::abort();
+    // The prefix of a stream that decodes whole is all of it, and ends with nothing after it (the
+    // whole-stream decoders refuse trailing bytes, which the prefix reports and ignores).
+    if (complete && (prefix.bytes != whole || !prefix.ended || prefix.trailing != 0)) std::abort();
+    if (prefix.trailing != 0 && (!prefix.ended || prefix.trailing > in.size())) std::abort();
 }
 
 void library(f::library_format format, std::span<const std::uint8_t> in) {
@@ -91,6 +92,7 @@ std::vector<std::uint8_t> pull(f::content_kind kind, std::span<const std::uint8_
     }
     if (d.produced() != out.size() || d.consumed() > in.size()) std::abort();
     if (d.done() && d.failed()) std::abort();
+    if (d.trailing() != 0 && (!d.done() || d.trailing_at() + d.trailing() != in.size())) std::abort();
     done = d.done();
     return out;
 }

@@ -715,13 +715,28 @@ BOOST_AUTO_TEST_CASE(tar_hostile_headers) {
     tar_append(lone, "././@LongLink", 'L', as_bytes("name\0"));
     tar_finish(lone);
     BOOST_TEST(contains(error_of<vyre::format_error>([&] { fmt::parse_tar(lone); }), "not followed"));
-    for (const std::string records : {"99 path=x\n", "5 k=v\n", "12 pathxxxx\n", "abc\n", "11 path=ab"}) {
+    // A malformed record ends its header's records, with a warning; the records before it apply
+    // and the entries after it are read (as libarchive and Python's tarfile read them).
+    // (The header's data starts at byte 512; each case's bad record or byte is at `where`.)
+    const std::vector<std::pair<std::string, int>> broken = {{"99 path=x\n", 512},   {"5 k=v\n", 516}, {"12 pathxxxx\n", 512},
+                                                             {"abc\n", 512},         {"11 path=ab", 512}, {"4 x=", 512},
+                                                             {"13 path=good\n9 bad\n", 525}};
+    for (const auto& [records, where] : broken) {
         BOOST_TEST_CONTEXT("pax records " << records) {
             bytes pax;
             tar_append(pax, "PaxHeaders/x", 'x', as_bytes(records));
             tar_append(pax, "x", '0', content);
+            tar_append(pax, "after", '0', content);
             tar_finish(pax);
-            BOOST_CHECK_THROW(fmt::parse_tar(pax), vyre::format_error);
+            const fmt::tar_archive t = fmt::parse_tar(pax);
+            BOOST_TEST_REQUIRE(t.entries.size() == 2u);
+            BOOST_TEST(t.entries[0].name == (records.rfind("13 path=good", 0) == 0 ? "good" : "x"));
+            BOOST_TEST(t.entries[1].name == "after");
+            BOOST_TEST_REQUIRE(t.warnings.size() == 1u);
+            BOOST_TEST(contains(t.warnings[0], "pax record"));
+            BOOST_TEST(contains(t.warnings[0], "byte offset " + std::to_string(where) + ")"));
+            std::map<std::string, std::string> into;
+            BOOST_CHECK_THROW(vyre::format::detail::tar_pax_records(as_bytes(records), 0, into), vyre::format_error);
         }
     }
     bytes pax_size;

@@ -635,6 +635,79 @@ VYRE_DEVICE_TEST(inputs_the_established_readers_accept) {
     BOOST_CHECK(vyre::format::detect(std::span(zip).subspan(10), false) == vyre::format::content_kind::unknown);
 }
 
+// Bytes after the end of a compressed stream that start no new member or frame: everything
+// before them is read, and they are reported as a warning (gzip -d says "trailing garbage
+// ignored"; bsdtar and Python's readers ignore them), on the ordinary and the windowed route. Bytes
+// that start like a member or frame and are not one are damage. A ZIP followed by junk, and an
+// .lzma file written with lc=4 (properties byte 0x5E), are found by their content.
+VYRE_DEVICE_TEST(trailing_bytes_after_a_stream_are_ignored_with_a_warning) {
+    const auto& t = tree();
+    temp_dir work;
+    const fs::path a = work.path;
+    run("tar -cf " + q(a / "x.tar") + " -C " + q(t.root) + " .");
+    const auto listed = [](const ve::unpack_report& r) {
+        std::map<std::string, std::string> m;
+        for (const auto& e : r.entries)
+            if (e.status == ve::unpack_status::ok && e.sha256) m[e.output_path] = vyre::util::to_hex(*e.sha256);
+        return m;
+    };
+    const auto plain = listed(unpack_files(dev.ctx(), {a / "x.tar"}, a / "out_plain"));
+    BOOST_REQUIRE_GT(plain.size(), 100u);
+    struct codec {
+        const char* suffix;
+        const char* pack;
+        const char* name; // as messages name it
+    };
+    const codec codecs[] = {{"gz", "gzip -c", "gzip"},        {"zst", "zstd -q -c", "zstd"}, {"lz4", "lz4 -q -c", "lz4"},
+                            {"xz", "xz -c", "xz"},            {"bz2", "bzip2 -c", "bzip2"},
+                            {"lzma", "xz --format=lzma --lzma1=preset=6,lc=4 -c", "lzma"}};
+    const std::string junk = "these bytes follow the stream and start nothing\n";
+    for (const auto& c : codecs) {
+        const fs::path packed = a / (std::string("x.tar.") + c.suffix);
+        run(std::string(c.pack) + " " + q(a / "x.tar") + " > " + q(packed));
+        bytes with_junk = read_file(packed);
+        if (std::string(c.suffix) == "lzma") BOOST_CHECK_EQUAL(int(with_junk[0]), 0x5E);
+        with_junk.insert(with_junk.end(), junk.begin(), junk.end());
+        const fs::path junked = a / (std::string("junk.tar.") + c.suffix);
+        write_file(junked, with_junk);
+        for (const std::uint64_t stream_above : {UINT64_MAX, std::uint64_t{0}}) {
+            BOOST_TEST_CONTEXT(junked.filename() << (stream_above ? "" : " in windows")) {
+                ve::unpack_options o;
+                o.stream_above_bytes = stream_above;
+                o.window_bytes = 64 << 20; // one window: the tree's hard link stays inside it
+                const auto r = unpack_files(dev.ctx(), {junked}, a / ("out_" + junked.filename().string() + std::to_string(stream_above & 1)), o);
+                BOOST_CHECK_MESSAGE(r.failures() == 0, problems_of(r));
+                BOOST_CHECK_EQUAL(r.warnings(), 1u);
+                const std::string m = first_message(r);
+                BOOST_CHECK_MESSAGE(m.rfind(std::string(c.name) + ": " + std::to_string(junk.size()) + " byte(s) after the last", 0) == 0, m);
+                BOOST_CHECK_MESSAGE(m.find("input byte offset " + std::to_string(with_junk.size() - junk.size())) != std::string::npos, m);
+                BOOST_CHECK(listed(r) == plain);
+                BOOST_CHECK_EQUAL(r.streamed_archives, stream_above ? 0u : 1u);
+            }
+        }
+    }
+    // A second member or frame that starts right and breaks off is damage, not trailing bytes.
+    for (const char* suffix : {"gz", "zst", "xz", "bz2"}) {
+        BOOST_TEST_CONTEXT("a cut second stream after x.tar." << suffix) {
+            bytes twice = read_file(a / (std::string("x.tar.") + suffix));
+            twice.insert(twice.end(), twice.begin(), twice.begin() + 64);
+            write_file(a / (std::string("cut.tar.") + suffix), twice);
+            const auto r = unpack_files(dev.ctx(), {a / (std::string("cut.tar.") + suffix)}, a / (std::string("out_cut_") + suffix));
+            BOOST_CHECK_EQUAL(r.warnings(), 0u);
+            BOOST_CHECK_MESSAGE(r.corrupt() >= 1, problems_of(r));
+        }
+    }
+    // A ZIP with junk after its end record (and none before): Python's zipfile reads it, and so
+    // does detection by content.
+    run("cd " + q(t.root) + " && zip -q -r " + q(a / "z.zip") + " linux");
+    bytes zip = read_file(a / "z.zip");
+    zip.insert(zip.end(), junk.begin(), junk.end());
+    write_file(a / "padded.zip", zip);
+    BOOST_CHECK(vyre::format::detect(zip) == vyre::format::content_kind::zip);
+    const auto z = unpack_clean(dev.ctx(), a / "padded.zip", a / "out_padded_zip");
+    BOOST_CHECK_GT(z.entries.size(), 100u);
+}
+
 // ZIPs written on Windows: from a DOS-like host (the high byte of "version made by" 0, 6, 11 or
 // 14), '\\' separates components and an empty entry with the MS-DOS directory attribute is a
 // folder, as unzip and 7-Zip read them; a name with '\\' from a Unix host keeps it as a byte.

@@ -334,7 +334,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     std::ostringstream fields;
     fields << "\"entries\":" << r.entries.size() << ",\"files\":" << files_n << ",\"directories\":" << dirs
            << ",\"symlinks\":" << links << ",\"bytes\":" << bytes << ",\"refused\":" << r.refused()
-           << ",\"corrupt\":" << r.corrupt() << ",\"containers\":" << r.containers << ",\"layers\":" << r.layers
+           << ",\"corrupt\":" << r.corrupt() << ",\"warnings\":" << r.warnings() << ",\"containers\":" << r.containers << ",\"layers\":" << r.layers
            << ",\"decoded_bytes\":" << r.decoded_bytes << ",\"written_bytes\":" << r.written_bytes
            << ",\"lz4_device_blocks\":" << r.lz4_device_blocks << ",\"lz4_dispatches\":" << r.lz4_dispatches
            << ",\"zstd_blocks\":" << r.zstd_blocks << ",\"zstd_dispatches\":" << r.zstd_dispatches
@@ -354,7 +354,8 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     std::snprintf(secs, sizeof secs, "%.3f", seconds);
     std::cerr << "vyre unpack: " << r.entries.size() << " entries (" << files_n << " files, " << dirs << " folders, " << links
               << " symlinks), " << human_bytes(bytes) << "; " << r.containers << " containers in " << r.layers << " layer(s); "
-              << r.refused() << " refused, " << r.corrupt() << " corrupt; " << secs << " s on " << devices_label(devices)
+              << r.refused() << " refused, " << r.corrupt() << " corrupt"
+              << (r.warnings() ? ", " + std::to_string(r.warnings()) + " warning(s)" : std::string()) << "; " << secs << " s on " << devices_label(devices)
               << " (LZ4: " << r.lz4_device_blocks << " blocks in " << r.lz4_dispatches << " dispatch(es)"
               << (r.lz4_host_blocks ? ", " + std::to_string(r.lz4_host_blocks) + " linked on the host" : std::string())
               << "; zstd: " << r.zstd_blocks << " blocks in " << r.zstd_dispatches << " dispatch(es); deflate: "
@@ -368,7 +369,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
               << ")"
               << (o.output_dir.empty() ? std::string() : "; wrote " + human_bytes(r.written_bytes) + " below " + o.output_dir.string())
               << "\n";
-    return r.problems.empty() ? 0 : 1;
+    return r.failures() == 0 ? 0 : 1; // warnings alone do not fail the run
 }
 
 } // namespace vyre::cli

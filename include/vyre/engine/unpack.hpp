@@ -186,7 +186,11 @@ struct unpack_options {
 };
 
 enum class unpack_entry_type { file, directory, symlink, hard_link, other };
-enum class unpack_status { ok, refused, corrupt };
+// An entry is ok, refused or corrupt. A problem may also be a warning: input read in full whose
+// container held something a strict reader rejects and the established tools pass over with a
+// warning (bytes after the last gzip member or zstd, LZ4, xz, lzma or bzip2 stream), so that a
+// caller sees it without counting it as a failure (`vyre unpack` exits 0 on warnings alone).
+enum class unpack_status { ok, refused, corrupt, warning };
 
 inline const char* unpack_entry_type_name(unpack_entry_type t) noexcept {
     switch (t) {
@@ -204,6 +208,7 @@ inline const char* unpack_status_name(unpack_status s) noexcept {
     case unpack_status::ok: return "ok";
     case unpack_status::refused: return "refused";
     case unpack_status::corrupt: return "corrupt";
+    case unpack_status::warning: return "warning";
     }
     return "corrupt";
 }
@@ -236,7 +241,8 @@ struct unpack_seconds {
     double write = 0;                       // hashing and writing
 };
 
-// Something that went wrong: a refused or corrupt entry, or damage to a container itself.
+// Something that went wrong: a refused or corrupt entry, or damage to a container itself; or a
+// warning about input that was read in full.
 struct unpack_problem {
     std::string path;
     unpack_status kind = unpack_status::corrupt;
@@ -269,6 +275,9 @@ struct unpack_report {
     unpack_seconds seconds;
     std::size_t refused() const noexcept { return count(unpack_status::refused); }
     std::size_t corrupt() const noexcept { return count(unpack_status::corrupt); }
+    std::size_t warnings() const noexcept { return count(unpack_status::warning); }
+    // Problems that are not warnings: what a command's exit status reports.
+    std::size_t failures() const noexcept { return problems.size() - warnings(); }
 
 private:
     std::size_t count(unpack_status s) const noexcept {

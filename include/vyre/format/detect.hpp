@@ -129,18 +129,19 @@ inline content_kind detect_at(std::span<const std::uint8_t> data, std::uint64_t 
     return content_kind::unknown;
 }
 
-// A ZIP with data before it (a self-extracting archive, a JAR behind a launcher script): its end of
-// central directory record lies in the last 64 KiB + 22 bytes, its comment running exactly to the
-// end of the file, and the central directory it points back to starts with its signature.
+// A ZIP with data before it (a self-extracting archive, a JAR behind a launcher script), and
+// perhaps after it (padding, as Python's zipfile and libarchive accept): its end of central
+// directory record lies in the last 64 KiB + 22 bytes, its comment fits before the end of the file,
+// and the central directory it points back to starts with its signature.
 inline bool zip_at_end(std::span<const std::uint8_t> d) noexcept {
     if (d.size() < zip_eocd_size) return false;
     const std::uint64_t last = d.size() - zip_eocd_size;
     const std::uint64_t first = last > zip_max_comment ? last - zip_max_comment : 0;
     for (std::uint64_t pos = last + 1; pos-- > first;) {
         if (util::read_le32(d, pos) != zip_eocd_signature) continue;
-        if (util::read_le16(d, pos + 20) != d.size() - pos - zip_eocd_size) continue;
+        if (util::read_le16(d, pos + 20) > d.size() - pos - zip_eocd_size) continue;
         const std::uint64_t cd_size = util::read_le32(d, pos + 12);
-        return cd_size >= 4 && cd_size <= pos && util::read_le32(d, pos - cd_size) == zip_central_signature;
+        if (cd_size >= 4 && cd_size <= pos && util::read_le32(d, pos - cd_size) == zip_central_signature) return true;
     }
     return false;
 }

@@ -18,6 +18,7 @@
 // where (libarchive's message, and the offset it had read to).
 
 #include <vyre/error.hpp>
+#include <vyre/format/detail/iso9660_walk.hpp>
 #include <vyre/format/names.hpp>
 
 #ifdef VYRE_HAVE_LIBARCHIVE
@@ -202,8 +203,10 @@ inline library_archive read_with_libarchive(std::span<const std::uint8_t> bytes,
     case library_format::iso9660: archive_read_support_format_iso9660(r.a); break;
     }
     const std::string codec = library_format_name(f);
-    if (f == library_format::cpio || f == library_format::ar) {
-        const auto [why, at] = f == library_format::cpio ? detail::cpio_sizes_fit(bytes) : detail::ar_sizes_fit(bytes);
+    if (f == library_format::cpio || f == library_format::ar || f == library_format::iso9660) {
+        const auto [why, at] = f == library_format::cpio ? detail::cpio_sizes_fit(bytes)
+                               : f == library_format::ar ? detail::ar_sizes_fit(bytes)
+                                                         : detail::iso9660_walk_refusal(bytes);
         if (!why.empty()) throw format_error(why, at);
     }
     const auto where = [&] { return " (after " + std::to_string(archive_filter_bytes(r.a, -1)) + " bytes of input)"; };
@@ -226,6 +229,9 @@ inline library_archive read_with_libarchive(std::span<const std::uint8_t> bytes,
         const char* name = archive_entry_pathname(e);
         if (!name) name = archive_entry_pathname_utf8(e);
         le.name = name ? name : "";
+        // An ar archive's symbol table ("/", "/SYM64/") and long-name table ("//") are the
+        // archive's own indexes, which libarchive lists as members: `ar t` lists neither.
+        if (f == library_format::ar && (le.name == "/" || le.name == "//" || le.name == "/SYM64/")) continue;
         const mode_t type = archive_entry_filetype(e);
         const char* hard = archive_entry_hardlink(e);
         if (hard) {

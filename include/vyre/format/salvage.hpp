@@ -19,17 +19,29 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace vyre::format {
 
+// What decode_prefix read: the bytes decoded before the first error (or all of them), whether the
+// stream ended, and the bytes after its end that start no new member or frame (ignored; see
+// stream_decoder::trailing).
+struct decoded_prefix {
+    std::vector<std::uint8_t> bytes;
+    bool ended = false;        // the last member or frame ended, within the limit
+    std::uint64_t trailing = 0; // bytes after it, ignored
+    std::string trailing_message; // what a reader is told about them ("gzip: 39 byte(s) after ...")
+};
+
 // The bytes a `kind` stream (gzip, zstd, lz4 frames, xz, lzma, bzip2) decodes to before its first
 // error, at most `limit` of them. Empty for other kinds, and where nothing decoded. Never throws
 // for bad input.
-inline std::vector<std::uint8_t> decode_prefix(content_kind kind, std::span<const std::uint8_t> in, std::uint64_t limit) {
-    if (!stream_decodable(kind)) return {};
+inline decoded_prefix decode_prefix(content_kind kind, std::span<const std::uint8_t> in, std::uint64_t limit) {
+    decoded_prefix r;
+    if (!stream_decodable(kind)) return r;
     stream_decoder d(kind, in);
-    std::vector<std::uint8_t> out;
+    std::vector<std::uint8_t>& out = r.bytes;
     // Grows by 1 MiB pieces, so that a short stream given a large limit allocates what it decodes.
     while (out.size() < limit && !d.done() && !d.failed()) {
         const std::size_t at = out.size();
@@ -37,7 +49,15 @@ inline std::vector<std::uint8_t> decode_prefix(content_kind kind, std::span<cons
         out.resize(at + n);
         out.resize(at + d.read(std::span<std::uint8_t>(out).subspan(at, n)));
     }
-    return out;
+    // At the limit, one more read tells a stream that ends exactly there from a longer one.
+    if (!d.done() && !d.failed()) {
+        std::uint8_t probe = 0;
+        if (d.read(std::span<std::uint8_t>(&probe, 1)) != 0) return r;
+    }
+    r.ended = d.done();
+    r.trailing = d.trailing();
+    if (r.trailing) r.trailing_message = d.trailing_message();
+    return r;
 }
 
 } // namespace vyre::format

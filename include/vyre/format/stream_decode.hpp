@@ -6,21 +6,28 @@
 
 // A stream ends in one of three ways, and the decoder tells them apart:
 //   - done():   the last frame or member ended where the input ends (gzip, bzip2, xz, zstd and LZ4
-//               frames may be concatenated; zstd and LZ4 skippable frames decode to nothing);
+//               frames may be concatenated; zstd and LZ4 skippable frames decode to nothing; zero
+//               bytes after a gzip member, a bzip2 stream or an xz stream are padding), or ended
+//               before bytes that start no new one: trailing() counts those, and they are ignored,
+//               as gzip -d, bsdtar and Python's readers ignore them (with a warning);
 //   - failed(): damage, a checksum that does not match, a limit (a zstd window above 128 MiB, an
-//               xz dictionary above lzma_memory_limit), bytes after the last member that start no
-//               new one (zero bytes after a gzip member or a bzip2 stream are padding, and end it),
-//               or an input that ends inside a frame; error() says which, with the
-//               input's byte offset where it was found;
+//               xz dictionary above lzma_memory_limit), or an input that ends inside a frame;
+//               error() says which, with the input's byte offset where it was found;
 //   - neither:  more output is waiting (call read again).
+// Trailing bytes that begin with a member's or frame's magic are read as that member or frame,
+// and fail as damage if they are not one: only bytes that cannot be the start of one are trailing.
 // A codec emits only what it has checked as far as its format lets it: zstd, LZ4 and bzip2 emit
 // whole blocks, DEFLATE and LZMA emit as they go, so the last bytes before a corruption may be
 // wrong. Checksums over a whole stream (gzip's CRC-32, zstd's XXH64) are checked at its end.
 
+#include <vyre/compression/lz4.hpp>
+#include <vyre/compression/skippable.hpp>
+#include <vyre/compression/zstd.hpp>
 #include <vyre/format/bzip2.hpp>
 #include <vyre/format/detect.hpp>
 #include <vyre/format/gzip.hpp>
 #include <vyre/format/xz.hpp>
+#include <vyre/util/little_endian.hpp>
 
 #include <bzlib.h>
 #include <lz4frame.h>
@@ -69,6 +76,15 @@ public:
     std::uint64_t consumed() const noexcept { return pos_; }
     // Output bytes produced so far.
     std::uint64_t produced() const noexcept { return produced_; }
+    // Once done(): the bytes after the last member or frame that were ignored, and where they start.
+    std::uint64_t trailing() const noexcept { return trailing_; }
+    std::uint64_t trailing_at() const noexcept { return trailing_at_; }
+    // "gzip: 39 bytes after the last member are not gzip data and were ignored (input byte offset 206)".
+    std::string trailing_message() const {
+        const char* unit = kind_ == content_kind::gzip ? "member" : kind_ == content_kind::zstd || kind_ == content_kind::lz4_frame ? "frame" : "stream";
+        return std::string(content_kind_name(kind_)) + ": " + std::to_string(trailing_) + " byte(s) after the last " + unit +
+               " are not " + content_kind_name(kind_) + " data and were ignored (input byte offset " + std::to_string(trailing_at_) + ")";
+    }
 
 private:
     content_kind kind_;
@@ -76,6 +92,7 @@ private:
     std::uint64_t pos_ = 0;
     std::uint64_t produced_ = 0;
     bool done_ = false;
+    std::uint64_t trailing_ = 0, trailing_at_ = 0;
     std::string error_;
     bool started_ = false; // the library's state below is live
     z_stream z_{};
@@ -88,6 +105,13 @@ private:
 
     // The library's chunk of input at a time: zlib and libbz2 count in 32-bit unsigned ints.
     static constexpr std::uint64_t chunk = std::uint64_t{1} << 30;
+
+    // The stream ended at pos_ and what follows starts no new member or frame.
+    void end_before_trailing() {
+        trailing_at_ = pos_;
+        trailing_ = left();
+        done_ = true;
+    }
 
     void fail(std::string why, std::uint64_t at) {
         if (error_.empty()) error_ = std::string(content_kind_name(kind_)) + ": " + why + " (input byte offset " + std::to_string(at) + ")";
@@ -110,7 +134,9 @@ private:
             break;
         case content_kind::xz:
         case content_kind::lzma:
-            started_ = (kind_ == content_kind::xz ? lzma_stream_decoder(&lzma_, lzma_memory_limit, LZMA_CONCATENATED)
+            // xz streams one at a time (concatenation is handled in lzma_step, so that bytes after
+            // the last stream are told apart from damage).
+            started_ = (kind_ == content_kind::xz ? lzma_stream_decoder(&lzma_, lzma_memory_limit, 0)
                                                   : lzma_alone_decoder(&lzma_, lzma_memory_limit)) == LZMA_OK;
             break;
         case content_kind::bzip2:
@@ -155,6 +181,23 @@ private:
         return std::all_of(in_.begin() + static_cast<std::ptrdiff_t>(pos_), in_.end(), [](std::uint8_t b) { return b == 0; });
     }
 
+    // After a zstd or LZ4 frame: whether the next bytes are the magic of a frame of its kind or of a
+    // skippable frame (which the library reads next; fewer than 4 bytes are none).
+    bool frame_magic_here() const {
+        if (left() < 4) return false;
+        const std::uint32_t m = util::read_le32(in_, pos_);
+        return compression::is_skippable_magic(m) || m == (kind_ == content_kind::zstd ? compression::zstd_magic : compression::lz4_frame_magic);
+    }
+
+    // After an xz stream: skips its zero padding; whether another stream starts there.
+    bool next_xz_stream() {
+        std::uint64_t p = pos_;
+        while (p < in_.size() && in_[p] == 0) ++p;
+        if (!is_xz(in_.subspan(static_cast<std::size_t>(p)))) return false;
+        pos_ = p;
+        return true;
+    }
+
     std::size_t gzip_step(std::span<std::uint8_t> out) {
         const std::size_t room = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), chunk));
         const std::uint64_t given = std::min(left(), chunk);
@@ -168,7 +211,7 @@ private:
         if (r == Z_STREAM_END) {
             if (left() == 0 || zeros_to_the_end()) done_ = true; // zero padding (tape blocks), as gzip -d reads it
             else if (left() >= 2 && in_[pos_] == gzip_id1 && in_[pos_ + 1] == gzip_id2) inflateReset(&z_); // the next member
-            else fail(std::to_string(left()) + " bytes after the last member start no new one", pos_);
+            else end_before_trailing();
         } else if (r == Z_BUF_ERROR && left() == 0) {
             fail("the input ended inside a member", pos_);
         } else if (r != Z_OK && r != Z_BUF_ERROR) {
@@ -186,8 +229,10 @@ private:
             fail(ZSTD_getErrorName(r), pos_);
         } else {
             zstd_hint_ = r;
-            // 0: a frame ended and its output is flushed; done where the input ends there too.
+            // 0: a frame ended and its output is flushed; done where the input ends there too, or
+            // where what follows is no frame.
             if (r == 0 && left() == 0) done_ = true;
+            else if (r == 0 && !frame_magic_here()) end_before_trailing();
             else if (dst.pos == 0 && src.pos == 0 && left() == 0) fail("the input ended inside a frame", pos_);
         }
         return dst.pos;
@@ -199,6 +244,7 @@ private:
         pos_ += src;
         if (LZ4F_isError(r)) fail(LZ4F_getErrorName(r), pos_);
         else if (r == 0 && left() == 0) done_ = true; // a frame ended where the input ends
+        else if (r == 0 && !frame_magic_here()) end_before_trailing();
         else if (dst == 0 && src == 0 && left() == 0) fail("the input ended inside a frame", pos_);
         return dst;
     }
@@ -212,8 +258,16 @@ private:
         pos_ = in_.size() - lzma_.avail_in;
         const std::size_t wrote = out.size() - lzma_.avail_out;
         if (r == LZMA_STREAM_END) {
-            if (left() == 0) done_ = true;
-            else fail(std::to_string(left()) + " bytes after the end of the stream", pos_);
+            if (left() == 0 || (kind_ == content_kind::xz && zeros_to_the_end())) {
+                done_ = true; // xz's stream padding is zero bytes
+            } else if (kind_ == content_kind::xz && next_xz_stream()) {
+                lzma_end(&lzma_);
+                lzma_ = LZMA_STREAM_INIT;
+                started_ = lzma_stream_decoder(&lzma_, lzma_memory_limit, 0) == LZMA_OK;
+                if (!started_) fail("the decoder could not be set up", pos_);
+            } else {
+                end_before_trailing(); // an lzma stream is one stream
+            }
         } else if (r == LZMA_BUF_ERROR) {
             fail("the input ended inside the stream", pos_);
         } else if (r == LZMA_MEMLIMIT_ERROR) {
@@ -247,7 +301,7 @@ private:
                 started_ = BZ2_bzDecompressInit(&bz_, 0, 0) == BZ_OK;
                 if (!started_) fail("the decoder could not be set up", pos_);
             } else {
-                fail(std::to_string(left()) + " bytes after the last stream start no new one", pos_);
+                end_before_trailing();
             }
         } else if (r == BZ_OK && wrote == 0 && left() == 0) {
             fail("the input ended inside the stream", pos_);

@@ -93,6 +93,8 @@ struct tar_archive {
     // parse_tar_prefix only: the input ended inside an entry (or its extension headers), which
     // starts at end_offset.
     bool cut_short = false;
+    // What was passed over and how (a malformed pax record), with its byte offset.
+    std::vector<std::string> warnings;
 };
 
 namespace detail {
@@ -166,25 +168,35 @@ inline bool tar_zero_block(std::span<const std::uint8_t> block) {
 }
 
 // Records of one pax header: "<length> <key>=<value>\n", the length counting the whole record.
+// A malformed record throws; or, given `warnings`, ends this header's records there (those before
+// it apply) and is described in `warnings`, as libarchive and Python's tarfile pass over it: the
+// header's size is known from its ustar header, so the entries after it are still readable, and a
+// reader that stopped would hide them while tar extracts them.
 inline void tar_pax_records(std::span<const std::uint8_t> data, std::uint64_t data_offset,
-                            std::map<std::string, std::string>& into) {
+                            std::map<std::string, std::string>& into, std::vector<std::string>* warnings = nullptr) {
     std::size_t p = 0;
     while (p < data.size()) {
         if (data[p] == 0) break; // some writers pad the header data with NULs
         const std::uint64_t at = data_offset + p;
+        const auto malformed = [&](const std::string& why, std::uint64_t where) {
+            if (!warnings) throw format_error(why, where);
+            warnings->push_back(why + " (at byte offset " + std::to_string(where) + "); the rest of that pax header is ignored");
+        };
         std::size_t q = p;
         std::uint64_t length = 0;
         while (q < data.size() && data[q] >= '0' && data[q] <= '9' && q - p < 18) length = length * 10 + (data[q++] - '0');
         if (q == p || q >= data.size() || data[q] != ' ')
-            throw format_error("malformed pax record: expected \"<length> <key>=<value>\\n\"", at);
-        if (length < q - p + 4 || length > data.size() - p)
-            throw format_error("pax record length " + std::to_string(length) + " does not fit in its header data (" +
-                                   std::to_string(data.size() - p) + " bytes remain)",
-                               at);
+            return malformed("malformed pax record: expected \"<length> <key>=<value>\\n\"", at);
+        if (length < q - p + 4)
+            return malformed("pax record length " + std::to_string(length) + " is too short for \"<length> <key>=<value>\\n\"", at);
+        if (length > data.size() - p)
+            return malformed("pax record length " + std::to_string(length) + " does not fit in its header data (" +
+                                 std::to_string(data.size() - p) + " bytes remain)",
+                             at);
         const auto record = data.subspan(q + 1, static_cast<std::size_t>(length) - (q + 1 - p));
-        if (record.back() != '\n') throw format_error("pax record does not end with a newline", at + length - 1);
+        if (record.back() != '\n') return malformed("pax record does not end with a newline", at + length - 1);
         const auto eq = std::find(record.begin(), record.end(), std::uint8_t{'='});
-        if (eq == record.begin() || eq == record.end()) throw format_error("pax record has no \"key=value\"", at);
+        if (eq == record.begin() || eq == record.end()) return malformed("pax record has no \"key=value\"", at);
         into[std::string(record.begin(), eq)] = std::string(eq + 1, record.end() - 1);
         p += static_cast<std::size_t>(length);
     }
@@ -423,12 +435,12 @@ private:
             case 'L': long_name_ = tar_string(data); break;
             case 'K': long_link_ = tar_string(data); break;
             case 'x':
-            case 'X': tar_pax_records(data, data_offset, pax_); break;
+            case 'X': tar_pax_records(data, data_offset, pax_, &archive_.warnings); break;
             case 'A':
             case 'E': break; // ACLs and extended attributes are not kept
             case 'V': return true; // the volume's name: not tied to one entry
             case 'g': // not tied to one entry
-                tar_pax_records(data, data_offset, archive_.global_pax);
+                tar_pax_records(data, data_offset, archive_.global_pax, &archive_.warnings);
                 return true;
             }
             pending_ = true;

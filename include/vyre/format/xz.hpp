@@ -37,12 +37,14 @@ inline bool is_xz(std::span<const std::uint8_t> d) noexcept {
 }
 
 // An .lzma file has no magic number: its header is told by what a real one holds. The properties
-// byte encodes lc/lp/pb (at most 224; 0x5D, lc=3 lp=0 pb=2, is what every common encoder writes),
-// the dictionary size is 2^n or 2^n + 2^(n-1) (what the encoders write; 4 KiB to 1.5 GiB), and the
-// uncompressed size is unknown (all ones) or below 2^48. Only the 0x5D properties are accepted, so
-// that random data (a tar entry, a text file) is not taken for LZMA.
+// byte encodes lc/lp/pb (at most 224): 0x5D (lc=3 lp=0 pb=2) is what every common encoder writes,
+// and 0x5E what an encoder told lc=4 writes (xz --lzma1=lc=4); the dictionary size is 2^n or
+// 2^n + 2^(n-1) (what the encoders write; 4 KiB to 1.5 GiB), and the uncompressed size is unknown
+// (all ones) or below 2^48. Only those two properties bytes are accepted (libarchive weighs the
+// same two), so that other data (a tar entry, a binary file with small integers) is not taken
+// for LZMA.
 inline bool looks_like_lzma_alone(std::span<const std::uint8_t> d) noexcept {
-    if (d.size() < lzma_alone_header_size || d[0] != 0x5D) return false;
+    if (d.size() < lzma_alone_header_size || (d[0] != 0x5D && d[0] != 0x5E)) return false;
     const std::uint32_t dict = std::uint32_t{d[1]} | std::uint32_t{d[2]} << 8 | std::uint32_t{d[3]} << 16 | std::uint32_t{d[4]} << 24;
     bool dict_ok = false;
     for (unsigned n = 12; n <= 30 && !dict_ok; ++n)

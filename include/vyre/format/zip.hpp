@@ -85,10 +85,27 @@ inline const char* zip_entry_status_name(zip_entry_status s) noexcept {
     return "unknown";
 }
 
+// Whether `s` is well-formed UTF-8 (ASCII included).
+inline bool zip_valid_utf8(std::string_view s) noexcept {
+    for (std::size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        if (n == 0 || s.size() - i < n) return false;
+        for (std::size_t k = 1; k < n; ++k)
+            if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return false;
+        i += n;
+    }
+    return true;
+}
+
 struct zip_entry {
     // Bytes as stored (UTF-8 when utf8_name(), else usually CP437). Not checked for "..", a leading
     // '/', drive letters or backslashes: the caller decides what is safe to write.
     std::string name;
+    // The UTF-8 name of an Info-ZIP Unicode Path extra field (0x7075) that still describes `name`
+    // (its CRC-32 of the name matches; a tool that renamed the entry without it leaves a stale one):
+    // what the entry is called, for writers that keep the name field in a legacy code page.
+    std::string unicode_name;
     std::string comment;
     zip_entry_status status = zip_entry_status::ok;
     std::string problem; // why status is not ok
@@ -119,10 +136,12 @@ struct zip_entry {
         return host == 0 || host == 6 || host == 11 || host == 14;
     }
     // The entry's path with '/' between components, as Info-ZIP's unzip and 7-Zip read it: from a
-    // DOS-like host, '\\' is a separator (some Windows tools write them); elsewhere it is a name's byte.
+    // DOS-like host, '\\' is a separator (some Windows tools write them); elsewhere it is a name's
+    // byte. Not in a name in a double-byte code page either (Shift JIS, Big5, GBK: bytes above 0x7F
+    // that are not UTF-8), where 0x5C is the second byte of a character.
     std::string path_name() const {
-        std::string p = name;
-        if (dos_host()) std::replace(p.begin(), p.end(), '\\', '/');
+        std::string p = unicode_name.empty() ? name : unicode_name;
+        if (dos_host() && zip_valid_utf8(p)) std::replace(p.begin(), p.end(), '\\', '/');
         return p;
     }
     // A folder: a path ending in '/', a Unix mode that says so, or (from a DOS-like host, whose

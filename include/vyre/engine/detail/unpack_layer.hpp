@@ -272,8 +272,9 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
     if (zstd_pass.joinable()) zstd_pass.join();
     if (zstd_failure) std::rethrow_exception(zstd_failure);
     // Salvage: a compressed stream that failed keeps what decoded before the damage, so that a
-    // truncated .tar.gz still lists the entries before the cut (as GNU tar does). ZIP entries do
-    // not: a damaged entry is one file, reported as such.
+    // truncated .tar.gz still lists the entries before the cut (as GNU tar does); one that failed
+    // only on bytes after its end keeps all of it, with a warning. ZIP entries do not: a damaged
+    // entry is one file, reported as such.
     std::vector<std::size_t> broken;
     for (std::size_t i = 0; i < items.size(); ++i)
         if (items[i].stream && items[i].job >= 0 && jobs[static_cast<std::size_t>(items[i].job)].failure == unpack_status::corrupt)
@@ -282,10 +283,18 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
         const item& it = items[broken[k]];
         decode_job& j = jobs[static_cast<std::size_t>(it.job)];
         const std::uint64_t cap = std::min(ratio_cap(run.options.limits, j.input.bytes.size()), run.budget.left());
-        std::vector<std::uint8_t> prefix = fmt::decode_prefix(it.parent->kind, j.input.bytes, cap);
-        if (prefix.empty() || !run.budget.take(prefix.size())) return;
-        j.message += "; the " + std::to_string(prefix.size()) + " bytes decoded before the damage are kept";
-        j.output = owned_blob(std::move(prefix));
+        fmt::decoded_prefix prefix = fmt::decode_prefix(it.parent->kind, j.input.bytes, cap);
+        // A stream that ended whole before bytes that start no new member (trailing garbage) is
+        // read as the established tools read it: all its content, and a warning.
+        const bool whole = prefix.ended && prefix.trailing > 0;
+        if ((prefix.bytes.empty() && !whole) || !run.budget.take(prefix.bytes.size())) return;
+        if (whole) {
+            j.failure = unpack_status::warning;
+            j.message = prefix.trailing_message;
+        } else {
+            j.message += "; the " + std::to_string(prefix.bytes.size()) + " bytes decoded before the damage are kept";
+        }
+        j.output = owned_blob(std::move(prefix.bytes));
         j.salvaged = true;
     });
     seconds.decode += std::chrono::duration<double>(std::chrono::steady_clock::now() - decode_start).count();

@@ -79,6 +79,7 @@ inline void open_tar(const container& c, opened& out) {
                                                      : std::string()),
                                 c.order});
     }
+    for (const auto& w : tar.warnings) out.problems.push_back({c.path, unpack_status::warning, "tar: " + w, c.order});
     std::unordered_map<std::string, int> seen; // checked path -> item, for hard links
     for (std::size_t i = 0; i < tar.entries.size(); ++i) {
         const auto& t = tar.entries[i];

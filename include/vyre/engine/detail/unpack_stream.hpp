@@ -186,6 +186,10 @@ inline unpack_report unpack_in_windows(runtime::context& ctx, const unpack_input
         failure_kind = unpack_status::refused;
         failure = ratio_message(options.limits, decoder.produced(), input.bytes.size()) + "; the entries of the windows before are kept";
     }
+    if (failure.empty() && decoder.done() && decoder.trailing()) {
+        failure_kind = unpack_status::warning;
+        failure = decoder.trailing_message();
+    }
     // The stream's problem first, as the ordinary run lists it (before its tar's).
     if (!failure.empty()) job.problems.insert(job.problems.begin(), {input.name, failure_kind, failure, stream_order});
     shared.released += decoder.produced();

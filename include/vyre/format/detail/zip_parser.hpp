@@ -172,6 +172,21 @@ private:
                                archive_.zip64 ? cd_limit_ + 48 : eocd + 16);
     }
 
+    // The UTF-8 name of an Info-ZIP Unicode Path extra field (0x7075: version 1, the CRC-32 of the
+    // name field it stands for, the name), or empty: without one, or where its CRC-32 is that of
+    // neither name field given (a later tool renamed the entry and left the field stale). Writers
+    // may keep a placeholder in either header's name field, so both are offered, as libarchive
+    // checks the field against the name it has.
+    static std::string unicode_path(std::span<const std::uint8_t> extra, std::string_view name_a, std::string_view name_b) {
+        const auto up = zip_find_extra(extra, 0x7075);
+        if (!up || up->size() < 6 || (*up)[0] != 1) return {};
+        const auto crc_of = [](std::string_view n) { return crc32_of(std::span(reinterpret_cast<const std::uint8_t*>(n.data()), n.size())); };
+        const std::uint32_t crc = util::read_le32(*up, 1);
+        if (crc != crc_of(name_a) && crc != crc_of(name_b)) return {};
+        std::string utf8(reinterpret_cast<const char*>(up->data()) + 5, up->size() - 5);
+        return zip_valid_utf8(utf8) ? utf8 : std::string();
+    }
+
     void problem(std::string message, std::uint64_t offset) { archive_.problems.push_back({std::move(message), offset}); }
 
     void read_central_directory() {
@@ -242,6 +257,7 @@ private:
         // UTC seconds when bit 0 is set (the central directory's copy holds only that one).
         if (const auto ut = zip_find_extra(extra, 0x5455); ut && ut->size() >= 5 && ((*ut)[0] & 1))
             e.unix_mtime = static_cast<std::int32_t>(util::read_le32(*ut, 1));
+        e.unicode_name = unicode_path(extra, e.name, e.name); // and, once read, the local header's name
 
         e.zip64 = e.uncompressed_size == 0xFFFFFFFFu || e.compressed_size == 0xFFFFFFFFu ||
                   e.local_offset == 0xFFFFFFFFu || disk == 0xFFFF;
@@ -291,7 +307,15 @@ private:
             return;
         }
         const std::string_view local_name(reinterpret_cast<const char*>(data_.data() + lo + zip_local_header_size), name_size);
+        const auto extra = data_.subspan(static_cast<std::size_t>(lo + zip_local_header_size + name_size), extra_size);
+        // Names agree as stored, or as a reader of Unicode Path fields sees them (a writer may put
+        // a placeholder in one name field, with the real name in the fields).
         if (local_name != e.name) {
+            const std::uint64_t c = e.central_offset;
+            const auto central_extra = data_.subspan(static_cast<std::size_t>(c + zip_central_header_size + u16(c + 28)), u16(c + 30));
+            e.unicode_name = unicode_path(central_extra, e.name, local_name);
+        }
+        if (local_name != e.name && (e.unicode_name.empty() || unicode_path(extra, local_name, e.name) != e.unicode_name)) {
             zip_fail(e, zip_entry_status::corrupt,
                      "local header names it " + archive_quote(local_name) + ", the central directory " + archive_quote(e.name),
                      lo + zip_local_header_size);
@@ -303,7 +327,6 @@ private:
                      lo + 8);
             return;
         }
-        const auto extra = data_.subspan(static_cast<std::size_t>(lo + zip_local_header_size + name_size), extra_size);
         zip64_extra z(extra);
         if (!(flags & zip_flag_data_descriptor)) {
             // APPNOTE 4.5.3: a local ZIP64 field holds both sizes, even when one alone is saturated.
@@ -407,6 +430,11 @@ private:
         }
         switch (e.method) {
         case zip_method_stored:
+            // Sizes that differ by a multiple of 4 GiB: a writer that wrapped one of them at 32 bits
+            // (libarchive reads these). The stored bytes are compressed_size long, and the CRC-32
+            // checks them.
+            if (e.compressed_size != e.uncompressed_size &&
+                ((e.compressed_size ^ e.uncompressed_size) & 0xFFFFFFFFu) == 0) e.uncompressed_size = e.compressed_size;
             if (e.compressed_size != e.uncompressed_size)
                 zip_fail(e, zip_entry_status::corrupt,
                          "stored entry with compressed size " + std::to_string(e.compressed_size) + " and uncompressed size " +
