@@ -230,6 +230,7 @@ struct expectation {
     bool no_reference = false; // libarchive is not run on it (it spends minutes on it)
     bool lists = false;  // `says` is a file vyre lists, and libarchive does not, with no problem (where
                          // libarchive reads it all, the two list as many files)
+    bool libarchive_36 = false; // the difference is libarchive 3.6's (Debian 12's): later ones read as vyre does
 };
 
 const expectation expected[] = {
@@ -254,18 +255,18 @@ const expectation expected[] = {
     // headers instead.
     {"test_read_format_zip_extra_padding.zip", "no end of central directory record"},
     {"test_read_format_zip_zipx_lzma_oom.zipx", "no end of central directory record"},
-    // A gzip holding a gzip holding a gzip …: vyre stops at its total limit; libarchive expands it
-    // for minutes before it fails.
+    // A fuzzed gzip holding a gzip holding a gzip …, whose outer member's CRC-32 is wrong: vyre says
+    // so (and keeps within its limits below it); libarchive expands it for minutes before it fails.
     {"test_read_filter_gzip_recursive.gz", "CRC-32 mismatch", false, true},
     // A malformed pax record: passed over with a warning, as bsdtar warns "Ignoring malformed pax
     // extended attribute".
     {"test_read_pax_empty_val_no_nl.tar", "pax record length 4 is too short", true},
-    // Names in Unicode Path extra fields (0x7075), whose CRC-32 says which name field they stand
-    // for: entries 2 and 3 hold a placeholder ("xx") in their local name fields, and the fields'
-    // CRC is of it; entry 4's field has the CRC of its central name field ("\x86", CP437 for
-    // U+00E5). libarchive checks the CRC against the local name only, and so calls entry 4
-    // "File 4 - xx.txt"; vyre checks it against both and uses the field.
-    {"test_read_format_zip_7075_utf8_paths.zip", "File 4 - \xC3\xA5.txt", false, false, true},
+    // Local and central headers that name entries 2 to 4 differently ("File 2 - xx.txt" and
+    // "File 2 - \x94.txt"), with Unicode Path fields (0x7075) whose CRC-32 is that of the local
+    // name: a reader of the central directory (unzip, Python's zipfile) and a reader of local
+    // headers see different names, which vyre reports, as Python's zipfile does; libarchive takes
+    // the local header's.
+    {"test_read_format_zip_7075_utf8_paths.zip", "local header names it 'File 2 - "},
     {"test_read_too_many_filters.gz", "nesting deeper than 8 containers"},
     {"test_read_format_gtar_sparse_length.tar.Z", "GNU sparse files are not supported"},
     // Symlinks whose targets climb out of the output folder are refused, whatever the format.
@@ -274,11 +275,11 @@ const expectation expected[] = {
     {"test_read_format_iso_zisofs.iso.Z", "link target is absolute"},
     // A pax header holding an 8 MB attribute: Debian 12's libarchive refuses it ("Special header
     // too large"), later ones and Python's tarfile read it, and so does vyre.
-    {"test_read_format_tar_pax_large_attr.tar.Z", "foo", false, false, true},
+    {"test_read_format_tar_pax_large_attr.tar.Z", "foo", false, false, true, true},
     // A NetBSD makefs image that Debian 12's libarchive (3.6) does not recognize as ISO 9660 (later
     // ones do): vyre finds it by its "CD001" and says what libarchive answered; bsdtar, trying
     // every format, reads the image's leading zero blocks as an empty tar.
-    {"test_read_format_iso_3.iso.Z", "iso9660: Unrecognized archive format"},
+    {"test_read_format_iso_3.iso.Z", "iso9660: Unrecognized archive format", false, false, false, true},
     // Images on which the ISO 9660 reader of Debian 12's libarchive fails unsafely (fixed upstream
     // in 2026): a continuation area that points back (it loops and allocates without bound), a
     // Joliet path past its buffer (a heap overflow), short or malformed zisofs entries (reads past
@@ -315,6 +316,10 @@ VYRE_DEVICE_TEST(libarchive_test_archives_read_as_bsdtar_reads_them) {
         for (const auto& x : expected)
             if (name == x.file) e = &x;
         if (e) met.insert(name);
+        if (e && e->libarchive_36 && archive_version_number() >= 3007000) {
+            BOOST_TEST_MESSAGE(name << ": not checked with libarchive " << archive_version_string() << " (its expectation is 3.6's)");
+            continue;
+        }
         const reading ref = e && e->no_reference ? reading{} : read_as_bsdtar(data);
         const reading ours = read_as_vyre(dev.ctx(), name, data);
         BOOST_TEST_CONTEXT(name << "\n  libarchive: " << describe(ref) << "\n  vyre:       " << describe(ours)

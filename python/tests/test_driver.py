@@ -46,6 +46,12 @@ class Rules(unittest.TestCase):
         with self.assertRaises(RuntimeError):
             per_archive(["a"], {"report": {"entries": [{"input": 3}]}}, "unpack", False)
 
+    def test_warnings_are_listed_but_not_failures(self):
+        result = {"report": {"entries": [{"input": 0, "type": "file", "status": "ok", "size": 3}],
+                             "problems": [{"input": 0, "path": "a", "status": "warning", "message": "gzip: 9 byte(s) after"}]}}
+        (a,) = per_archive(["a"], result, "unpack", keep_entries=False)
+        self.assertEqual((a["status"], a["problems"][0]["status"]), ("ok", "warning"))
+
 
 def make_archives(root: Path) -> list[Path]:
     """Twelve archives of three kinds, one truncated gzip and one plain file: fourteen inputs."""

@@ -150,7 +150,8 @@ def per_archive(paths: Sequence[str], result: dict[str, Any], command: str, keep
         if i is None or not 0 <= i < len(records):
             raise RuntimeError(f"vyre {command} reported a problem of no input of the batch: {problem}")
         records[i]["problems"].append({k: problem[k] for k in ("path", "status", "message") if k in problem})
-        records[i]["status"] = "problems"
+        if problem.get("status") != "warning":  # input read in full: listed, not a failure
+            records[i]["status"] = "problems"
     return records
 
 

@@ -9,7 +9,7 @@
 //               frames may be concatenated; zstd and LZ4 skippable frames decode to nothing; zero
 //               bytes after a gzip member, a bzip2 stream or an xz stream are padding), or ended
 //               before bytes that start no new one: trailing() counts those, and they are ignored,
-//               as gzip -d, bsdtar and Python's readers ignore them (with a warning);
+//               as bsdtar and Python's bz2 and lzma modules ignore them (gzip -d warns);
 //   - failed(): damage, a checksum that does not match, a limit (a zstd window above 128 MiB, an
 //               xz dictionary above lzma_memory_limit), or an input that ends inside a frame;
 //               error() says which, with the input's byte offset where it was found;
@@ -36,6 +36,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -189,13 +190,48 @@ private:
         return compression::is_skippable_magic(m) || m == (kind_ == content_kind::zstd ? compression::zstd_magic : compression::lz4_frame_magic);
     }
 
-    // After an xz stream: skips its zero padding; whether another stream starts there.
-    bool next_xz_stream() {
+    // After an xz stream: skips its zero padding, which comes in multiples of 4 bytes (false
+    // where it does not).
+    bool skip_xz_padding() {
         std::uint64_t p = pos_;
         while (p < in_.size() && in_[p] == 0) ++p;
-        if (!is_xz(in_.subspan(static_cast<std::size_t>(p)))) return false;
+        if ((p - pos_) % 4 != 0) return false;
         pos_ = p;
         return true;
+    }
+
+    // Whether the bytes at pos_ begin like a member or frame of this kind (its magic number, or as
+    // much of it as is left): such bytes are a member or frame that is cut or damaged, not
+    // trailing bytes.
+    bool starts_like_a_stream() const {
+        const auto rest = in_.subspan(static_cast<std::size_t>(pos_));
+        const auto prefix_of = [&](std::span<const std::uint8_t> magic) {
+            const std::size_t n = std::min(rest.size(), magic.size());
+            return n > 0 && std::equal(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(n), magic.begin());
+        };
+        const auto le32 = [](std::uint32_t m) {
+            return std::array<std::uint8_t, 4>{std::uint8_t(m), std::uint8_t(m >> 8), std::uint8_t(m >> 16), std::uint8_t(m >> 24)};
+        };
+        switch (kind_) {
+        case content_kind::gzip: return prefix_of(std::array<std::uint8_t, 2>{gzip_id1, gzip_id2});
+        case content_kind::bzip2: return prefix_of(std::array<std::uint8_t, 3>{'B', 'Z', 'h'});
+        case content_kind::xz: return prefix_of(xz_magic);
+        case content_kind::zstd:
+        case content_kind::lz4_frame: {
+            // A skippable frame's magic is 0x184D2A5?: its first byte's high half, then three bytes.
+            const std::array<std::uint8_t, 4> skippable = le32(compression::skippable_magic_first);
+            const bool skip = !rest.empty() && (rest[0] & 0xF0) == skippable[0] &&
+                              std::equal(rest.begin() + 1, rest.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(rest.size(), 4)), skippable.begin() + 1);
+            return skip || prefix_of(le32(kind_ == content_kind::zstd ? compression::zstd_magic : compression::lz4_frame_magic));
+        }
+        default: return false;
+        }
+    }
+
+    // After the last member or frame: what follows is trailing bytes, or a cut or damaged one.
+    void trailing_or_damage() {
+        if (kind_ != content_kind::lzma && starts_like_a_stream()) fail("a frame or stream after the last one is cut or damaged", pos_);
+        else end_before_trailing();
     }
 
     std::size_t gzip_step(std::span<std::uint8_t> out) {
@@ -211,6 +247,7 @@ private:
         if (r == Z_STREAM_END) {
             if (left() == 0 || zeros_to_the_end()) done_ = true; // zero padding (tape blocks), as gzip -d reads it
             else if (left() >= 2 && in_[pos_] == gzip_id1 && in_[pos_ + 1] == gzip_id2) inflateReset(&z_); // the next member
+            else if (starts_like_a_stream()) fail("a member's header is cut or damaged", pos_);
             else end_before_trailing();
         } else if (r == Z_BUF_ERROR && left() == 0) {
             fail("the input ended inside a member", pos_);
@@ -232,7 +269,7 @@ private:
             // 0: a frame ended and its output is flushed; done where the input ends there too, or
             // where what follows is no frame.
             if (r == 0 && left() == 0) done_ = true;
-            else if (r == 0 && !frame_magic_here()) end_before_trailing();
+            else if (r == 0 && !frame_magic_here()) trailing_or_damage();
             else if (dst.pos == 0 && src.pos == 0 && left() == 0) fail("the input ended inside a frame", pos_);
         }
         return dst.pos;
@@ -244,7 +281,7 @@ private:
         pos_ += src;
         if (LZ4F_isError(r)) fail(LZ4F_getErrorName(r), pos_);
         else if (r == 0 && left() == 0) done_ = true; // a frame ended where the input ends
-        else if (r == 0 && !frame_magic_here()) end_before_trailing();
+        else if (r == 0 && !frame_magic_here()) trailing_or_damage();
         else if (dst == 0 && src == 0 && left() == 0) fail("the input ended inside a frame", pos_);
         return dst;
     }
@@ -258,15 +295,21 @@ private:
         pos_ = in_.size() - lzma_.avail_in;
         const std::size_t wrote = out.size() - lzma_.avail_out;
         if (r == LZMA_STREAM_END) {
-            if (left() == 0 || (kind_ == content_kind::xz && zeros_to_the_end())) {
-                done_ = true; // xz's stream padding is zero bytes
-            } else if (kind_ == content_kind::xz && next_xz_stream()) {
+            if (left() == 0) {
+                done_ = true;
+            } else if (kind_ == content_kind::lzma) {
+                trailing_or_damage(); // an lzma stream is one stream
+            } else if (!skip_xz_padding()) {
+                fail("xz stream padding of a length that is not a multiple of 4", pos_);
+            } else if (left() == 0) {
+                done_ = true;
+            } else if (is_xz(in_.subspan(static_cast<std::size_t>(pos_)))) {
                 lzma_end(&lzma_);
                 lzma_ = LZMA_STREAM_INIT;
                 started_ = lzma_stream_decoder(&lzma_, lzma_memory_limit, 0) == LZMA_OK;
                 if (!started_) fail("the decoder could not be set up", pos_);
             } else {
-                end_before_trailing(); // an lzma stream is one stream
+                trailing_or_damage();
             }
         } else if (r == LZMA_BUF_ERROR) {
             fail("the input ended inside the stream", pos_);
@@ -301,7 +344,7 @@ private:
                 started_ = BZ2_bzDecompressInit(&bz_, 0, 0) == BZ_OK;
                 if (!started_) fail("the decoder could not be set up", pos_);
             } else {
-                end_before_trailing();
+                trailing_or_damage();
             }
         } else if (r == BZ_OK && wrote == 0 && left() == 0) {
             fail("the input ended inside the stream", pos_);

@@ -85,14 +85,17 @@ inline const char* zip_entry_status_name(zip_entry_status s) noexcept {
     return "unknown";
 }
 
-// Whether `s` is well-formed UTF-8 (ASCII included).
+// Whether `s` is well-formed UTF-8 (ASCII included): no overlong forms, no surrogates, nothing
+// past U+10FFFF.
 inline bool zip_valid_utf8(std::string_view s) noexcept {
     for (std::size_t i = 0; i < s.size();) {
         const auto c = static_cast<unsigned char>(s[i]);
-        const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        const std::size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
         if (n == 0 || s.size() - i < n) return false;
         for (std::size_t k = 1; k < n; ++k)
             if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return false;
+        const auto c1 = static_cast<unsigned char>(s[i + 1 < s.size() ? i + 1 : i]);
+        if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) || (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F)) return false;
         i += n;
     }
     return true;
@@ -137,8 +140,8 @@ struct zip_entry {
     }
     // The entry's path with '/' between components, as Info-ZIP's unzip and 7-Zip read it: from a
     // DOS-like host, '\\' is a separator (some Windows tools write them); elsewhere it is a name's
-    // byte. Not in a name in a double-byte code page either (Shift JIS, Big5, GBK: bytes above 0x7F
-    // that are not UTF-8), where 0x5C is the second byte of a character.
+    // byte. Not in a name that is not UTF-8 either: a legacy code page, which may be a double-byte
+    // one (Shift JIS, Big5, GBK) where 0x5C is the second byte of a character.
     std::string path_name() const {
         std::string p = unicode_name.empty() ? name : unicode_name;
         if (dos_host() && zip_valid_utf8(p)) std::replace(p.begin(), p.end(), '\\', '/');
@@ -147,7 +150,7 @@ struct zip_entry {
     // A folder: a path ending in '/', a Unix mode that says so, or (from a DOS-like host, whose
     // tools may leave the '/' out) an empty entry with the MS-DOS directory attribute (0x10).
     bool is_directory() const {
-        const std::string p = path_name();
+        const std::string p = path_name(); // a Unicode Path name ends in '/' only where the name field does
         if (!p.empty() && p.back() == '/') return true;
         if ((unix_mode() & 0170000) == 0040000) return true;
         return dos_host() && (external_attributes & 0x10) != 0 && uncompressed_size == 0;

@@ -16,7 +16,9 @@
 
 #include <vyre/util/little_endian.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -35,26 +37,36 @@ public:
     // Why the image is refused, and the byte offset; empty where nothing found is refused.
     std::pair<std::string, std::uint64_t> run() {
         constexpr std::uint64_t sector = 2048;
-        for (std::uint64_t at = 16 * sector; at + sector <= d_.size() && why_.empty(); at += sector) {
+        // libarchive keeps one block size for the image, the last descriptor's that it takes
+        // (a Joliet one after the primary): each tree is walked with every size a descriptor gives.
+        std::vector<std::pair<std::uint64_t, bool>> roots; // root record, Joliet
+        std::vector<std::uint64_t> blocks;
+        for (std::uint64_t at = 16 * sector; at + sector <= d_.size(); at += sector) {
             const std::uint8_t type = d_[at];
             if (std::string_view(reinterpret_cast<const char*>(d_.data() + at + 1), 5) != "CD001") break;
             if (type == 255) break; // the set's terminator
             if (type != 1 && type != 2) continue;
-            const std::uint64_t block = util::read_le16(d_, at + 128);
-            if (block != 512 && block != 1024 && block != 2048) continue; // libarchive refuses it itself
             // A supplementary descriptor is Joliet when its escape sequence names UCS-2 level 1 to 3.
             const bool joliet = type == 2 && d_[at + 88] == '%' && d_[at + 89] == '/' &&
                                 (d_[at + 90] == '@' || d_[at + 90] == 'C' || d_[at + 90] == 'E');
             if (type == 2 && !joliet) continue;
-            block_ = block;
-            walk_tree(at + 156, joliet);
+            const std::uint64_t block = util::read_le16(d_, at + 128);
+            if (block == 0) continue; // libarchive refuses it itself
+            roots.emplace_back(at + 156, joliet);
+            if (std::find(blocks.begin(), blocks.end(), block) == blocks.end()) blocks.push_back(block);
         }
+        for (const std::uint64_t block : blocks)
+            for (const auto& [root, joliet] : roots) {
+                block_ = block;
+                if (why_.empty()) walk_tree(root, joliet);
+            }
         return {why_, at_};
     }
 
 private:
     std::span<const std::uint8_t> d_;
     std::uint64_t block_ = 2048;
+    std::uint64_t walked_ = 0; // directory and continuation bytes read, over every tree
     std::string why_;
     std::uint64_t at_ = 0;
 
@@ -72,7 +84,6 @@ private:
     void walk_tree(std::uint64_t root_record, bool joliet) {
         std::vector<directory> queue{{util::read_le32(d_, root_record + 2), util::read_le32(d_, root_record + 10), 0}};
         std::unordered_map<std::uint64_t, std::uint64_t> seen{{queue.front().extent, 0}}; // extent -> longest path queued
-        std::uint64_t walked = 0;
         std::uint64_t skip = 0; // SUSP bytes to skip in each record, from the root's "SP" entry
         bool root = true;
         for (std::size_t q = 0; q < queue.size() && why_.empty(); ++q) {
@@ -80,24 +91,26 @@ private:
             if (dir.extent > d_.size() / block_) continue; // beyond the image: libarchive says so
             const std::uint64_t begin = dir.extent * block_;
             const std::uint64_t end = begin + std::min<std::uint64_t>(dir.size, d_.size() - begin);
-            walked += end - begin;
-            if (walked > 8 * d_.size()) {
-                refuse("a directory tree that reaches its directories again and again", begin);
-                return;
-            }
+            if (!count(end - begin, begin)) return;
             for (std::uint64_t pos = begin; pos < end && why_.empty();) {
                 const std::uint64_t len = d_[pos];
-                if (len == 0) { // records do not cross sectors: the rest of this one is padding
-                    pos = (pos / 2048 + 1) * 2048;
+                if (len == 0) { // records do not cross blocks: the rest of this one is padding
+                    pos = (pos / block_ + 1) * block_;
                     continue;
                 }
                 const std::uint64_t name_len = pos + 33 <= end ? d_[pos + 32] : 0;
                 if (len < 34 || len > end - pos || 33 + name_len > len) break; // malformed: libarchive reports it
                 const bool self_or_parent = name_len == 1 && (d_[pos + 33] == 0 || d_[pos + 33] == 1);
-                if (!joliet) {
-                    const std::uint64_t susp = pos + 33 + name_len + (name_len % 2 == 0 ? 1 : 0);
-                    if (root && self_or_parent && d_[pos + 33] == 0) skip = sp_skip(susp, pos + len);
-                    if (susp + skip < pos + len) read_susp(susp + skip, pos + len);
+                // SUSP entries, in both trees (libarchive 3.6 reads Rock Ridge in Joliet records
+                // too). The root's "." record holds "SP" and the skip; its own entries are read
+                // from each place a reader may start them.
+                const std::uint64_t susp = pos + 33 + name_len + (name_len % 2 == 0 ? 1 : 0);
+                if (root && self_or_parent && d_[pos + 33] == 0) {
+                    skip = sp_skip(susp, pos + len);
+                    for (const std::uint64_t from : {susp, susp + 7, susp + 7 + skip})
+                        if (from < pos + len) read_susp(from, pos + len);
+                } else if (susp + skip < pos + len) {
+                    read_susp(susp + skip, pos + len);
                 }
                 if ((d_[pos + 25] & 2) && !self_or_parent) {
                     directory child{util::read_le32(d_, pos + 2), util::read_le32(d_, pos + 10), 0};
@@ -120,21 +133,31 @@ private:
 
     // The root's "SP" entry ("SP", length 7, version, 0xBE 0xEF, bytes to skip).
     std::uint64_t sp_skip(std::uint64_t at, std::uint64_t end) const {
-        if (end - at >= 7 && d_[at] == 'S' && d_[at + 1] == 'P' && d_[at + 4] == 0xBE && d_[at + 5] == 0xEF) return d_[at + 6];
+        if (at < end && end - at >= 7 && d_[at] == 'S' && d_[at + 1] == 'P' && d_[at + 4] == 0xBE && d_[at + 5] == 0xEF) return d_[at + 6];
         return 0;
     }
 
-    // The SUSP entries of [at, end), then of each continuation area they lead to, each area after
-    // the one before it (later libarchives refuse the rest, and 3.6 loops on them).
+    // Counts bytes read against the walk's budget (8 times the image); false once it is spent.
+    bool count(std::uint64_t n, std::uint64_t at) {
+        walked_ += n;
+        if (walked_ <= 8 * d_.size()) return true;
+        refuse("directories or continuation areas reached again and again", at);
+        return false;
+    }
+
+    // The SUSP entries of [at, end), then of every continuation area they lead to, in the order of
+    // their offsets (as libarchive reads them), each after the last one read: libarchive 3.6
+    // loops on an area that points back, later ones refuse it. Every CE entry is followed, whatever
+    // its version, so that none libarchive follows is missed.
     void read_susp(std::uint64_t at, std::uint64_t end) {
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> areas; // (start, length), to read
         std::uint64_t read_to = 0; // the end of the last continuation area read for this record
-        for (int areas = 0; why_.empty(); ++areas) {
-            std::uint64_t next = 0, next_len = 0;
+        for (bool first = true; why_.empty(); first = false) {
             while (end - at >= 4 && why_.empty()) {
                 const std::uint64_t len = d_[at + 2];
                 if (len < 4 || len > end - at) break;
                 const char a = static_cast<char>(d_[at]), b = static_cast<char>(d_[at + 1]);
-                if (a == 'S' && b == 'T') break; // the terminator
+                if (a == 'S' && b == 'T' && len == 4 && d_[at + 3] == 1) break; // the terminator, as libarchive takes it
                 if (a == 'Z' && b == 'F') {
                     if (len < 16) refuse("a zisofs (ZF) entry of " + std::to_string(len) + " bytes (16 are needed)", at);
                     else if (d_[at + 7] < 15 || d_[at + 7] > 17)
@@ -142,19 +165,31 @@ private:
                 }
                 if (a == 'C' && b == 'E' && len >= 28) {
                     const std::uint64_t block = util::read_le32(d_, at + 4), offset = util::read_le32(d_, at + 12);
-                    next_len = util::read_le32(d_, at + 20);
-                    next = block * block_ + offset;
-                    if (offset + next_len > block_ || next > d_.size() || next_len > d_.size() - next) next = 0; // libarchive refuses it
-                    else if (next < read_to) {
-                        refuse("a Rock Ridge continuation area (CE) that points back into one already read", at);
-                        return;
+                    const std::uint64_t length = util::read_le32(d_, at + 20);
+                    const std::uint64_t start = block * block_ + offset;
+                    // One libarchive refuses itself (past the block or the image) is not followed.
+                    if (offset + length <= block_ && start <= d_.size() && length <= d_.size() - start) {
+                        if (!first && start < read_to) {
+                            refuse("a Rock Ridge continuation area (CE) that points back into one already read", at);
+                            return;
+                        }
+                        areas.emplace_back(start, length);
+                        std::push_heap(areas.begin(), areas.end(), std::greater<>());
                     }
                 }
                 at += len;
             }
-            if (next == 0 || areas >= 1 << 16) return;
-            at = next;
-            end = next + next_len;
+            if (areas.empty() || !why_.empty()) return;
+            std::pop_heap(areas.begin(), areas.end(), std::greater<>());
+            const auto [start, length] = areas.back();
+            areas.pop_back();
+            if (start < read_to) {
+                refuse("Rock Ridge continuation areas (CE) that overlap", start);
+                return;
+            }
+            if (!count(length, start)) return;
+            at = start;
+            end = start + length;
             read_to = end;
         }
     }

@@ -114,7 +114,11 @@ private:
                 exact = p;
                 break;
             }
-            if (end < data_.size() && !fits) fits = p;
+            // Bytes appended after the archive: a record whose directory checks out (junk after
+            // an archive may hold the signature too).
+            const std::uint64_t cd_size = u32(p + 12);
+            if (end < data_.size() && !fits && (cd_size == 0 || (cd_size >= 4 && cd_size <= p && u32(p - cd_size) == zip_central_signature)))
+                fits = p;
         }
         if (!exact && !fits)
             throw format_error("no end of central directory record in the last " +
@@ -173,18 +177,17 @@ private:
     }
 
     // The UTF-8 name of an Info-ZIP Unicode Path extra field (0x7075: version 1, the CRC-32 of the
-    // name field it stands for, the name), or empty: without one, or where its CRC-32 is that of
-    // neither name field given (a later tool renamed the entry and left the field stale). Writers
-    // may keep a placeholder in either header's name field, so both are offered, as libarchive
-    // checks the field against the name it has.
-    static std::string unicode_path(std::span<const std::uint8_t> extra, std::string_view name_a, std::string_view name_b) {
+    // name field it stands for, the name), or empty: without one, where its CRC-32 is not that of
+    // `name_field` (a later tool renamed the entry and left the field stale, as APPNOTE says), or
+    // where it would make a folder of a file or a file of a folder.
+    static std::string unicode_path(std::span<const std::uint8_t> extra, std::string_view name_field) {
         const auto up = zip_find_extra(extra, 0x7075);
         if (!up || up->size() < 6 || (*up)[0] != 1) return {};
-        const auto crc_of = [](std::string_view n) { return crc32_of(std::span(reinterpret_cast<const std::uint8_t*>(n.data()), n.size())); };
-        const std::uint32_t crc = util::read_le32(*up, 1);
-        if (crc != crc_of(name_a) && crc != crc_of(name_b)) return {};
+        if (util::read_le32(*up, 1) != crc32_of(std::span(reinterpret_cast<const std::uint8_t*>(name_field.data()), name_field.size())))
+            return {};
         std::string utf8(reinterpret_cast<const char*>(up->data()) + 5, up->size() - 5);
-        return zip_valid_utf8(utf8) ? utf8 : std::string();
+        const auto folder = [](std::string_view n) { return !n.empty() && (n.back() == '/' || n.back() == '\\'); };
+        return zip_valid_utf8(utf8) && folder(utf8) == folder(name_field) ? utf8 : std::string();
     }
 
     void problem(std::string message, std::uint64_t offset) { archive_.problems.push_back({std::move(message), offset}); }
@@ -257,7 +260,7 @@ private:
         // UTC seconds when bit 0 is set (the central directory's copy holds only that one).
         if (const auto ut = zip_find_extra(extra, 0x5455); ut && ut->size() >= 5 && ((*ut)[0] & 1))
             e.unix_mtime = static_cast<std::int32_t>(util::read_le32(*ut, 1));
-        e.unicode_name = unicode_path(extra, e.name, e.name); // and, once read, the local header's name
+        e.unicode_name = unicode_path(extra, e.name);
 
         e.zip64 = e.uncompressed_size == 0xFFFFFFFFu || e.compressed_size == 0xFFFFFFFFu ||
                   e.local_offset == 0xFFFFFFFFu || disk == 0xFFFF;
@@ -308,16 +311,15 @@ private:
         }
         const std::string_view local_name(reinterpret_cast<const char*>(data_.data() + lo + zip_local_header_size), name_size);
         const auto extra = data_.subspan(static_cast<std::size_t>(lo + zip_local_header_size + name_size), extra_size);
-        // Names agree as stored, or as a reader of Unicode Path fields sees them (a writer may put
-        // a placeholder in one name field, with the real name in the fields).
-        if (local_name != e.name) {
-            const std::uint64_t c = e.central_offset;
-            const auto central_extra = data_.subspan(static_cast<std::size_t>(c + zip_central_header_size + u16(c + 28)), u16(c + 30));
-            e.unicode_name = unicode_path(central_extra, e.name, local_name);
-        }
-        if (local_name != e.name && (e.unicode_name.empty() || unicode_path(extra, local_name, e.name) != e.unicode_name)) {
+        // The names agree as stored and as a reader of Unicode Path fields sees them: a reader of
+        // local headers (a streaming one) and a reader of the central directory must see one name.
+        // (A field that stands for its own header's name counts; a stale one is ignored by both.)
+        const std::string local_unicode = unicode_path(extra, local_name);
+        const std::string_view central_seen = e.unicode_name.empty() ? std::string_view(e.name) : std::string_view(e.unicode_name);
+        const std::string_view local_seen = local_unicode.empty() ? local_name : std::string_view(local_unicode);
+        if (local_name != e.name || local_seen != central_seen) {
             zip_fail(e, zip_entry_status::corrupt,
-                     "local header names it " + archive_quote(local_name) + ", the central directory " + archive_quote(e.name),
+                     "local header names it " + archive_quote(local_seen) + ", the central directory " + archive_quote(central_seen),
                      lo + zip_local_header_size);
             return;
         }
