@@ -1,7 +1,7 @@
 // An ISO 9660 image's directory trees walked before libarchive reads it (format/libarchive.hpp).
 // The libarchive that Debian 12 ships (3.6) has faults in its ISO 9660 reader that an image can
 // reach, fixed upstream only in 2026: a Rock Ridge continuation area ("CE") that points back into
-// one already read makes it loop while it allocates without bound (a 375 KB image took 24 GB), a
+// one already read makes it loop while it allocates without bound, a
 // Joliet path longer than its 1,024-byte buffer is written past the buffer's end, and a short or
 // malformed zisofs entry ("ZF") is read past its end. This walk finds each of those shapes and
 // refuses the image with the reason, so that libarchive never sees one.
