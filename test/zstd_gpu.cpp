@@ -595,6 +595,13 @@ std::map<eng::zstd_route, eng::zstd_report> check_pipeline(rt::context& ctx, std
                 BOOST_TEST(host.report.split.device_bytes + host.report.split.cpu_bytes == expected.size());
                 check_routing(host.report, zst, route, false);
 
+                // Into util::host_bytes (not zero-filled, faulted in on the host's threads): the same.
+                vyre::util::host_bytes into(3, 0xEE); // what was there before is replaced
+                const auto into_report = eng::decompress_zstd(ctx, zst, into, options);
+                BOOST_TEST(std::ranges::equal(into, expected));
+                BOOST_TEST(into_report.output_bytes == expected.size());
+                BOOST_TEST(into_report.blocks == host.report.blocks);
+
                 const auto device = eng::decompress_zstd_to_device(ctx, zst, options);
                 BOOST_TEST(device.output_bytes == expected.size());
                 bytes back(expected.size());
@@ -670,6 +677,9 @@ VYRE_DEVICE_TEST(pipeline_hand_built_raw_and_rle_frames) {
     BOOST_TEST(none.bytes.empty());
     BOOST_TEST(none.report.split.skippable_frames == 1u);
     BOOST_TEST(eng::decompress_zstd(dev.ctx(), bytes{}).bytes.empty());
+    vyre::util::host_bytes into(5, 1);
+    BOOST_TEST(eng::decompress_zstd(dev.ctx(), only, into).split.skippable_frames == 1u);
+    BOOST_TEST(into.empty());
     BOOST_TEST(eng::decompress_zstd_to_device(dev.ctx(), only).output_bytes == 0u);
 }
 

@@ -4,10 +4,23 @@
 
 #include <boost/program_options.hpp>
 
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
+#include <iterator>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace vyre::cli {
 
@@ -33,5 +46,58 @@ inline bool parse(const std::string& name, const std::string& usage, po::options
     }
     return true;
 }
+
+// A file's bytes: a regular file mapped read-only (nothing copied; the kernel pages it in as it
+// is read, where reading it into memory first faulted in every page of a fresh buffer), anything
+// else (a pipe) read whole.
+class input_file {
+public:
+    explicit input_file(const std::filesystem::path& path) {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) throw std::runtime_error("cannot open " + path.string() + ": " + std::strerror(errno));
+        struct stat st;
+        if (::fstat(fd, &st) != 0) {
+            const int e = errno;
+            ::close(fd);
+            throw std::runtime_error("cannot read " + path.string() + ": " + std::strerror(e));
+        }
+        if (S_ISDIR(st.st_mode)) {
+            ::close(fd);
+            throw std::runtime_error(path.string() + " is a folder, not a file");
+        }
+        if (!S_ISREG(st.st_mode)) {
+            ::close(fd);
+            std::ifstream f(path, std::ios::binary);
+            if (!f) throw std::runtime_error("cannot open " + path.string());
+            read_.assign(std::istreambuf_iterator<char>(f), {});
+            bytes_ = read_;
+            return;
+        }
+        const auto size = static_cast<std::size_t>(st.st_size);
+        if (size > 0) {
+            void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (p == MAP_FAILED) {
+                const int e = errno;
+                ::close(fd);
+                throw std::runtime_error("cannot map " + path.string() + ": " + std::strerror(e));
+            }
+            ::madvise(p, size, MADV_SEQUENTIAL);
+            bytes_ = {static_cast<const std::uint8_t*>(p), size};
+            mapped_ = true;
+        }
+        ::close(fd);
+    }
+    input_file(const input_file&) = delete;
+    input_file& operator=(const input_file&) = delete;
+    ~input_file() {
+        if (mapped_) ::munmap(const_cast<std::uint8_t*>(bytes_.data()), bytes_.size());
+    }
+    std::span<const std::uint8_t> bytes() const noexcept { return bytes_; }
+
+private:
+    std::span<const std::uint8_t> bytes_;
+    std::vector<std::uint8_t> read_;
+    bool mapped_ = false;
+};
 
 } // namespace vyre::cli

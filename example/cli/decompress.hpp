@@ -16,18 +16,22 @@
 #include <vyre/ops/compression/lz4_pages.hpp>
 #include <vyre/ops/compression/zstd.hpp>
 #include <vyre/runtime/context.hpp>
+#include <vyre/util/host_bytes.hpp>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
+#include <memory>
 #include <iostream>
 #include <iterator>
 #include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace vyre::cli {
@@ -40,32 +44,79 @@ struct decompress_settings {
     vyre::engine::zstd_device_program zstd_program = vyre::engine::zstd_device_program::automatic;
     bool cpu = false;
 };
+// The device's context, made on a thread of its own as soon as the command knows it will need one,
+// so that the driver's start-up (a tenth of a second or more on some GPUs) overlaps reading the
+// input. An error in making it surfaces at get().
+class background_context {
+public:
+    void start() {
+        if (future_.valid() || ctx_) return;
+        future_ = std::async(std::launch::async, [] {
+            const auto t0 = std::chrono::steady_clock::now();
+            auto ctx = std::make_unique<vyre::runtime::context>();
+            return made{std::move(ctx), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+        });
+    }
+    vyre::runtime::context& get() {
+        if (!ctx_) {
+            start();
+            const auto t0 = std::chrono::steady_clock::now();
+            made m = future_.get();
+            waited_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            ctx_ = std::move(m.ctx);
+            making_ = m.seconds;
+        }
+        return *ctx_;
+    }
+    bool used() const noexcept { return ctx_ != nullptr; }
+    double making_seconds() const noexcept { return making_; } // how long the context took to make
+    double waited_seconds() const noexcept { return waited_; } // of which the command waited for
+
+private:
+    struct made {
+        std::unique_ptr<vyre::runtime::context> ctx;
+        double seconds = 0;
+    };
+    std::future<made> future_;
+    std::unique_ptr<vyre::runtime::context> ctx_;
+    double making_ = 0, waited_ = 0;
+};
+
 struct decoded {
-    std::vector<std::uint8_t> bytes;
+    std::span<const std::uint8_t> bytes; // the output, held by `owner`
+    std::shared_ptr<const void> owner;
     std::string summary; // frames, blocks, where they ran
     std::string where;   // the device, or "CPU"
+    std::string timings; // the decoder's own account of its time, for --timings; may be empty
+
+    template <class Bytes>
+    void keep(Bytes&& b) {
+        auto held = std::make_shared<std::remove_cvref_t<Bytes>>(std::forward<Bytes>(b));
+        bytes = {held->data(), held->size()};
+        owner = std::move(held);
+    }
 };
 struct archive_format {
     std::string name;
     std::string suffix;
     std::function<bool(std::uint32_t magic)> recognises;
-    std::function<decoded(std::span<const std::uint8_t>, const decompress_settings&)> decode; // empty: not supported yet
+    std::function<decoded(std::span<const std::uint8_t>, const decompress_settings&, background_context&)> decode; // empty: not supported yet
 };
 
-inline decoded decode_lz4(std::span<const std::uint8_t> file, const decompress_settings& s) {
+inline decoded decode_lz4(std::span<const std::uint8_t> file, const decompress_settings& s, background_context& device) {
     decoded d;
     if (s.cpu) {
         const auto layout = vyre::format::parse_lz4_frames(file);
-        d.bytes = vyre::engine::decompress_lz4_host(file);
+        d.keep(vyre::engine::decompress_lz4_host(file));
         d.summary = std::to_string(layout.frames.size()) + " frame(s), " + std::to_string(layout.blocks.size()) + " blocks";
         d.where = "CPU (reference decoder; liblz4 for linked blocks)";
         return d;
     }
-    vyre::runtime::context ctx;
+    vyre::runtime::context& ctx = device.get();
     vyre::engine::lz4_options options;
     options.variant = s.variant;
     vyre::engine::lz4_report r;
-    d.bytes = vyre::engine::decompress_lz4(ctx, file, options, &r);
+    d.keep(vyre::engine::decompress_lz4(ctx, file, options, &r));
     d.summary = std::to_string(r.frames) + " frame(s), " + std::to_string(r.blocks) + " blocks: " +
                 std::to_string(r.device_blocks) + " on the device in " + std::to_string(r.batches) + " dispatch(es) (" +
                 vyre::ops::block_variant_name(vyre::ops::resolve<vyre::ops::compression::lz4_op>(s.variant, ctx.device())) + " program), " + std::to_string(r.host_blocks) +
@@ -76,7 +127,7 @@ inline decoded decode_lz4(std::span<const std::uint8_t> file, const decompress_s
 
 // Zstandard: frames routed to the device (compression.zstd), to the host (libzstd), or split
 // between them (engine/zstd_decompress.hpp), frames in parallel; prints who did what.
-inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_settings& s) {
+inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_settings& s, background_context& device) {
     decoded d;
     const auto pct = [](std::uint64_t part, std::uint64_t whole) {
         char b[16];
@@ -94,7 +145,7 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
     };
     if (s.cpu) {
         auto r = vyre::engine::decompress_zstd_host(file);
-        d.bytes = std::move(r.output);
+        d.keep(std::move(r.output));
         d.summary = split(r.stats, "CPU reference decoder", "libzstd block API");
         d.where = "CPU";
         return d;
@@ -105,9 +156,14 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
     if (!route) throw po::error("--route for a Zstandard file must be automatic, hybrid, device or host, not \"" + s.route + "\"");
     options.route = *route;
     options.device_program = s.zstd_program;
-    vyre::runtime::context ctx;
-    auto r = vyre::engine::decompress_zstd(ctx, file, options);
-    d.bytes = std::move(r.bytes);
+    vyre::runtime::context& ctx = device.get();
+    // Into util::host_bytes: a large output is neither zero-filled first nor faulted in by one thread.
+    struct {
+        vyre::util::host_bytes bytes;
+        vyre::engine::zstd_report report;
+    } r;
+    r.report = vyre::engine::decompress_zstd(ctx, file, r.bytes, options);
+    d.keep(std::move(r.bytes));
     const auto& p = r.report.paths;
     d.summary = "route " + std::string(vyre::engine::zstd_route_name(options.route)) + ": frames " + std::to_string(p.device) +
                 " device / " + std::to_string(p.hybrid) + " hybrid / " + std::to_string(p.host) + " host; " +
@@ -121,23 +177,27 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
                 split(r.report.split, "GPU", "CPU",
                       options.route == vyre::engine::zstd_route::device || r.report.block_batches != 0 ? "blocks" : "raw/RLE blocks");
     d.where = ctx.device().label();
+    char t[160];
+    std::snprintf(t, sizeof t, "zstd passes: device done after %.3f, host after %.3f, host waited %.3f for the device", r.report.device_seconds,
+                  r.report.host_seconds, r.report.wait_seconds);
+    d.timings = t;
     return d;
 }
 
 // gzip: the members' deflate streams routed to the device (compression.deflate) or the host
 // (libdeflate), when the file's headers say where they are (one member, or BGZF); else the file
 // inflated whole on the host (engine/deflate_decompress.hpp). Prints who did what.
-inline decoded decode_gzip(std::span<const std::uint8_t> file, const decompress_settings& s) {
+inline decoded decode_gzip(std::span<const std::uint8_t> file, const decompress_settings& s, background_context& device) {
     namespace ve = vyre::engine;
     ve::deflate_options options;
     options.variant = s.variant;
     const auto route = s.cpu ? std::optional(ve::deflate_route::host) : ve::deflate_route_from_name(s.route == "auto" ? "automatic" : s.route);
     if (!route) throw po::error("--route for a gzip file must be automatic, device or host, not \"" + s.route + "\"");
     options.route = *route;
-    vyre::runtime::context ctx;
+    vyre::runtime::context& ctx = device.get();
     ve::gzip_result r = ve::decompress_gzip(ctx, file, options);
     decoded d;
-    d.bytes = std::move(r.bytes);
+    d.keep(std::move(r.bytes));
     const ve::gzip_report& g = r.report;
     const ve::deflate_report& p = g.deflate;
     d.summary = "route " + std::string(ve::deflate_route_name(options.route)) + ": " + std::to_string(g.members) + " member(s)";
@@ -189,9 +249,8 @@ inline std::uint32_t first_magic(std::span<const std::uint8_t> file) {
 // for a whole page, so a small hostile file can declare 2048 times its size).
 inline int decompress_pages(const std::filesystem::path& in, const std::filesystem::path& out, bool cpu,
                             std::uint64_t max_output_bytes = vyre::format::page_file_default_max_output) {
-    std::ifstream f(in, std::ios::binary);
-    if (!f) throw std::runtime_error("cannot open " + in.string());
-    const std::vector<std::uint8_t> file(std::istreambuf_iterator<char>(f), {});
+    const input_file input(in);
+    const std::span<const std::uint8_t> file = input.bytes();
     const auto t0 = std::chrono::steady_clock::now();
     const vyre::format::page_file_view v = vyre::format::parse_page_file(file);
     std::vector<std::uint8_t> pages;
@@ -242,6 +301,8 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "(compression.zstd.blocks, every block at once), or automatic (blocks where too few frames fill the device and they are few or long)")(
         "cpu", "decode on the host instead (reference decoder, liblz4 for linked blocks; gzip: libdeflate)")(
         "force,f", "overwrite the output file if it exists")(
+        "timings", "print where the time went on stderr: reading, the device context (made while the file is read), "
+                   "decoding and the programs it loaded, writing")(
         "pages", "FILE is a page file (vyre compress --pages); the output is the pages (default name: FILE without .vypg)")(
         "max-output", po::value<std::uint64_t>()->default_value(vyre::format::page_file_default_max_output),
         "with --pages: refuse a page file that decodes to more than BYTES (checked before allocating; default 16 GiB)");
@@ -280,9 +341,13 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         }
         return decompress_pages(in, out, settings.cpu, vm["max-output"].as<std::uint64_t>());
     }
-    std::ifstream f(in, std::ios::binary);
-    if (!f) throw std::runtime_error("cannot open " + in.string());
-    const std::vector<std::uint8_t> file(std::istreambuf_iterator<char>(f), {});
+    using clock = std::chrono::steady_clock;
+    const auto t_start = clock::now();
+    background_context device;
+    if (!settings.cpu) device.start(); // the driver starts while the file is read
+    const input_file input(in);
+    const std::span<const std::uint8_t> file = input.bytes();
+    const auto t_read = clock::now();
     const std::uint32_t magic = first_magic(file);
     const archive_format* format = nullptr;
     for (const auto& candidate : archive_formats())
@@ -309,16 +374,35 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         std::cerr << "vyre decompress: " << out.string() << " exists; give --force to overwrite it\n";
         return 1;
     }
-    const auto t0 = std::chrono::steady_clock::now();
-    const decoded d = format->decode(file, settings);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const auto t0 = clock::now();
+    const auto builds_before = vyre::runtime::stats().build_nanoseconds.load();
+    const decoded d = format->decode(file, settings, device);
+    const auto t1 = clock::now();
+    const double seconds = std::chrono::duration<double>(t1 - t0).count();
     std::ofstream o(out, std::ios::binary | std::ios::trunc);
     o.write(reinterpret_cast<const char*>(d.bytes.data()), static_cast<std::streamsize>(d.bytes.size()));
+    o.close();
     if (!o) throw std::runtime_error("cannot write " + out.string());
+    const auto t_written = clock::now();
     std::cout << in.string() << " -> " << out.string() << ": " << format->name << ", " << d.summary << "\n"
               << "  " << file.size() << " -> " << d.bytes.size() << " bytes in " << seconds * 1e3 << " ms ("
               << (seconds > 0 ? double(d.bytes.size()) / seconds / 1e9 : 0.0) << " GB/s, device setup and kernel builds "
               << "included) on " << d.where << "\n";
+    if (vm.count("timings")) {
+        const auto s = [](double x) {
+            char b[32];
+            std::snprintf(b, sizeof b, "%.3f", x);
+            return std::string(b);
+        };
+        const auto between = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+        const double builds = double(vyre::runtime::stats().build_nanoseconds.load() - builds_before) * 1e-9;
+        std::cerr << "vyre decompress: seconds: read " << s(between(t_start, t_read)) << "; device context "
+                  << (device.used() ? s(device.making_seconds()) + " (on its own thread from the start; waited " + s(device.waited_seconds()) + ")"
+                                    : std::string("none"))
+                  << "; decode " << s(seconds) << " (the wait above, and programs loaded or built: " << s(builds) << ", included"
+                  << (d.timings.empty() ? std::string() : "; " + d.timings) << ")"
+                  << "; write " << s(between(t1, t_written)) << "; total " << s(between(t_start, t_written)) << "\n";
+    }
     return 0;
 }
 

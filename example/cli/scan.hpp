@@ -66,11 +66,11 @@ inline vyre::engine::scan_archives_options scan_run_options(const po::variables_
 }
 
 struct scan_run_inputs {
-    std::vector<std::unique_ptr<mapped_file>> files;
+    std::vector<std::unique_ptr<input_file>> files;
     std::vector<vyre::engine::unpack_input> inputs;
     explicit scan_run_inputs(const po::variables_map& vm) {
         for (const auto& n : scan_paths(vm["input"].as<std::vector<std::string>>())) {
-            files.push_back(std::make_unique<mapped_file>(n));
+            files.push_back(std::make_unique<input_file>(n));
             inputs.push_back({n, files.back()->bytes()});
         }
     }

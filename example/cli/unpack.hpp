@@ -12,10 +12,7 @@
 #include <vyre/util/json.hpp>
 #include <vyre/util/parallel.hpp>
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <unistd.h> // isatty
 
 #include <chrono>
 #include <ctime>
@@ -29,41 +26,6 @@
 #include <vector>
 
 namespace vyre::cli {
-
-// A file's bytes, mapped read-only (nothing copied; the kernel pages them in as they are read).
-class mapped_file {
-public:
-    explicit mapped_file(const std::string& path) {
-        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
-        struct stat st;
-        if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-            ::close(fd);
-            throw std::runtime_error(path + " is not a regular file");
-        }
-        size_ = static_cast<std::size_t>(st.st_size);
-        if (size_ > 0) {
-            void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-            if (p == MAP_FAILED) {
-                ::close(fd);
-                throw std::runtime_error("cannot map " + path + ": " + std::strerror(errno));
-            }
-            ::madvise(p, size_, MADV_SEQUENTIAL);
-            data_ = static_cast<const std::uint8_t*>(p);
-        }
-        ::close(fd);
-    }
-    mapped_file(const mapped_file&) = delete;
-    mapped_file& operator=(const mapped_file&) = delete;
-    ~mapped_file() {
-        if (data_) ::munmap(const_cast<std::uint8_t*>(data_), size_);
-    }
-    std::span<const std::uint8_t> bytes() const { return {data_, size_}; }
-
-private:
-    const std::uint8_t* data_ = nullptr;
-    std::size_t size_ = 0;
-};
 
 // "64G", "1M", "4096": bytes, with binary K/M/G/T suffixes.
 inline std::uint64_t parse_size(const std::string& option, const std::string& text) {
@@ -266,7 +228,8 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         "names (\"nvidia\", \"pocl\"), commas between several; each device takes batches of whole inputs as fast "
         "as it finishes them, and the listing is the same as on one device (default: the one device VYRE_DEVICE or "
         "the first GPU names)")(
-        "no-progress", "no progress bar (it is drawn on stderr only when stderr is a terminal)");
+        "no-progress", "no progress bar (it is drawn on stderr only when stderr is a terminal)")(
+        "timings", "print where the time went on stderr: the device context, each step of the layers, the rest");
     po::positional_options_description positional;
     positional.add("archive", -1);
     po::variables_map vm;
@@ -301,10 +264,10 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     o.progress = [&](const ve::unpack_progress& p) { bar.update(p); };
 
     const auto names = vm["archive"].as<std::vector<std::string>>();
-    std::vector<std::unique_ptr<mapped_file>> files;
+    std::vector<std::unique_ptr<input_file>> files;
     std::vector<ve::unpack_input> inputs;
     for (const auto& n : names) {
-        files.push_back(std::make_unique<mapped_file>(n));
+        files.push_back(std::make_unique<input_file>(n));
         inputs.push_back({n, files.back()->bytes()});
     }
     const auto t0 = std::chrono::steady_clock::now();
@@ -312,6 +275,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     if (chosen.empty()) chosen.push_back(std::make_unique<vyre::runtime::context>());
     std::vector<vyre::runtime::context*> devices;
     for (auto& c : chosen) devices.push_back(c.get());
+    const auto t_devices = std::chrono::steady_clock::now();
     if (vm.count("flatten") && inputs.size() != 1) throw po::error("--flatten takes one image, not " + std::to_string(inputs.size()) + " inputs");
     if (vm.count("flatten") && devices.size() > 1) throw po::error("--flatten runs on one device (its layers depend on each other), not " + std::to_string(devices.size()));
     ve::unpack_device_stats stats;
@@ -369,6 +333,20 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
               << ")"
               << (o.output_dir.empty() ? std::string() : "; wrote " + human_bytes(r.written_bytes) + " below " + o.output_dir.string())
               << "\n";
+    if (vm.count("timings")) {
+        const auto s = [](double x) {
+            char b[32];
+            std::snprintf(b, sizeof b, "%.3f", x);
+            return std::string(b);
+        };
+        const auto& u = r.seconds;
+        const double setup = std::chrono::duration<double>(t_devices - t0).count();
+        const double steps = u.open + u.decode + u.finish + u.layer_files + u.write;
+        std::cerr << "vyre unpack: seconds: device context " << s(setup) << "; open " << s(u.open) << "; decode " << s(u.decode)
+                  << " (lz4 " << s(u.lz4) << ", zstd " << s(u.zstd) << ", deflate " << s(u.deflate) << ", xz/lzma/bzip2 "
+                  << s(u.library) << "); finish " << s(u.finish) << "; write " << s(u.write) << "; the rest "
+                  << s(seconds - setup - steps) << "\n";
+    }
     return r.failures() == 0 ? 0 : 1; // warnings alone do not fail the run
 }
 

@@ -24,6 +24,7 @@
 #include <vyre/scan/pattern.hpp>
 #include <vyre/scan/yara_conditions.hpp>
 #include <vyre/util/hex.hpp>
+#include <vyre/util/host_bytes.hpp>
 #include <vyre/util/json.hpp>
 #include <vyre/util/little_endian.hpp>
 #include <vyre/util/parallel.hpp>

@@ -7,13 +7,10 @@
 #include <vyre/error.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
 #include <vyre/runtime/buffer.hpp>
+#include <vyre/util/host_bytes.hpp>
 #include <vyre/util/parallel.hpp>
 
 #include <lz4.h>
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #include <algorithm>
 #include <array>
@@ -87,55 +84,8 @@ struct page_calibration {
     std::size_t crossover_pages = std::numeric_limits<std::size_t>::max(); // max: the device never wins
 };
 
-namespace detail {
-
-// std::allocator, except that resize() and the size constructor leave new elements uninitialised
-// (default-initialised) instead of zeroing them: the packed result is written in full by the
-// packing threads, and a serial zero fill of it first cost as much as the copy itself (hundreds of
-// MB, every page also first touched, that is faulted in, by one thread). Allocations from
-// huge_page_bytes up are aligned to it and, on Linux, advised for transparent huge pages: their
-// first touches then fault 2 MiB at a time instead of 4 KiB, which for a fresh result of hundreds
-// of MB took longer than the copies into it (where the system's THP setting is `never`, the advice
-// does nothing).
-template <class T>
-struct default_init_allocator : std::allocator<T> {
-    static constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
-
-    using std::allocator<T>::allocator;
-    template <class U>
-    struct rebind {
-        using other = default_init_allocator<U>;
-    };
-    template <class U>
-    void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
-        ::new (static_cast<void*>(p)) U;
-    }
-    template <class U, class... A>
-    void construct(U* p, A&&... a) {
-        std::allocator_traits<std::allocator<T>>::construct(*this, p, std::forward<A>(a)...);
-    }
-
-    T* allocate(std::size_t n) {
-        if (n > std::numeric_limits<std::size_t>::max() / sizeof(T) - huge_page_bytes) throw std::bad_array_new_length();
-        const std::size_t bytes = n * sizeof(T);
-        if (bytes < huge_page_bytes) return std::allocator<T>::allocate(n);
-        const std::size_t whole = (bytes + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
-        void* p = ::operator new(whole, std::align_val_t{huge_page_bytes});
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-        ::madvise(p, whole, MADV_HUGEPAGE); // advice: where it is refused, 4 KiB pages serve as before
-#endif
-        return static_cast<T*>(p);
-    }
-    void deallocate(T* p, std::size_t n) noexcept {
-        if (n * sizeof(T) < huge_page_bytes) std::allocator<T>::deallocate(p, n);
-        else ::operator delete(p, std::align_val_t{huge_page_bytes});
-    }
-};
-
-} // namespace detail
-
-// Bytes whose resize() does not zero (detail::default_init_allocator); otherwise a std::vector.
-using page_bytes = std::vector<std::uint8_t, detail::default_init_allocator<std::uint8_t>>;
+// Bytes whose resize() does not zero (util::host_bytes); otherwise a std::vector.
+using page_bytes = util::host_bytes;
 
 // The result of a batch compressed by the engine: blocks packed one after another (offsets[i]).
 struct packed_pages {

@@ -96,12 +96,19 @@
 #include <vyre/engine/detail/zstd_frames_pass.hpp>
 #include <vyre/engine/detail/zstd_host_pass.hpp>
 #include <vyre/engine/zstd_options.hpp>
+#include <vyre/util/host_bytes.hpp>
 
 #include <cstdint>
 #include <span>
 
 namespace vyre::engine {
 
+
+// Decodes a whole .zst file into `out`, resized to the decompressed size. Faster than the overload
+// returning a zstd_result for large files: `out`'s new bytes are not zero-filled, and they are
+// faulted in on the host's threads (options.threads) before the device's read-back lands in them.
+inline zstd_report decompress_zstd(runtime::context& ctx, std::span<const std::uint8_t> file, util::host_bytes& out,
+                                   const zstd_options& options = {});
 
 // Decodes into caller memory: `parsed` is format::parse_zstd(file) and staging has room for
 // parsed.staging_size bytes; on return staging[0, report.output_bytes) is the decompressed file.
@@ -145,6 +152,20 @@ inline zstd_result decompress_zstd(runtime::context& ctx, std::span<const std::u
     result.report = decompress_zstd_into(ctx, file, parsed, result.bytes, options);
     result.bytes.resize(static_cast<std::size_t>(result.report.output_bytes));
     return result;
+}
+
+inline zstd_report decompress_zstd(runtime::context& ctx, std::span<const std::uint8_t> file, util::host_bytes& out,
+                                   const zstd_options& options) {
+    auto [parsed, grown] = detail::zstd_parse_or_grow(file, options);
+    if (grown) {
+        out.assign(grown->bytes.begin(), grown->bytes.end());
+        return std::move(grown->report);
+    }
+    out.resize(static_cast<std::size_t>(parsed.staging_size));
+    util::fault_in(out, options.threads);
+    zstd_report report = decompress_zstd_into(ctx, file, parsed, out, options);
+    out.resize(static_cast<std::size_t>(report.output_bytes));
+    return report;
 }
 
 // Decodes a whole .zst file into device memory. The host needs scratch memory for the frames it

@@ -9,6 +9,7 @@
 #include <vyre/runtime/subgroups.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -31,6 +32,7 @@ struct cache_stats {
     std::atomic<std::uint64_t> source_builds{0};  // clBuildProgram from OpenCL C
     std::atomic<std::uint64_t> binary_loads{0};   // built from a binary found on disk
     std::atomic<std::uint64_t> kernels_created{0}; // clCreateKernel calls
+    std::atomic<std::uint64_t> build_nanoseconds{0}; // wall time in detail::build (disk cache and compiler), all threads
 };
 inline cache_stats& stats() {
     static cache_stats s;
@@ -139,6 +141,14 @@ inline bc::program build_from_source(const context& ctx, const lower::kernel_sou
 }
 
 inline bc::program build(const context& ctx, const lower::kernel_source& ks) {
+    const auto start = std::chrono::steady_clock::now();
+    struct timed {
+        std::chrono::steady_clock::time_point start;
+        ~timed() {
+            const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+            stats().build_nanoseconds += static_cast<std::uint64_t>(ns);
+        }
+    } timing{start};
     const auto dir = disk_cache_dir();
     std::filesystem::path file;
     if (!dir.empty()) {

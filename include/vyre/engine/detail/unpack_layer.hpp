@@ -304,6 +304,10 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
     std::vector<container> next;
     std::vector<std::size_t> sink; // items whose entry is kept
     std::vector<std::string> link_targets(items.size());
+    // What each file is, found here on every thread: detection reads the end of every file that is
+    // nothing else (a ZIP with data before it), which for thousands of small files costs more
+    // than all the rest of this step.
+    std::vector<fmt::content_kind> kinds(items.size(), fmt::content_kind::unknown);
     util::parallel_for(items.size(), run.threads, [&](std::size_t i) {
         item& it = items[i];
         if (it.e.status != unpack_status::ok) return;
@@ -323,8 +327,10 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
                 it.e.status = unpack_status::corrupt;
                 it.e.message = "CRC-32 mismatch: stored " + vyre::util::hex(*it.crc, 8) + ", computed " +
                                vyre::util::hex(crc, 8);
+                return;
             }
         }
+        if (it.e.type == unpack_entry_type::file) kinds[i] = detect_content(run, it.content);
     });
     for (std::size_t i = 0; i < items.size(); ++i) {
         item& it = items[i];
@@ -372,7 +378,7 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
         // A hard link is never opened: its target is, once (links to an archive would otherwise
         // open it once per link, in every layer below).
         const bool file = it.e.type == unpack_entry_type::file;
-        const fmt::content_kind kind = file ? detect_content(run, it.content) : fmt::content_kind::unknown;
+        const fmt::content_kind kind = file ? kinds[i] : fmt::content_kind::unknown;
         const bool opens = is_container(kind) && (it.stream || run.options.recurse);
         if (opens && depth + 1 > run.options.limits.max_depth) {
             run.problem(it.e.path, unpack_status::refused,
