@@ -818,6 +818,27 @@ BOOST_AUTO_TEST_CASE(the_automatic_route_takes_blocks_for_few_large_frames_on_gp
     rt::device_info tight = gpu;
     tight.max_allocation = one.staging_size; // four bytes of links per output byte do not fit
     BOOST_TEST(!eng::detail::zstd_blocks_pay(tight, one, o));
+    // ... unless the frame goes a window at a time (into host memory only), in windows whose links fit.
+    BOOST_TEST(eng::detail::zstd_frame_outgrows_dispatch(tight, one.frames.at(0)));
+    BOOST_TEST(!eng::detail::zstd_windows_fit(tight, one.frames.at(0), o)); // 1 GiB windows do not
+    eng::zstd_options windows = o;
+    windows.window_bytes = 1u << 20;
+    BOOST_TEST(eng::detail::zstd_windows_fit(tight, one.frames.at(0), windows));
+    BOOST_TEST(eng::detail::zstd_blocks_pay(tight, one, windows));
+    BOOST_TEST(!eng::detail::zstd_blocks_pay(tight, one, windows, false));
+    BOOST_TEST(!eng::detail::zstd_frame_outgrows_dispatch(gpu, one.frames.at(0)));
+    BOOST_TEST(eng::detail::zstd_frame_takes_windows(gpu, one.frames.at(0), windows)); // asked for
+    BOOST_TEST(!eng::detail::zstd_frame_takes_windows(gpu, one.frames.at(0), o));
+    // Windows of 1 MiB of staging capacity, at least a block each, cover every block once.
+    const auto cut = eng::detail::zstd_frame_windows(one.frames.at(0), windows.window_bytes);
+    BOOST_TEST(cut.size() >= 17u);
+    std::size_t next = 0;
+    for (const auto& [first, count] : cut) {
+        BOOST_TEST(first == next);
+        BOOST_TEST(count >= 1u);
+        next = first + count;
+    }
+    BOOST_TEST(next == one.frames.at(0).blocks.size());
     // On the device route, a group goes to compression.zstd.blocks when it is short (fewer than
     // `enough` frames) and its frames are fewer than the compute units or long.
     gpu.compute_units = 8;

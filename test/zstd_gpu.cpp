@@ -744,6 +744,72 @@ VYRE_DEVICE_TEST(pipeline_frames_from_the_zstd_tool) {
     }
 }
 
+// One frame decoded a window of blocks at a time (the way of frames too long for one dispatch of
+// compression.zstd.blocks, forced here with small windows): every window but the first starts
+// with the frame's latest output, matches reach across windows, and tables carry over (treeless
+// literals, repeated sequence tables). Windows of one block each, of about 200 KB, and of the
+// whole frame, on both variants, equal libzstd; a damaged frame is refused or, where libzstd
+// accepts it too, decodes to the same bytes.
+VYRE_DEVICE_TEST(long_frames_decode_a_window_at_a_time) {
+    if (!have_tool("zstd")) {
+        BOOST_TEST_MESSAGE("the zstd command line tool is absent: windows are not tested (CI installs it)");
+        return;
+    }
+    const std::uint64_t seed = vyre::test::test_seed();
+    BOOST_TEST_CONTEXT("seed " << seed) {
+        vyre::test::temp_dir dir("vyre_zstd_windows_", false);
+        const bytes corpus = make_corpus(700000, seed + 3);
+        write_file(dir.path / "corpus", corpus);
+        for (const std::string o : {"-3", "-19", "--long -3", "-T0 -1", "--no-check -3", "--no-content-size -9"}) {
+            const bytes zst = run_tool("zstd", o, dir.path / "corpus", dir.path / "out.zst");
+            const fmt::zstd_file parsed = fmt::parse_zstd(zst);
+            BOOST_TEST_REQUIRE(parsed.frames.size() == 1u);
+            const std::size_t blocks = parsed.frames[0].blocks.size();
+            for (const std::uint64_t window : {std::uint64_t{1}, std::uint64_t{200000}, std::uint64_t{1} << 30})
+                for (const auto v : {vo::block_variant::automatic, vo::block_variant::reference})
+                    BOOST_TEST_CONTEXT("zstd " << o << ", windows of " << window << " bytes, " << vo::block_variant_name(v)) {
+                        eng::zstd_options options;
+                        options.route = eng::zstd_route::device;
+                        options.device_program = eng::zstd_device_program::blocks;
+                        options.window_bytes = window;
+                        options.variant = v;
+                        const auto r = eng::decompress_zstd(dev.ctx(), zst, options);
+                        BOOST_TEST((r.bytes == corpus));
+                        if (window == 1) BOOST_TEST(r.report.frame_windows == blocks); // a block each
+                        if (window == 200000) BOOST_TEST(r.report.frame_windows >= 3u);
+                        if (window == std::uint64_t{1} << 30) BOOST_TEST(r.report.frame_windows == 0u); // one dispatch
+                        vyre::util::host_bytes into;
+                        eng::decompress_zstd(dev.ctx(), zst, into, options);
+                        BOOST_TEST(std::ranges::equal(into, corpus));
+                    }
+        }
+        // Damage: never a crash, the error named; bytes equal libzstd's where both accept.
+        const bytes zst = run_tool("zstd", "-19", dir.path / "corpus", dir.path / "out.zst");
+        std::mt19937_64 rng(seed + 5);
+        eng::zstd_options options;
+        options.route = eng::zstd_route::device;
+        options.device_program = eng::zstd_device_program::blocks;
+        options.window_bytes = 150000;
+        std::size_t refused = 0;
+        for (int m = 0; m < 40; ++m) {
+            bytes bad = zst;
+            const std::size_t at = 20 + rng() % (bad.size() - 24);
+            bad[at] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+            BOOST_TEST_CONTEXT("bit flipped at " << at) {
+                try {
+                    const auto r = eng::decompress_zstd(dev.ctx(), bad, options);
+                    const auto lib = libzstd_decompress(bad, corpus.size());
+                    if (lib) BOOST_TEST((r.bytes == *lib));
+                } catch (const vyre::error& e) {
+                    ++refused;
+                    BOOST_TEST(std::string(e.what()).find("zstd") != std::string::npos);
+                }
+            }
+        }
+        BOOST_TEST(refused > 0u);
+    }
+}
+
 namespace {
 
 // A file with every kind of frame, skippable frames between them: raw/RLE-only frames (0, 2, 4),

@@ -42,6 +42,7 @@ struct decompress_settings {
     vyre::ops::block_variant variant = vyre::ops::block_variant::automatic;
     std::string route = "automatic"; // Zstandard and gzip, each reads it as its own routes ("auto": automatic)
     vyre::engine::zstd_device_program zstd_program = vyre::engine::zstd_device_program::automatic;
+    std::uint64_t zstd_window = 0; // zstd_options::window_bytes
     bool cpu = false;
 };
 // The device's context, made on a thread of its own as soon as the command knows it will need one,
@@ -156,6 +157,7 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
     if (!route) throw po::error("--route for a Zstandard file must be automatic, hybrid, device or host, not \"" + s.route + "\"");
     options.route = *route;
     options.device_program = s.zstd_program;
+    options.window_bytes = s.zstd_window;
     vyre::runtime::context& ctx = device.get();
     // Into util::host_bytes: a large output is neither zero-filled first nor faulted in by one thread.
     struct {
@@ -170,8 +172,11 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
                 std::to_string(r.report.dispatched_blocks) + " of " + std::to_string(r.report.blocks) + " blocks in " +
                 std::to_string(r.report.batches) + " dispatch(es) (" +
                 vyre::ops::block_variant_name(vyre::ops::resolve<vyre::ops::compression::zstd_op>(options.variant, ctx.device())) + " program" +
-                (r.report.block_batches != 0 ? "; " + std::to_string(r.report.block_batches) + " with every block at once, " +
-                                                   std::to_string(r.report.resolve_rounds) + " resolve round(s)"
+                (r.report.block_batches != 0 ? "; " + std::to_string(r.report.block_batches) + " with every block at once" +
+                                                   (r.report.frame_windows != 0
+                                                        ? " (" + std::to_string(r.report.frame_windows) + " window(s) of long frames)"
+                                                        : std::string()) +
+                                                   ", " + std::to_string(r.report.resolve_rounds) + " resolve round(s)"
                                              : std::string()) +
                 "): " +
                 split(r.report.split, "GPU", "CPU",
@@ -299,6 +304,9 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "zstd-program", po::value<std::string>()->default_value("automatic"),
         "Zstandard, --route device: frames (compression.zstd.frames, a subgroup per frame), blocks "
         "(compression.zstd.blocks, every block at once), or automatic (blocks where too few frames fill the device and they are few or long)")(
+        "zstd-window", po::value<std::uint64_t>()->default_value(0),
+        "Zstandard on the device into host memory: decode every frame longer than BYTES a window of BYTES of output at a "
+        "time (each window reading the end of the one before); 0: only frames too long for one dispatch, in 1 GiB windows")(
         "cpu", "decode on the host instead (reference decoder, liblz4 for linked blocks; gzip: libdeflate)")(
         "force,f", "overwrite the output file if it exists")(
         "timings", "print where the time went on stderr: reading, the device context (made while the file is read), "
@@ -309,7 +317,7 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
     po::positional_options_description positional;
     positional.add("file", 1);
     po::variables_map vm;
-    if (!parse("decompress", "FILE [-o OUT] [--variant reference|fast|automatic] [--route automatic|hybrid|device|host] [--zstd-program automatic|frames|blocks] [--cpu] [--force] [--pages [--max-output BYTES]]", options, args, vm,
+    if (!parse("decompress", "FILE [-o OUT] [--variant reference|fast|automatic] [--route automatic|hybrid|device|host] [--zstd-program automatic|frames|blocks] [--zstd-window BYTES] [--cpu] [--force] [--pages [--max-output BYTES]]", options, args, vm,
                &positional))
         return 0;
     if (!vm.count("file")) throw po::error("give the file to decompress");
@@ -323,6 +331,7 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
     const auto zstd_program = vyre::engine::zstd_device_program_from_name(program);
     if (!zstd_program) throw po::error("--zstd-program must be automatic, frames or blocks, not \"" + program + "\"");
     settings.zstd_program = *zstd_program;
+    settings.zstd_window = vm["zstd-window"].as<std::uint64_t>();
     settings.route = vm["route"].as<std::string>(); // each format's decoder reads it as its own routes
     if (settings.route != "auto" && !vyre::engine::zstd_route_from_name(settings.route) &&
         !vyre::engine::deflate_route_from_name(settings.route))

@@ -11,8 +11,9 @@
 //   schedule (host, zstd_schedule_blocks) each block's place in its frame's output and the
 //            repeat offsets it starts with, block after block
 //   execute  (device, a subgroup per block) literals into the output; every output byte gets a
-//            link: to itself for a literal, to the byte it copies for a match; capacity and
-//            offset checks
+//            link: to itself for a literal, to the byte it copies for a match (a match byte
+//            whose source lies in a continued frame's history, zstd_frame_start, copies it at
+//            once and counts as a literal); capacity and offset checks
 //   statuses (host, zstd_block_statuses) the frames' statuses, and the blocks to resolve
 //   resolve  (device, rounds) links followed until each leads to a literal (pointer jumping:
 //            each round at least halves what is left), then each match byte copies its literal
@@ -87,11 +88,21 @@ inline zstd_sequence_plan zstd_plan_sequences(std::span<const std::uint32_t> fra
     return p;
 }
 
+// Where the first frame of a dispatch starts when it continues a frame decoded before (one long
+// frame decoded a window of blocks at a time): the first `history` bytes of its region already
+// hold the frame's latest output, which its matches may reach (the execute pass copies those
+// bytes at once and gives the history no link words), and its first block starts with `repeats`.
+struct zstd_frame_start {
+    std::uint32_t history = 0;
+    std::array<std::uint32_t, 3> repeats{1, 4, 8};
+};
+
 // The words the execute pass needs, and what the statuses need afterwards.
 struct zstd_block_schedule {
     std::vector<std::uint32_t> exec;           // zstd_exec_words per block
     std::vector<std::uint8_t> frame_bad;       // per frame: its record lies outside its buffers
     std::uint64_t links = 0;                   // link words the execute pass writes
+    std::array<std::uint32_t, 3> repeats{1, 4, 8}; // the repeat offsets the last frame's blocks leave
 };
 
 // Repeat offsets (slot, value) applied to the offsets a block starts with.
@@ -103,9 +114,10 @@ inline bool zstd_range_within(std::uint64_t at, std::uint64_t n, std::uint64_t s
 
 // After the decode pass: each block's place in its frame and the repeat offsets it starts with.
 // A frame's blocks after one that failed in the decode pass, or that start past the frame's
-// capacity (an earlier one fails for it), are skipped.
+// capacity (an earlier one fails for it), are skipped. The first frame starts as `start` says.
 inline zstd_block_schedule zstd_schedule_blocks(std::span<const std::uint32_t> frames, std::span<const std::uint32_t> blocks,
-                                                std::span<const std::uint32_t> summaries, std::uint64_t output_bytes) {
+                                                std::span<const std::uint32_t> summaries, std::uint64_t output_bytes,
+                                                const zstd_frame_start& start = {}) {
     namespace why = zstd_frame_reason;
     const std::size_t nframes = frames.size() / zstd_frame_words, nblocks = blocks.size() / zstd_block_words;
     zstd_block_schedule s;
@@ -116,12 +128,15 @@ inline zstd_block_schedule zstd_schedule_blocks(std::span<const std::uint32_t> f
         const std::uint32_t first = frames[f * zstd_frame_words], count = frames[f * zstd_frame_words + 1];
         const std::uint32_t out_base = frames[f * zstd_frame_words + 2], cap = frames[f * zstd_frame_words + 3];
         if (!zstd_range_within(std::uint64_t{first} * zstd_block_words, std::uint64_t{count} * zstd_block_words, blocks.size()) ||
-            !zstd_range_within(out_base, cap, output_bytes)) {
+            !zstd_range_within(out_base, cap, output_bytes) || (f == 0 && start.history > cap)) {
             s.frame_bad[f] = 1;
             continue;
         }
-        std::array<std::uint32_t, 3> rep{1, 4, 8};
-        std::uint64_t op = 0, room = 0; // room: what a block that failed in the decode pass may still write
+        // The history's bytes have no link words: a block's link offset counts from the first byte
+        // after it.
+        const std::uint32_t history = f == 0 ? start.history : 0;
+        std::array<std::uint32_t, 3> rep = f == 0 ? start.repeats : std::array<std::uint32_t, 3>{1, 4, 8};
+        std::uint64_t op = history, room = 0; // room: what a block that failed in the decode pass may still write
         for (std::uint32_t k = 0; k < count; ++k) {
             const std::size_t b = std::size_t{first} + k;
             const std::uint32_t* sum = summaries.data() + b * zstd_summary_words;
@@ -133,7 +148,7 @@ inline zstd_block_schedule zstd_schedule_blocks(std::span<const std::uint32_t> f
                 e[1] = static_cast<std::uint32_t>(out_base + op);
                 e[2] = static_cast<std::uint32_t>(op);
                 e[3] = cap;
-                e[4] = static_cast<std::uint32_t>(s.links + op);
+                e[4] = static_cast<std::uint32_t>(s.links + op - history);
                 std::copy(rep.begin(), rep.end(), e + 5);
             }
             if (sum[0] != why::none) {
@@ -144,7 +159,8 @@ inline zstd_block_schedule zstd_schedule_blocks(std::span<const std::uint32_t> f
             rep = {zstd_repeat_value(sum[4], sum[5], rep), zstd_repeat_value(sum[6], sum[7], rep), zstd_repeat_value(sum[8], sum[9], rep)};
             op += sum[3];
         }
-        s.links += std::min<std::uint64_t>(op + room, cap);
+        s.links += std::min<std::uint64_t>(op + room, cap) - history;
+        s.repeats = rep;
     }
     return s;
 }

@@ -27,7 +27,10 @@
 //   hybrid     hybrid                                      hybrid into host memory, device into device memory
 //   host       host                                        host
 //   device     the whole frame on the device (compression.zstd.frames, or compression.zstd.blocks
-//              where a dispatch holds too few frames to fill the device; zstd_options::device_program)
+//              where a dispatch holds too few frames to fill the device; zstd_options::device_program);
+//              into host memory, a frame too long for one dispatch of compression.zstd.blocks (over
+//              4 GiB, or its link words over the device's largest allocation) a window of blocks
+//              at a time (engine/detail/zstd_window_pass.hpp)
 //
 // Two exceptions, on a GPU, for files whose frames hold compressed blocks: automatic sends a file of
 // fewer frames than the host has threads, of at least zstd_blocks_min_output bytes, whole to the
@@ -188,7 +191,7 @@ inline zstd_device_result decompress_zstd_to_device(runtime::context& ctx, std::
         return result;
     }
     auto device_staging = runtime::allocate(ctx, runtime::padded_bytes(parsed.staging_size));
-    if (options.route == zstd_route::device || (options.route == zstd_route::automatic && (detail::zstd_blocks_pay(ctx.device(), parsed, options) || detail::zstd_frames_pay(ctx.device(), parsed, options))))
+    if (options.route == zstd_route::device || (options.route == zstd_route::automatic && (detail::zstd_blocks_pay(ctx.device(), parsed, options, false) || detail::zstd_frames_pay(ctx.device(), parsed, options))))
         return detail::zstd_frames_to_device(ctx, file, parsed, options, scratch, device_staging);
     const auto plan = detail::make_zstd_plan(ctx, parsed, options, detail::zstd_target::device);
     std::unique_ptr<std::uint8_t[]> owned;

@@ -132,11 +132,26 @@ inline std::size_t zstd_redo_plain(std::span<const std::uint8_t> data, const for
     return s.output_size;
 }
 
-inline void zstd_check_frame(const format::zstd_frame& f, std::span<const std::uint8_t> content) {
-    if (f.content_size && *f.content_size != content.size())
+// The content size and checksum checks of zstd_check_frame, in two steps, for frames whose bytes
+// are hashed as they are made rather than from one finished buffer.
+inline void zstd_check_size(const format::zstd_frame& f, std::uint64_t size) {
+    if (f.content_size && *f.content_size != size)
         throw format_error("zstd: frame declares " + std::to_string(*f.content_size) + " content bytes but decodes to " +
-                               std::to_string(content.size()),
+                               std::to_string(size),
                            f.offset);
+}
+
+inline void zstd_check_digest(const format::zstd_frame& f, XXH64_state_t& hash) {
+    if (!f.checksum) return;
+    const auto computed = static_cast<std::uint32_t>(XXH64_digest(&hash));
+    if (computed != *f.checksum)
+        throw format_error("zstd: content checksum mismatch: stored " + util::hex(*f.checksum) + ", computed " +
+                               util::hex(computed),
+                           f.checksum_offset);
+}
+
+inline void zstd_check_frame(const format::zstd_frame& f, std::span<const std::uint8_t> content) {
+    zstd_check_size(f, content.size());
     if (f.checksum) {
         const auto computed = static_cast<std::uint32_t>(XXH64(content.data(), content.size(), 0));
         if (computed != *f.checksum)

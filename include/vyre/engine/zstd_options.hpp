@@ -90,6 +90,11 @@ struct zstd_options {
     // file runs out or a 32-bit limit is reached. 0: 32 per compute unit, enough to fill a GPU.
     std::uint64_t frames_per_dispatch = 0;
     zstd_device_program device_program = zstd_device_program::automatic;
+    // Route device, into host memory: a frame too long for one dispatch of compression.zstd.blocks
+    // is decoded a window of blocks at a time (engine/detail/zstd_window_pass.hpp), each window
+    // this many output bytes; 0: 1 GiB windows, for such frames only. A nonzero value also sends
+    // every frame longer than it that way (for tests and measurements).
+    std::uint64_t window_bytes = 0;
     // The staging layout may ask for at most this much memory (hostile files regenerate up to
     // 32768 bytes per input byte): above it, resource_error before anything is allocated.
     std::uint64_t max_output_bytes = std::uint64_t{16} << 30;
@@ -111,6 +116,8 @@ struct zstd_report {
     // resolve rounds they took.
     std::size_t block_batches = 0;
     std::size_t resolve_rounds = 0;
+    // Of those dispatches, windows of frames too long for one (engine/detail/zstd_window_pass.hpp).
+    std::size_t frame_windows = 0;
     // Route device into device memory: frames whose checksum the device computed (bytes.xxh64),
     // so that their bytes never came back.
     std::size_t device_hashed_frames = 0;

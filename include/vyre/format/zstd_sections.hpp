@@ -232,11 +232,22 @@ struct zstd_table_ref {
     bool described = false;
 };
 
+// Where a carried table came from, so that a plan of later blocks of the frame (a window,
+// plan_zstd_window) can make it again: mode 0 the predefined table, 1 an RLE table of symbol
+// `at`, 2 the description at file offset `at` (within a block that ends at `end`).
+struct zstd_table_origin {
+    std::uint32_t mode = 0;
+    std::uint64_t at = 0, end = 0;
+};
+
 // What carries from one block of a frame to the next: the last Huffman table and the last
-// table of each sequence code (none at a frame's start).
+// table of each sequence code (none at a frame's start), and where each came from (the tree
+// description of `huffman_bytes` bytes at file offset `huffman_at`).
 struct zstd_carried {
     std::optional<std::uint32_t> huffman;
     std::optional<zstd_table_ref> literal_length, offset, match_length;
+    std::uint64_t huffman_at = 0, huffman_bytes = 0;
+    std::array<zstd_table_origin, 3> origins; // literal lengths, offsets, match lengths
 };
 
 struct zstd_defaults {
@@ -354,6 +365,8 @@ inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_
         if (type == 2) {
             auto [table, used] = zstd_read_huffman(data.subspan(literals, compressed), literals);
             carried.huffman = s.append(table);
+            carried.huffman_at = literals;
+            carried.huffman_bytes = compressed;
             streams += used;
         } else if (!carried.huffman) {
             fail("treeless literals with no earlier Huffman table in the frame", begin);
@@ -414,25 +427,30 @@ inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_
         std::uint32_t mode, max_symbol, max_log;
         zstd_table_ref defaults;
         std::optional<zstd_table_ref>& carried;
+        zstd_table_origin& origin;
         std::uint32_t slot;
     };
     std::array<code_kind, 3> kinds{{
         {"literal lengths", modes >> 6, c::zstd_literal_length_codes - 1, c::zstd_literal_length_max_log, defaults.literal_length,
-         carried.literal_length, field::literal_length_table},
+         carried.literal_length, carried.origins[0], field::literal_length_table},
         {"offsets", (modes >> 4) & 3u, c::zstd_offset_codes - 1, c::zstd_offset_max_log, defaults.offset, carried.offset,
-         field::offset_table},
+         carried.origins[1], field::offset_table},
         {"match lengths", (modes >> 2) & 3u, c::zstd_match_length_codes - 1, c::zstd_match_length_max_log, defaults.match_length,
-         carried.match_length, field::match_length_table},
+         carried.match_length, carried.origins[2], field::match_length_table},
     }};
     for (auto& k : kinds) {
         switch (k.mode) {
-        case 0: k.carried = k.defaults; break;
+        case 0:
+            k.carried = k.defaults;
+            k.origin = {0, 0, 0};
+            break;
         case 1: {
             need(at, 1, "RLE symbol");
             const std::uint32_t symbol = data[at];
             if (symbol > k.max_symbol)
                 fail(std::string("RLE ") + k.name + " symbol " + std::to_string(symbol) + " above " + std::to_string(k.max_symbol), at);
             k.carried = zstd_table_ref{s.append(c::zstd_fse_rle_table(static_cast<std::uint16_t>(symbol))), false};
+            k.origin = {1, symbol, 0};
             at += 1;
             break;
         }
@@ -440,6 +458,7 @@ inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_
             const zstd_counts counts = zstd_read_counts(bytes_at(at), k.max_symbol, k.max_log, at, k.name);
             k.carried = s.fse_table(counts.counts, counts.log);
             if (!k.carried) fail(std::string("the ") + k.name + " distribution builds no table", at);
+            k.origin = {2, at, end};
             at += counts.bytes;
             break;
         }
@@ -455,16 +474,43 @@ inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_
     s.sequences += count;
 }
 
-// One frame, planned into `p` (its blocks' records, the tables they introduce).
-inline void zstd_plan_frame(std::span<const std::uint8_t> data, const zstd_frame& f, const zstd_defaults& defaults, zstd_frame_plan& p) {
+// Makes the tables `carried` names again in plan `p`, from their origins (a window's plan
+// starts with what the blocks before it left).
+inline void zstd_carry_into(std::span<const std::uint8_t> data, zstd_carried& carried, const zstd_defaults& defaults,
+                            zstd_frame_plan& p) {
+    namespace c = compression;
+    if (carried.huffman)
+        carried.huffman = p.append(zstd_read_huffman(data.subspan(carried.huffman_at, carried.huffman_bytes), carried.huffman_at).first);
+    const std::array<std::uint32_t, 3> max_symbol{c::zstd_literal_length_codes - 1, c::zstd_offset_codes - 1, c::zstd_match_length_codes - 1};
+    const std::array<std::uint32_t, 3> max_log{c::zstd_literal_length_max_log, c::zstd_offset_max_log, c::zstd_match_length_max_log};
+    const std::array<zstd_table_ref, 3> predefined{defaults.literal_length, defaults.offset, defaults.match_length};
+    const std::array<std::optional<zstd_table_ref>*, 3> refs{&carried.literal_length, &carried.offset, &carried.match_length};
+    for (std::size_t i = 0; i < 3; ++i) {
+        if (!*refs[i]) continue;
+        const zstd_table_origin& o = carried.origins[i];
+        if (o.mode == 0) {
+            *refs[i] = predefined[i];
+        } else if (o.mode == 1) {
+            *refs[i] = zstd_table_ref{p.append(c::zstd_fse_rle_table(static_cast<std::uint16_t>(o.at))), false};
+        } else {
+            const zstd_counts counts = zstd_read_counts(data.subspan(o.at, o.end - o.at), max_symbol[i], max_log[i], o.at, "carried");
+            *refs[i] = p.fse_table(counts.counts, counts.log);
+        }
+    }
+}
+
+// Blocks [first, first + count) of a frame, planned into `p` (their records, the tables they
+// introduce), starting from what `carried` says the blocks before them left, and leaving in it
+// what they leave.
+inline void zstd_plan_blocks(std::span<const std::uint8_t> data, const zstd_frame& f, std::size_t first, std::size_t count,
+                             const zstd_defaults& defaults, zstd_frame_plan& p, zstd_carried& carried) {
     namespace c = compression;
     if (f.dictionary_id != 0)
         throw format_error("zstd: the frame needs dictionary " + std::to_string(f.dictionary_id) + ", and none is supported", f.offset);
-    zstd_carried carried;
-    p.budget->take(f.blocks.size() * c::zstd_block_words);
-    p.blocks.assign(f.blocks.size() * c::zstd_block_words, 0u);
-    for (std::size_t k = 0; k < f.blocks.size(); ++k) {
-        const zstd_block& b = f.blocks[k];
+    p.budget->take(count * c::zstd_block_words);
+    p.blocks.assign(count * c::zstd_block_words, 0u);
+    for (std::size_t k = 0; k < count; ++k) {
+        const zstd_block& b = f.blocks[first + k];
         std::uint32_t* rec = p.blocks.data() + k * c::zstd_block_words;
         if (b.type == zstd_block_type::compressed) {
             zstd_plan_compressed(data, f, b, p, carried, defaults, rec);
@@ -476,6 +522,22 @@ inline void zstd_plan_frame(std::span<const std::uint8_t> data, const zstd_frame
             rec[c::zstd_block_field::maximum] = f.block_maximum_size;
         }
     }
+}
+
+// One frame, planned into `p` (its blocks' records, the tables they introduce).
+inline void zstd_plan_frame(std::span<const std::uint8_t> data, const zstd_frame& f, const zstd_defaults& defaults, zstd_frame_plan& p) {
+    zstd_carried carried;
+    zstd_plan_blocks(data, f, 0, f.blocks.size(), defaults, p, carried);
+}
+
+// The tables every plan starts with (the values, then the predefined sequence tables).
+inline zstd_defaults zstd_shared_tables(std::vector<std::uint32_t>& tables) {
+    namespace c = compression;
+    c::zstd_append_values(tables);
+    return zstd_defaults{
+        {c::zstd_append_table(tables, c::zstd_fse_table(c::zstd_literal_length_default, c::zstd_literal_length_default_log))},
+        {c::zstd_append_table(tables, c::zstd_fse_table(c::zstd_offset_default, c::zstd_offset_default_log))},
+        {c::zstd_append_table(tables, c::zstd_fse_table(c::zstd_match_length_default, c::zstd_match_length_default_log))}};
 }
 
 } // namespace detail
@@ -496,11 +558,7 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
     if (which.empty()) return s;
     s.input_base = file.frames.at(which.front()).offset;
     s.output_base = file.frames[which.front()].output_offset;
-    c::zstd_append_values(s.tables);
-    const detail::zstd_defaults defaults{
-        {c::zstd_append_table(s.tables, c::zstd_fse_table(c::zstd_literal_length_default, c::zstd_literal_length_default_log))},
-        {c::zstd_append_table(s.tables, c::zstd_fse_table(c::zstd_offset_default, c::zstd_offset_default_log))},
-        {c::zstd_append_table(s.tables, c::zstd_fse_table(c::zstd_match_length_default, c::zstd_match_length_default_log))}};
+    const detail::zstd_defaults defaults = detail::zstd_shared_tables(s.tables);
     const auto shared = static_cast<std::uint32_t>(s.tables.size());
     for (std::size_t k = 0; k < which.size(); ++k) {
         const zstd_frame& f = file.frames.at(which[k]);
@@ -577,6 +635,69 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
 inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, const zstd_file& file, std::span<const std::size_t> which,
                                         unsigned threads = 1, std::uint64_t max_plan_bytes = zstd_default_max_plan_bytes) {
     return plan_zstd_sections(data, file, which, zstd_plan_options{threads, max_plan_bytes, false});
+}
+
+// What one window of a long frame leaves for the next (plan_zstd_window): the tables its last
+// blocks set, by where they came from.
+struct zstd_window_carry {
+    detail::zstd_carried carried;
+};
+
+// Lays out blocks [first, first + count) of frame f (parsed from `data`) for compression.zstd.blocks
+// as a frame of their own: one frame record [0, count, 0, the blocks' staging capacity], to which
+// zstd_prepend_history adds room for f's earlier output (compression::zstd_frame_start). Input offsets count from the first block's header (input_base), so a window's input
+// is only its own blocks. The tables its blocks reuse from earlier blocks (treeless literals,
+// repeated sequence tables) are made again from `carry`, which comes back holding what this
+// window's blocks leave. Windows must be planned in order, each with the carry of the one before
+// (a default carry for the frame's first). Throws as plan_zstd_sections does.
+inline zstd_sections plan_zstd_window(std::span<const std::uint8_t> data, const zstd_frame& f, std::size_t first, std::size_t count,
+                                      zstd_window_carry& carry, const zstd_plan_options& options) {
+    namespace c = compression;
+    zstd_sections s;
+    if (first > f.blocks.size() || count > f.blocks.size() - first)
+        throw resource_error("plan_zstd_window: blocks [" + std::to_string(first) + ", +" + std::to_string(count) + ") of a frame of " +
+                             std::to_string(f.blocks.size()));
+    if (count == 0) return s;
+    s.input_base = f.blocks[first].header_offset;
+    const detail::zstd_defaults defaults = detail::zstd_shared_tables(s.tables);
+    detail::zstd_plan_budget budget;
+    budget.limit = options.max_plan_bytes;
+    detail::zstd_frame_plan p;
+    p.input_base = s.input_base;
+    p.table_base = static_cast<std::uint32_t>(s.tables.size());
+    p.budget = &budget;
+    p.describe = options.device_tables;
+    detail::zstd_carry_into(data, carry.carried, defaults, p);
+    detail::zstd_plan_blocks(data, f, first, count, defaults, p, carry.carried);
+    std::uint64_t capacity = 0;
+    for (std::size_t k = first; k < first + count; ++k) capacity += f.blocks[k].output_capacity;
+    s.input_bytes = detail::zstd_u32(f.blocks[first + count - 1].end_offset() - s.input_base, "the input size");
+    s.frames = {0u, static_cast<std::uint32_t>(count), 0u, detail::zstd_u32(capacity, "a window's output capacity")};
+    s.output_bytes = capacity;
+    // The window's own tables follow the shared ones already (table_base), and its described
+    // tables follow every built one.
+    const std::uint64_t described_base = s.tables.size() + p.tables.size();
+    for (const auto& [slot, at] : p.described_slots) p.blocks[slot] = detail::zstd_u32(described_base + at, "the table words");
+    for (std::size_t d = 0; d < p.descriptions.size(); d += c::zstd_fse_description_words)
+        p.descriptions[d] = detail::zstd_u32(described_base + p.descriptions[d], "the table words");
+    s.tables.insert(s.tables.end(), p.tables.begin(), p.tables.end());
+    s.blocks = std::move(p.blocks);
+    s.fse_descriptions = std::move(p.descriptions);
+    s.described_words = p.described_words;
+    s.literal_bytes = p.literal_bytes;
+    s.compressed_blocks = p.compressed_blocks;
+    s.sequences = p.sequences;
+    detail::zstd_u32(s.literal_bytes, "the literals scratch");
+    detail::zstd_u32(s.table_words(), "the table words");
+    return s;
+}
+
+// Gives a window planned by plan_zstd_window `history` bytes of room before its blocks' output,
+// for the frame's latest output (known only once the window before it is decoded).
+inline void zstd_prepend_history(zstd_sections& s, std::uint64_t history) {
+    if (s.frames.empty()) return;
+    s.frames[3] = detail::zstd_u32(s.frames[3] + history, "a window's output capacity");
+    s.output_bytes += history;
 }
 
 // Sections planned with device_tables made whole on the host: every described table built into

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <vyre/compression/zstd_entropy.hpp>
+#include <vyre/engine/detail/zstd_window_pass.hpp>
 #include <vyre/engine/zstd_host.hpp>
 #include <vyre/engine/zstd_options.hpp>
 #include <vyre/error.hpp>
@@ -31,9 +32,11 @@
 
 namespace vyre::engine::detail {
 
-// Consecutive frames whose input and staging each stay within one dispatch's limits.
+// Consecutive frames whose input and staging each stay within one dispatch's limits, or one
+// frame decoded a window at a time (engine/detail/zstd_window_pass.hpp).
 struct zstd_frame_group {
     std::size_t first = 0, count = 0;
+    bool windowed = false;
 };
 
 // One subgroup decodes one frame, so a dispatch needs many frames to fill the device: a group
@@ -41,7 +44,10 @@ struct zstd_frame_group {
 // unit) and options.batch_input_bytes of input, or reaches a limit.
 inline constexpr std::uint64_t zstd_frames_per_compute_unit = 32;
 
-inline std::vector<zstd_frame_group> zstd_frame_groups(runtime::context& ctx, const format::zstd_file& file, const zstd_options& options) {
+// Frames that take windows (zstd_frame_takes_windows) get a group each when `windows` allows
+// them (into host memory); otherwise a frame too long for one dispatch is refused.
+inline std::vector<zstd_frame_group> zstd_frame_groups(runtime::context& ctx, const format::zstd_file& file, const zstd_options& options,
+                                                       bool windows) {
     // Offsets are 32-bit words in the program; buffers are also bounded by the device.
     const std::uint64_t limit = std::min<std::uint64_t>(ctx.device().max_allocation, std::uint64_t{0xFFFFFFFFu} & ~std::uint64_t{3});
     const std::uint64_t batch = std::max<std::uint64_t>(options.batch_input_bytes, 1);
@@ -53,13 +59,17 @@ inline std::vector<zstd_frame_group> zstd_frame_groups(runtime::context& ctx, co
     std::uint64_t first_offset = 0, out = 0;
     for (std::size_t i = 0; i < file.frames.size(); ++i) {
         const auto& f = file.frames[i];
+        if (windows && zstd_frame_takes_windows(ctx.device(), f, options)) {
+            groups.push_back({i, 1, true}); // the next frame opens a group of its own
+            continue;
+        }
         if (f.size > limit || f.output_capacity > limit)
             throw resource_error("zstd: the frame at byte offset " + std::to_string(f.offset) + " (" + std::to_string(f.size) +
                                  " bytes, staging " + std::to_string(f.output_capacity) +
                                  ") exceeds what one dispatch of compression.zstd.frames holds (" + std::to_string(limit) + " bytes)");
         const std::uint64_t span = groups.empty() ? 0 : f.offset + f.size - first_offset;
         const bool full = !groups.empty() && groups.back().count >= enough && f.offset - first_offset >= batch;
-        if (groups.empty() || full || span > limit || out + f.output_capacity > limit) {
+        if (groups.empty() || groups.back().windowed || full || span > limit || out + f.output_capacity > limit) {
             groups.push_back({i, 0});
             first_offset = f.offset;
             out = 0;
@@ -98,13 +108,18 @@ inline bool zstd_group_takes_blocks(const runtime::device_info& device, const fo
 // 16 MiB (doc/ops/compression.zstd.blocks.md).
 inline constexpr std::uint64_t zstd_blocks_min_output = std::uint64_t{16} << 20;
 
-inline bool zstd_blocks_pay(const runtime::device_info& device, const format::zstd_file& file, const zstd_options& options) {
+inline bool zstd_blocks_pay(const runtime::device_info& device, const format::zstd_file& file, const zstd_options& options,
+                            bool into_host = true) {
     if (device.is_cpu() && !device.is_gpu()) return false;
     const bool compressed = std::any_of(file.frames.begin(), file.frames.end(), [](const format::zstd_frame& f) {
         return std::any_of(f.blocks.begin(), f.blocks.end(), [](const auto& b) { return b.type == format::zstd_block_type::compressed; });
     });
-    // A link word per output byte is the passes' largest buffer.
-    const bool fits = file.staging_size <= 0xFFFFFFFFull && file.staging_size * 4 <= device.max_allocation;
+    // A link word per output byte is the passes' largest buffer. Into host memory a frame too
+    // long for that goes a window at a time, where its window size allows.
+    const bool fits = (file.staging_size <= 0xFFFFFFFFull && file.staging_size * 4 <= device.max_allocation) ||
+                      (into_host && std::all_of(file.frames.begin(), file.frames.end(), [&](const format::zstd_frame& f) {
+                           return !zstd_frame_outgrows_dispatch(device, f) || zstd_windows_fit(device, f, options);
+                       }));
     return compressed && fits && file.staging_size >= zstd_blocks_min_output && file.frames.size() < util::thread_count(options.threads);
 }
 
@@ -131,16 +146,6 @@ inline bool zstd_frames_pay(const runtime::device_info& device, const format::zs
     return std::any_of(file.frames.begin(), file.frames.end(), [](const format::zstd_frame& f) {
         return std::any_of(f.blocks.begin(), f.blocks.end(), [](const auto& b) { return b.type == format::zstd_block_type::compressed; });
     });
-}
-
-// The error a frame the device refused gets: what failed, at its block's header.
-[[noreturn]] inline void zstd_device_refused(const format::zstd_frame& f, std::span<const std::uint32_t> status) {
-    const std::uint32_t block = status[2];
-    const std::uint64_t at = block < f.blocks.size() ? f.blocks[block].header_offset : f.offset;
-    throw format_error(std::string("zstd: block ") + std::to_string(block) + " of the frame at byte offset " + std::to_string(f.offset) +
-                           ": " + compression::zstd_frame_reason_text(status[3]) + " (" + compression::zstd_error_name(status[0]) +
-                           ")",
-                       at);
 }
 
 // Where the device route hashes frames itself (bytes.xxh64): when every frame that carries a
@@ -199,6 +204,7 @@ struct zstd_frames_run {
     double seconds = 0, host_seconds = 0, wait_seconds = 0;
     std::size_t dispatches = 0;
     std::size_t block_dispatches = 0, resolve_rounds = 0; // through compression.zstd.blocks
+    std::size_t windows = 0;                                // of which windows of long frames
     std::uint64_t uploaded = 0;
     std::size_t transfers = 0;
     std::size_t hashed_frames = 0; // checked by bytes.xxh64 on the device
@@ -218,7 +224,7 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
     zstd_frames_run run;
     run.sizes.assign(file.frames.size(), 0);
     std::vector<std::uint32_t> statuses(file.frames.size() * c::zstd_status_words, 0);
-    const auto groups = zstd_frame_groups(ctx, file, options);
+    const auto groups = zstd_frame_groups(ctx, file, options, device_staging == nullptr);
     if (groups.empty()) return run;
     const std::uint64_t enough = options.frames_per_dispatch != 0
                                      ? options.frames_per_dispatch
@@ -271,6 +277,7 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
     const auto clock = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
     const double start = clock();
     const auto finish = [&](std::size_t k) {
+        if (!flight[k]) return; // a windowed frame: finished and checked as it ran
         const double t0 = clock();
         flight[k]->done.wait();
         const double t1 = clock();
@@ -286,6 +293,19 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
     try {
         for (std::size_t k = 0; k < groups.size(); ++k) {
             const auto& g = groups[k];
+            if (g.windowed) {
+                if (k >= 1) finish(k - 1);
+                const zstd_windows_run w = zstd_run_windows(ctx, data, file, g.first, options, staging);
+                run.sizes[g.first] = w.size;
+                run.host_seconds += w.host_seconds;
+                run.dispatches += w.windows;
+                run.block_dispatches += w.windows;
+                run.windows += w.windows;
+                run.resolve_rounds += w.rounds;
+                run.uploaded += w.uploaded;
+                run.transfers += w.transfers;
+                continue;
+            }
             std::vector<std::size_t> which(g.count);
             std::iota(which.begin(), which.end(), g.first);
             auto& f = flight[k] = std::make_unique<in_flight>();
@@ -386,6 +406,7 @@ inline void zstd_report_device_route(const format::zstd_file& file, const zstd_f
     report.batches = run.dispatches;
     report.block_batches = run.block_dispatches;
     report.resolve_rounds = run.resolve_rounds;
+    report.frame_windows = run.windows;
     report.device_hashed_frames = run.hashed_frames;
     report.input_bytes = input_bytes;
     report.device_input_bytes = run.uploaded;

@@ -21,24 +21,6 @@ inline void zstd_check_dictionary(const fmt::zstd_frame& f) {
                            f.offset + 4);
 }
 
-// The content size and checksum checks of detail::zstd_check_frame (engine/zstd_host.hpp), same words, for
-// frames whose bytes are hashed as they are made rather than from one finished buffer.
-inline void zstd_check_size(const fmt::zstd_frame& f, std::uint64_t size) {
-    if (f.content_size && *f.content_size != size)
-        throw format_error("zstd: frame declares " + std::to_string(*f.content_size) + " content bytes but decodes to " +
-                               std::to_string(size),
-                           f.offset);
-}
-
-inline void zstd_check_digest(const fmt::zstd_frame& f, XXH64_state_t& hash) {
-    if (!f.checksum) return;
-    const auto computed = static_cast<std::uint32_t>(XXH64_digest(&hash));
-    if (computed != *f.checksum)
-        throw format_error("zstd: content checksum mismatch: stored " + util::hex(*f.checksum) + ", computed " +
-                               util::hex(computed),
-                           f.checksum_offset);
-}
-
 // Hashes a raw or RLE block's content from the input: raw bytes as they are, an RLE run through
 // a small buffer that stays in cache (nothing is written where the output goes).
 struct zstd_plain_hasher {

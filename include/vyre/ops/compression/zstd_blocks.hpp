@@ -115,6 +115,7 @@ struct zstd_blocks_result {
     std::vector<std::uint32_t> statuses; // zstd_status_words per frame, as compression.zstd.frames leaves them
     std::uint64_t sequences = 0;         // sequence records decoded into
     std::size_t rounds = 0;              // resolve rounds run
+    std::array<std::uint32_t, 3> repeats{1, 4, 8}; // the repeat offsets the last frame's blocks leave
     // Wall clock of each pass, its wait for the device included.
     double decode_seconds = 0, execute_seconds = 0, resolve_seconds = 0;
 };
@@ -124,9 +125,12 @@ struct zstd_blocks_result {
 // host schedules the blocks between them. The frames write `output` when given (at least
 // s.output_bytes long; nothing outside the frames' regions is written), else a buffer allocated
 // here. Throws resource_error where the passes' buffers do not fit (zstd_blocks_fit says so first).
+// The first frame may continue one decoded before (`start`): its region's first start.history
+// bytes must then hold that frame's latest output, and its status counts only what follows them.
 inline zstd_blocks_result decode_zstd_blocks(runtime::context& ctx, const boost::compute::buffer& input, std::uint64_t input_bytes,
                                              const format::zstd_sections& s, block_variant v = block_variant::automatic,
-                                             const boost::compute::buffer* output = nullptr) {
+                                             const boost::compute::buffer* output = nullptr,
+                                             const vyre::compression::zstd_frame_start& start = {}) {
     namespace c = vyre::compression;
     namespace bcm = boost::compute;
     const std::string id = "compression.zstd.blocks";
@@ -187,7 +191,8 @@ inline zstd_blocks_result decode_zstd_blocks(runtime::context& ctx, const boost:
     r.decode_seconds = t1 - t0;
 
     // ---- schedule, execute
-    const c::zstd_block_schedule schedule = c::zstd_schedule_blocks(s.frames, s.blocks, summary, s.output_bytes);
+    const c::zstd_block_schedule schedule = c::zstd_schedule_blocks(s.frames, s.blocks, summary, s.output_bytes, start);
+    r.repeats = schedule.repeats;
     // Frames as plan_zstd_sections lays them out never overlap, so the links fit the output's size;
     // records from elsewhere may make frames share regions.
     if (schedule.links > 0xFFFFFFFFull || schedule.links * 4 > ctx.device().max_allocation)
@@ -198,7 +203,10 @@ inline zstd_blocks_result decode_zstd_blocks(runtime::context& ctx, const boost:
     if (nblocks != 0) {
         const bcm::buffer exec = upload(schedule.exec);
         bcm::buffer verdicts = runtime::allocate(ctx, nblocks * 4);
-        const std::array<std::uint32_t, zstd_execute_param_words> p{u32(nblocks), u32(input_bytes), u32(s.literal_bytes), u32(s.output_bytes)};
+        // The history ends start.history bytes into the first frame's region.
+        const std::uint64_t history_end = start.history == 0 ? 0 : std::uint64_t{s.frames[2]} + start.history;
+        const std::array<std::uint32_t, zstd_execute_param_words> p{u32(nblocks), u32(input_bytes), u32(s.literal_bytes), u32(s.output_bytes),
+                                                                   u32(std::min<std::uint64_t>(history_end, s.output_bytes))};
         const auto params = runtime::make_parameter_buffer(ctx, p);
         namespace b = zstd_execute_binding;
         std::vector<runtime::buffer_arg> args(10);

@@ -32,8 +32,9 @@ inline constexpr std::uint32_t zstd_decode_param_words = 5;
 namespace zstd_execute_binding {
 enum : std::uint32_t { input = 0, blocks = 1, plan = 2, sequences = 3, exec = 4, literals = 5, output = 6, links = 7, verdicts = 8, params = 9 };
 }
-// params: [blocks, input bytes, literals bytes, output bytes]
-inline constexpr std::uint32_t zstd_execute_param_words = 4;
+// params: [blocks, input bytes, literals bytes, output bytes, history end: output bytes below it
+// are final before the pass (compression::zstd_frame_start), 0 for none]
+inline constexpr std::uint32_t zstd_execute_param_words = 5;
 
 namespace zstd_resolve_binding {
 enum : std::uint32_t { ranges = 0, links = 1, output = 2, unresolved = 3, params = 4 };
@@ -259,7 +260,8 @@ inline ir::program zstd_blocks_decode_program(std::uint32_t lanes, std::uint32_t
 
 // execute: a block per subgroup, its lanes splitting each sequence: literals are copied into the
 // output, and every byte gets a link (its own index for a literal, the index of the byte it
-// copies for a match). Nothing is read back from the output, so no lane waits for another.
+// copies for a match). A match byte whose source lies below the history's end copies it at once
+// and becomes a literal. Nothing the pass writes is read back, so no lane waits for another.
 inline ir::program zstd_blocks_execute_program(std::uint32_t lanes, std::uint32_t per_workgroup) {
     namespace d = vyre::dsl;
     namespace c = vyre::compression;
@@ -288,6 +290,7 @@ inline ir::program zstd_blocks_execute_program(std::uint32_t lanes, std::uint32_
     const auto in_bytes = k.let("input_bytes", params[1u]);
     const auto lit_bytes = k.let("literal_bytes", params[2u]);
     const auto out_bytes = k.let("output_bytes", params[3u]);
+    const auto history_end = k.let("history_end", params[4u]);
     const auto within = [](const auto& at, const auto& n, const auto& size) { return detail::zstd_within(at, n, size); };
 
     const auto e = k.let("exec_at", block * c::zstd_exec_words);
@@ -355,7 +358,12 @@ inline ir::program zstd_blocks_execute_program(std::uint32_t lanes, std::uint32_
                     lit_pos = lit_pos + ll;
                     const auto j = k.let("match_j", lane);
                     k.while_(j < ml, [&] {
-                        k.store(links, frame_link + op + j, frame_link + op + j - off);
+                        // op + j >= off (checked above), so the source never wraps below the frame.
+                        const auto from = k.let("from", frame_out + op + j - off);
+                        k.if_(from < history_end, [&] {
+                            k.store(out, frame_out + op + j, out[from]);
+                            k.store(links, frame_link + op + j, frame_link + op + j);
+                        }).else_([&] { k.store(links, frame_link + op + j, frame_link + op + j - off); });
                         j = j + lanes;
                     });
                     op = op + ml;
