@@ -820,15 +820,15 @@ BOOST_AUTO_TEST_CASE(the_automatic_route_takes_blocks_for_few_large_frames_on_gp
     BOOST_TEST(!eng::detail::zstd_blocks_pay(tight, one, o));
     // ... unless the frame goes a window at a time (into host memory only), in windows whose links fit.
     BOOST_TEST(eng::detail::zstd_frame_outgrows_dispatch(tight, one.frames.at(0)));
-    BOOST_TEST(!eng::detail::zstd_windows_fit(tight, one.frames.at(0), o)); // 1 GiB windows do not
+    BOOST_TEST(!eng::detail::zstd_windows_fit(tight, one.frames.at(0), o)); // the links of 256 MiB windows do not
     eng::zstd_options windows = o;
     windows.window_bytes = 1u << 20;
     BOOST_TEST(eng::detail::zstd_windows_fit(tight, one.frames.at(0), windows));
     BOOST_TEST(eng::detail::zstd_blocks_pay(tight, one, windows));
     BOOST_TEST(!eng::detail::zstd_blocks_pay(tight, one, windows, false));
     BOOST_TEST(!eng::detail::zstd_frame_outgrows_dispatch(gpu, one.frames.at(0)));
-    BOOST_TEST(eng::detail::zstd_frame_takes_windows(gpu, one.frames.at(0), windows)); // asked for
-    BOOST_TEST(!eng::detail::zstd_frame_takes_windows(gpu, one.frames.at(0), o));
+    BOOST_TEST(eng::detail::zstd_frame_takes_windows(gpu, one.frames.at(0), windows)); // longer than a window
+    BOOST_TEST(!eng::detail::zstd_frame_takes_windows(gpu, one.frames.at(0), o)); // 17 MiB: one dispatch
     // Windows of 1 MiB of staging capacity, at least a block each, cover every block once.
     const auto cut = eng::detail::zstd_frame_windows(one.frames.at(0), windows.window_bytes);
     BOOST_TEST(cut.size() >= 17u);

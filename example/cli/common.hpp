@@ -2,8 +2,11 @@
 // --help. Each subcommand lives in example/cli/<name>.hpp and is listed in example/vyre.cpp.
 #pragma once
 
+#include <vyre/util/parallel.hpp>
+
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -99,5 +102,53 @@ private:
     std::vector<std::uint8_t> read_;
     bool mapped_ = false;
 };
+
+// Writes `bytes` to `path`, replacing what was there. A regular file gets its blocks reserved
+// first (posix_fallocate: a full disk is an error here, never a fault while copying), is mapped,
+// and every thread copies a piece into the mapping: on the H200 machine that wrote 7.6 GB to
+// /dev/shm in 1.44 to 1.56 s against 2.87 to 3.04 s for one write() (pwrite from 16 threads:
+// 3.53 to 3.55 s, the file's lock taking turns), 1.28 GB to a disk in 0.22 s against 0.46 to
+// 0.48. Anything else (a pipe, /dev/stdout, /dev/null), a small file, or a file system that
+// cannot reserve blocks ahead is written in order with write().
+inline void write_output_file(const std::filesystem::path& path, std::span<const std::uint8_t> bytes) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) throw std::runtime_error("cannot create " + path.string() + ": " + std::strerror(errno));
+    const auto fail = [&](int e) {
+        ::close(fd);
+        throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(e));
+    };
+    const auto write_in_order = [&] {
+        for (std::size_t at = 0; at < bytes.size();) {
+            const ssize_t w = ::write(fd, bytes.data() + at, bytes.size() - at);
+            if (w < 0) {
+                if (errno == EINTR) continue;
+                fail(errno);
+            }
+            at += static_cast<std::size_t>(w);
+        }
+    };
+    constexpr std::size_t piece = std::size_t{32} << 20;
+    struct stat st;
+    if (::fstat(fd, &st) != 0) fail(errno);
+    void* mapped = MAP_FAILED;
+    if (S_ISREG(st.st_mode) && bytes.size() > piece) {
+        const int e = ::posix_fallocate(fd, 0, static_cast<off_t>(bytes.size()));
+        if (e == ENOSPC || e == EFBIG) fail(e);
+        if (e == 0) mapped = ::mmap(nullptr, bytes.size(), PROT_WRITE, MAP_SHARED, fd, 0);
+    }
+    if (mapped == MAP_FAILED) {
+        // Blocks another way may have reserved stay counted in the size; write() sets it again.
+        if (S_ISREG(st.st_mode) && ::ftruncate(fd, 0) != 0) fail(errno);
+        write_in_order();
+    } else {
+        auto* to = static_cast<std::uint8_t*>(mapped);
+        vyre::util::parallel_for((bytes.size() + piece - 1) / piece, 0, [&](std::size_t i) {
+            const std::size_t at = i * piece;
+            std::memcpy(to + at, bytes.data() + at, std::min(piece, bytes.size() - at));
+        });
+        ::munmap(mapped, bytes.size());
+    }
+    if (::close(fd) != 0) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+}
 
 } // namespace vyre::cli

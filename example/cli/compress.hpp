@@ -62,9 +62,7 @@ inline int cmd_compress(const std::vector<std::string>& args) {
     const engine::packed_pages r = compressor.compress(pages);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const std::vector<std::uint8_t> file = format::write_page_file(r.page_size, r.records, [&](std::size_t i) { return r.block(i); });
-    std::ofstream o(out, std::ios::binary | std::ios::trunc);
-    o.write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
-    if (!o) throw std::runtime_error("cannot write " + out.string());
+    write_output_file(out, file);
 
     std::size_t kinds[3] = {};
     for (const auto& rec : r.records) ++kinds[static_cast<unsigned>(rec.kind()) % 3];

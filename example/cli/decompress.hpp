@@ -269,9 +269,7 @@ inline int decompress_pages(const std::filesystem::path& in, const std::filesyst
         where = ctx.device().label();
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::ofstream o(out, std::ios::binary | std::ios::trunc);
-    o.write(reinterpret_cast<const char*>(pages.data()), static_cast<std::streamsize>(pages.size()));
-    if (!o) throw std::runtime_error("cannot write " + out.string());
+    write_output_file(out, pages);
     std::cout << in.string() << " -> " << out.string() << ": page file, " << v.records.size() << " pages of " << v.page_size << " bytes\n"
               << "  " << file.size() << " -> " << pages.size() << " bytes in " << seconds * 1e3 << " ms on " << where << "\n";
     return 0;
@@ -306,7 +304,7 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "(compression.zstd.blocks, every block at once), or automatic (blocks where too few frames fill the device and they are few or long)")(
         "zstd-window", po::value<std::uint64_t>()->default_value(0),
         "Zstandard on the device into host memory: decode every frame longer than BYTES a window of BYTES of output at a "
-        "time (each window reading the end of the one before); 0: only frames too long for one dispatch, in 1 GiB windows")(
+        "time (each window reading the end of the one before); 0: 256 MiB")(
         "cpu", "decode on the host instead (reference decoder, liblz4 for linked blocks; gzip: libdeflate)")(
         "force,f", "overwrite the output file if it exists")(
         "timings", "print where the time went on stderr: reading, the device context (made while the file is read), "
@@ -388,10 +386,7 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
     const decoded d = format->decode(file, settings, device);
     const auto t1 = clock::now();
     const double seconds = std::chrono::duration<double>(t1 - t0).count();
-    std::ofstream o(out, std::ios::binary | std::ios::trunc);
-    o.write(reinterpret_cast<const char*>(d.bytes.data()), static_cast<std::streamsize>(d.bytes.size()));
-    o.close();
-    if (!o) throw std::runtime_error("cannot write " + out.string());
+    write_output_file(out, d.bytes);
     const auto t_written = clock::now();
     std::cout << in.string() << " -> " << out.string() << ": " << format->name << ", " << d.summary << "\n"
               << "  " << file.size() << " -> " << d.bytes.size() << " bytes in " << seconds * 1e3 << " ms ("

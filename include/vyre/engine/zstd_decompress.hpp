@@ -28,9 +28,9 @@
 //   host       host                                        host
 //   device     the whole frame on the device (compression.zstd.frames, or compression.zstd.blocks
 //              where a dispatch holds too few frames to fill the device; zstd_options::device_program);
-//              into host memory, a frame too long for one dispatch of compression.zstd.blocks (over
-//              4 GiB, or its link words over the device's largest allocation) a window of blocks
-//              at a time (engine/detail/zstd_window_pass.hpp)
+//              into host memory, a frame longer than 256 MiB (zstd_options::window_bytes) a window
+//              of blocks at a time (engine/detail/zstd_window_pass.hpp), which also lifts the 4 GiB
+//              limit of one dispatch of compression.zstd.blocks
 //
 // Two exceptions, on a GPU, for files whose frames hold compressed blocks: automatic sends a file of
 // fewer frames than the host has threads, of at least zstd_blocks_min_output bytes, whole to the

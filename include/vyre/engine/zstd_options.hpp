@@ -90,10 +90,9 @@ struct zstd_options {
     // file runs out or a 32-bit limit is reached. 0: 32 per compute unit, enough to fill a GPU.
     std::uint64_t frames_per_dispatch = 0;
     zstd_device_program device_program = zstd_device_program::automatic;
-    // Route device, into host memory: a frame too long for one dispatch of compression.zstd.blocks
-    // is decoded a window of blocks at a time (engine/detail/zstd_window_pass.hpp), each window
-    // this many output bytes; 0: 1 GiB windows, for such frames only. A nonzero value also sends
-    // every frame longer than it that way (for tests and measurements).
+    // Route device, into host memory: a frame longer than this many output bytes, or too long for
+    // one dispatch of compression.zstd.blocks, is decoded a window of this many bytes at a time
+    // (engine/detail/zstd_window_pass.hpp); 0: detail::zstd_default_window_bytes (256 MiB).
     std::uint64_t window_bytes = 0;
     // The staging layout may ask for at most this much memory (hostile files regenerate up to
     // 32768 bytes per input byte): above it, resource_error before anything is allocated.

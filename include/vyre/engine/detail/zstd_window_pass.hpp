@@ -1,9 +1,9 @@
-// The zstd device route's way through one frame too long for one dispatch of
-// compression.zstd.blocks (its region or its link word per output byte outgrows 32-bit offsets or
-// the device's largest allocation; a whole .tar.zst of several GB written by `zstd -T0` is one
-// such frame): the frame is decoded a window of blocks at a time, each window a dispatch of its
-// own whose region starts with the frame's latest output, as much as the frame's window size
-// lets a match reach (compression::zstd_frame_start). Into host memory only.
+// The zstd device route's way through one long frame (a `.tar.zst` written by `zstd -T0` is one
+// frame; one of several GB outgrows one dispatch of compression.zstd.blocks, whose offsets are
+// 32-bit and whose link word per output byte must fit the device's largest allocation): the
+// frame is decoded a window of blocks at a time, each window a dispatch of its own whose region
+// starts with the frame's latest output, as much as the frame's window size lets a match reach
+// (compression::zstd_frame_start). Into host memory only.
 // Internal to engine/zstd_decompress.hpp, through engine/detail/zstd_frames_pass.hpp.
 //
 // The windows overlap so: while the device decodes window k, the host walks window k+1's
@@ -38,10 +38,12 @@
 namespace vyre::engine::detail {
 
 // Output bytes a window holds (at least one block) unless zstd_options::window_bytes says
-// otherwise: large enough that the passes' fixed costs (a few host round trips each) are small
-// beside the decoding, small enough that a window's link words (4 bytes per output byte) leave
-// room on the device for the one before to come back.
-inline constexpr std::uint64_t zstd_default_window_bytes = std::uint64_t{1} << 30;
+// otherwise; a frame longer than this goes a window at a time even where one dispatch would hold
+// it, because the windows overlap the walk, the read-back and the hash with the device's work,
+// which one dispatch runs one after another: on a 1.28 GB frame the windows saved about a
+// quarter of the decoding, 256 MiB a little better than 128 or 512
+// (doc/ops/compression.zstd.blocks.md has the figures).
+inline constexpr std::uint64_t zstd_default_window_bytes = std::uint64_t{256} << 20;
 
 // True when compression.zstd.blocks cannot take frame f in one dispatch.
 inline bool zstd_frame_outgrows_dispatch(const runtime::device_info& device, const format::zstd_frame& f) {
@@ -65,10 +67,9 @@ inline bool zstd_windows_fit(const runtime::device_info& device, const format::z
            blocks * 4 <= device.max_allocation;
 }
 
-// Whether frame f takes the windowed way: it outgrows one dispatch, or a caller asked for windows
-// of fewer bytes than it holds (zstd_options::window_bytes).
+// Whether frame f takes the windowed way: it outgrows one dispatch or one window.
 inline bool zstd_frame_takes_windows(const runtime::device_info& device, const format::zstd_frame& f, const zstd_options& options) {
-    return zstd_frame_outgrows_dispatch(device, f) || (options.window_bytes != 0 && f.output_capacity > options.window_bytes);
+    return zstd_frame_outgrows_dispatch(device, f) || f.output_capacity > zstd_window_bytes(options);
 }
 
 // Blocks [first, first + count) of each window: consecutive blocks up to window_bytes of staging
