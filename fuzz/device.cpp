@@ -13,7 +13,8 @@
 // and those of libzstd where libzstd decodes the file too. Into device memory the device checks
 // the frames' checksums itself (bytes.xxh64, frames of up to 256 KiB), into host memory the host
 // does; small groups of frames (bits 2-3: 1 to 4 frames per dispatch) exercise the buffer sets the
-// groups share, and bits 0-1 pick the program (automatic, frames, blocks).
+// groups share, and bits 0-1 pick the program (automatic, frames, blocks, and blocks with every
+// frame decoded a block per window into host memory, engine/detail/zstd_window_pass.hpp).
 //
 // Byte 0 at or above 0x80: the whole `vyre unpack` pipeline (engine::unpack) on the rest,
 // extracting into a scratch folder. Beyond "no crash": nothing is written outside the scratch
@@ -249,8 +250,9 @@ void zstd_route(std::uint8_t mode, const std::uint8_t* data, std::size_t size) {
     eng::zstd_options o;
     o.route = eng::zstd_route::device;
     static constexpr eng::zstd_device_program programs[4] = {eng::zstd_device_program::automatic, eng::zstd_device_program::frames,
-                                                             eng::zstd_device_program::blocks, eng::zstd_device_program::automatic};
+                                                             eng::zstd_device_program::blocks, eng::zstd_device_program::blocks};
     o.device_program = programs[mode & 3];
+    if ((mode & 3) == 3) o.window_bytes = 1; // into host memory only: into device memory stays one dispatch
     o.frames_per_dispatch = 1 + ((mode >> 2) & 3);
     o.batch_input_bytes = 1;
     o.max_output_bytes = std::uint64_t{16} << 20;

@@ -783,6 +783,37 @@ VYRE_DEVICE_TEST(long_frames_decode_a_window_at_a_time) {
                         BOOST_TEST(std::ranges::equal(into, corpus));
                     }
         }
+        // A frame whose matches reach further back than its declared window: 200 KB of random
+        // bytes again after 300 KB of others, compressed with a 1 MiB window, then the window
+        // descriptor rewritten to 128 KiB. The format says no decoder needs more than the window;
+        // libzstd's frame API decodes it anyway, and so does one dispatch. A window (whose history
+        // is the declared window) refuses the match, and the frame goes to libzstd: every route
+        // gives the same bytes.
+        {
+            std::mt19937_64 far_rng(seed + 9);
+            bytes far(500000);
+            for (auto& b : far) b = static_cast<std::uint8_t>(far_rng());
+            far.insert(far.end(), far.begin(), far.begin() + 200000);
+            write_file(dir.path / "far", far);
+            bytes zst = run_tool("zstd", "-19 --long=20 --no-content-size", dir.path / "far", dir.path / "far.zst");
+            BOOST_TEST_REQUIRE((zst.size() > 6 && (zst[4] & 0x20) == 0)); // a window descriptor follows the header byte
+            zst[5] = 7u << 3;                                              // window log 17: 128 KiB
+            BOOST_TEST_REQUIRE(fmt::parse_zstd(zst).frames.at(0).window_size == 128u << 10);
+            eng::zstd_options host;
+            host.route = eng::zstd_route::host;
+            BOOST_TEST_REQUIRE((eng::decompress_zstd(dev.ctx(), zst, host).bytes == far));
+            for (const std::uint64_t window : {std::uint64_t{1}, std::uint64_t{200000}, std::uint64_t{1} << 30})
+                BOOST_TEST_CONTEXT("a match past the declared window, windows of " << window << " bytes") {
+                    eng::zstd_options options;
+                    options.route = eng::zstd_route::device;
+                    options.device_program = eng::zstd_device_program::blocks;
+                    options.window_bytes = window;
+                    const auto r = eng::decompress_zstd(dev.ctx(), zst, options);
+                    BOOST_TEST((r.bytes == far));
+                    // Windows hand the frame to libzstd; one dispatch decodes it on the device.
+                    BOOST_TEST(r.report.paths.host == (window == std::uint64_t{1} << 30 ? 0u : 1u));
+                }
+        }
         // Damage: never a crash, the error named; bytes equal libzstd's where both accept.
         const bytes zst = run_tool("zstd", "-19", dir.path / "corpus", dir.path / "out.zst");
         std::mt19937_64 rng(seed + 5);

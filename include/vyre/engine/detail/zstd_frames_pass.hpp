@@ -45,7 +45,8 @@ struct zstd_frame_group {
 inline constexpr std::uint64_t zstd_frames_per_compute_unit = 32;
 
 // Frames that take windows (zstd_frame_takes_windows) get a group each when `windows` allows
-// them (into host memory); otherwise a frame too long for one dispatch is refused.
+// them (into host memory) and they fit (zstd_windows_fit); otherwise a frame too long for one
+// dispatch is refused.
 inline std::vector<zstd_frame_group> zstd_frame_groups(runtime::context& ctx, const format::zstd_file& file, const zstd_options& options,
                                                        bool windows) {
     // Offsets are 32-bit words in the program; buffers are also bounded by the device.
@@ -59,7 +60,7 @@ inline std::vector<zstd_frame_group> zstd_frame_groups(runtime::context& ctx, co
     std::uint64_t first_offset = 0, out = 0;
     for (std::size_t i = 0; i < file.frames.size(); ++i) {
         const auto& f = file.frames[i];
-        if (windows && zstd_frame_takes_windows(ctx.device(), f, options)) {
+        if (windows && zstd_frame_takes_windows(ctx.device(), f, options) && zstd_windows_fit(ctx.device(), f, options)) {
             groups.push_back({i, 1, true}); // the next frame opens a group of its own
             continue;
         }
@@ -205,6 +206,7 @@ struct zstd_frames_run {
     std::size_t dispatches = 0;
     std::size_t block_dispatches = 0, resolve_rounds = 0; // through compression.zstd.blocks
     std::size_t windows = 0;                                // of which windows of long frames
+    std::vector<std::size_t> host_frames; // frames libzstd decoded after their windows (zstd_windows_run::host_frame)
     std::uint64_t uploaded = 0;
     std::size_t transfers = 0;
     std::size_t hashed_frames = 0; // checked by bytes.xxh64 on the device
@@ -297,6 +299,7 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
                 if (k >= 1) finish(k - 1);
                 const zstd_windows_run w = zstd_run_windows(ctx, data, file, g.first, options, staging);
                 run.sizes[g.first] = w.size;
+                if (w.host_frame) run.host_frames.push_back(g.first);
                 run.host_seconds += w.host_seconds;
                 run.dispatches += w.windows;
                 run.block_dispatches += w.windows;
@@ -423,6 +426,15 @@ inline void zstd_report_device_route(const format::zstd_file& file, const zstd_f
     report.split.skippable_frames = file.skippable_frames.size();
     report.split.device_blocks = file.block_count;
     report.split.device_bytes = report.output_bytes;
+    for (const std::size_t i : run.host_frames) {
+        report.frame_path[i] = zstd_frame_path::host;
+        --report.paths.device;
+        ++report.paths.host;
+        report.split.device_blocks -= file.frames[i].blocks.size();
+        report.split.device_bytes -= sizes[i];
+        report.split.cpu_blocks += file.frames[i].blocks.size();
+        report.split.cpu_bytes += sizes[i];
+    }
 }
 
 // Into device memory: every frame made in `device_staging` and hashed there (bytes.xxh64) where

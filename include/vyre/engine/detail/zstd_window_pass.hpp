@@ -106,6 +106,8 @@ struct zstd_windows_run {
     std::size_t transfers = 0;
     // Wall clock the device thread waited for the next window's walk, and for the last hash.
     double host_seconds = 0;
+    // A window refused a match reaching past its history, and libzstd decoded the frame instead.
+    bool host_frame = false;
 };
 
 // Decodes frame `index` of `file` (parsed from `data`) window by window into staging at the frame's
@@ -176,6 +178,14 @@ inline zstd_windows_run zstd_run_windows(runtime::context& ctx, std::span<const 
             std::array<std::uint32_t, c::zstd_status_words> status{};
             std::copy(r.statuses.begin(), r.statuses.begin() + c::zstd_status_words, status.begin());
             if (status[0] != c::zstd_error::none) {
+                // A match reaching further back than the history the window held (the frame's
+                // window size) breaks the format, but libzstd's frame API, and one dispatch,
+                // accept a match anywhere in the frame's earlier output: the host decides, so
+                // that every route gives one answer.
+                if (status[3] == c::zstd_frame_reason::offset && history < produced) {
+                    run.host_frame = true;
+                    break;
+                }
                 status[2] += static_cast<std::uint32_t>(windows[w].first); // counted from the frame's first block
                 zstd_device_refused(f, status);
             }
@@ -213,6 +223,12 @@ inline zstd_windows_run zstd_run_windows(runtime::context& ctx, std::span<const 
         }
         if (next.valid()) next.wait();
         throw;
+    }
+    if (run.host_frame) {
+        // The read-backs and the hash are done (above); the frame is decoded again from its start.
+        const zstd_dctx_ptr dctx = zstd_make_frame_dctx();
+        run.size = zstd_decode_frame(dctx.get(), data, f, staging).size;
+        return run;
     }
     zstd_check_size(f, produced);
     zstd_check_digest(f, hash);
