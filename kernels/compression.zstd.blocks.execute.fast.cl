@@ -56,6 +56,7 @@ void compression_zstd_blocks_execute_fast(
     uint input_bytes = vyre_load_constant_uint(params, params_len, 1u);
     uint literal_bytes = vyre_load_constant_uint(params, params_len, 2u);
     uint output_bytes = vyre_load_constant_uint(params, params_len, 3u);
+    uint history_end = vyre_load_constant_uint(params, params_len, 4u);
     uint exec_at = (block * 8u);
     uint flags = vyre_load_global_uint(exec, exec_len, exec_at);
     uint reason = 0u;
@@ -131,7 +132,13 @@ void compression_zstd_blocks_execute_fast(
                     lit_pos = (lit_pos + literal_length);
                     uint match_j = lane;
                     while (((uint)(match_j < match_length))) {
-                        vyre_store_global_uint(links, links_len, ((frame_link + op) + match_j), (((frame_link + op) + match_j) - offset));
+                        uint from = (((frame_out + op) + match_j) - offset);
+                        if (((uint)(from < history_end))) {
+                            vyre_store_global_uchar(output, output_len, ((frame_out + op) + match_j), vyre_load_global_uchar(output, output_len, from));
+                            vyre_store_global_uint(links, links_len, ((frame_link + op) + match_j), ((frame_link + op) + match_j));
+                        } else {
+                            vyre_store_global_uint(links, links_len, ((frame_link + op) + match_j), (((frame_link + op) + match_j) - offset));
+                        }
                         match_j = (match_j + 32u);
                     }
                     op = (op + match_length);
