@@ -40,9 +40,8 @@ namespace vyre::engine::detail {
 // Output bytes a window holds (at least one block) unless zstd_options::window_bytes says
 // otherwise; a frame longer than this goes a window at a time even where one dispatch would hold
 // it, because the windows overlap the walk, the read-back and the hash with the device's work,
-// which one dispatch runs one after another: on a 1.28 GB frame the windows saved about a
-// quarter of the decoding, 256 MiB a little better than 128 or 512
-// (doc/ops/compression.zstd.blocks.md has the figures).
+// which one dispatch runs one after another (doc/ops/compression.zstd.blocks.md has the
+// figures of each window size).
 inline constexpr std::uint64_t zstd_default_window_bytes = std::uint64_t{256} << 20;
 
 // True when compression.zstd.blocks cannot take frame f in one dispatch.
