@@ -5,7 +5,9 @@
 // sizes the plan asks for, so ASan sees any byte past them), and every frame it decodes equals
 // what libzstd makes of that frame where libzstd accepts it. The walk with device_tables accepts
 // the same inputs, and its described tables, built as compression.zstd.fse_tables builds them,
-// give the same statuses and bytes.
+// give the same statuses and bytes. Planned a block per window (format::plan_zstd_window, each
+// window carrying the tables its first block reuses), every frame gives the same block records
+// and the same tables behind them as the whole walk.
 #include <vyre/compression/zstd_entropy.hpp>
 #include <vyre/format/zstd_frame.hpp>
 #include <vyre/format/zstd_sections.hpp>
@@ -77,6 +79,48 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (statuses[f * c::zstd_status_words] == c::zstd_error::none && n != 0 &&
                 std::memcmp(output.data() + at, output2.data() + at, n) != 0)
                 std::abort();
+        }
+    }
+    // A block per window: the same records (offsets moved by the window's bases) and tables.
+    {
+        namespace field = c::zstd_block_field;
+        // The table a record names at word `at`: a Huffman code's words, or an FSE table's.
+        const auto table = [](const std::vector<std::uint32_t>& t, std::uint32_t at, bool huffman) {
+            if (at >= t.size()) std::abort();
+            const std::size_t n = huffman ? 1 + (t[at] >> 8) : 1 + (std::size_t{1} << t[at]);
+            if (n > t.size() - at) std::abort();
+            return std::vector<std::uint32_t>(t.begin() + at, t.begin() + at + n);
+        };
+        for (std::size_t f = 0; f < file.frames.size(); ++f) {
+            const auto& frame = file.frames[f];
+            vyre::format::zstd_window_carry carry;
+            for (std::size_t b = 0; b < frame.blocks.size(); ++b) {
+                vyre::format::zstd_sections w;
+                try {
+                    w = vyre::format::plan_zstd_window(in, frame, b, 1, carry, vyre::format::zstd_plan_options{});
+                } catch (const vyre::error&) {
+                    std::abort(); // the whole walk accepted these bytes
+                }
+                const std::uint32_t* whole = s.blocks.data() + (s.frames[f * c::zstd_frame_words] + b) * c::zstd_block_words;
+                const std::uint32_t* one = w.blocks.data();
+                if (w.blocks.size() != c::zstd_block_words || one[field::kind] != whole[field::kind] ||
+                    one[field::size] != whole[field::size] || one[field::maximum] != whole[field::maximum] ||
+                    w.input_base + one[field::source] != s.input_base + whole[field::source])
+                    std::abort();
+                if ((whole[field::kind] & 3u) != 2u) continue;
+                for (std::uint32_t k = 0; k < 4; ++k)
+                    if (one[field::stream_sizes + k] != whole[field::stream_sizes + k]) std::abort();
+                if (((whole[field::kind] >> 2) & 3u) == c::zstd_literals_huffman &&
+                    table(w.tables, one[field::huffman_table], true) != table(s.tables, whole[field::huffman_table], true))
+                    std::abort();
+                if (one[field::sequences] != whole[field::sequences]) std::abort();
+                if (whole[field::sequences] == 0) continue;
+                if (one[field::sequences_size] != whole[field::sequences_size] ||
+                    w.input_base + one[field::sequences_at] != s.input_base + whole[field::sequences_at])
+                    std::abort();
+                for (const std::uint32_t t : {field::literal_length_table, field::offset_table, field::match_length_table})
+                    if (table(w.tables, one[t], false) != table(s.tables, whole[t], false)) std::abort();
+            }
         }
     }
     for (std::size_t f = 0; f < s.frame_count(); ++f) {
