@@ -170,7 +170,7 @@ gzip_outcome gzip_on(vyre::test::device_case& dev, std::span<const std::uint8_t>
     gzip_outcome out;
     try {
         ve::gzip_result r = ve::decompress_gzip(dev.ctx(), file, o);
-        out.data = std::move(r.bytes);
+        out.data.assign(r.bytes.begin(), r.bytes.end());
         out.report = std::move(r.report);
     } catch (const vyre::format_error& e) {
         out.error = e.what();

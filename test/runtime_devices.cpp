@@ -195,6 +195,40 @@ VYRE_DEVICE_TEST(staged_writes_land_where_asked) {
     }
 }
 
+// write_gathered: pieces of every size (empty ones, one byte, pieces that straddle slices and
+// 1 MiB copy units) land back to back from an odd offset, as one joined buffer would; a total below
+// staged_write_minimum (joined on the host first) and a single piece (written as it is) too.
+VYRE_DEVICE_TEST(gathered_writes_land_back_to_back) {
+    auto& ctx = dev.ctx();
+    std::mt19937 rng(vyre::test::test_seed());
+    const std::size_t slice = vyre::runtime::staged_write_slice;
+    const std::vector<std::vector<std::size_t>> layouts = {
+        {0, 1, 3 * (1u << 20) + 17, 0, slice - 5, 4097, slice + slice / 3, 0, 2, 12345},
+        {0, 7, 300, 0, 5000, 1},
+        {2 * slice + 9},
+    };
+    for (const auto& sizes : layouts) {
+        std::vector<std::vector<std::uint8_t>> pieces;
+        std::vector<vyre::runtime::host_piece> gather;
+        std::vector<std::uint8_t> joined;
+        for (const std::size_t n : sizes) {
+            pieces.emplace_back(n);
+            for (auto& b : pieces.back()) b = static_cast<std::uint8_t>(rng());
+            joined.insert(joined.end(), pieces.back().begin(), pieces.back().end());
+        }
+        for (const auto& p : pieces) gather.push_back({p.data(), p.size()});
+        const std::size_t offset = 4099;
+        auto dst = vyre::runtime::allocate(ctx, joined.size() + offset + 1000);
+        vyre::runtime::fill(ctx, dst, 0x5A5A5A5Au, dst.size() & ~std::size_t{3});
+        vyre::runtime::write_gathered(ctx, dst, gather, offset);
+        const auto back = vyre::runtime::download<std::uint8_t>(ctx, dst, dst.size() & ~std::size_t{3});
+        BOOST_TEST(std::equal(joined.begin(), joined.end(), back.begin() + static_cast<std::ptrdiff_t>(offset)), sizes.size() << " pieces");
+        BOOST_TEST(std::all_of(back.begin(), back.begin() + static_cast<std::ptrdiff_t>(offset), [](std::uint8_t b) { return b == 0x5A; }));
+        BOOST_TEST(std::all_of(back.begin() + static_cast<std::ptrdiff_t>(offset + joined.size()), back.end(),
+                               [](std::uint8_t b) { return b == 0x5A; }));
+    }
+}
+
 VYRE_DEVICE_TEST(context_wraps_an_existing_queue) {
     auto& owned = dev.ctx();
     rt::context borrowed(owned.queue().get());

@@ -26,6 +26,24 @@
 
 namespace vyre::cli {
 
+// Writes line(out, i) for i = 0..n-1 to stdout, in order. The text is made on every core, a block
+// of lines at a time (a run may print millions of findings, and formatting them is the printing's
+// cost); each block is written before the next is made, so memory stays bounded.
+template <class Line>
+void write_each(std::size_t n, Line&& line) {
+    constexpr std::size_t piece = 16384, block = 64 * piece;
+    std::vector<std::string> texts(block / piece);
+    for (std::size_t first = 0; first < n; first += block) {
+        const std::size_t count = std::min(block, n - first), pieces = (count + piece - 1) / piece;
+        vyre::util::parallel_for(pieces, 0, [&](std::size_t p) {
+            std::string& out = texts[p];
+            out.clear();
+            for (std::size_t i = first + p * piece, end = std::min(first + count, i + piece); i < end; ++i) line(out, i);
+        });
+        for (std::size_t p = 0; p < pieces; ++p) std::cout.write(texts[p].data(), static_cast<std::streamsize>(texts[p].size()));
+    }
+}
+
 // The regular files named, and those below the folders named (sorted, symbolic links not followed).
 inline std::vector<std::string> scan_paths(const std::vector<std::string>& names) {
     namespace fs = std::filesystem;
@@ -223,8 +241,8 @@ inline int cmd_scan(const std::vector<std::string>& args) {
         if (vm.count("json")) {
             const auto paths = each(r.hit_files, [](const ve::scan_file& f) { return input_of(f.order) + ",\"path\":" + json_string(f.path); });
             const auto pattern_names = each(names, [](const vs::pattern& q) { return json_string(q.name); });
-            std::string out = "{\"hits\":[";
-            for (std::size_t i = 0; i < r.findings.size(); ++i) {
+            std::cout << "{\"hits\":[";
+            write_each(r.findings.size(), [&](std::string& out, std::size_t i) {
                 const auto& f = r.findings[i];
                 out += i ? ",\n{\"input\":" : "\n{\"input\":";
                 out += paths[f.file];
@@ -233,9 +251,7 @@ inline int cmd_scan(const std::vector<std::string>& args) {
                 out += ",\"pattern\":";
                 out += pattern_names[f.pattern];
                 out += '}';
-                if (out.size() > (1u << 16)) std::cout << out, out.clear();
-            }
-            std::cout << out;
+            });
             std::cout << "\n],\"counts\":[";
             bool first = true;
             for (std::size_t q = 0; q < r.counts.size(); ++q) {
@@ -257,17 +273,15 @@ inline int cmd_scan(const std::vector<std::string>& args) {
         } else {
             const auto paths = each(r.hit_files, [](const ve::scan_file& f) { return printable(f.path); });
             const auto pattern_names = each(names, [](const vs::pattern& q) { return printable(q.name); });
-            std::string out;
-            for (const auto& f : r.findings) {
+            write_each(r.findings.size(), [&](std::string& out, std::size_t i) {
+                const auto& f = r.findings[i];
                 out += paths[f.file];
                 out += ':';
                 out += std::to_string(f.offset);
                 out += ':';
                 out += pattern_names[f.pattern];
                 out += '\n';
-                if (out.size() > (1u << 16)) std::cout << out, out.clear();
-            }
-            std::cout << out;
+            });
         }
         std::cout << std::flush;
         for (const auto& p : r.unpack.problems)
@@ -295,8 +309,10 @@ inline int cmd_scan(const std::vector<std::string>& args) {
             const double steps = u.open + u.decode + u.finish + u.layer_files + u.write;
             std::cerr << "vyre scan: seconds: setup " << s(std::chrono::duration<double>(t1 - t0).count())
                       << " (device context, pattern tables); open " << s(u.open) << "; decode " << s(u.decode)
-                      << " (lz4 " << s(u.lz4) << ", zstd " << s(u.zstd) << ", deflate " << s(u.deflate) << "); finish " << s(u.finish)
-                      << "; scan " << s(u.layer_files) << "; the rest (plain inputs, findings sorted) " << s(run - steps)
+                      << " (lz4 " << s(u.lz4) << ", zstd " << s(u.zstd) << ", deflate " << s(u.deflate) << " [device until " << s(u.deflate_device) << ", host until " << s(u.deflate_host) << "]); finish " << s(u.finish)
+                      << "; scan " << s(u.layer_files) << " (uploads " << s(r.stage.upload)
+                      << ", scan calls " << s(r.stage.calls) << ", findings " << s(r.stage.findings) << "); layers released " << s(u.release)
+                      << "; findings ordered " << s(r.stage.order) << "; the rest " << s(run - steps - u.release - r.stage.order)
                       << "; printing " << s(std::chrono::duration<double>(clock::now() - t2).count()) << "\n";
         }
         std::uint64_t total = 0;

@@ -343,9 +343,9 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         const double setup = std::chrono::duration<double>(t_devices - t0).count();
         const double steps = u.open + u.decode + u.finish + u.layer_files + u.write;
         std::cerr << "vyre unpack: seconds: device context " << s(setup) << "; open " << s(u.open) << "; decode " << s(u.decode)
-                  << " (lz4 " << s(u.lz4) << ", zstd " << s(u.zstd) << ", deflate " << s(u.deflate) << ", xz/lzma/bzip2 "
-                  << s(u.library) << "); finish " << s(u.finish) << "; write " << s(u.write) << "; the rest "
-                  << s(seconds - setup - steps) << "\n";
+                  << " (lz4 " << s(u.lz4) << ", zstd " << s(u.zstd) << ", deflate " << s(u.deflate) << " [device until " << s(u.deflate_device) << ", host until " << s(u.deflate_host) << "], xz/lzma/bzip2 "
+                  << s(u.library) << "); finish " << s(u.finish) << "; write " << s(u.write) << "; layers released " << s(u.release)
+                  << "; the rest " << s(seconds - setup - steps - u.release) << "\n";
     }
     return r.failures() == 0 ? 0 : 1; // warnings alone do not fail the run
 }

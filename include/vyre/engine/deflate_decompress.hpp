@@ -65,6 +65,7 @@
 #include <vyre/ops/block_op.hpp>
 #include <vyre/ops/compression/deflate.hpp>
 #include <vyre/runtime/context.hpp>
+#include <vyre/util/host_bytes.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -194,9 +195,9 @@ struct deflate_report {
 // What a pass made: stream k's content is output[offsets[k], offsets[k + 1]) unless errors[k]
 // says why it failed (a failed stream's slot holds whatever was made), or kept->has(k) says it
 // stayed on the device (its slot is then empty). The output is shared so that contents can be
-// handed on without a copy.
+// handed on without a copy, and is not zero-filled: every byte of it is written.
 struct deflate_result {
-    std::shared_ptr<std::vector<std::uint8_t>> output;
+    std::shared_ptr<util::host_bytes> output;
     std::shared_ptr<const deflate_kept> kept; // null when nothing stayed on the device
     std::vector<std::uint64_t> offsets; // one more than the streams
     std::vector<deflate_path> paths;
@@ -226,7 +227,10 @@ inline deflate_result decompress_deflate(runtime::context& ctx, std::span<const 
     if (options.keep_on_device && !plan.dispatched.empty() && plan.device_output_bytes <= deflate_keep_limit(ctx.device()))
         detail::keep_device_streams(plan);
     deflate_result r;
-    r.output = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(plan.offsets.back()));
+    // Its pages are faulted in on every core: a zero fill on one thread cost more than the device's
+    // part of a layer of ZIP entries, and a read-back into unmapped pages faults them on one thread.
+    r.output = std::make_shared<util::host_bytes>(static_cast<std::size_t>(plan.offsets.back()));
+    util::fault_in(*r.output, options.threads);
     r.errors.resize(streams.size());
     r.report = detail::deflate_run_passes(ctx, plan, options, *r.output, r.errors, &r.kept);
     r.offsets = std::move(plan.offsets);
@@ -266,7 +270,7 @@ struct gzip_report {
 };
 
 struct gzip_result {
-    std::vector<std::uint8_t> bytes;
+    util::host_bytes bytes;
     gzip_report report;
 };
 
@@ -308,7 +312,7 @@ inline gzip_result decompress_gzip(runtime::context& ctx, std::span<const std::u
     try {
         format::gzip_content g = format::gzip_decompress(file, options.max_output_bytes);
         rep.members = g.members.size();
-        result.bytes = std::move(g.data);
+        result.bytes.assign(g.data.begin(), g.data.end());
     } catch (const format_error& e) {
         if (found.empty()) throw;
         throw format_error(std::string(e.what()) + "; " + found);

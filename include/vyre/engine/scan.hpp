@@ -11,18 +11,19 @@
 // left them (unpack_options::keep_on_device): their CRC-32s are checked and their first bytes read
 // on the device, and at the end of the layer they are scanned in place, all in one call. Only
 // nested containers cross back to the host, which must parse them. The other files (stored
-// entries, tar members, what the host decoded) are packed back to back into a pinned staging
-// buffer of batch_bytes; a full buffer, and the last of each layer, is copied to the device and
-// scanned in one call. A file larger than batch_bytes is uploaded and scanned on its own. Only hits
-// and counts come back from the device.
+// entries, tar members, what the host decoded) are gathered back to back into a device buffer of
+// at most batch_bytes, straight from where they are, through the context's pinned slots with every
+// core copying (runtime::write_gathered); a full batch, and the last of each layer, is scanned in
+// one call. A file larger than batch_bytes is uploaded and scanned on its own. Only hits and counts
+// come back from the device.
 //
 // One cap (scan_options::max_hits_per_pattern) covers the whole run: a pattern's hits kept are its
 // first in the order files are scanned (the plain inputs, then the archives' files layer by layer:
 // in each layer the files on the host in listing order, then those on the device in listing order);
 // findings are reported in listing order.
 //
-// Not yet: packing, upload and scan take turns instead of overlapping, and the scan of a layer
-// starts once the whole layer is decoded.
+// Not yet: the upload and the scan take turns instead of overlapping, and the scan of a layer starts
+// once the whole layer is decoded.
 
 #include <vyre/engine/unpack.hpp>
 #include <vyre/format/detect.hpp>
@@ -30,6 +31,7 @@
 #include <vyre/runtime/buffer.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -45,7 +47,7 @@ struct scan_archives_options {
     // not used (nothing is written).
     unpack_options unpack;
     ops::scan::scan_options scan;
-    // Bytes of files packed into one upload and one scan call.
+    // Bytes of files gathered into one upload and one scan call.
     std::uint64_t batch_bytes = std::uint64_t{256} << 20;
     // Scan what the device decoded where it is (see the note at the top); false: every file's
     // bytes come to the host first and are uploaded again (for comparison).
@@ -64,6 +66,15 @@ struct scan_finding {
     std::uint64_t offset = 0;  // of the match's first byte in the file
 };
 
+// Wall seconds of the scan stage's own steps, added up over a run (inside unpack_seconds::layer_files
+// for the archives' files): where `vyre scan --timings` says the scan's time went.
+struct scan_stage_seconds {
+    double upload = 0;   // host files gathered into the device's batch buffer (through pinned slots, every core)
+    double calls = 0;    // scan calls: dispatches, waits, hits read back and ordered
+    double findings = 0; // each call's hits made findings (the sink)
+    double order = 0;    // the findings put in listing order at the end
+};
+
 struct scan_archives_report {
     std::vector<scan_file> hit_files;   // the files with findings, in listing order
     std::vector<scan_finding> findings; // by file, offset, pattern
@@ -74,6 +85,7 @@ struct scan_archives_report {
     std::uint64_t kept_bytes = 0;       // of them, scanned where the decoders left them on the device
     std::size_t scan_dispatches = 0;
     double kernel_seconds = 0;          // scan kernels, with a profiling queue; else 0
+    scan_stage_seconds stage;
     unpack_report unpack;               // what unpacking found: entries, problems, decoders' device work
 };
 
@@ -98,7 +110,7 @@ inline std::vector<std::uint8_t> host_bytes(runtime::context& ctx, const scanned
 // What is done with each scan call's result: hits' entries index `files`.
 using scan_sink = std::function<void(std::span<const scanned_file> files, const ops::scan::scan_result& result)>;
 
-// Packs files into a staging buffer and scans it when full and at the end of each layer (see the
+// Gathers files into a device buffer and scans it when full and at the end of each layer (see the
 // note at the top), handing each result to the sink.
 class scan_batcher {
 public:
@@ -117,10 +129,9 @@ public:
             return;
         }
         if (used_ + bytes.size() > capacity_) flush();
-        reserve(used_ + bytes.size());
-        std::memcpy(staging_->span().data() + used_, bytes.data(), bytes.size());
         files_.push_back({std::string(path), {order.begin(), order.end()}, bytes});
         extents_.push_back({used_, bytes.size()});
+        pieces_.push_back({bytes.data(), bytes.size()});
         used_ += bytes.size();
     }
 
@@ -137,12 +148,21 @@ public:
 
     void flush() {
         if (!files_.empty()) {
-            if (!device_.get() || device_.size() < staging_->size()) device_ = runtime::allocate(ctx_, staging_->size(), CL_MEM_READ_ONLY);
-            // Words past the last file are read as whole words: zero them.
-            const std::uint64_t end = (used_ + 3) & ~std::uint64_t{3};
-            std::memset(staging_->span().data() + used_, 0, end - used_);
-            staging_->copy_to_device(device_, std::max<std::uint64_t>(end, 4)).wait();
+            // Words past the last file are read as whole words: zeros.
+            const std::uint64_t end = std::max<std::uint64_t>(4, (used_ + 3) & ~std::uint64_t{3});
+            static constexpr std::uint8_t zeros[4] = {};
+            pieces_.push_back({zeros, static_cast<std::size_t>(end - used_)});
+            if (!device_.get() || device_.size() < end) {
+                // Room that doubles from 16 MiB up to capacity_, so that a small run takes little.
+                std::uint64_t size = device_.get() ? device_.size() : std::uint64_t{16} << 20;
+                while (size < end) size *= 2;
+                device_ = runtime::allocate(ctx_, static_cast<std::size_t>(std::min(size, capacity_)), CL_MEM_READ_ONLY);
+            }
+            const auto t0 = clock::now();
+            runtime::write_gathered(ctx_, device_, pieces_);
+            seconds.upload += since(t0);
             scan(device_, files_, extents_);
+            pieces_.clear();
             used_ = 0;
         }
         flush_kept();
@@ -153,20 +173,12 @@ public:
     std::uint64_t kept_bytes_scanned = 0;
     std::size_t dispatches = 0;
     double kernel_seconds = 0;
+    scan_stage_seconds seconds;
     std::vector<unpack_problem> problems; // files that could not be scanned
 
 private:
-    // Staging room for `bytes` (plus a word of padding): it starts small and doubles up to capacity_,
-    // so that a small run pins little memory.
-    void reserve(std::uint64_t bytes) {
-        const std::uint64_t need = std::min(capacity_, (bytes + 7) & ~std::uint64_t{3});
-        if (staging_ && staging_->size() >= need) return;
-        std::uint64_t size = staging_ ? staging_->size() : std::uint64_t{16} << 20;
-        while (size < need) size *= 2;
-        auto bigger = std::make_unique<runtime::pinned_host_buffer>(ctx_, std::min(size, capacity_));
-        if (staging_ && used_) std::memcpy(bigger->span().data(), staging_->span().data(), used_);
-        staging_ = std::move(bigger);
-    }
+    using clock = std::chrono::steady_clock;
+    static double since(clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); }
 
     void scan_alone(std::string_view path, std::span<const std::uint8_t> bytes, std::span<const std::uint32_t> order) {
         flush();
@@ -177,9 +189,12 @@ private:
                                 {order.begin(), order.end()}});
             return;
         }
-        std::vector<std::uint8_t> padded((bytes.size() + 3) & ~std::size_t{3}, 0);
-        std::copy(bytes.begin(), bytes.end(), padded.begin());
-        const auto buffer = runtime::upload(ctx_, std::span<const std::uint8_t>(padded), CL_MEM_READ_ONLY);
+        const auto t0 = clock::now();
+        static constexpr std::uint8_t zeros[4] = {};
+        const runtime::host_piece padded[2] = {{bytes.data(), bytes.size()}, {zeros, ((bytes.size() + 3) & ~std::size_t{3}) - bytes.size()}};
+        auto buffer = runtime::allocate(ctx_, std::max<std::size_t>(4, bytes.size() + padded[1].bytes), CL_MEM_READ_ONLY);
+        runtime::write_gathered(ctx_, buffer, padded);
+        seconds.upload += since(t0);
         files_.push_back({std::string(path), {order.begin(), order.end()}, bytes});
         extents_.push_back({0, bytes.size()});
         scan(buffer, files_, extents_);
@@ -192,10 +207,14 @@ private:
     }
 
     void scan(const boost::compute::buffer& data, std::vector<scanned_file>& files, std::vector<vyre::scan::entry_extent>& extents) {
+        const auto t0 = clock::now();
         const auto r = ops::scan::scan_device(ctx_, set_, data, extents, options_, budget_);
+        const auto t1 = clock::now();
+        seconds.calls += std::chrono::duration<double>(t1 - t0).count();
         dispatches += r.dispatches;
         kernel_seconds += r.kernel_seconds;
         sink_(files, r);
+        seconds.findings += since(t1);
         files.clear();
         extents.clear();
     }
@@ -206,8 +225,8 @@ private:
     ops::scan::hit_budget* budget_;
     scan_sink sink_;
     std::uint64_t capacity_ = 0, limit_ = 0, used_ = 0;
-    std::unique_ptr<runtime::pinned_host_buffer> staging_;
-    boost::compute::buffer device_;
+    boost::compute::buffer device_;             // the batch's files, back to back
+    std::vector<runtime::host_piece> pieces_;   // where they are on the host
     std::vector<scanned_file> files_;
     std::vector<vyre::scan::entry_extent> extents_;
     boost::compute::buffer kept_buffer_; // the buffer of kept_files_
@@ -292,6 +311,8 @@ inline scan_archives_report scan_archives(runtime::context& ctx, const ops::scan
     report.kept_bytes = batcher.kept_bytes_scanned;
     report.scan_dispatches = batcher.dispatches;
     report.kernel_seconds = batcher.kernel_seconds;
+    report.stage = batcher.seconds;
+    const auto ordering = std::chrono::steady_clock::now();
     // Files in listing order (a file is scanned once, so no two share an order), then findings.
     std::vector<std::uint32_t> by_order(report.hit_files.size()), rank(report.hit_files.size());
     for (std::uint32_t f = 0; f < by_order.size(); ++f) by_order[f] = f;
@@ -314,6 +335,7 @@ inline scan_archives_report scan_archives(runtime::context& ctx, const ops::scan
     std::vector<std::uint64_t> kept(report.counts.size(), 0);
     for (const auto& f : report.findings) ++kept[f.pattern];
     for (std::size_t q = 0; q < report.counts.size(); ++q) report.capped_patterns += report.counts[q] > kept[q];
+    report.stage.order = std::chrono::duration<double>(std::chrono::steady_clock::now() - ordering).count();
     return report;
 }
 

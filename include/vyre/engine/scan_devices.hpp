@@ -95,6 +95,8 @@ inline scan_archives_report scan_archives_on_devices(std::span<runtime::context*
         job.kept_bytes += r.kept_bytes;
         job.scan_dispatches += r.scan_dispatches;
         job.kernel_seconds += r.kernel_seconds;
+        job.stage.upload += r.stage.upload, job.stage.calls += r.stage.calls,
+            job.stage.findings += r.stage.findings, job.stage.order += r.stage.order;
         detail::add_run(job.unpack, std::move(r.unpack));
     }
     for (std::size_t q = 0; q < job.counts.size(); ++q) job.capped_patterns += job.counts[q] > kept[q];

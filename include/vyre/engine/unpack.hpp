@@ -235,10 +235,14 @@ struct unpack_seconds {
     double open = 0;                        // parsing the containers
     double decode = 0;                      // the codecs' passes, from the first's start to the last's end
     double lz4 = 0, zstd = 0, deflate = 0;  // each codec's pass (zstd's runs beside the others)
+    // Of the deflate pass: from its passes' start until the device's last batch was back, and until
+    // the host's threads were done (libdeflate's streams, every stream's checks).
+    double deflate_device = 0, deflate_host = 0;
     double library = 0;                     // xz, lzma and bzip2 on the host cores
     double finish = 0;                      // checks, nested containers found
     double layer_files = 0;                 // unpack_options::layer_files (a later stage's work)
     double write = 0;                       // hashing and writing
+    double release = 0;                     // each layer's decoded bytes and device buffers freed
 };
 
 // Something that went wrong: a refused or corrupt entry, or damage to a container itself; or a

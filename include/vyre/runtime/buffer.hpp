@@ -145,16 +145,45 @@ private:
     util::worker_pool pool_{0}; // the host threads that fill the slots (every core)
 };
 
-// A blocking copy of `bytes` bytes of pageable host memory into dst (at `offset`) at nearly the
-// speed of a pinned one: the context's two pinned slots (staging_slots, made at the first call),
-// one filled by every host core while the DMA engine drains the other. The
-// driver's own pageable path stages on one thread, which is what limits it (doc/runtime.md has
-// the figures). Copies below staged_write_minimum go straight through write().
+// A blocking copy of pageable host memory into dst (at `offset`) at nearly the speed of a pinned
+// one: the context's two pinned slots (staging_slots, made at the first call), one filled by every
+// host core while the DMA engine drains the other. The driver's own pageable path stages on one
+// thread, which is what limits it (doc/runtime.md has the figures). Copies below
+// staged_write_minimum go straight through write().
 inline constexpr std::size_t staged_write_minimum = std::size_t{1} << 20;
 
-inline void write_staged(context& ctx, bc::buffer& dst, const void* src, std::size_t bytes, std::size_t offset = 0) {
+// Host bytes of a gathered write: pieces land back to back.
+struct host_piece {
+    const void* data = nullptr;
+    std::size_t bytes = 0;
+};
+
+// write_staged of many pieces of host memory, written back to back into dst from `offset`, as if
+// they had been copied into one buffer first: each slot is filled from the pieces it covers, so the
+// gathering costs no copy of its own (the scan stage's files, scattered over the archives).
+inline void write_gathered(context& ctx, bc::buffer& dst, std::span<const host_piece> pieces, std::size_t offset = 0) {
+    // starts[i]: where piece i lands, relative to offset; starts.back(): the whole size.
+    std::vector<std::size_t> starts(pieces.size() + 1, 0);
+    for (std::size_t i = 0; i < pieces.size(); ++i) starts[i + 1] = starts[i] + pieces[i].bytes;
+    const std::size_t bytes = starts.back();
+    if (bytes == 0) return;
+    // [at, at + n) of the whole into `to`: the pieces it overlaps, found by their starts.
+    const auto gather = [&](std::uint8_t* to, std::size_t at, std::size_t n) {
+        std::size_t i = static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), at) - starts.begin()) - 1;
+        for (std::size_t done = 0; done < n; ++i) {
+            const std::size_t from = at + done - starts[i], take = std::min(n - done, pieces[i].bytes - from);
+            if (take) std::memcpy(to + done, static_cast<const std::uint8_t*>(pieces[i].data) + from, take);
+            done += take;
+        }
+    };
     if (bytes < staged_write_minimum) {
-        write(ctx, dst, src, bytes, offset);
+        if (pieces.size() == 1) {
+            write(ctx, dst, pieces[0].data, bytes, offset);
+            return;
+        }
+        std::vector<std::uint8_t> joined(bytes);
+        gather(joined.data(), 0, bytes);
+        write(ctx, dst, joined.data(), bytes, offset);
         return;
     }
     auto& shared = ctx.staging();
@@ -174,20 +203,24 @@ inline void write_staged(context& ctx, bc::buffer& dst, const void* src, std::si
                     }
         }
     } guard{pending};
-    constexpr std::size_t piece = std::size_t{1} << 20; // one memcpy per thread and MiB
-    const auto* from = static_cast<const std::uint8_t*>(src);
+    constexpr std::size_t piece = std::size_t{1} << 20; // one copy per thread and MiB
     for (std::size_t at = 0, i = 0; at < bytes; at += staged_write_slice, ++i) {
         const std::size_t n = std::min(staged_write_slice, bytes - at), s = i % 2;
         if (pending[s].get()) cl_call("clWaitForEvents", [&] { pending[s].wait(); });
         std::uint8_t* slot = slots->slot(static_cast<int>(s));
         slots->copiers().run((n + piece - 1) / piece, 1, [&](std::size_t p) noexcept {
-            std::memcpy(slot + p * piece, from + at + p * piece, std::min(piece, n - p * piece));
+            gather(slot + p * piece, at + p * piece, std::min(piece, n - p * piece));
         });
         pending[s] = cl_call("clEnqueueWriteBuffer", [&] { return ctx.queue().enqueue_write_buffer_async(dst, offset + at, n, slot); });
         ctx.queue().flush();
     }
     for (auto& e : pending)
         if (e.get()) cl_call("clWaitForEvents", [&] { e.wait(); });
+}
+
+inline void write_staged(context& ctx, bc::buffer& dst, const void* src, std::size_t bytes, std::size_t offset = 0) {
+    const host_piece one{src, bytes};
+    write_gathered(ctx, dst, std::span<const host_piece>(&one, 1), offset);
 }
 
 } // namespace vyre::runtime

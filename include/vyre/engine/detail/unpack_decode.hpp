@@ -415,6 +415,8 @@ inline void decode_deflate(run_state& run, std::vector<decode_job*>& jobs) {
         run.report.deflate_device_streams += r.report.device_streams;
         run.report.deflate_dispatches += r.report.batches;
         run.report.kept_bytes += r.report.kept_bytes;
+        run.report.seconds.deflate_device += r.report.device_seconds;
+        run.report.seconds.deflate_host += r.report.host_seconds;
         for (std::size_t k = 0; k < jobs.size(); ++k) {
             decode_job& j = *jobs[k];
             deflate_job_plan& p = plans[k];

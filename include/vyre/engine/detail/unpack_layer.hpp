@@ -418,6 +418,10 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
     });
     timed(seconds.write, [&] { write_layer(run, items, sink); });
     for (const std::size_t i : sink) run.report.entries.push_back(std::move(items[i].e));
+    timed(seconds.release, [&] {
+        std::vector<item>().swap(items);
+        std::vector<decode_job>().swap(jobs);
+    });
     return next;
 }
 
@@ -427,7 +431,8 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
 inline unpack_report run_layers(run_state& run, std::vector<container> layer, unsigned depth) {
     for (; !layer.empty(); ++depth) {
         ++run.report.layers;
-        layer = run_layer(run, depth, layer);
+        std::vector<container> next = run_layer(run, depth, layer);
+        timed(run.report.seconds.release, [&] { layer = std::move(next); });
     }
     if (run.tree && !run.options.shared) finish_folders(*run.tree, *run.shared, run.report.problems);
     run.report.decoded_bytes = run.budget.used();

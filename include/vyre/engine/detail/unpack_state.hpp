@@ -252,7 +252,9 @@ inline void add_run(unpack_report& job, unpack_report&& run) {
     auto& s = job.seconds;
     const auto& r = run.seconds;
     s.open += r.open, s.decode += r.decode, s.lz4 += r.lz4, s.zstd += r.zstd, s.deflate += r.deflate;
+    s.deflate_device += r.deflate_device, s.deflate_host += r.deflate_host;
     s.library += r.library, s.finish += r.finish, s.layer_files += r.layer_files, s.write += r.write;
+    s.release += r.release;
 }
 
 } // namespace vyre::engine::detail
