@@ -193,9 +193,9 @@ struct deflate_report {
 };
 
 // What a pass made: stream k's content is output[offsets[k], offsets[k + 1]) unless errors[k]
-// says why it failed (a failed stream's slot holds whatever was made), or kept->has(k) says it
-// stayed on the device (its slot is then empty). The output is shared so that contents can be
-// handed on without a copy, and is not zero-filled: every byte of it is written.
+// says why it failed (its slot then holds what was made, the rest unspecified), or kept->has(k) says
+// it stayed on the device (its slot is then empty). The output is shared so that contents can be
+// handed on without a copy, and is not zero-filled: a stream that decodes writes all of its slot.
 struct deflate_result {
     std::shared_ptr<util::host_bytes> output;
     std::shared_ptr<const deflate_kept> kept; // null when nothing stayed on the device
