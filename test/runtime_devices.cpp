@@ -205,6 +205,7 @@ VYRE_DEVICE_TEST(gathered_writes_land_back_to_back) {
     const std::vector<std::vector<std::size_t>> layouts = {
         {0, 1, 3 * (1u << 20) + 17, 0, slice - 5, 4097, slice + slice / 3, 0, 2, 12345},
         {0, 7, 300, 0, 5000, 1},
+        {3, (1u << 20) + 5, 0, 0}, // ends in empty pieces, as a scan batch whose size is whole words does
         {2 * slice + 9},
     };
     for (const auto& sizes : layouts) {

@@ -26,16 +26,16 @@
 
 namespace vyre::cli {
 
-// Writes line(out, i) for i = 0..n-1 to stdout, in order. The text is made on every core, a block
-// of lines at a time (a run may print millions of findings, and formatting them is the printing's
-// cost); each block is written before the next is made, so memory stays bounded.
+// Writes line(out, i) for i = 0..n-1 to stdout, in order. The text is made on `threads` threads (0:
+// every core), a block of lines at a time (a run may print millions of findings); each block is
+// written before the next is made, so memory stays bounded.
 template <class Line>
-void write_each(std::size_t n, Line&& line) {
+void write_each(std::size_t n, unsigned threads, Line&& line) {
     constexpr std::size_t piece = 16384, block = 64 * piece;
     std::vector<std::string> texts(block / piece);
     for (std::size_t first = 0; first < n; first += block) {
         const std::size_t count = std::min(block, n - first), pieces = (count + piece - 1) / piece;
-        vyre::util::parallel_for(pieces, 0, [&](std::size_t p) {
+        vyre::util::parallel_for(pieces, threads, [&](std::size_t p) {
             std::string& out = texts[p];
             out.clear();
             for (std::size_t i = first + p * piece, end = std::min(first + count, i + piece); i < end; ++i) line(out, i);
@@ -242,7 +242,7 @@ inline int cmd_scan(const std::vector<std::string>& args) {
             const auto paths = each(r.hit_files, [](const ve::scan_file& f) { return input_of(f.order) + ",\"path\":" + json_string(f.path); });
             const auto pattern_names = each(names, [](const vs::pattern& q) { return json_string(q.name); });
             std::cout << "{\"hits\":[";
-            write_each(r.findings.size(), [&](std::string& out, std::size_t i) {
+            write_each(r.findings.size(), o.unpack.threads, [&](std::string& out, std::size_t i) {
                 const auto& f = r.findings[i];
                 out += i ? ",\n{\"input\":" : "\n{\"input\":";
                 out += paths[f.file];
@@ -273,7 +273,7 @@ inline int cmd_scan(const std::vector<std::string>& args) {
         } else {
             const auto paths = each(r.hit_files, [](const ve::scan_file& f) { return printable(f.path); });
             const auto pattern_names = each(names, [](const vs::pattern& q) { return printable(q.name); });
-            write_each(r.findings.size(), [&](std::string& out, std::size_t i) {
+            write_each(r.findings.size(), o.unpack.threads, [&](std::string& out, std::size_t i) {
                 const auto& f = r.findings[i];
                 out += paths[f.file];
                 out += ':';
@@ -311,8 +311,9 @@ inline int cmd_scan(const std::vector<std::string>& args) {
                       << " (device context, pattern tables); open " << s(u.open) << "; decode " << s(u.decode)
                       << " (lz4 " << s(u.lz4) << ", zstd " << s(u.zstd) << ", deflate " << s(u.deflate) << " [device until " << s(u.deflate_device) << ", host until " << s(u.deflate_host) << "]); finish " << s(u.finish)
                       << "; scan " << s(u.layer_files) << " (uploads " << s(r.stage.upload)
-                      << ", scan calls " << s(r.stage.calls) << ", findings " << s(r.stage.findings) << "); layers released " << s(u.release)
-                      << "; findings ordered " << s(r.stage.order) << "; the rest " << s(run - steps - u.release - r.stage.order)
+                      << ", scan calls " << s(r.stage.calls) << ", findings " << s(r.stage.findings) << ", these with the plain inputs')" << "; layers released " << s(u.release)
+                      << "; findings ordered " << s(r.stage.order) << "; the rest (plain inputs, sorting entries) "
+                      << s(run - steps - u.release - r.stage.order)
                       << "; printing " << s(std::chrono::duration<double>(clock::now() - t2).count()) << "\n";
         }
         std::uint64_t total = 0;

@@ -12,9 +12,9 @@
 // on the device, and at the end of the layer they are scanned in place, all in one call. Only
 // nested containers cross back to the host, which must parse them. The other files (stored
 // entries, tar members, what the host decoded) are gathered back to back into a device buffer of
-// at most batch_bytes, straight from where they are, through the context's pinned slots with every
-// core copying (runtime::write_gathered); a full batch, and the last of each layer, is scanned in
-// one call. A file larger than batch_bytes is uploaded and scanned on its own. Only hits and counts
+// at most batch_bytes, straight from where they are (runtime::write_gathered: from 1 MiB on,
+// through the context's pinned slots with every core copying); a full batch, and the last of each
+// layer, is scanned in one call. A file larger than batch_bytes is uploaded and scanned on its own. Only hits and counts
 // come back from the device.
 //
 // One cap (scan_options::max_hits_per_pattern) covers the whole run: a pattern's hits kept are its
@@ -69,7 +69,7 @@ struct scan_finding {
 // Wall seconds of the scan stage's own steps, added up over a run (inside unpack_seconds::layer_files
 // for the archives' files): where `vyre scan --timings` says the scan's time went.
 struct scan_stage_seconds {
-    double upload = 0;   // host files gathered into the device's batch buffer (through pinned slots, every core)
+    double upload = 0;   // host files gathered into the device's batch buffer (runtime::write_gathered)
     double calls = 0;    // scan calls: dispatches, waits, hits read back and ordered
     double findings = 0; // each call's hits made findings (the sink)
     double order = 0;    // the findings put in listing order at the end
@@ -148,22 +148,30 @@ public:
 
     void flush() {
         if (!files_.empty()) {
+            // The batch is over whatever happens below (a throw included): nothing of it is kept.
+            struct batch_done {
+                scan_batcher& b;
+                ~batch_done() {
+                    b.pieces_.clear();
+                    b.files_.clear();
+                    b.extents_.clear();
+                    b.used_ = 0;
+                }
+            } done{*this};
             // Words past the last file are read as whole words: zeros.
             const std::uint64_t end = std::max<std::uint64_t>(4, (used_ + 3) & ~std::uint64_t{3});
             static constexpr std::uint8_t zeros[4] = {};
             pieces_.push_back({zeros, static_cast<std::size_t>(end - used_)});
+            const auto t0 = clock::now();
             if (!device_.get() || device_.size() < end) {
                 // Room that doubles from 16 MiB up to capacity_, so that a small run takes little.
                 std::uint64_t size = device_.get() ? device_.size() : std::uint64_t{16} << 20;
                 while (size < end) size *= 2;
                 device_ = runtime::allocate(ctx_, static_cast<std::size_t>(std::min(size, capacity_)), CL_MEM_READ_ONLY);
             }
-            const auto t0 = clock::now();
             runtime::write_gathered(ctx_, device_, pieces_);
             seconds.upload += since(t0);
             scan(device_, files_, extents_);
-            pieces_.clear();
-            used_ = 0;
         }
         flush_kept();
     }

@@ -159,8 +159,9 @@ struct host_piece {
 };
 
 // write_staged of many pieces of host memory, written back to back into dst from `offset`, as if
-// they had been copied into one buffer first: each slot is filled from the pieces it covers, so the
-// gathering costs no copy of its own (the scan stage's files, scattered over the archives).
+// they had been copied into one buffer first: each slot is filled from the pieces it covers, so
+// from staged_write_minimum on the gathering costs no copy of its own (the scan stage's files,
+// scattered over the archives). Below it, the pieces are joined on this thread and written.
 inline void write_gathered(context& ctx, bc::buffer& dst, std::span<const host_piece> pieces, std::size_t offset = 0) {
     // starts[i]: where piece i lands, relative to offset; starts.back(): the whole size.
     std::vector<std::size_t> starts(pieces.size() + 1, 0);
