@@ -345,6 +345,7 @@ int main(int argc, char** argv) {
         // Ours: the tables, then the kernel runs on the resident input, then end to end.
         const double t0 = now_seconds();
         const sc::device_patterns tables(ctx, patterns);
+        tables.on_device();
         ctx.finish();
         const double setup = now_seconds() - t0;
         sc::scan_options options;

@@ -270,6 +270,23 @@ BOOST_AUTO_TEST_CASE(plans_route_by_device_size_and_limits) {
     BOOST_TEST(paths(gpu, ve::deflate_route::device) == "ddh 1");
     BOOST_TEST(paths(cpu, ve::deflate_route::device) == "ddh 1");
     BOOST_TEST(paths(gpu, ve::deflate_route::host) == "hhh 1");
+    // The device is asked only when some stream may go to it (a context made in the background is
+    // then not waited for): not on the host route, nor when every stream is above the cap.
+    int asked = 0;
+    const auto ask = [&]() -> const vyre::runtime::device_info& {
+        ++asked;
+        return gpu;
+    };
+    o.route = ve::deflate_route::host;
+    BOOST_TEST(vd::make_deflate_plan(ask, streams, o).oversized == 1u);
+    BOOST_TEST(asked == 0);
+    o.route = ve::deflate_route::automatic;
+    o.device_max_bytes = 100;
+    BOOST_TEST(vd::make_deflate_plan(ask, streams, o).dispatched.empty());
+    BOOST_TEST(asked == 0);
+    o.device_max_bytes = 10000;
+    BOOST_TEST(vd::make_deflate_plan(ask, streams, o).dispatched.size() == 1u);
+    BOOST_TEST(asked == 1);
     o.max_output_bytes = 20000;
     o.route = ve::deflate_route::device;
     BOOST_CHECK_THROW(vd::make_deflate_plan(gpu, streams, o), vyre::resource_error);

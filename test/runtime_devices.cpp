@@ -10,6 +10,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <span>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -227,6 +230,70 @@ VYRE_DEVICE_TEST(gathered_writes_land_back_to_back) {
         BOOST_TEST(std::all_of(back.begin(), back.begin() + static_cast<std::ptrdiff_t>(offset), [](std::uint8_t b) { return b == 0x5A; }));
         BOOST_TEST(std::all_of(back.begin() + static_cast<std::ptrdiff_t>(offset + joined.size()), back.end(),
                                [](std::uint8_t b) { return b == 0x5A; }));
+    }
+}
+
+// A context started in the background: unused until the first call that needs it, which waits for
+// it; then the default device's, usable as any other and shared by its copies. An error in making
+// it (a VYRE_DEVICE that matches nothing) is thrown by each call that needs it.
+BOOST_AUTO_TEST_CASE(context_made_in_the_background) {
+    auto ctx = rt::context::in_background();
+    const rt::context copy = ctx;
+    BOOST_TEST(!ctx.used());
+    BOOST_TEST(ctx.device().label() == rt::choose_device().label());
+    BOOST_TEST(ctx.used());
+    BOOST_TEST(copy.used());
+    BOOST_TEST(copy.cl_context().get() == ctx.cl_context().get());
+    BOOST_TEST(ctx.making_seconds() > 0.0);
+    // The first use waited at most as long as the making took, give or take the waiting thread's
+    // wake-up.
+    BOOST_TEST(ctx.waited_seconds() >= 0.0);
+    BOOST_TEST(ctx.waited_seconds() <= ctx.making_seconds() + 0.05);
+    const rt::context at_once;
+    BOOST_TEST(at_once.used());
+    BOOST_TEST(at_once.making_seconds() == 0.0);
+    BOOST_TEST(at_once.waited_seconds() == 0.0);
+    const std::vector<std::uint32_t> words{1, 2, 3, 0xdeadbeefu};
+    auto b = rt::upload(ctx, std::span<const std::uint32_t>(words));
+    std::vector<std::uint32_t> back(words.size(), 0);
+    rt::read(ctx, b, back.data(), back.size() * 4);
+    BOOST_TEST(back == words, boost::test_tools::per_element());
+
+    const std::string before = rt::env_or_empty("VYRE_DEVICE");
+    ::setenv("VYRE_DEVICE", "no such device, surely", 1);
+    auto bad = rt::context::in_background();
+    BOOST_CHECK_THROW(bad.device(), vyre::no_device);
+    BOOST_CHECK_THROW(bad.queue(), vyre::no_device);
+    if (before.empty()) ::unsetenv("VYRE_DEVICE");
+    else ::setenv("VYRE_DEVICE", before.c_str(), 1);
+}
+
+// read_each: pieces of two buffers, in any order, an empty one among them, each into its own
+// memory; the bytes around each destination stay. Small pieces are gathered on the device and
+// large ones read as they are: both kinds, then three thousand small ones.
+VYRE_DEVICE_TEST(many_reads_land_in_their_own_memory) {
+    auto& ctx = dev.ctx();
+    std::vector<std::uint8_t> a(100000), b(5000);
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::uint8_t>(i * 7 + 1);
+    for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<std::uint8_t>(i * 13 + 5);
+    const auto da = rt::upload(ctx, std::span<const std::uint8_t>(a)), db = rt::upload(ctx, std::span<const std::uint8_t>(b));
+    struct want {
+        const boost::compute::buffer* src;
+        const std::vector<std::uint8_t>* host;
+        std::size_t offset, bytes;
+    };
+    std::vector<want> wants = {{&da, &a, 99000, 1000}, {&db, &b, 3, 4001}, {&da, &a, 0, 0}, {&da, &a, 17, 65536}, {&db, &b, 0, 1}};
+    for (std::size_t i = 0; i < 3000; ++i) wants.push_back({i % 2 ? &da : &db, i % 2 ? &a : &b, (i * 37) % 4000, i % 300});
+    std::vector<std::vector<std::uint8_t>> out;
+    std::vector<rt::read_piece> pieces;
+    for (const auto& w : wants) out.emplace_back(w.bytes + 2, 0xee);
+    for (std::size_t i = 0; i < wants.size(); ++i) pieces.push_back({wants[i].src, wants[i].offset, out[i].data() + 1, wants[i].bytes});
+    rt::read_each(ctx, pieces);
+    for (std::size_t i = 0; i < wants.size(); ++i) {
+        const auto& w = wants[i];
+        BOOST_TEST(out[i].front() == 0xee);
+        BOOST_TEST(out[i].back() == 0xee);
+        BOOST_TEST(std::equal(out[i].begin() + 1, out[i].end() - 1, w.host->begin() + static_cast<std::ptrdiff_t>(w.offset)), "piece " << i);
     }
 }
 

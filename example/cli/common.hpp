@@ -2,12 +2,15 @@
 // --help. Each subcommand lives in example/cli/<name>.hpp and is listed in example/vyre.cpp.
 #pragma once
 
+#include <vyre/runtime/context.hpp>
 #include <vyre/util/parallel.hpp>
 
 #include <boost/program_options.hpp>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -149,6 +152,39 @@ inline void write_output_file(const std::filesystem::path& path, std::span<const
         ::munmap(mapped, bytes.size());
     }
     if (::close(fd) != 0) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+}
+
+// Seconds as the --timings lines print them.
+inline std::string timing(double seconds) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3f", seconds);
+    return b;
+}
+
+// The --timings words on the device context started in the background at the command's start.
+inline std::string context_timing(const vyre::runtime::context& ctx) {
+    if (!ctx.used()) return "device context not used";
+    return "device context " + timing(ctx.making_seconds()) + " (made on its own thread from the start; the run waited " +
+           timing(ctx.waited_seconds()) + " for it, counted in the steps below)";
+}
+
+// A command's exit status, given once everything it prints is written, when it holds a device: the
+// process ends here, without destroying what the command holds. Destroying an OpenCL context
+// makes the driver free its device memory, unpin its host memory and tear down the device's
+// context, which the operating system does anyway when the process ends (doc/benchmarks.md has
+// what it cost). Builds with sanitizers return, so that their checks at exit still run.
+inline int finish_command(int status) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    return status;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+    return status;
+#endif
+#endif
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    std::_Exit(status);
 }
 
 } // namespace vyre::cli

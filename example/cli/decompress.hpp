@@ -45,42 +45,25 @@ struct decompress_settings {
     std::uint64_t zstd_window = 0; // zstd_options::window_bytes
     bool cpu = false;
 };
-// The device's context, made on a thread of its own as soon as the command knows it will need one,
-// so that the driver's start-up (a tenth of a second or more on some GPUs) overlaps reading the
-// input. An error in making it surfaces at get().
+// The device's context, started on a thread of its own (runtime::context::in_background) as soon
+// as the command knows it will need one, so that the driver's start-up overlaps reading the input;
+// a route that stays on the host never waits for it. An error in making it surfaces at get().
 class background_context {
 public:
     void start() {
-        if (future_.valid() || ctx_) return;
-        future_ = std::async(std::launch::async, [] {
-            const auto t0 = std::chrono::steady_clock::now();
-            auto ctx = std::make_unique<vyre::runtime::context>();
-            return made{std::move(ctx), std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
-        });
+        if (!ctx_) ctx_ = vyre::runtime::context::in_background();
     }
     vyre::runtime::context& get() {
-        if (!ctx_) {
-            start();
-            const auto t0 = std::chrono::steady_clock::now();
-            made m = future_.get();
-            waited_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            ctx_ = std::move(m.ctx);
-            making_ = m.seconds;
-        }
+        start();
+        ctx_->device(); // waits here, so that an error surfaces at get()
         return *ctx_;
     }
-    bool used() const noexcept { return ctx_ != nullptr; }
-    double making_seconds() const noexcept { return making_; } // how long the context took to make
-    double waited_seconds() const noexcept { return waited_; } // of which the command waited for
+    bool used() const noexcept { return ctx_ && ctx_->used(); }
+    double making_seconds() const { return ctx_->making_seconds(); } // how long the context took to make
+    double waited_seconds() const { return ctx_->waited_seconds(); } // of which the command waited for
 
 private:
-    struct made {
-        std::unique_ptr<vyre::runtime::context> ctx;
-        double seconds = 0;
-    };
-    std::future<made> future_;
-    std::unique_ptr<vyre::runtime::context> ctx_;
-    double making_ = 0, waited_ = 0;
+    std::optional<vyre::runtime::context> ctx_;
 };
 
 struct decoded {
@@ -407,7 +390,7 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
                   << (d.timings.empty() ? std::string() : "; " + d.timings) << ")"
                   << "; write " << s(between(t1, t_written)) << "; total " << s(between(t_start, t_written)) << "\n";
     }
-    return 0;
+    return finish_command(0);
 }
 
 } // namespace vyre::cli

@@ -20,6 +20,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -94,9 +95,18 @@ struct scan_run_inputs {
     }
 };
 
+// The --timings words on the archives' steps, shared by patterns and --yara.
+inline std::string steps_timing(const vyre::engine::unpack_seconds& u) {
+    return "open " + timing(u.open) + "; decode " + timing(u.decode) + " (lz4 " + timing(u.lz4) + ", zstd " + timing(u.zstd) +
+           ", deflate " + timing(u.deflate) + " [device until " + timing(u.deflate_device) + ", host until " +
+           timing(u.deflate_host) + "]); finish " + timing(u.finish);
+}
+
 #if defined(VYRE_HAVE_YARA)
-inline int scan_yara(const po::variables_map& vm) {
+// `t_start`: when the command started (and with it the context).
+inline int scan_yara(const po::variables_map& vm, vyre::runtime::context& ctx, std::chrono::steady_clock::time_point t_start) {
     namespace ve = vyre::engine;
+    using clock = std::chrono::steady_clock;
     const std::string rules_path = vm["yara"].as<std::string>();
     std::ifstream in(rules_path, std::ios::binary);
     if (!in) throw std::runtime_error("cannot read the rules file " + rules_path);
@@ -105,12 +115,13 @@ inline int scan_yara(const po::variables_map& vm) {
     progress_bar bar(!vm.count("no-progress") && ::isatty(2));
     o.unpack.progress = [&](const ve::unpack_progress& p) { bar.update(p); };
     const scan_run_inputs run(vm);
-    const auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = clock::now();
     const ve::yara_rules rules(source, rules_path);
-    vyre::runtime::context ctx;
     const vyre::ops::scan::device_patterns set(ctx, rules.patterns());
+    const auto t1 = clock::now();
     const ve::yara_scan_report r = ve::yara_scan_archives(ctx, rules, set, run.inputs, o);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const auto t2 = clock::now();
+    const double seconds = std::chrono::duration<double>(t2 - t0).count();
     bar.clear();
     if (vm.count("json")) {
         std::cout << "{\"matches\":[";
@@ -141,10 +152,22 @@ inline int scan_yara(const po::variables_map& vm) {
                                             human_bytes(r.unpack.fetched_bytes) + " of that read back)"
                                       : std::string())
               << "\n";
-    return r.matches.empty() ? 1 : 0;
+    if (vm.count("timings")) {
+        const auto& u = r.unpack.seconds;
+        const auto between = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+        std::cerr << "vyre scan: seconds: " << context_timing(ctx) << "; rules file and inputs " << timing(between(t_start, t0))
+                  << "; rules compiled " << timing(between(t0, t1)) << "; " << steps_timing(u) << "; scan "
+                  << timing(u.layer_files) << " (uploads " << timing(r.stage.upload) << ", scan calls " << timing(r.stage.calls)
+                  << ", libyara " << timing(r.libyara_seconds) << " on the candidates, reading them back "
+                  << timing(r.read_back_seconds) << "); layers released " << timing(u.release) << "; the rest "
+                  << timing(between(t1, t2) - (u.open + u.decode + u.finish + u.layer_files + u.write + u.release))
+                  << "; printing " << timing(between(t2, clock::now())) << "; total " << timing(between(t_start, clock::now()))
+                  << "\n";
+    }
+    return finish_command(r.matches.empty() ? 1 : 0);
 }
 #else
-inline int scan_yara(const po::variables_map&) {
+inline int scan_yara(const po::variables_map&, vyre::runtime::context&, std::chrono::steady_clock::time_point) {
     throw std::runtime_error("--yara: this vyre was built without libyara (Debian: libyara-dev)");
 }
 #endif
@@ -185,6 +208,12 @@ inline int cmd_scan(const std::vector<std::string>& args) {
         return 0;
     try {
         if (!vm.count("input")) throw po::error("give at least one archive, file or folder");
+        using clock = std::chrono::steady_clock;
+        const auto t_start = clock::now();
+        // One device unless --devices: its driver starts while the patterns and inputs are read and
+        // the containers opened (the scan's first use of it waits).
+        std::optional<vyre::runtime::context> background;
+        if (!vm.count("devices")) background = vyre::runtime::context::in_background();
         vs::literal_flags flags{vm.count("nocase") > 0, true, vm.count("wide") > 0};
         std::vector<vs::pattern> patterns;
         if (vm.count("patterns"))
@@ -199,7 +228,7 @@ inline int cmd_scan(const std::vector<std::string>& args) {
         if (vm.count("yara")) {
             if (!patterns.empty()) throw po::error("--yara takes no --patterns or -e: the rules' strings are the patterns");
             if (vm.count("devices")) throw po::error("--yara runs on one device: --devices is for literal patterns");
-            return scan_yara(vm);
+            return scan_yara(vm, *background, t_start);
         }
         if (patterns.empty()) throw po::error("no patterns: give --patterns FILE, -e TEXT or --yara RULES");
 
@@ -209,15 +238,14 @@ inline int cmd_scan(const std::vector<std::string>& args) {
 
         const scan_run_inputs run(vm);
         const auto& inputs = run.inputs;
-        using clock = std::chrono::steady_clock;
         const auto t0 = clock::now();
-        auto chosen = open_devices(vm);
-        if (chosen.empty()) chosen.push_back(std::make_unique<vyre::runtime::context>());
+        const auto chosen = open_devices(vm);
         std::vector<vyre::runtime::context*> devices;
+        if (background) devices.push_back(&*background);
+        for (auto& c : chosen) devices.push_back(c.get());
         std::vector<std::unique_ptr<const vyre::ops::scan::device_patterns>> tables; // one copy per device
         std::vector<const vyre::ops::scan::device_patterns*> sets;
-        for (auto& c : chosen) {
-            devices.push_back(c.get());
+        for (auto* c : devices) {
             tables.push_back(std::make_unique<const vyre::ops::scan::device_patterns>(*c, patterns));
             sets.push_back(tables.back().get());
         }
@@ -299,26 +327,24 @@ inline int cmd_scan(const std::vector<std::string>& args) {
                                           : std::string())
                   << ")\n";
         if (vm.count("timings")) {
-            const auto s = [](double x) {
-                char b[32];
-                std::snprintf(b, sizeof b, "%.3f", x);
-                return std::string(b);
-            };
+            const auto s = timing;
             const auto& u = r.unpack.seconds;
-            const double run = std::chrono::duration<double>(t2 - t1).count();
+            const auto between = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
+            const double run = between(t1, t2);
             const double steps = u.open + u.decode + u.finish + u.layer_files + u.write;
-            std::cerr << "vyre scan: seconds: setup " << s(std::chrono::duration<double>(t1 - t0).count())
-                      << " (device context, pattern tables); open " << s(u.open) << "; decode " << s(u.decode)
-                      << " (lz4 " << s(u.lz4) << ", zstd " << s(u.zstd) << ", deflate " << s(u.deflate) << " [device until " << s(u.deflate_device) << ", host until " << s(u.deflate_host) << "]); finish " << s(u.finish)
+            std::cerr << "vyre scan: seconds: "
+                      << (background ? context_timing(*background) : "device contexts " + s(between(t0, t1)) + " (with the pattern tables)")
+                      << (background ? "; patterns, inputs and pattern tables " : "; patterns and inputs ")
+                      << s(between(t_start, background ? t1 : t0)) << "; " << steps_timing(u)
                       << "; scan " << s(u.layer_files) << " (uploads " << s(r.stage.upload)
                       << ", scan calls " << s(r.stage.calls) << ", findings " << s(r.stage.findings) << ", these with the plain inputs')" << "; layers released " << s(u.release)
                       << "; findings ordered " << s(r.stage.order) << "; the rest (plain inputs, sorting entries) "
                       << s(run - steps - u.release - r.stage.order)
-                      << "; printing " << s(std::chrono::duration<double>(clock::now() - t2).count()) << "\n";
+                      << "; printing " << s(between(t2, clock::now())) << "; total " << s(between(t_start, clock::now())) << "\n";
         }
         std::uint64_t total = 0;
         for (const auto c : r.counts) total += c;
-        return total > 0 ? 0 : 1;
+        return finish_command(total > 0 ? 0 : 1);
     } catch (const po::error&) {
         throw;
     } catch (const std::exception& e) {

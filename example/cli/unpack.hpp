@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -262,6 +263,10 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     else if (!list && !json) o.output_dir = ".";
     progress_bar bar(!vm.count("no-progress") && ::isatty(2));
     o.progress = [&](const ve::unpack_progress& p) { bar.update(p); };
+    // One device unless --devices: its driver starts while the inputs are read and the containers
+    // opened (the first decode on the device waits for it; a run that needs none never does).
+    std::optional<vyre::runtime::context> background;
+    if (!vm.count("devices")) background = vyre::runtime::context::in_background();
 
     const auto names = vm["archive"].as<std::vector<std::string>>();
     std::vector<std::unique_ptr<input_file>> files;
@@ -271,9 +276,9 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         inputs.push_back({n, files.back()->bytes()});
     }
     const auto t0 = std::chrono::steady_clock::now();
-    auto chosen = open_devices(vm);
-    if (chosen.empty()) chosen.push_back(std::make_unique<vyre::runtime::context>());
+    const auto chosen = open_devices(vm);
     std::vector<vyre::runtime::context*> devices;
+    if (background) devices.push_back(&*background);
     for (auto& c : chosen) devices.push_back(c.get());
     const auto t_devices = std::chrono::steady_clock::now();
     if (vm.count("flatten") && inputs.size() != 1) throw po::error("--flatten takes one image, not " + std::to_string(inputs.size()) + " inputs");
@@ -334,20 +339,16 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
               << (o.output_dir.empty() ? std::string() : "; wrote " + human_bytes(r.written_bytes) + " below " + o.output_dir.string())
               << "\n";
     if (vm.count("timings")) {
-        const auto s = [](double x) {
-            char b[32];
-            std::snprintf(b, sizeof b, "%.3f", x);
-            return std::string(b);
-        };
+        const auto s = timing;
         const auto& u = r.seconds;
         const double setup = std::chrono::duration<double>(t_devices - t0).count();
         const double steps = u.open + u.decode + u.finish + u.layer_files + u.write;
-        std::cerr << "vyre unpack: seconds: device context " << s(setup) << "; open " << s(u.open) << "; decode " << s(u.decode)
+        std::cerr << "vyre unpack: seconds: " << (background ? context_timing(*background) : "device contexts " + s(setup)) << "; open " << s(u.open) << "; decode " << s(u.decode)
                   << " (lz4 " << s(u.lz4) << ", zstd " << s(u.zstd) << ", deflate " << s(u.deflate) << " [device until " << s(u.deflate_device) << ", host until " << s(u.deflate_host) << "], xz/lzma/bzip2 "
                   << s(u.library) << "); finish " << s(u.finish) << "; write " << s(u.write) << "; layers released " << s(u.release)
                   << "; the rest " << s(seconds - setup - steps - u.release) << "\n";
     }
-    return r.failures() == 0 ? 0 : 1; // warnings alone do not fail the run
+    return finish_command(r.failures() == 0 ? 0 : 1); // warnings alone do not fail the run
 }
 
 } // namespace vyre::cli

@@ -100,13 +100,6 @@ struct scanned_file {
     const unpack_device_bytes* device = nullptr;
 };
 
-// A file's content in host memory: its bytes, or a copy read from the device.
-inline std::vector<std::uint8_t> host_bytes(runtime::context& ctx, const scanned_file& f) {
-    if (!f.device) return {f.bytes.begin(), f.bytes.end()};
-    std::vector<std::uint8_t> v(static_cast<std::size_t>(f.device->size));
-    runtime::read(ctx, f.device->buffer, v.data(), v.size(), static_cast<std::size_t>(f.device->offset));
-    return v;
-}
 // What is done with each scan call's result: hits' entries index `files`.
 using scan_sink = std::function<void(std::span<const scanned_file> files, const ops::scan::scan_result& result)>;
 
@@ -116,12 +109,10 @@ class scan_batcher {
 public:
     scan_batcher(runtime::context& ctx, const ops::scan::device_patterns& set, const ops::scan::scan_options& options,
                  std::uint64_t batch_bytes, ops::scan::hit_budget* budget, scan_sink sink)
-        : ctx_(ctx), set_(set), options_(options), budget_(budget), sink_(std::move(sink)) {
-        limit_ = std::min<std::uint64_t>(ctx.device().max_allocation, 0xffffffffull) & ~std::uint64_t{3};
-        capacity_ = std::max<std::uint64_t>(4, std::min(batch_bytes, limit_)) & ~std::uint64_t{3};
-    }
+        : ctx_(ctx), set_(set), options_(options), budget_(budget), sink_(std::move(sink)), batch_bytes_(batch_bytes) {}
 
     void add(std::string_view path, std::span<const std::uint8_t> bytes, std::span<const std::uint32_t> order) {
+        size_up();
         ++files_scanned;
         bytes_scanned += bytes.size();
         if (bytes.size() > capacity_) {
@@ -188,6 +179,14 @@ private:
     using clock = std::chrono::steady_clock;
     static double since(clock::time_point t0) { return std::chrono::duration<double>(clock::now() - t0).count(); }
 
+    // The sizes that depend on the device, found at the first file: a context started in the
+    // background is not waited for while the containers are opened.
+    void size_up() {
+        if (capacity_) return;
+        limit_ = std::min<std::uint64_t>(ctx_.device().max_allocation, 0xffffffffull) & ~std::uint64_t{3};
+        capacity_ = std::max<std::uint64_t>(4, std::min(batch_bytes_, limit_)) & ~std::uint64_t{3};
+    }
+
     void scan_alone(std::string_view path, std::span<const std::uint8_t> bytes, std::span<const std::uint32_t> order) {
         flush();
         if (bytes.size() > limit_) {
@@ -232,7 +231,7 @@ private:
     const ops::scan::scan_options& options_;
     ops::scan::hit_budget* budget_;
     scan_sink sink_;
-    std::uint64_t capacity_ = 0, limit_ = 0, used_ = 0;
+    std::uint64_t batch_bytes_, capacity_ = 0, limit_ = 0, used_ = 0;
     boost::compute::buffer device_;             // the batch's files, back to back
     std::vector<runtime::host_piece> pieces_;   // where they are on the host
     std::vector<scanned_file> files_;

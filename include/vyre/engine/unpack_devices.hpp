@@ -113,7 +113,7 @@ inline unpack_report unpack_on_devices(std::span<runtime::context* const> device
     for (auto& [first, r] : runs) detail::add_run(job, std::move(r));
     if (own_job && !options.output_dir.empty()) {
         const detail::output_tree tree(options.output_dir);
-        detail::finish_folders(tree, *shared, job.problems);
+        detail::finish_folders(tree, *shared, job.problems, options.threads);
     }
     const auto by_order = [](const auto& a, const auto& b) { return a.order < b.order; };
     std::stable_sort(job.problems.begin(), job.problems.end(), by_order);

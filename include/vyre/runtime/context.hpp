@@ -1,9 +1,14 @@
 // runtime::context: one device, its OpenCL context and the command queue vyre dispatches on.
-// Build one from VYRE_DEVICE, from a device, or around a queue that the caller already owns.
+// Build one from VYRE_DEVICE, from a device, or around a queue that the caller already owns; or
+// start one in the background (context::in_background) and use it when it is ready.
 #pragma once
 
 #include <vyre/runtime/device.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <future>
 #include <memory>
 
 namespace vyre::runtime {
@@ -15,30 +20,46 @@ public:
     // The default device (VYRE_DEVICE, else the first GPU, else the first device).
     context() : context(choose_device()) {}
 
-    explicit context(const device_info& info, bool profiling = false)
-        : info_(info),
-          context_(cl_call("clCreateContext", [&] { return bc::context(info.device); })),
-          queue_(cl_call("clCreateCommandQueue", [&] {
-              return bc::command_queue(context_, info.device,
-                                       profiling ? bc::command_queue::enable_profiling : 0);
-          })) {}
+    explicit context(const device_info& info, bool profiling = false) : context(make(info, profiling)) {}
 
     // Interoperation: run on a queue (and so a context and device) the application already has.
     explicit context(const bc::command_queue& queue)
-        : info_(describe(queue.get_device())), context_(queue.get_context()), queue_(queue) {}
+        : context(parts{describe(queue.get_device()), queue.get_context(), queue, 0}) {}
 
     // Interoperation with OpenCL-CLHPP or raw OpenCL: `cl::CommandQueue q; runtime::context c(q());`
     // The handle is retained, so the caller keeps ownership of its own reference.
     explicit context(cl_command_queue queue) : context(bc::command_queue(queue, true)) {}
 
-    const device_info& device() const noexcept { return info_; }
-    const bc::context& cl_context() const noexcept { return context_; }
-    bc::command_queue& queue() noexcept { return queue_; }
-    const bc::command_queue& queue() const noexcept { return queue_; }
-    bool profiling() const {
-        return (queue_.get_info<cl_command_queue_properties>(CL_QUEUE_PROPERTIES) & CL_QUEUE_PROFILING_ENABLE) != 0;
+    // The default device's context, made on a thread of its own: a GPU driver's start-up (loading
+    // it, creating the device context) takes a large part of a second, and a command can read and
+    // parse its inputs meanwhile. The first use of device(), cl_context() or queue() waits until it
+    // is made, and throws what making it threw (no device, say).
+    static context in_background(bool profiling = false) {
+        context c(deferred{});
+        const auto start = std::chrono::steady_clock::now();
+        c.state_->made = std::async(std::launch::async, [profiling, start] {
+                              auto p = std::make_shared<parts>(make(choose_device(), profiling));
+                              p->making_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                              return p;
+                          }).share();
+        return c;
     }
-    void finish() { cl_call("clFinish", [&] { queue_.finish(); }); }
+
+    const device_info& device() const { return get().info; }
+    const bc::context& cl_context() const { return get().context; }
+    bc::command_queue& queue() { return get().queue; }
+    const bc::command_queue& queue() const { return get().queue; }
+    bool profiling() const {
+        return (queue().get_info<cl_command_queue_properties>(CL_QUEUE_PROPERTIES) & CL_QUEUE_PROFILING_ENABLE) != 0;
+    }
+    void finish() { cl_call("clFinish", [&] { queue().finish(); }); }
+
+    // Whether the context has been used (always, for one made on the spot).
+    bool used() const noexcept { return state_->used.load(std::memory_order_acquire); }
+    // For one started in_background: how long making it took (waiting for it if need be), and how
+    // long its users waited for it. Both 0 for one made on the spot.
+    double making_seconds() const { return get().making_seconds; }
+    double waited_seconds() const noexcept { return double(state_->waited_nanoseconds.load()) * 1e-9; }
 
     // The pinned slots of write_staged (buffer.hpp), made at its first use and shared by copies of
     // this context made after that: pinning memory costs far more than copying through it, so it is
@@ -46,9 +67,46 @@ public:
     std::shared_ptr<staging_slots>& staging() const noexcept { return staging_; }
 
 private:
-    device_info info_;
-    bc::context context_;
-    bc::command_queue queue_;
+    struct parts {
+        device_info info;
+        bc::context context;
+        bc::command_queue queue;
+        double making_seconds = 0;
+    };
+    // Shared by copies (their OpenCL handles would be shared anyway).
+    struct shared_state {
+        std::shared_future<std::shared_ptr<parts>> made;
+        std::atomic<bool> used{false};
+        std::atomic<std::int64_t> waited_nanoseconds{0};
+    };
+    struct deferred {};
+    explicit context(deferred) : state_(std::make_shared<shared_state>()) {}
+    explicit context(parts p) : state_(std::make_shared<shared_state>()) {
+        std::promise<std::shared_ptr<parts>> promise;
+        promise.set_value(std::make_shared<parts>(std::move(p)));
+        state_->made = promise.get_future().share();
+        state_->used = true;
+    }
+
+    static parts make(const device_info& info, bool profiling) {
+        bc::context c = cl_call("clCreateContext", [&] { return bc::context(info.device); });
+        bc::command_queue q = cl_call("clCreateCommandQueue", [&] {
+            return bc::command_queue(c, info.device, profiling ? bc::command_queue::enable_profiling : 0);
+        });
+        return {info, std::move(c), std::move(q), 0};
+    }
+    // After the first use, an atomic load and the shared_future's own (the value is made).
+    parts& get() const {
+        if (!state_->used.load(std::memory_order_acquire)) {
+            const auto t0 = std::chrono::steady_clock::now();
+            state_->made.wait();
+            state_->waited_nanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+            state_->used.store(true, std::memory_order_release);
+        }
+        return *state_->made.get();
+    }
+
+    std::shared_ptr<shared_state> state_;
     mutable std::shared_ptr<staging_slots> staging_;
 };
 

@@ -34,6 +34,7 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace vyre::engine::detail {
@@ -95,8 +96,13 @@ inline const std::uint8_t* deflate_source_of(const deflate_stream& s) noexcept {
     return lo <= a && b <= hi ? s.source.data() : nullptr;
 }
 
-inline deflate_plan make_deflate_plan(const runtime::device_info& device, std::span<const deflate_stream> streams,
-                                      const deflate_options& options) {
+// `device_of()` gives the device's description; it is asked only when some stream may go to the
+// device, so that a layer whose streams all stay on the host never waits for a context still being
+// made (runtime::context::in_background). Without it, `oversized` counts the streams above the
+// dispatch's 32-bit sizes.
+template <class DeviceOf>
+    requires std::is_invocable_r_v<const runtime::device_info&, DeviceOf&>
+inline deflate_plan make_deflate_plan(DeviceOf&& device_of, std::span<const deflate_stream> streams, const deflate_options& options) {
     deflate_plan plan;
     plan.streams = streams;
     const std::size_t n = streams.size();
@@ -104,8 +110,12 @@ inline deflate_plan make_deflate_plan(const runtime::device_info& device, std::s
     plan.offsets.resize(n + 1, 0);
     plan.batch_index.assign(n, deflate_plan::no_batch);
     const std::uint64_t u32_max = std::numeric_limits<std::uint32_t>::max();
-    const std::uint64_t one_dispatch = std::min(u32_max, runtime::max_word_buffer_bytes(device));
-    const bool cpu = deflate_cpu_device(device);
+    const bool may_dispatch = std::any_of(streams.begin(), streams.end(), [&](const deflate_stream& s) {
+        return options.route == deflate_route::device || (options.route == deflate_route::automatic && s.size <= options.device_max_bytes);
+    });
+    const runtime::device_info* device = may_dispatch ? &device_of() : nullptr;
+    const std::uint64_t one_dispatch = device ? std::min(u32_max, runtime::max_word_buffer_bytes(*device)) : u32_max;
+    const bool cpu = device && deflate_cpu_device(*device);
     for (std::size_t k = 0; k < n; ++k) {
         const deflate_stream& s = streams[k];
         if (s.size > options.max_output_bytes - std::min(options.max_output_bytes, plan.offsets[k]))
@@ -159,7 +169,7 @@ inline deflate_plan make_deflate_plan(const runtime::device_info& device, std::s
     compression::batch_limits limits;
     limits.max_input_bytes = std::max(options.batch_input_bytes, largest_in);
     limits.max_output_bytes = std::max(options.batch_output_bytes, largest_out);
-    plan.batches = compression::make_block_batches(extents, ops::device_batch_limits(device, limits));
+    plan.batches = compression::make_block_batches(extents, ops::device_batch_limits(*device, limits));
     for (std::size_t b = 0; b < plan.batches.size(); ++b) {
         const compression::block_batch& batch = plan.batches[b];
         for (std::size_t p = batch.first_extent; p < batch.first_extent + batch.blocks.size(); ++p)
@@ -169,6 +179,11 @@ inline deflate_plan make_deflate_plan(const runtime::device_info& device, std::s
         plan.largest_count = std::max(plan.largest_count, batch.blocks.size());
     }
     return plan;
+}
+
+inline deflate_plan make_deflate_plan(const runtime::device_info& device, std::span<const deflate_stream> streams,
+                                      const deflate_options& options) {
+    return make_deflate_plan([&]() -> const runtime::device_info& { return device; }, streams, options);
 }
 
 // Makes the plan keep its device streams' content on the device: their host slots shrink to nothing.

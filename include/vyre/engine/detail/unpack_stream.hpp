@@ -230,7 +230,7 @@ inline unpack_report unpack_inputs(runtime::context& ctx, std::span<const unpack
     }
     if (own_job && !options.output_dir.empty()) {
         const output_tree tree(options.output_dir);
-        finish_folders(tree, *each.shared, job.problems);
+        finish_folders(tree, *each.shared, job.problems, options.threads);
     }
     const auto by_order = [](const auto& a, const auto& b) { return a.order < b.order; };
     std::stable_sort(job.entries.begin(), job.entries.end(), by_order);

@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -157,22 +158,35 @@ inline const runtime::compiled_program& patterns_kernel() {
 }
 
 // A pattern set's tables in one context's device memory, made once and scanned with many times.
+// The tables are built on the host at once and uploaded at the first scan (or on_device()): a
+// context started in the background (runtime::context::in_background) is not waited for before
+// the work that needs no device. `ctx` must outlive the set.
 struct device_patterns {
     std::vector<vyre::scan::pattern> patterns;
     vyre::scan::filter_tables tables;
-    boost::compute::buffer filter, bucket_start, items, forms, form_bytes;
+
+    struct buffers {
+        boost::compute::buffer filter, bucket_start, items, forms, form_bytes;
+    };
 
     device_patterns(runtime::context& ctx, std::vector<vyre::scan::pattern> set)
-        : patterns(std::move(set)), tables(vyre::scan::build_filter_tables(patterns)) {
-        const auto up = [&](const std::vector<std::uint32_t>& v) {
-            return runtime::upload(ctx, std::span<const std::uint32_t>(v), CL_MEM_READ_ONLY);
-        };
-        filter = up(tables.filter);
-        bucket_start = up(tables.bucket_start);
-        items = up(tables.items);
-        forms = up(tables.forms);
-        form_bytes = up(tables.form_bytes);
+        : patterns(std::move(set)), tables(vyre::scan::build_filter_tables(patterns)), ctx_(&ctx) {}
+
+    // The tables in the context's memory, uploaded by the first call (thread-safe).
+    const buffers& on_device() const {
+        std::call_once(uploaded_, [&] {
+            const auto up = [&](const std::vector<std::uint32_t>& v) {
+                return runtime::upload(*ctx_, std::span<const std::uint32_t>(v), CL_MEM_READ_ONLY);
+            };
+            buffers_ = {up(tables.filter), up(tables.bucket_start), up(tables.items), up(tables.forms), up(tables.form_bytes)};
+        });
+        return buffers_;
     }
+
+private:
+    runtime::context* ctx_;
+    mutable std::once_flag uploaded_;
+    mutable buffers buffers_;
 };
 
 // Hit triples one chunk may need at most before the scan gives up (a chunk where thousands of
@@ -310,11 +324,12 @@ inline scan_result scan_device(runtime::context& ctx, const device_patterns& set
         args[scan_binding::data] = {data, words(data)};
         args[scan_binding::chunks] = {chunk_buffer, words(chunk_buffer)};
         args[scan_binding::entries] = {entry_buffer, words(entry_buffer)};
-        args[scan_binding::filter] = {set.filter, words(set.filter)};
-        args[scan_binding::bucket_start] = {set.bucket_start, words(set.bucket_start)};
-        args[scan_binding::items] = {set.items, words(set.items)};
-        args[scan_binding::forms] = {set.forms, words(set.forms)};
-        args[scan_binding::form_bytes] = {set.form_bytes, words(set.form_bytes)};
+        const auto& tables = set.on_device();
+        args[scan_binding::filter] = {tables.filter, words(tables.filter)};
+        args[scan_binding::bucket_start] = {tables.bucket_start, words(tables.bucket_start)};
+        args[scan_binding::items] = {tables.items, words(tables.items)};
+        args[scan_binding::forms] = {tables.forms, words(tables.forms)};
+        args[scan_binding::form_bytes] = {tables.form_bytes, words(tables.form_bytes)};
         args[scan_binding::muted] = {muted_buffer, words(muted_buffer)};
         args[scan_binding::hits] = {hit_buffer, capacity * 3};
         args[scan_binding::counts] = {count_buffer, patterns + 1};
