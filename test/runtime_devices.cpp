@@ -268,12 +268,11 @@ BOOST_AUTO_TEST_CASE(context_made_in_the_background) {
     else ::setenv("VYRE_DEVICE", before.c_str(), 1);
 }
 
-// read_each: pieces of two buffers, in any order, an empty one among them, each into its own
-// memory; the bytes around each destination stay. Small pieces are gathered on the device and
-// large ones read as they are: both kinds, then three thousand small ones.
+// read_each: pieces of two buffers, in any order, an empty one among them, three thousand small
+// ones, each into its own memory; the bytes around each destination stay.
 VYRE_DEVICE_TEST(many_reads_land_in_their_own_memory) {
     auto& ctx = dev.ctx();
-    std::vector<std::uint8_t> a(100000), b(5000);
+    std::vector<std::uint8_t> a(1000000), b(5000);
     for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<std::uint8_t>(i * 7 + 1);
     for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<std::uint8_t>(i * 13 + 5);
     const auto da = rt::upload(ctx, std::span<const std::uint8_t>(a)), db = rt::upload(ctx, std::span<const std::uint8_t>(b));
@@ -282,7 +281,8 @@ VYRE_DEVICE_TEST(many_reads_land_in_their_own_memory) {
         const std::vector<std::uint8_t>* host;
         std::size_t offset, bytes;
     };
-    std::vector<want> wants = {{&da, &a, 99000, 1000}, {&db, &b, 3, 4001}, {&da, &a, 0, 0}, {&da, &a, 17, 65536}, {&db, &b, 0, 1}};
+    std::vector<want> wants = {{&da, &a, 99000, 1000}, {&db, &b, 3, 4001}, {&da, &a, 0, 0}, {&da, &a, 17, 65536}, {&db, &b, 0, 1},
+                               {&da, &a, 900000, 50000}};
     for (std::size_t i = 0; i < 3000; ++i) wants.push_back({i % 2 ? &da : &db, i % 2 ? &a : &b, (i * 37) % 4000, i % 300});
     std::vector<std::vector<std::uint8_t>> out;
     std::vector<rt::read_piece> pieces;

@@ -164,8 +164,8 @@ inline std::string timing(double seconds) {
 // The --timings words on the device context started in the background at the command's start.
 inline std::string context_timing(const vyre::runtime::context& ctx) {
     if (!ctx.used()) return "device context not used";
-    return "device context " + timing(ctx.making_seconds()) + " (made on its own thread from the start; the run waited " +
-           timing(ctx.waited_seconds()) + " for it, counted in the steps below)";
+    return "device context " + timing(ctx.making_seconds()) + " (made on its own thread from the start; threads waited " +
+           timing(ctx.waited_seconds()) + " for it in all, counted in the steps below)";
 }
 
 // A command's exit status, given once everything it prints is written, when it holds a device: the

@@ -182,6 +182,7 @@ struct yara_scan_report {
     unpack_report unpack;
     scan_stage_seconds stage;      // the scan stage's parts; its findings part holds the two below
     double read_back_seconds = 0;  // candidate files read back from the device
+    std::size_t read_back_files = 0;
     double libyara_seconds = 0;    // libyara evaluating the candidates (wall time, every thread)
 };
 
@@ -219,6 +220,7 @@ inline yara_scan_report yara_scan_archives(runtime::context& ctx, const yara_rul
                                      });
                                      std::lock_guard<std::mutex> g(lock);
                                      report.read_back_seconds += std::chrono::duration<double>(t1 - t0).count();
+                                     report.read_back_files += reads.size();
                                      report.libyara_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
                                      report.files_evaluated += todo.size();
                                      for (std::size_t i = 0; i < todo.size(); ++i)

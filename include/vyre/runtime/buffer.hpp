@@ -47,14 +47,8 @@ inline void read(context& ctx, const bc::buffer& src, void* dst, std::size_t byt
     cl_call("clEnqueueReadBuffer", [&] { ctx.queue().enqueue_read_buffer(src, offset, bytes, dst); });
 }
 
-// Many reads, each from a place in a device buffer into host memory of its own, all done when it
-// returns. A read into pageable memory costs the NVIDIA driver tens of microseconds however small
-// it is (thousands of small files cost a tenth of a second read one by one), and a copy inside the
-// device a few: so pieces below read_gather_below are first copied back to back into one device
-// buffer (read_gather_bytes at a time), which is read in one call and handed out on the host;
-// larger ones are read as they are, every read enqueued before the one wait.
-inline constexpr std::size_t read_gather_below = std::size_t{64} << 10;
-inline constexpr std::size_t read_gather_bytes = std::size_t{16} << 20;
+// Many reads, each from a place in a device buffer into host memory of its own: every read
+// enqueued, then one wait, so that the host does not wait for the device once per piece.
 struct read_piece {
     const bc::buffer* src;
     std::size_t offset;
@@ -62,38 +56,13 @@ struct read_piece {
     std::size_t bytes;
 };
 inline void read_each(context& ctx, std::span<const read_piece> pieces) {
-    std::vector<const read_piece*> small;
     bool any = false;
     for (const auto& p : pieces) {
         if (p.bytes == 0) continue;
-        if (p.bytes < read_gather_below) {
-            small.push_back(&p);
-            continue;
-        }
         cl_call("clEnqueueReadBuffer", [&] { ctx.queue().enqueue_read_buffer_async(*p.src, p.offset, p.bytes, p.dst); });
         any = true;
     }
-    if (small.size() == 1) {
-        cl_call("clEnqueueReadBuffer", [&] { ctx.queue().enqueue_read_buffer_async(*small[0]->src, small[0]->offset, small[0]->bytes, small[0]->dst); });
-        small.clear();
-        any = true;
-    }
     if (any) ctx.finish();
-    if (small.empty()) return;
-    bc::buffer joined = allocate(ctx, read_gather_bytes);
-    std::vector<std::uint8_t> host;
-    for (std::size_t first = 0; first < small.size();) {
-        std::size_t end = first, bytes = 0;
-        for (; end < small.size() && bytes + small[end]->bytes <= read_gather_bytes; ++end) {
-            const read_piece& p = *small[end];
-            cl_call("clEnqueueCopyBuffer", [&] { ctx.queue().enqueue_copy_buffer(*p.src, joined, p.offset, bytes, p.bytes); });
-            bytes += p.bytes;
-        }
-        host.resize(bytes);
-        read(ctx, joined, host.data(), bytes);
-        for (std::size_t at = 0; first < end; at += small[first]->bytes, ++first)
-            std::memcpy(small[first]->dst, host.data() + at, small[first]->bytes);
-    }
 }
 
 // Fills the first `bytes` bytes of `b` (a multiple of 4) with the u32 `pattern` on the context's

@@ -57,7 +57,8 @@ public:
     // Whether the context has been used (always, for one made on the spot).
     bool used() const noexcept { return state_->used.load(std::memory_order_acquire); }
     // For one started in_background: how long making it took (waiting for it if need be), and how
-    // long its users waited for it. Both 0 for one made on the spot.
+    // long its users waited for it, summed over the threads that waited (two passes of a layer
+    // may wait at once). Both 0 for one made on the spot.
     double making_seconds() const { return get().making_seconds; }
     double waited_seconds() const noexcept { return double(state_->waited_nanoseconds.load()) * 1e-9; }
 
