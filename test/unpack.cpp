@@ -476,6 +476,34 @@ BOOST_AUTO_TEST_CASE(names_stems_and_messages) {
     BOOST_CHECK_LE(ve::unpack_limits{}.max_total_bytes, std::uint64_t{64} << 30);
 }
 
+// A context made in the background that fails (VYRE_DEVICE matching nothing): a plain tar needs no
+// device to decode, yet the run stops with no_device before it writes anything, and listing
+// without writing still works; a .tar.zst, which goes to the device, stops with no_device too
+// rather than quietly decoding on the host.
+VYRE_DEVICE_TEST(a_device_that_cannot_be_made_stops_before_writing) {
+    temp_dir work;
+    bytes tar;
+    vyre::test::tar_append(tar, "a.txt", '0', text("hello"));
+    vyre::test::tar_finish(tar);
+    bytes zst(ZSTD_compressBound(tar.size()));
+    zst.resize(ZSTD_compress(zst.data(), zst.size(), tar.data(), tar.size(), 3));
+    const std::string before = vyre::runtime::env_or_empty("VYRE_DEVICE");
+    ::setenv("VYRE_DEVICE", "no such device, surely", 1);
+    auto ctx = vyre::runtime::context::in_background();
+    const ve::unpack_input tar_input{"a.tar", tar}, zst_input{"a.tar.zst", zst};
+    ve::unpack_options o;
+    o.output_dir = work.path / "out";
+    BOOST_CHECK_THROW(ve::unpack(ctx, std::span(&tar_input, 1), o), vyre::no_device);
+    BOOST_CHECK(!fs::exists(work.path / "out" / "a.txt"));
+    o.output_dir.clear();
+    o.hash = true;
+    const auto listed = ve::unpack(ctx, std::span(&tar_input, 1), o);
+    BOOST_CHECK_EQUAL(listed.entries.size(), 1u);
+    BOOST_CHECK_THROW(ve::unpack(ctx, std::span(&zst_input, 1), o), vyre::no_device);
+    if (before.empty()) ::unsetenv("VYRE_DEVICE");
+    else ::setenv("VYRE_DEVICE", before.c_str(), 1);
+}
+
 BOOST_AUTO_TEST_CASE(gzip_many_members_reuse_their_room) {
     // 3,000 empty members, then one of 4 MiB: the last ISIZE (4 MiB) used to size every member's
     // buffer, zero-filled again each time (quadratic); now the room is made once and reused.

@@ -264,7 +264,8 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     progress_bar bar(!vm.count("no-progress") && ::isatty(2));
     o.progress = [&](const ve::unpack_progress& p) { bar.update(p); };
     // One device unless --devices: its driver starts while the inputs are read and the containers
-    // opened (the first decode on the device waits for it; a run that needs none never does).
+    // opened. The first decode on the device waits for it, and so does the first write (a run
+    // without its device stops before it writes anything).
     std::optional<vyre::runtime::context> background;
     if (!vm.count("devices")) background = vyre::runtime::context::in_background();
 

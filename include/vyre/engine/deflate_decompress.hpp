@@ -176,7 +176,9 @@ struct deflate_report {
     std::size_t streams = 0;
     std::size_t device_streams = 0;    // sent to compression.deflate
     std::size_t host_streams = 0;      // inflated by libdeflate
-    std::size_t oversized_streams = 0; // of the host streams, those one dispatch cannot hold
+    // Of the host streams, those one dispatch cannot hold (above 4 GiB when no stream of the pass
+    // could go to the device, which is then not asked).
+    std::size_t oversized_streams = 0;
     std::size_t failed_streams = 0;    // that failed a check (errors[k] says why)
     std::size_t batches = 0;           // dispatches of compression.deflate
     std::uint64_t input_bytes = 0;     // every stream's input

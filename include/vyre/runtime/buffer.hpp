@@ -57,10 +57,21 @@ struct read_piece {
 };
 inline void read_each(context& ctx, std::span<const read_piece> pieces) {
     bool any = false;
-    for (const auto& p : pieces) {
-        if (p.bytes == 0) continue;
-        cl_call("clEnqueueReadBuffer", [&] { ctx.queue().enqueue_read_buffer_async(*p.src, p.offset, p.bytes, p.dst); });
-        any = true;
+    try {
+        for (const auto& p : pieces) {
+            if (p.bytes == 0) continue;
+            cl_call("clEnqueueReadBuffer", [&] { ctx.queue().enqueue_read_buffer_async(*p.src, p.offset, p.bytes, p.dst); });
+            any = true;
+        }
+    } catch (...) {
+        // The reads already enqueued still write into the caller's memory: wait for them first.
+        if (any) {
+            try {
+                ctx.finish();
+            } catch (...) {
+            }
+        }
+        throw;
     }
     if (any) ctx.finish();
 }

@@ -243,6 +243,8 @@ inline void decode_zstd(run_state& run, std::vector<decode_job*>& all) {
         }
         produced = at;
         done = true;
+    } catch (const no_device&) {
+        throw; // no device (a context made in the background failed): not a job's fault
     } catch (const std::exception&) {
         // Some job is corrupt: decode each alone on the host to find which, and keep the others.
     }

@@ -80,26 +80,39 @@ inline std::uint32_t file_mode(const unpack_options& o, std::uint32_t recorded) 
 
 // After the last layer (of the last run, where runs share a job): every folder's recorded mode
 // and time (a folder's time changes with each entry written in it; a folder without write
-// permission takes no entries). The owner keeps rwx on every folder, so that the tree can be read
-// and removed afterwards; and setting a folder's mode or time changes nothing in its parent. So
-// the folders are done on `threads` threads in any order (a tree of thousands of folders took a
-// tenth of a second on one). What fails is added to `problems`, deepest folder first.
+// permission takes no entries). The owner keeps rwx on every folder (less what the umask takes),
+// so that the tree can be read and removed afterwards. Deepest folders first, so that no folder
+// is reached through one whose mode is already set; the folders of one depth on `threads`
+// threads (setting a folder's mode or time changes nothing in its parent; a tree of thousands of
+// folders took a tenth of a second on one). What fails is added to `problems`, deepest first.
 inline void finish_folders(const output_tree& tree, shared_run& shared, std::vector<unpack_problem>& problems, unsigned threads) {
     const std::lock_guard<std::mutex> g(shared.folders_lock);
-    std::vector<std::pair<const std::string, folder_metadata>*> folders;
-    folders.reserve(shared.folders.size());
-    for (auto d = shared.folders.rbegin(); d != shared.folders.rend(); ++d) folders.push_back(&*d);
-    std::vector<std::string> why(folders.size());
-    util::parallel_chunks<output_tree::dir_cache>(folders.size(), threads, 64, [&](std::size_t b, std::size_t e, auto& cache) {
-        for (std::size_t k = b; k < e; ++k) why[k] = tree.set_dir_metadata(folders[k]->first, folders[k]->second.mode, folders[k]->second.mtime, cache);
-    });
-    for (std::size_t k = 0; k < folders.size(); ++k)
-        if (!why[k].empty()) problems.push_back({folders[k]->second.path, unpack_status::refused, std::move(why[k]), folders[k]->second.order});
+    using folder = std::pair<const std::string, folder_metadata>;
+    std::vector<std::vector<folder*>> by_depth;
+    for (auto& d : shared.folders) {
+        const auto depth = static_cast<std::size_t>(std::count(d.first.begin(), d.first.end(), '/'));
+        if (by_depth.size() <= depth) by_depth.resize(depth + 1);
+        by_depth[depth].push_back(&d);
+    }
+    for (auto level = by_depth.rbegin(); level != by_depth.rend(); ++level) {
+        std::vector<std::string> why(level->size());
+        util::parallel_chunks<output_tree::dir_cache>(level->size(), threads, 64, [&](std::size_t b, std::size_t e, auto& cache) {
+            for (std::size_t k = b; k < e; ++k)
+                why[k] = tree.set_dir_metadata((*level)[k]->first, (*level)[k]->second.mode, (*level)[k]->second.mtime, cache);
+        });
+        for (std::size_t k = 0; k < level->size(); ++k)
+            if (!why[k].empty())
+                problems.push_back({(*level)[k]->second.path, unpack_status::refused, std::move(why[k]), (*level)[k]->second.order});
+    }
     shared.folders.clear();
 }
 
 // Step 4: hashes the kept entries of a layer and writes them below the output folder.
 inline void write_layer(run_state& run, std::vector<item>& items, const std::vector<std::size_t>& sink) {
+    // A run that cannot have its device (a context made in the background that failed) stops
+    // before it writes anything, not after a layer that needed none; by the first write the
+    // device is nearly always made.
+    if (run.tree) (void)run.ctx.device();
     std::uint64_t total = 0;
     for (const std::size_t i : sink) total += items[i].content.bytes.size();
     // Later entries with the same output path win, as in tar.
