@@ -1,5 +1,6 @@
 #!/bin/bash
 # usage: run.sh MODE ; from the repository root on the device machine, after . .device/r29/opencl-nvidia.sh
+# corpus.py and compare_ugrep.py, which it runs from the same folder, are those of ../2026-11-30-scan/ (the same files).
 # scan: vyre scan against ugrep -z on archives of the machine's site-packages (in /dev/shm), and
 # vyre scan --yara against extraction plus yara -r -p 16.
 set -u
