@@ -755,6 +755,30 @@ VYRE_DEVICE_TEST(frames_from_lz4_tool) {
     BOOST_TEST(std::string(got.errors[3]->what()).find("content checksum") != std::string::npos, got.errors[3]->what());
     // The pass's total output is bounded before anything is allocated.
     BOOST_CHECK_THROW((void)vyre::engine::decompress_lz4_files(dev.ctx(), pass, tight), vyre::resource_error);
+
+    // The host route (liblz4, blocks in parallel): the same contents and the same failures, each
+    // with its file, and no dispatch.
+    vyre::engine::lz4_options on_host;
+    on_host.route = vyre::engine::lz4_route::host;
+    vyre::engine::lz4_report host_report;
+    const auto by_host = vyre::engine::decompress_lz4_files(dev.ctx(), pass, on_host, &host_report);
+    BOOST_TEST(host_report.batches == 0u);
+    BOOST_TEST(host_report.device_blocks == 0u);
+    BOOST_TEST(host_report.host_blocks == host_report.blocks);
+    for (const std::size_t k : {std::size_t{0}, std::size_t{2}, std::size_t{4}}) {
+        BOOST_TEST_CONTEXT("host route, file " << k) {
+            BOOST_TEST_REQUIRE(!by_host.errors[k].has_value());
+            const auto content = by_host.content(k, pass[k]);
+            BOOST_TEST((bytes(content.begin(), content.end()) == corpus));
+        }
+    }
+    BOOST_TEST_REQUIRE(by_host.errors[1].has_value());
+    BOOST_TEST(std::string(by_host.errors[1]->what()).find("block 0: does not decode") != std::string::npos, by_host.errors[1]->what());
+    BOOST_TEST(by_host.errors[1]->offset() == first.input_offset);
+    BOOST_TEST_REQUIRE(by_host.errors[3].has_value());
+    BOOST_TEST(std::string(by_host.errors[3]->what()).find("content checksum") != std::string::npos, by_host.errors[3]->what());
+    BOOST_CHECK(vyre::engine::lz4_route_from_name("host") == vyre::engine::lz4_route::host);
+    BOOST_TEST(!vyre::engine::lz4_route_from_name("gpu").has_value());
 }
 
 VYRE_TEST_MAIN

@@ -476,8 +476,59 @@ BOOST_AUTO_TEST_CASE(names_stems_and_messages) {
     BOOST_CHECK_LE(ve::unpack_limits{}.max_total_bytes, std::uint64_t{64} << 30);
 }
 
-// A context made in the background that fails (VYRE_DEVICE matching nothing): a plain tar needs no
-// device to decode, yet the run stops with no_device before it writes anything, and listing
+// Inputs under unpack_options::host_below_bytes, with a context that nothing has used yet: every
+// codec decodes on the host cores and the device is never asked for (VYRE_DEVICE names nothing, so
+// making it would throw), and the files are the source's. The LZ4 host route (liblz4, blocks in
+// parallel) gives the same bytes as the lz4 tool made them from, and names a damaged block.
+BOOST_AUTO_TEST_CASE(small_runs_decode_on_the_host_without_a_device) {
+    const auto& t = tree();
+    temp_dir work;
+    const fs::path a = work.path;
+    const std::string src = q(t.root);
+    run("tar -cf - -C " + src + " . | lz4 -q -B4 > " + q(a / "x.tar.lz4"));
+    run("tar -cf - -C " + src + " . | zstd -q -T0 > " + q(a / "x.tar.zst"));
+    run("tar -czf " + q(a / "x.tar.gz") + " -C " + src + " .");
+    std::vector<zip_item> items;
+    for (auto it = fs::recursive_directory_iterator(t.root); it != fs::recursive_directory_iterator(); ++it)
+        if (it->is_regular_file() && !it->is_symlink())
+            items.push_back(entry(it->path().lexically_relative(t.root).generic_string(), read_file(it->path()), 8));
+    write_file(a / "x.zip", make_zip(items));
+    const std::string before = vyre::runtime::env_or_empty("VYRE_DEVICE");
+    ::setenv("VYRE_DEVICE", "no such device, surely", 1);
+    auto ctx = vyre::runtime::context::on_first_use();
+    for (const char* name : {"x.tar.lz4", "x.tar.zst", "x.tar.gz", "x.zip"}) {
+        BOOST_TEST_CONTEXT(name) {
+            const fs::path out = a / (std::string("out_") + name);
+            const auto r = unpack_files(ctx, {a / name}, out);
+            BOOST_CHECK_MESSAGE(r.problems.empty(), problems_of(r));
+            if (std::string(name) == "x.zip") {
+                for (const auto& z : items) BOOST_CHECK_MESSAGE(read_file(out / z.name) == z.data, z.name);
+            } else {
+                check_same_tree(t.root, out);
+            }
+            BOOST_CHECK_EQUAL(r.lz4_device_blocks, 0u);
+            BOOST_CHECK_EQUAL(r.lz4_dispatches, 0u);
+            BOOST_CHECK_EQUAL(r.zstd_dispatches, 0u);
+            BOOST_CHECK_EQUAL(r.deflate_device_streams, 0u);
+        }
+    }
+    const auto lz4_run = unpack_files(ctx, {a / "x.tar.lz4"}, a / "again");
+    BOOST_CHECK_GT(lz4_run.lz4_host_blocks, 1u);
+    BOOST_CHECK(!ctx.used());
+    // A damaged block on the host route is named, and the run still never asks for the device.
+    bytes broken = read_file(a / "x.tar.lz4");
+    for (std::size_t k = broken.size() / 2; k < broken.size() / 2 + 64; ++k) broken[k] ^= 0x5A;
+    write_file(a / "broken.tar.lz4", broken);
+    const auto damaged = unpack_files(ctx, {a / "broken.tar.lz4"}, a / "out_broken");
+    BOOST_CHECK(find_problem(damaged, "broken.tar.lz4", "LZ4") != nullptr);
+    BOOST_CHECK(!ctx.used());
+    if (before.empty()) ::unsetenv("VYRE_DEVICE");
+    else ::setenv("VYRE_DEVICE", before.c_str(), 1);
+}
+
+// A context made in the background that fails (VYRE_DEVICE matching nothing), with the small-run
+// rule off: a plain tar needs no device to decode, yet a run that may use the device (its routes
+// automatic) stops with no_device before it writes anything, and listing
 // without writing still works; a .tar.zst, which goes to the device, stops with no_device too
 // rather than quietly decoding on the host.
 VYRE_DEVICE_TEST(a_device_that_cannot_be_made_stops_before_writing) {
@@ -492,6 +543,7 @@ VYRE_DEVICE_TEST(a_device_that_cannot_be_made_stops_before_writing) {
     auto ctx = vyre::runtime::context::in_background();
     const ve::unpack_input tar_input{"a.tar", tar}, zst_input{"a.tar.zst", zst};
     ve::unpack_options o;
+    o.host_below_bytes = 0; // small inputs would otherwise stay on the host and need no device
     o.output_dir = work.path / "out";
     BOOST_CHECK_THROW(ve::unpack(ctx, std::span(&tar_input, 1), o), vyre::no_device);
     BOOST_CHECK(!fs::exists(work.path / "out" / "a.txt"));

@@ -165,7 +165,8 @@ inline std::vector<std::unique_ptr<vyre::runtime::context>> open_devices(const p
 
 // The devices of a run, for messages: "NVIDIA H200 (NVIDIA CUDA)", or "2 devices: A, B".
 inline std::string devices_label(const std::vector<vyre::runtime::context*>& devices) {
-    if (devices.size() == 1) return devices[0]->device().label();
+    // A run that never asked for its device (small inputs, all on the host) does not make it to name it.
+    if (devices.size() == 1) return devices[0]->used() ? devices[0]->device().label() : std::string("the host (no device needed)");
     std::string s = std::to_string(devices.size()) + " devices: ";
     for (std::size_t i = 0; i < devices.size(); ++i) s += (i ? ", " : "") + devices[i]->device().label();
     return s;
@@ -191,7 +192,8 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         "RPM, and through libarchive ar/.deb, cpio, 7z and ISO 9660), nested to any depth\n"
         "up to --max-depth, and extracts them below DIR or lists them. Every LZ4 and zstd block and every deflate\n"
         "stream (gzip members, ZIP entries) of one nesting layer goes to the OpenCL device in one pass per codec\n"
-        "(deflate: see --deflate-route). Unsafe names and links are refused, corrupt entries reported; the exit\n"
+        "(see the --*-route options), except for inputs under --host-below in all, which the host cores decode\n"
+        "without starting the device. Unsafe names and links are refused, corrupt entries reported; the exit\n"
         "status is 1 when anything was refused or corrupt");
     options.add_options()("archive", po::value<std::vector<std::string>>(), "input files")(
         "output,o", po::value<std::string>(), "extract below this folder (default: the current folder, unless --list or --json)")(
@@ -224,6 +226,14 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         "plain members) are inflated on the host on every route")(
         "deflate-device-max", po::value<std::string>()->default_value("256K"),
         "the automatic deflate route's cap: streams that decode to more go to the host cores")(
+        "zstd-route", po::value<std::string>()->default_value("automatic"),
+        "where zstd frames are decoded: device, host (libzstd, frames in parallel), or automatic (raw/RLE frames, "
+        "many short frames and a few long ones on the device, the rest on the host; see doc/ops/compression.zstd.md)")(
+        "lz4-route", po::value<std::string>()->default_value("automatic"),
+        "where LZ4 blocks are decoded: device (compression.lz4), host (liblz4 on every core), or automatic (the device)")(
+        "host-below", po::value<std::string>()->default_value("64M"),
+        "inputs totalling less than this are decoded on the host cores, every automatic route taking the host, and "
+        "the device's driver is not started (0: never)")(
         "devices", po::value<std::vector<std::string>>(),
         "spread the inputs over several OpenCL devices: all, numbers as `vyre devices` prints them, or parts of "
         "names (\"nvidia\", \"pocl\"), commas between several; each device takes batches of whole inputs as fast "
@@ -234,7 +244,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     po::positional_options_description positional;
     positional.add("archive", -1);
     po::variables_map vm;
-    if (!parse("unpack", "ARCHIVE... [-o DIR] [--list] [--json] [--flatten] [--keep-setid] [--max-depth N] [--max-total SIZE] [--max-entries N] [--max-ratio R] [--stream-above SIZE] [--window SIZE] [--no-recurse] [--deflate-route automatic|device|host] [--deflate-device-max SIZE] [--devices all|N|NAME,...]",
+    if (!parse("unpack", "ARCHIVE... [-o DIR] [--list] [--json] [--flatten] [--keep-setid] [--max-depth N] [--max-total SIZE] [--max-entries N] [--max-ratio R] [--stream-above SIZE] [--window SIZE] [--no-recurse] [--deflate-route automatic|device|host] [--deflate-device-max SIZE] [--zstd-route automatic|device|host] [--lz4-route automatic|device|host] [--host-below SIZE] [--devices all|N|NAME,...]",
                options, args, vm, &positional))
         return 0;
     if (!vm.count("archive")) throw po::error("give at least one archive");
@@ -257,25 +267,37 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     if (const auto r = ve::deflate_route_from_name(route == "auto" ? "automatic" : route)) o.deflate = *r;
     else throw po::error("--deflate-route must be automatic, device or host, not \"" + route + "\"");
     o.deflate_device_max_bytes = parse_size("deflate-device-max", vm["deflate-device-max"].as<std::string>());
+    const std::string zroute = vm["zstd-route"].as<std::string>();
+    if (const auto r = ve::zstd_route_from_name(zroute == "auto" ? "automatic" : zroute); r && *r != ve::zstd_route::hybrid) o.zstd = *r;
+    else throw po::error("--zstd-route must be automatic, device or host, not \"" + zroute + "\"");
+    const std::string lroute = vm["lz4-route"].as<std::string>();
+    if (const auto r = ve::lz4_route_from_name(lroute == "auto" ? "automatic" : lroute)) o.lz4 = *r;
+    else throw po::error("--lz4-route must be automatic, device or host, not \"" + lroute + "\"");
+    o.host_below_bytes = parse_size("host-below", vm["host-below"].as<std::string>());
     const bool list = vm.count("list") > 0, json = vm.count("json") > 0;
     o.hash = list || json;
     if (vm.count("output")) o.output_dir = vm["output"].as<std::string>();
     else if (!list && !json) o.output_dir = ".";
     progress_bar bar(!vm.count("no-progress") && ::isatty(2));
     o.progress = [&](const ve::unpack_progress& p) { bar.update(p); };
-    // One device unless --devices: its driver starts while the inputs are read and the containers
-    // opened. The first decode on the device waits for it, and so does the first write (a run
-    // without its device stops before it writes anything).
-    std::optional<vyre::runtime::context> background;
-    if (!vm.count("devices")) background = vyre::runtime::context::in_background();
-
+    // One device unless --devices: its driver starts while the containers are opened. The first
+    // decode on the device waits for it, and so does the first write of a run that may use it (a
+    // run without its device stops before it writes anything). Inputs under --host-below are
+    // decoded on the host: their context is made only if something still asks for it.
     const auto names = vm["archive"].as<std::vector<std::string>>();
     std::vector<std::unique_ptr<input_file>> files;
     std::vector<ve::unpack_input> inputs;
+    std::uint64_t input_bytes = 0;
     for (const auto& n : names) {
         files.push_back(std::make_unique<input_file>(n));
         inputs.push_back({n, files.back()->bytes()});
+        input_bytes += inputs.back().bytes.size();
     }
+    const bool device_named = o.deflate == ve::deflate_route::device || o.zstd == ve::zstd_route::device || o.lz4 == ve::lz4_route::device;
+    std::optional<vyre::runtime::context> background;
+    if (!vm.count("devices"))
+        background = input_bytes < o.host_below_bytes && !device_named ? vyre::runtime::context::on_first_use()
+                                                                       : vyre::runtime::context::in_background();
     const auto t0 = std::chrono::steady_clock::now();
     const auto chosen = open_devices(vm);
     std::vector<vyre::runtime::context*> devices;
@@ -327,7 +349,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
               << r.refused() << " refused, " << r.corrupt() << " corrupt"
               << (r.warnings() ? ", " + std::to_string(r.warnings()) + " warning(s)" : std::string()) << "; " << secs << " s on " << devices_label(devices)
               << " (LZ4: " << r.lz4_device_blocks << " blocks in " << r.lz4_dispatches << " dispatch(es)"
-              << (r.lz4_host_blocks ? ", " + std::to_string(r.lz4_host_blocks) + " linked on the host" : std::string())
+              << (r.lz4_host_blocks ? ", " + std::to_string(r.lz4_host_blocks) + " on the host" : std::string())
               << "; zstd: " << r.zstd_blocks << " blocks in " << r.zstd_dispatches << " dispatch(es); deflate: "
               << r.deflate_streams << " streams, " << r.deflate_device_streams << " on the device in " << r.deflate_dispatches
               << " dispatch(es), " << r.deflate_streams - r.deflate_device_streams << " on " << threads << " host threads"

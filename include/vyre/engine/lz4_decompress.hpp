@@ -35,17 +35,39 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace vyre::engine {
 
+// Where a pass's independent blocks are decoded: device (compression.lz4), host (liblz4 on every
+// core, blocks in parallel), or automatic, which is the device (engine::unpack sends a run of
+// small inputs to the host instead, unpack_options::host_below_bytes).
+enum class lz4_route { automatic, device, host };
+
+inline const char* lz4_route_name(lz4_route r) noexcept {
+    switch (r) {
+    case lz4_route::automatic: return "automatic";
+    case lz4_route::device: return "device";
+    case lz4_route::host: return "host";
+    }
+    return "?";
+}
+
+inline std::optional<lz4_route> lz4_route_from_name(std::string_view name) noexcept {
+    for (lz4_route r : {lz4_route::automatic, lz4_route::device, lz4_route::host})
+        if (name == lz4_route_name(r)) return r;
+    return std::nullopt;
+}
+
 struct lz4_options {
+    lz4_route route = lz4_route::automatic;
     ops::block_variant variant = ops::block_variant::automatic;
     // Per launch; also lowered to the device's largest allocation. Smaller limits make more batches.
     compression::batch_limits limits = {};
     // A hostile file may describe far more output than it holds: refuse above this.
     std::uint64_t max_output_bytes = std::numeric_limits<std::uint64_t>::max();
-    // Host threads for linked frames and checksums (0: every core).
+    // Host threads for linked frames, the host route and checksums (0: every core).
     unsigned threads = 0;
 };
 
@@ -54,7 +76,7 @@ struct lz4_report {
     std::size_t frames = 0;
     std::size_t blocks = 0;         // data blocks of every frame
     std::size_t device_blocks = 0;  // decoded by compression.lz4 on the device
-    std::size_t host_blocks = 0;    // blocks of linked frames, decoded on the host
+    std::size_t host_blocks = 0;    // decoded on the host: blocks of linked frames, and every block on the host route
     std::size_t batches = 0;        // launches
     std::uint64_t input_bytes = 0;  // the files
     std::uint64_t output_bytes = 0; // decoded
@@ -193,7 +215,41 @@ inline lz4_files_result decompress_lz4_files(runtime::context& ctx, std::span<co
                 block_of.push_back(i);
             }
     }
-    const auto batches = vc::make_block_batches(extents, ops::device_batch_limits(ctx.device(), options.limits));
+    const bool on_host = options.route == lz4_route::host;
+    if (on_host) {
+        // liblz4 on every core, a block at a time; the first failing block of a file names it.
+        std::vector<char> failed(extents.size(), 0);
+        util::parallel_for(extents.size(), options.threads, [&](std::size_t i) {
+            const vc::block_extent& e = extents[i];
+            // A layout from elsewhere than format::parse_lz4_frames is not trusted to stay inside.
+            if (e.input_offset > input.size() || e.input_size > input.size() - e.input_offset || e.output_offset > out_total ||
+                e.output_size > out_total - e.output_offset) {
+                failed[i] = 1;
+                return;
+            }
+            const auto* in = input.data() + e.input_offset;
+            auto* out = r.output->data() + e.output_offset;
+            if (e.flags & vc::block_flag_uncompressed) {
+                if (e.input_size != e.output_size) failed[i] = 1;
+                else if (e.input_size != 0) std::memcpy(out, in, e.input_size);
+                return;
+            }
+            const int got = LZ4_decompress_safe(reinterpret_cast<const char*>(in), reinterpret_cast<char*>(out),
+                                                static_cast<int>(e.input_size), static_cast<int>(e.output_size));
+            failed[i] = got < 0 || static_cast<std::uint64_t>(got) != e.output_size;
+        });
+        for (std::size_t i = 0; i < extents.size(); ++i) {
+            const std::size_t k = file_of[i];
+            if (!failed[i] || r.errors[k]) continue;
+            const format::lz4_layout& l = *files[k].layout;
+            const format::lz4_block& b = l.blocks[block_of[i]];
+            r.errors[k].emplace("LZ4 frame " + std::to_string(b.frame) + ", block " + std::to_string(block_of[i] - l.frames[b.frame].first_block) +
+                                    ": does not decode to its " + std::to_string(b.extent.output_size) + " bytes (liblz4)",
+                                b.extent.input_offset);
+        }
+    }
+    const auto batches = on_host ? std::vector<vc::block_batch>{}
+                                 : vc::make_block_batches(extents, ops::device_batch_limits(ctx.device(), options.limits));
     for (const vc::block_batch& batch : batches) {
         const auto window = input.subspan(static_cast<std::size_t>(batch.input_base), static_cast<std::size_t>(batch.input_bytes));
         const ops::block_result got = ops::decode_blocks<ops::compression::lz4_op>(ctx, window, batch.blocks, batch.output_bytes, options.variant);
@@ -235,8 +291,8 @@ inline lz4_files_result decompress_lz4_files(runtime::context& ctx, std::span<co
         report->files += files.size();
         report->frames += frames;
         report->blocks += blocks;
-        report->device_blocks += extents.size();
-        report->host_blocks += host_blocks;
+        report->device_blocks += on_host ? 0 : extents.size();
+        report->host_blocks += host_blocks + (on_host ? extents.size() : 0);
         report->batches += batches.size();
         report->input_bytes += in_total;
         report->output_bytes += out_total;

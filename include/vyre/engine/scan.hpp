@@ -265,6 +265,7 @@ inline unpack_report scan_inputs(runtime::context& ctx, std::span<const unpack_i
         u.output_dir.clear();
         u.hash = false;
         u.keep_on_device = keep_on_device;
+        u.host_below_bytes = 0; // the scan needs the device whatever the size: decode there too
         u.layer_files = [&](std::span<const unpack_file_view> files) {
             std::vector<std::uint32_t> order;
             for (const auto& f : files) {

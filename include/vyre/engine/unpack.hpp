@@ -52,6 +52,8 @@
 // the output folder down, so a link written earlier cannot redirect a later entry.
 
 #include <vyre/engine/deflate_decompress.hpp>
+#include <vyre/engine/lz4_decompress.hpp>
+#include <vyre/engine/zstd_options.hpp>
 #include <vyre/runtime/context.hpp>
 #include <vyre/util/sha256.hpp>
 
@@ -131,6 +133,9 @@ struct unpack_file_view {
     const unpack_device_bytes* device = nullptr; // the content, where it stayed on the device
 };
 
+// unpack_options::host_below_bytes by default.
+inline constexpr std::uint64_t default_host_below_bytes = std::uint64_t{64} << 20;
+
 struct unpack_entry; // below: what a run lists
 namespace detail {
 struct shared_run; // detail/unpack_state.hpp
@@ -152,6 +157,15 @@ struct unpack_options {
     deflate_route deflate = deflate_route::automatic;
     // The automatic route's cap: streams decoding to more go to the host cores.
     std::uint64_t deflate_device_max_bytes = engine::deflate_device_max_bytes;
+    // Where zstd frames (engine/zstd_decompress.hpp) and LZ4 blocks (engine/lz4_decompress.hpp) go.
+    zstd_route zstd = zstd_route::automatic;
+    lz4_route lz4 = lz4_route::automatic;
+    // Small runs on the host. Where the context has not been used yet (one made in the background
+    // or on first use, as the commands make theirs) and the inputs total fewer bytes than this,
+    // every automatic route above goes to the host cores, and the run never asks for the device:
+    // starting a GPU driver costs a large part of a second, more than the device saves on that
+    // much input (doc/unpack.md has the figures). 0: never.
+    std::uint64_t host_below_bytes = default_host_below_bytes;
     std::function<void(const unpack_progress&)> progress; // called from one thread at a time
     // Called once per layer, after its entries are checked and before they are hashed or written,
     // with every file of the layer whose status is ok (hard links included, nested containers

@@ -51,7 +51,8 @@ inline unpack_device_stats one_device_stats(const runtime::context& device, std:
                                             std::chrono::steady_clock::time_point t0) {
     std::uint64_t bytes = 0;
     for (const auto& in : inputs) bytes += in.bytes.size();
-    return {{device.device().label(), 1, inputs.size(), bytes,
+    // A run that never asked for its device (all on the host) does not make it to name it.
+    return {{device.used() ? device.device().label() : std::string("host"), 1, inputs.size(), bytes,
              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), false}};
 }
 

@@ -1,6 +1,7 @@
 // runtime::context: one device, its OpenCL context and the command queue vyre dispatches on.
 // Build one from VYRE_DEVICE, from a device, or around a queue that the caller already owns; or
-// start one in the background (context::in_background) and use it when it is ready.
+// start one in the background (context::in_background) and use it when it is ready, or have it
+// made where it is first needed (context::on_first_use).
 #pragma once
 
 #include <vyre/runtime/device.hpp>
@@ -45,6 +46,20 @@ public:
         return c;
     }
 
+    // The default device's context, made by the first call that needs it, on that thread: for a
+    // run that may need no device at all (engine::unpack of small inputs decodes on the host), so
+    // that such a run never loads a driver.
+    static context on_first_use(bool profiling = false) {
+        context c(deferred{});
+        c.state_->made = std::async(std::launch::deferred, [profiling] {
+                              const auto start = std::chrono::steady_clock::now();
+                              auto p = std::make_shared<parts>(make(choose_device(), profiling));
+                              p->making_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                              return p;
+                          }).share();
+        return c;
+    }
+
     const device_info& device() const { return get().info; }
     const bc::context& cl_context() const { return get().context; }
     bc::command_queue& queue() { return get().queue; }
@@ -54,11 +69,12 @@ public:
     }
     void finish() { cl_call("clFinish", [&] { queue().finish(); }); }
 
-    // Whether the context has been used (always, for one made on the spot).
+    // Whether the context has been used (always, for one made on the spot; for one made in the
+    // background or on first use, whether anything has asked for it yet).
     bool used() const noexcept { return state_->used.load(std::memory_order_acquire); }
-    // For one started in_background: how long making it took (waiting for it if need be), and how
-    // long its users waited for it, summed over the threads that waited (two passes of a layer
-    // may wait at once). Both 0 for one made on the spot.
+    // For one started in_background or on_first_use: how long making it took (waiting for it, or
+    // making it, if need be), and how long its users waited for it, summed over the threads that
+    // waited (two passes of a layer may wait at once). Both 0 for one made on the spot.
     double making_seconds() const { return get().making_seconds; }
     double waited_seconds() const noexcept { return double(state_->waited_nanoseconds.load()) * 1e-9; }
 

@@ -116,6 +116,7 @@ inline void decode_lz4(run_state& run, std::vector<decode_job*>& all) {
         }
     if (jobs.empty()) return;
     lz4_options o;
+    o.route = run.options.lz4;
     o.threads = run.threads;
     lz4_report r;
     const lz4_files_result got = decompress_lz4_files(run.ctx, files, o, &r);
@@ -226,6 +227,7 @@ inline void decode_zstd(run_state& run, std::vector<decode_job*>& all) {
         auto staging_buffer = std::make_shared<util::host_bytes>(std::max<std::size_t>(staging_size, 1));
         util::fault_in(*staging_buffer, run.threads);
         engine::zstd_options o;
+        o.route = run.options.zstd;
         o.max_output_bytes = p.max_output_size;
         o.threads = run.threads;
         const auto r = decompress_zstd_into(run.ctx, input.bytes, parsed, std::span<std::uint8_t>(staging_buffer->data(), staging_size), o);

@@ -109,10 +109,11 @@ inline void finish_folders(const output_tree& tree, shared_run& shared, std::vec
 
 // Step 4: hashes the kept entries of a layer and writes them below the output folder.
 inline void write_layer(run_state& run, std::vector<item>& items, const std::vector<std::size_t>& sink) {
-    // A run that cannot have its device (a context made in the background that failed) stops
-    // before it writes anything, not after a layer that needed none; by the first write the
-    // device is nearly always made.
-    if (run.tree) (void)run.ctx.device();
+    // A run that may use its device and cannot have it (a context made in the background that
+    // failed) stops before it writes anything, not after a layer that needed none; by the first
+    // write the device is nearly always made. A run whose every route is the host needs none.
+    const unpack_options& o = run.options;
+    if (run.tree && (o.deflate != deflate_route::host || o.zstd != zstd_route::host || o.lz4 != lz4_route::host)) (void)run.ctx.device();
     std::uint64_t total = 0;
     for (const std::size_t i : sink) total += items[i].content.bytes.size();
     // Later entries with the same output path win, as in tar.

@@ -198,7 +198,20 @@ inline unpack_report unpack_in_windows(runtime::context& ctx, const unpack_input
 
 // engine::unpack: the inputs that unpack in windows one by one, the others in ordinary runs of
 // consecutive inputs; one report, in listing order, as one run would give.
-inline unpack_report unpack_inputs(runtime::context& ctx, std::span<const unpack_input> inputs, const unpack_options& options) {
+// unpack_options::host_below_bytes: the options of a run whose every automatic route goes to the
+// host cores, where the context is still unused and the inputs are small.
+inline unpack_options small_run_on_host(const runtime::context& ctx, std::span<const unpack_input> inputs, unpack_options options) {
+    std::uint64_t total = 0;
+    for (const auto& in : inputs) total += in.bytes.size();
+    if (ctx.used() || total >= options.host_below_bytes) return options;
+    if (options.deflate == deflate_route::automatic) options.deflate = deflate_route::host;
+    if (options.zstd == zstd_route::automatic) options.zstd = zstd_route::host;
+    if (options.lz4 == lz4_route::automatic) options.lz4 = lz4_route::host;
+    return options;
+}
+
+inline unpack_report unpack_inputs(runtime::context& ctx, std::span<const unpack_input> inputs, const unpack_options& given) {
+    const unpack_options options = small_run_on_host(ctx, inputs, given);
     std::vector<fmt::content_kind> kinds(inputs.size());
     std::vector<char> windowed(inputs.size(), 0);
     bool any = false;

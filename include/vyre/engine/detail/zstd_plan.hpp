@@ -140,6 +140,9 @@ inline zstd_plan make_zstd_plan(runtime::context& ctx, const fmt::zstd_file& fil
         }
     }
     const std::uint64_t u32_max = std::numeric_limits<std::uint32_t>::max();
+    // Asked only where a buffer goes to the device: a plan of host frames into host memory never
+    // waits for a context (a run on the host may have none).
+    if (target == zstd_target::host && plan.dispatched.empty()) return plan;
     const std::uint64_t device_max = runtime::max_word_buffer_bytes(ctx.device());
     if (target == zstd_target::device && (file.staging_size > u32_max || runtime::padded_bytes(file.staging_size) > device_max))
         throw resource_error("compression.zstd: a device-resident result of " + std::to_string(file.staging_size) +
