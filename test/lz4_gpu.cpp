@@ -679,6 +679,7 @@ VYRE_DEVICE_TEST(frames_from_lz4_tool) {
             const bytes file = lz4_tool(dir, *c.content, c.options, "t" + std::to_string(i));
             vyre::engine::lz4_report report;
             vyre::engine::lz4_options options;
+            options.route = vyre::engine::lz4_route::device;
             options.variant = i % 4 == 3 ? vo::block_variant::reference : vo::block_variant::automatic;
             const bytes out = vyre::engine::decompress_lz4(dev.ctx(), file, options, &report);
             BOOST_TEST((out == *c.content));
@@ -687,6 +688,15 @@ VYRE_DEVICE_TEST(frames_from_lz4_tool) {
             BOOST_TEST(report.blocks == report.device_blocks + report.host_blocks);
             BOOST_TEST((c.linked ? report.host_blocks : report.device_blocks) == report.blocks);
             BOOST_TEST(report.batches == (report.device_blocks ? 1u : 0u));
+            // The automatic route: a GPU for independent blocks of at most 128 KiB on average
+            // (-B4's 64 KiB), liblz4 on the host for larger ones (-B5, -B7) and on CPU devices.
+            vyre::engine::lz4_report chosen;
+            const bytes again = vyre::engine::decompress_lz4(dev.ctx(), file, {}, &chosen);
+            BOOST_TEST((again == *c.content));
+            const bool small_blocks = report.device_blocks != 0 &&
+                                      report.output_bytes <= report.device_blocks * vyre::engine::lz4_device_max_block_bytes;
+            BOOST_TEST(chosen.device_blocks == (small_blocks && dev.ctx().device().is_gpu() ? report.device_blocks : 0u));
+            BOOST_TEST(chosen.blocks == chosen.device_blocks + chosen.host_blocks);
             files.push_back(file);
         }
     }
@@ -696,6 +706,7 @@ VYRE_DEVICE_TEST(frames_from_lz4_tool) {
     bytes skippable = {0x53, 0x2A, 0x4D, 0x18, 4, 0, 0, 0, 'm', 'e', 't', 'a'};
     const bytes joined = concat({files[0], skippable, files[9], empty, files[4], files[7]});
     vyre::engine::lz4_options options;
+    options.route = vyre::engine::lz4_route::device;
     options.limits.max_output_bytes = 1'100'000;
     vyre::engine::lz4_report report;
     const bytes out = vyre::engine::decompress_lz4(dev.ctx(), joined, options, &report);
@@ -737,7 +748,9 @@ VYRE_DEVICE_TEST(frames_from_lz4_tool) {
     for (std::size_t k = 0; k < inputs.size(); ++k) pass.push_back({inputs[k], &layouts[k]});
     vyre::engine::lz4_report many;
     many.batches = 7; // the pass adds to a report
-    const auto got = vyre::engine::decompress_lz4_files(dev.ctx(), pass, {}, &many);
+    vyre::engine::lz4_options on_device;
+    on_device.route = vyre::engine::lz4_route::device;
+    const auto got = vyre::engine::decompress_lz4_files(dev.ctx(), pass, on_device, &many);
     BOOST_TEST(many.batches == 8u); // every device block of the five files in one dispatch
     BOOST_TEST(many.files == 5u);
     for (const std::size_t k : {std::size_t{0}, std::size_t{2}, std::size_t{4}}) {

@@ -58,6 +58,12 @@ public:
         ctx_->device(); // waits here, so that an error surfaces at get()
         return *ctx_;
     }
+    // The context without waiting for it: for a decoder that asks for the device only if it sends
+    // work there (its first use waits, and throws what making it threw).
+    vyre::runtime::context& lazy() {
+        start();
+        return *ctx_;
+    }
     bool used() const noexcept { return ctx_ && ctx_->used(); }
     double making_seconds() const { return ctx_->making_seconds(); } // how long the context took to make
     double waited_seconds() const { return ctx_->waited_seconds(); } // of which the command waited for
@@ -96,16 +102,21 @@ inline decoded decode_lz4(std::span<const std::uint8_t> file, const decompress_s
         d.where = "CPU (reference decoder; liblz4 for linked blocks)";
         return d;
     }
-    vyre::runtime::context& ctx = device.get();
+    // The automatic route asks for the device only where the blocks are small enough for it.
+    vyre::runtime::context& ctx = device.lazy();
     vyre::engine::lz4_options options;
     options.variant = s.variant;
     vyre::engine::lz4_report r;
     d.keep(vyre::engine::decompress_lz4(ctx, file, options, &r));
     d.summary = std::to_string(r.frames) + " frame(s), " + std::to_string(r.blocks) + " blocks: " +
-                std::to_string(r.device_blocks) + " on the device in " + std::to_string(r.batches) + " dispatch(es) (" +
-                vyre::ops::block_variant_name(vyre::ops::resolve<vyre::ops::compression::lz4_op>(s.variant, ctx.device())) + " program), " + std::to_string(r.host_blocks) +
-                " of linked frames on the host";
-    d.where = ctx.device().label();
+                std::to_string(r.device_blocks) + " on the device in " + std::to_string(r.batches) + " dispatch(es)" +
+                (r.device_blocks != 0 ? std::string(" (") +
+                                            vyre::ops::block_variant_name(vyre::ops::resolve<vyre::ops::compression::lz4_op>(s.variant, ctx.device())) +
+                                            " program)"
+                                      : std::string()) +
+                ", " + std::to_string(r.host_blocks) + " on the host (linked frames, and blocks above " +
+                std::to_string(vyre::engine::lz4_device_max_block_bytes >> 10) + " KiB on average or on a CPU device: liblz4)";
+    d.where = r.device_blocks != 0 ? ctx.device().label() : "CPU (liblz4)";
     return d;
 }
 
@@ -261,8 +272,9 @@ inline int decompress_pages(const std::filesystem::path& in, const std::filesyst
 inline int cmd_decompress(const std::vector<std::string>& args) {
     po::options_description options(
         "Decompresses an archive on the OpenCL device. LZ4 files (frames, legacy frames, skippable frames, concatenated):\n"
-        "every block of frames with independent blocks goes to the device in one dispatch; frames with linked blocks\n"
-        "are decoded on the host. Zstandard files: each frame is routed (--route): frames of raw/RLE blocks only are\n"
+        "every block of frames with independent blocks goes to a GPU in one dispatch where the blocks average at most\n"
+        "128 KiB (the lz4 tool's default 4 MiB blocks, and every block on a CPU device, go to liblz4 on the host\n"
+        "cores); frames with linked blocks are decoded on the host. Zstandard files: each frame is routed (--route): frames of raw/RLE blocks only are\n"
         "regenerated on the device (compression.zstd), frames with compressed blocks are decoded whole on the host\n"
         "(libzstd), frames in parallel; --route device decodes every frame on the device (compression.zstd.frames, or\n"
         "compression.zstd.blocks for every block at once where there are too few frames to fill the device).\n"

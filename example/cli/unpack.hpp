@@ -230,7 +230,8 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         "where zstd frames are decoded: device, host (libzstd, frames in parallel), or automatic (raw/RLE frames, "
         "many short frames and a few long ones on the device, the rest on the host; see doc/ops/compression.zstd.md)")(
         "lz4-route", po::value<std::string>()->default_value("automatic"),
-        "where LZ4 blocks are decoded: device (compression.lz4), host (liblz4 on every core), or automatic (the device)")(
+        "where LZ4 blocks are decoded: device (compression.lz4), host (liblz4 on every core), or automatic (a GPU "
+        "where a layer's blocks average at most 128 KiB, the host for larger ones, such as the lz4 tool's default 4 MiB)")(
         "host-below", po::value<std::string>()->default_value("64M"),
         "inputs totalling less than this are decoded on the host cores, every automatic route taking the host, and "
         "the device's driver is not started (0: never)")(

@@ -3,9 +3,10 @@
 //
 // How a pass goes. format::parse_lz4_frames lists every block of every file (checking headers and
 // block checksums, and learning each block's exact size). Every block of every frame with
-// independent blocks (and of legacy frames), across all the files, goes to the device as one set
-// of descriptors: one launch per batch that compression::make_block_batches cuts, each batch's
-// input and output windows below 4 GiB and the device's largest allocation. Frames with linked
+// independent blocks (and of legacy frames), across all the files, goes to one route
+// (lz4_options::route): to the device as one set of descriptors, one launch per batch that
+// compression::make_block_batches cuts, each batch's input and output windows below 4 GiB and the
+// device's largest allocation; or to liblz4 on every host core. Frames with linked
 // blocks are decoded on the host afterwards, files in parallel: each of their blocks may copy from
 // the previous 64 KiB of the frame's output, so block k cannot start before block k-1 has
 // finished, which leaves a GPU nothing to run in parallel. Content sizes and content checksums
@@ -41,9 +42,19 @@
 namespace vyre::engine {
 
 // Where a pass's independent blocks are decoded: device (compression.lz4), host (liblz4 on every
-// core, blocks in parallel), or automatic, which is the device (engine::unpack sends a run of
-// small inputs to the host instead, unpack_options::host_below_bytes).
+// core, blocks in parallel), or automatic: a GPU where the blocks are small enough
+// (lz4_device_max_block_bytes), else the host (engine::unpack also sends a run of small inputs
+// to the host, unpack_options::host_below_bytes).
 enum class lz4_route { automatic, device, host };
+
+// The automatic route's crossover: a pass whose independent blocks decode to at most this many
+// bytes on average goes to a GPU; larger blocks, and every pass on a CPU device, go to liblz4 on
+// the host cores. One subgroup decodes a block serially, so large blocks leave the device to a
+// few long chains. On the H100 (2026-11-25, the same blocks in one run, doc/benchmarks.md)
+// compression.lz4 ran 49.7 and 39.8 GB/s end to end at 4 and 64 KiB blocks against 25.5 and 24.1
+// for liblz4 on 16 host threads, but 31.6 against 36.7 at 256 KiB, and 5.4 to 6.2 at 4 MiB, the
+// lz4 tool's default block size (doc/ops/compression.lz4.md has the unpack figures).
+inline constexpr std::uint64_t lz4_device_max_block_bytes = std::uint64_t{128} << 10;
 
 inline const char* lz4_route_name(lz4_route r) noexcept {
     switch (r) {
@@ -215,7 +226,13 @@ inline lz4_files_result decompress_lz4_files(runtime::context& ctx, std::span<co
                 block_of.push_back(i);
             }
     }
-    const bool on_host = options.route == lz4_route::host;
+    bool on_host = options.route == lz4_route::host;
+    if (options.route == lz4_route::automatic) {
+        std::uint64_t block_bytes = 0;
+        for (const vc::block_extent& e : extents) block_bytes += e.output_size;
+        // The device is asked only where the blocks are small enough for it.
+        on_host = extents.empty() || block_bytes > extents.size() * lz4_device_max_block_bytes || !ctx.device().is_gpu();
+    }
     if (on_host) {
         // liblz4 on every core, a block at a time; the first failing block of a file names it.
         std::vector<char> failed(extents.size(), 0);

@@ -96,8 +96,10 @@ inline blob concatenate(const std::vector<decode_job*>& jobs, std::vector<std::u
     return owned_blob(std::move(all));
 }
 
-// Every LZ4 job of the layer in one pass of engine::decompress_lz4_files: the device decodes the
-// independent blocks of all of them at once, linked frames and checksums follow on the host.
+// Every LZ4 job of the layer in one pass of engine::decompress_lz4_files, on unpack_options::lz4's
+// route: the device decodes the independent blocks of all of them at once (or liblz4 on every
+// host core, where the blocks are large or the run small), linked frames and checksums follow on
+// the host.
 inline void decode_lz4(run_state& run, std::vector<decode_job*>& all) {
     std::vector<fmt::lz4_layout> layouts(all.size());
     util::parallel_for(all.size(), run.threads, [&](std::size_t k) {
