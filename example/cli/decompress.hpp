@@ -107,7 +107,9 @@ inline decoded decode_lz4(std::span<const std::uint8_t> file, const decompress_s
     vyre::engine::lz4_options options;
     options.variant = s.variant;
     vyre::engine::lz4_report r;
-    d.keep(vyre::engine::decompress_lz4(ctx, file, options, &r));
+    vyre::util::host_bytes out;
+    vyre::engine::decompress_lz4(ctx, file, out, options, &r);
+    d.keep(std::move(out));
     d.summary = std::to_string(r.frames) + " frame(s), " + std::to_string(r.blocks) + " blocks: " +
                 std::to_string(r.device_blocks) + " on the device in " + std::to_string(r.batches) + " dispatch(es)" +
                 (r.device_blocks != 0 ? std::string(" (") +

@@ -23,6 +23,7 @@
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/reference/lz4.hpp>
 #include <vyre/runtime/context.hpp>
+#include <vyre/util/host_bytes.hpp>
 #include <vyre/util/parallel.hpp>
 
 #include <lz4.h>
@@ -168,7 +169,7 @@ struct lz4_file {
 // errors[k] says why it failed (with the byte of the file where). The output is shared so that the
 // contents can be handed on without a copy.
 struct lz4_files_result {
-    std::shared_ptr<std::vector<std::uint8_t>> output;
+    std::shared_ptr<util::host_bytes> output;
     std::vector<std::uint64_t> offsets;
     std::vector<std::optional<format_error>> errors;
     std::span<const std::uint8_t> content(std::size_t k, const lz4_file& f) const {
@@ -206,7 +207,11 @@ inline lz4_files_result decompress_lz4_files(runtime::context& ctx, std::span<co
     if (out_total > options.max_output_bytes || out_total > std::numeric_limits<std::size_t>::max() / 2)
         throw resource_error("LZ4 files decode to " + std::to_string(out_total) + " bytes, above the limit of " +
                              std::to_string(options.max_output_bytes));
-    r.output = std::make_shared<std::vector<std::uint8_t>>(static_cast<std::size_t>(out_total));
+    // Not zero-filled (every block writes its bytes; a failed file's content is never handed on),
+    // and its pages faulted in on every core: a zero fill and first touches on one thread cost more
+    // than decoding a large file on all of them.
+    r.output = std::make_shared<util::host_bytes>(static_cast<std::size_t>(out_total));
+    util::fault_in(*r.output, options.threads);
 
     // Every independent block of every file: one set of descriptors for the whole pass.
     std::vector<vc::block_extent> extents;
@@ -321,15 +326,23 @@ inline lz4_files_result decompress_lz4_files(runtime::context& ctx, std::span<co
 // content: the pass above with one file. Any failure is a format_error naming the frame and block
 // (at the byte of the file where it lies); a file decoding to more than options.max_output_bytes
 // is a resource_error before anything is allocated.
-inline std::vector<std::uint8_t> decompress_lz4(runtime::context& ctx, std::span<const std::uint8_t> file, const lz4_options& options = {},
-                                                lz4_report* report = nullptr) {
+// Into `out` (resized to the content): no copy, and no zero fill of the output.
+inline void decompress_lz4(runtime::context& ctx, std::span<const std::uint8_t> file, util::host_bytes& out,
+                           const lz4_options& options = {}, lz4_report* report = nullptr) {
     const format::lz4_layout layout = format::parse_lz4_frames(file);
     detail::check_lz4_output_size(layout, options.max_output_bytes);
     if (report) *report = {};
     const lz4_file one{file, &layout};
     lz4_files_result r = decompress_lz4_files(ctx, std::span(&one, 1), options, report);
     if (r.errors[0]) throw *r.errors[0];
-    return std::move(*r.output);
+    out = std::move(*r.output);
+}
+
+inline std::vector<std::uint8_t> decompress_lz4(runtime::context& ctx, std::span<const std::uint8_t> file, const lz4_options& options = {},
+                                                lz4_report* report = nullptr) {
+    util::host_bytes out;
+    decompress_lz4(ctx, file, out, options, report);
+    return std::vector<std::uint8_t>(out.begin(), out.end());
 }
 
 } // namespace vyre::engine
