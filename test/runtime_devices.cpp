@@ -16,6 +16,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace rt = vyre::runtime;
@@ -264,6 +265,23 @@ VYRE_DEVICE_TEST(context_made_in_the_background) {
     BOOST_CHECK_THROW(bad.queue(), vyre::no_device);
     if (before.empty()) ::unsetenv("VYRE_DEVICE");
     else ::setenv("VYRE_DEVICE", before.c_str(), 1);
+}
+
+// A context made on first use: nothing is made until a call needs it; then four threads asking at
+// once all get the one context, made once, on the thread that came first.
+VYRE_DEVICE_TEST(context_made_on_first_use) {
+    auto ctx = rt::context::on_first_use();
+    const rt::context copy = ctx;
+    BOOST_TEST(!ctx.used());
+    std::vector<cl_context> seen(4, nullptr);
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < seen.size(); ++t) threads.emplace_back([&, t] { seen[t] = copy.cl_context().get(); });
+    for (auto& t : threads) t.join();
+    BOOST_TEST(ctx.used());
+    for (const cl_context c : seen) BOOST_TEST(c == ctx.cl_context().get());
+    BOOST_TEST(ctx.device().label() == rt::choose_device().label());
+    BOOST_TEST(ctx.making_seconds() > 0.0);
+    BOOST_TEST(ctx.waited_seconds() >= ctx.making_seconds());
 }
 
 // read_each: pieces of two buffers, in any order, an empty one among them, three thousand small

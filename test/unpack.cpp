@@ -478,10 +478,22 @@ BOOST_AUTO_TEST_CASE(names_stems_and_messages) {
     BOOST_CHECK_LE(ve::unpack_limits{}.max_total_bytes, std::uint64_t{64} << 30);
 }
 
+// VYRE_DEVICE set for a scope, and restored at its end however the scope ends.
+struct device_filter_for_scope {
+    explicit device_filter_for_scope(const char* value) : before(vyre::runtime::env_or_empty("VYRE_DEVICE")) {
+        ::setenv("VYRE_DEVICE", value, 1);
+    }
+    ~device_filter_for_scope() {
+        if (before.empty()) ::unsetenv("VYRE_DEVICE");
+        else ::setenv("VYRE_DEVICE", before.c_str(), 1);
+    }
+    std::string before;
+};
+
 // Inputs under unpack_options::host_below_bytes, with a context that nothing has used yet: every
 // codec decodes on the host cores and the device is never asked for (VYRE_DEVICE names nothing, so
 // making it would throw), and the files are the source's. The LZ4 host route (liblz4, blocks in
-// parallel) gives the same bytes as the lz4 tool made them from, and names a damaged block.
+// parallel) gives the same bytes as the lz4 tool made them from; a damaged file is reported.
 BOOST_AUTO_TEST_CASE(small_runs_decode_on_the_host_without_a_device) {
     const auto& t = tree();
     temp_dir work;
@@ -495,8 +507,7 @@ BOOST_AUTO_TEST_CASE(small_runs_decode_on_the_host_without_a_device) {
         if (it->is_regular_file() && !it->is_symlink())
             items.push_back(entry(it->path().lexically_relative(t.root).generic_string(), read_file(it->path()), 8));
     write_file(a / "x.zip", make_zip(items));
-    const std::string before = vyre::runtime::env_or_empty("VYRE_DEVICE");
-    ::setenv("VYRE_DEVICE", "no such device, surely", 1);
+    const device_filter_for_scope no_device("no such device, surely");
     auto ctx = vyre::runtime::context::on_first_use();
     for (const char* name : {"x.tar.lz4", "x.tar.zst", "x.tar.gz", "x.zip"}) {
         BOOST_TEST_CONTEXT(name) {
@@ -517,15 +528,13 @@ BOOST_AUTO_TEST_CASE(small_runs_decode_on_the_host_without_a_device) {
     const auto lz4_run = unpack_files(ctx, {a / "x.tar.lz4"}, a / "again");
     BOOST_CHECK_GT(lz4_run.lz4_host_blocks, 1u);
     BOOST_CHECK(!ctx.used());
-    // A damaged block on the host route is named, and the run still never asks for the device.
+    // A damaged file is reported, and the run still never asks for the device.
     bytes broken = read_file(a / "x.tar.lz4");
     for (std::size_t k = broken.size() / 2; k < broken.size() / 2 + 64; ++k) broken[k] ^= 0x5A;
     write_file(a / "broken.tar.lz4", broken);
     const auto damaged = unpack_files(ctx, {a / "broken.tar.lz4"}, a / "out_broken");
     BOOST_CHECK(find_problem(damaged, "broken.tar.lz4", "LZ4") != nullptr);
     BOOST_CHECK(!ctx.used());
-    if (before.empty()) ::unsetenv("VYRE_DEVICE");
-    else ::setenv("VYRE_DEVICE", before.c_str(), 1);
 }
 
 // A context made in the background that fails (VYRE_DEVICE matching nothing), with the small-run
@@ -540,8 +549,7 @@ VYRE_DEVICE_TEST(a_device_that_cannot_be_made_stops_before_writing) {
     vyre::test::tar_finish(tar);
     bytes zst(ZSTD_compressBound(tar.size()));
     zst.resize(ZSTD_compress(zst.data(), zst.size(), tar.data(), tar.size(), 3));
-    const std::string before = vyre::runtime::env_or_empty("VYRE_DEVICE");
-    ::setenv("VYRE_DEVICE", "no such device, surely", 1);
+    const device_filter_for_scope no_device("no such device, surely");
     auto ctx = vyre::runtime::context::in_background();
     const ve::unpack_input tar_input{"a.tar", tar}, zst_input{"a.tar.zst", zst};
     ve::unpack_options o;
@@ -554,8 +562,6 @@ VYRE_DEVICE_TEST(a_device_that_cannot_be_made_stops_before_writing) {
     const auto listed = ve::unpack(ctx, std::span(&tar_input, 1), o);
     BOOST_CHECK_EQUAL(listed.entries.size(), 1u);
     BOOST_CHECK_THROW(ve::unpack(ctx, std::span(&zst_input, 1), o), vyre::no_device);
-    if (before.empty()) ::unsetenv("VYRE_DEVICE");
-    else ::setenv("VYRE_DEVICE", before.c_str(), 1);
 }
 
 BOOST_AUTO_TEST_CASE(gzip_many_members_reuse_their_room) {

@@ -53,6 +53,26 @@ inline bool parse(const std::string& name, const std::string& usage, po::options
     return true;
 }
 
+// "64G", "1M", "4096": bytes, with binary K/M/G/T suffixes.
+inline std::uint64_t parse_size(const std::string& option, const std::string& text) {
+    std::size_t used = 0;
+    unsigned long long v = 0;
+    try {
+        v = std::stoull(text, &used);
+    } catch (const std::exception&) {
+        throw po::error("--" + option + " takes a size such as 4096, 512K, 64M or 8G, not \"" + text + "\"");
+    }
+    const std::string suffix = text.substr(used);
+    int shift = 0;
+    if (suffix == "K" || suffix == "k") shift = 10;
+    else if (suffix == "M") shift = 20;
+    else if (suffix == "G") shift = 30;
+    else if (suffix == "T") shift = 40;
+    else if (!suffix.empty()) throw po::error("--" + option + ": unknown size suffix \"" + suffix + "\" in \"" + text + "\" (K, M, G or T)");
+    if (shift && v > (~0ull >> shift)) throw po::error("--" + option + " " + text + " does not fit in 64 bits");
+    return std::uint64_t{v} << shift;
+}
+
 // A file's bytes: a regular file mapped read-only (nothing copied; the kernel pages it in as it
 // is read, where reading it into memory first faulted in every page of a fresh buffer), anything
 // else (a pipe) read whole.

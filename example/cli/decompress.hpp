@@ -44,6 +44,9 @@ struct decompress_settings {
     vyre::engine::zstd_device_program zstd_program = vyre::engine::zstd_device_program::automatic;
     std::uint64_t zstd_window = 0; // zstd_options::window_bytes
     bool cpu = false;
+    // The input is under --host-below and the route automatic: every automatic route takes the
+    // host, and the device is not started (as vyre unpack does for small inputs).
+    bool small = false;
 };
 // The device's context, started on a thread of its own (runtime::context::in_background) as soon
 // as the command knows it will need one, so that the driver's start-up overlaps reading the input;
@@ -106,6 +109,7 @@ inline decoded decode_lz4(std::span<const std::uint8_t> file, const decompress_s
     vyre::runtime::context& ctx = device.lazy();
     vyre::engine::lz4_options options;
     options.variant = s.variant;
+    if (s.small) options.route = vyre::engine::lz4_route::host;
     vyre::engine::lz4_report r;
     vyre::util::host_bytes out;
     vyre::engine::decompress_lz4(ctx, file, out, options, &r);
@@ -151,10 +155,11 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
     options.variant = s.variant;
     const auto route = vyre::engine::zstd_route_from_name(s.route == "auto" ? "automatic" : s.route);
     if (!route) throw po::error("--route for a Zstandard file must be automatic, hybrid, device or host, not \"" + s.route + "\"");
-    options.route = *route;
+    options.route = s.small ? vyre::engine::zstd_route::host : *route;
     options.device_program = s.zstd_program;
     options.window_bytes = s.zstd_window;
-    vyre::runtime::context& ctx = device.get();
+    // The host route never asks for the device; the others wait for it where they need it.
+    vyre::runtime::context& ctx = device.lazy();
     // Into util::host_bytes: a large output is neither zero-filled first nor faulted in by one thread.
     struct {
         vyre::util::host_bytes bytes;
@@ -163,11 +168,14 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
     r.report = vyre::engine::decompress_zstd(ctx, file, r.bytes, options);
     d.keep(std::move(r.bytes));
     const auto& p = r.report.paths;
-    d.summary = "route " + std::string(vyre::engine::zstd_route_name(options.route)) + ": frames " + std::to_string(p.device) +
+    d.summary = "route " + std::string(vyre::engine::zstd_route_name(options.route)) + (s.small ? " (a file under --host-below)" : "") +
+                ": frames " + std::to_string(p.device) +
                 " device / " + std::to_string(p.hybrid) + " hybrid / " + std::to_string(p.host) + " host; " +
                 std::to_string(r.report.dispatched_blocks) + " of " + std::to_string(r.report.blocks) + " blocks in " +
                 std::to_string(r.report.batches) + " dispatch(es) (" +
-                vyre::ops::block_variant_name(vyre::ops::resolve<vyre::ops::compression::zstd_op>(options.variant, ctx.device())) + " program" +
+                (ctx.used() ? vyre::ops::block_variant_name(vyre::ops::resolve<vyre::ops::compression::zstd_op>(options.variant, ctx.device()))
+                            : "no") +
+                " program" +
                 (r.report.block_batches != 0 ? "; " + std::to_string(r.report.block_batches) + " with every block at once" +
                                                    (r.report.frame_windows != 0
                                                         ? " (" + std::to_string(r.report.frame_windows) + " window(s) of long frames)"
@@ -177,7 +185,7 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
                 "): " +
                 split(r.report.split, "GPU", "CPU",
                       options.route == vyre::engine::zstd_route::device || r.report.block_batches != 0 ? "blocks" : "raw/RLE blocks");
-    d.where = ctx.device().label();
+    d.where = ctx.used() ? ctx.device().label() : "CPU (libzstd)";
     char t[160];
     std::snprintf(t, sizeof t, "zstd passes: device done after %.3f, host after %.3f, host waited %.3f for the device", r.report.device_seconds,
                   r.report.host_seconds, r.report.wait_seconds);
@@ -194,14 +202,16 @@ inline decoded decode_gzip(std::span<const std::uint8_t> file, const decompress_
     options.variant = s.variant;
     const auto route = s.cpu ? std::optional(ve::deflate_route::host) : ve::deflate_route_from_name(s.route == "auto" ? "automatic" : s.route);
     if (!route) throw po::error("--route for a gzip file must be automatic, device or host, not \"" + s.route + "\"");
-    options.route = *route;
-    vyre::runtime::context& ctx = device.get();
+    options.route = s.small ? ve::deflate_route::host : *route;
+    // The host route never asks for the device; the others wait for it where they need it.
+    vyre::runtime::context& ctx = device.lazy();
     ve::gzip_result r = ve::decompress_gzip(ctx, file, options);
     decoded d;
     d.keep(std::move(r.bytes));
     const ve::gzip_report& g = r.report;
     const ve::deflate_report& p = g.deflate;
-    d.summary = "route " + std::string(ve::deflate_route_name(options.route)) + ": " + std::to_string(g.members) + " member(s)";
+    d.summary = "route " + std::string(ve::deflate_route_name(options.route)) + (s.small ? " (a file under --host-below)" : "") + ": " +
+                std::to_string(g.members) + " member(s)";
     if (p.streams != 0) {
         d.summary += " (" + std::string(vyre::format::gzip_layout_kind_name(g.layout)) + "): " + std::to_string(p.device_streams) +
                      " stream(s) on the device in " + std::to_string(p.batches) + " dispatch(es)";
@@ -273,7 +283,7 @@ inline int decompress_pages(const std::filesystem::path& in, const std::filesyst
 
 inline int cmd_decompress(const std::vector<std::string>& args) {
     po::options_description options(
-        "Decompresses an archive on the OpenCL device. LZ4 files (frames, legacy frames, skippable frames, concatenated):\n"
+        "Decompresses an archive on the OpenCL device (files under --host-below on the host cores). LZ4 files (frames, legacy frames, skippable frames, concatenated):\n"
         "every block of frames with independent blocks goes to a GPU in one dispatch where the blocks average at most\n"
         "128 KiB (the lz4 tool's default 4 MiB blocks, and every block on a CPU device, go to liblz4 on the host\n"
         "cores); frames with linked blocks are decoded on the host. Zstandard files: each frame is routed (--route): frames of raw/RLE blocks only are\n"
@@ -303,6 +313,9 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "Zstandard on the device into host memory: decode every frame longer than BYTES a window of BYTES of output at a "
         "time (each window reading the end of the one before); 0: 256 MiB")(
         "cpu", "decode on the host instead (reference decoder, liblz4 for linked blocks; gzip: libdeflate)")(
+        "host-below", po::value<std::string>()->default_value("64M"),
+        "with the automatic route, a file smaller than this is decoded on the host cores (libzstd, liblz4, libdeflate) "
+        "and the device's driver is not started: its start-up costs more than the device saves there (0: never)")(
         "force,f", "overwrite the output file if it exists")(
         "timings", "print where the time went on stderr: reading, the device context (made while the file is read), "
                    "decoding and the programs it loaded, writing")(
@@ -312,7 +325,7 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
     po::positional_options_description positional;
     positional.add("file", 1);
     po::variables_map vm;
-    if (!parse("decompress", "FILE [-o OUT] [--variant reference|fast|automatic] [--route automatic|hybrid|device|host] [--zstd-program automatic|frames|blocks] [--zstd-window BYTES] [--cpu] [--force] [--pages [--max-output BYTES]]", options, args, vm,
+    if (!parse("decompress", "FILE [-o OUT] [--variant reference|fast|automatic] [--route automatic|hybrid|device|host] [--zstd-program automatic|frames|blocks] [--zstd-window BYTES] [--host-below SIZE] [--cpu] [--force] [--pages [--max-output BYTES]]", options, args, vm,
                &positional))
         return 0;
     if (!vm.count("file")) throw po::error("give the file to decompress");
@@ -347,10 +360,17 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
     }
     using clock = std::chrono::steady_clock;
     const auto t_start = clock::now();
+    // The driver starts while the file is read, unless the file is small enough for the host
+    // (--host-below; a pipe's size is not known before it is read, so it starts then too).
+    const std::uint64_t host_below = parse_size("host-below", vm["host-below"].as<std::string>());
+    const bool automatic = settings.route == "automatic" || settings.route == "auto";
+    std::error_code size_error;
+    const std::uint64_t known_size = std::filesystem::is_regular_file(in, size_error) ? std::filesystem::file_size(in, size_error) : UINT64_MAX;
     background_context device;
-    if (!settings.cpu) device.start(); // the driver starts while the file is read
+    if (!settings.cpu && (!automatic || size_error || known_size >= host_below)) device.start();
     const input_file input(in);
     const std::span<const std::uint8_t> file = input.bytes();
+    settings.small = !settings.cpu && automatic && file.size() < host_below;
     const auto t_read = clock::now();
     const std::uint32_t magic = first_magic(file);
     const archive_format* format = nullptr;

@@ -28,26 +28,6 @@
 
 namespace vyre::cli {
 
-// "64G", "1M", "4096": bytes, with binary K/M/G/T suffixes.
-inline std::uint64_t parse_size(const std::string& option, const std::string& text) {
-    std::size_t used = 0;
-    unsigned long long v = 0;
-    try {
-        v = std::stoull(text, &used);
-    } catch (const std::exception&) {
-        throw po::error("--" + option + " takes a size such as 4096, 512K, 64M or 8G, not \"" + text + "\"");
-    }
-    const std::string suffix = text.substr(used);
-    int shift = 0;
-    if (suffix == "K" || suffix == "k") shift = 10;
-    else if (suffix == "M") shift = 20;
-    else if (suffix == "G") shift = 30;
-    else if (suffix == "T") shift = 40;
-    else if (!suffix.empty()) throw po::error("--" + option + ": unknown size suffix \"" + suffix + "\" in \"" + text + "\" (K, M, G or T)");
-    if (shift && v > (~0ull >> shift)) throw po::error("--" + option + " " + text + " does not fit in 64 bits");
-    return std::uint64_t{v} << shift;
-}
-
 // Archive names are bytes (old ZIPs use code page 437): invalid UTF-8 becomes U+FFFD so that the
 // output is always valid JSON; --list prints the bytes themselves.
 using util::json_string;
@@ -231,10 +211,11 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         "many short frames and a few long ones on the device, the rest on the host; see doc/ops/compression.zstd.md)")(
         "lz4-route", po::value<std::string>()->default_value("automatic"),
         "where LZ4 blocks are decoded: device (compression.lz4), host (liblz4 on every core), or automatic (a GPU "
-        "where a layer's blocks average at most 128 KiB, the host for larger ones, such as the lz4 tool's default 4 MiB)")(
+        "where a layer's blocks average at most 128 KiB; the host for larger ones, such as the lz4 tool's default 4 MiB, "
+        "and on CPU devices)")(
         "host-below", po::value<std::string>()->default_value("64M"),
         "inputs totalling less than this are decoded on the host cores, every automatic route taking the host, and "
-        "the device's driver is not started (0: never)")(
+        "the device's driver is not started (0: never; not with --devices, whose devices are made first)")(
         "devices", po::value<std::vector<std::string>>(),
         "spread the inputs over several OpenCL devices: all, numbers as `vyre devices` prints them, or parts of "
         "names (\"nvidia\", \"pocl\"), commas between several; each device takes batches of whole inputs as fast "
@@ -295,10 +276,11 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         input_bytes += inputs.back().bytes.size();
     }
     const bool device_named = o.deflate == ve::deflate_route::device || o.zstd == ve::zstd_route::device || o.lz4 == ve::lz4_route::device;
+    const bool all_host = o.deflate == ve::deflate_route::host && o.zstd == ve::zstd_route::host && o.lz4 == ve::lz4_route::host;
     std::optional<vyre::runtime::context> background;
     if (!vm.count("devices"))
-        background = input_bytes < o.host_below_bytes && !device_named ? vyre::runtime::context::on_first_use()
-                                                                       : vyre::runtime::context::in_background();
+        background = (input_bytes < o.host_below_bytes && !device_named) || all_host ? vyre::runtime::context::on_first_use()
+                                                                                     : vyre::runtime::context::in_background();
     const auto t0 = std::chrono::steady_clock::now();
     const auto chosen = open_devices(vm);
     std::vector<vyre::runtime::context*> devices;
@@ -329,7 +311,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
            << ",\"symlinks\":" << links << ",\"bytes\":" << bytes << ",\"refused\":" << r.refused()
            << ",\"corrupt\":" << r.corrupt() << ",\"warnings\":" << r.warnings() << ",\"containers\":" << r.containers << ",\"layers\":" << r.layers
            << ",\"decoded_bytes\":" << r.decoded_bytes << ",\"written_bytes\":" << r.written_bytes
-           << ",\"lz4_device_blocks\":" << r.lz4_device_blocks << ",\"lz4_dispatches\":" << r.lz4_dispatches
+           << ",\"lz4_device_blocks\":" << r.lz4_device_blocks << ",\"lz4_host_blocks\":" << r.lz4_host_blocks << ",\"lz4_dispatches\":" << r.lz4_dispatches
            << ",\"zstd_blocks\":" << r.zstd_blocks << ",\"zstd_dispatches\":" << r.zstd_dispatches
            << ",\"deflate_streams\":" << r.deflate_streams << ",\"deflate_device_streams\":" << r.deflate_device_streams
            << ",\"deflate_dispatches\":" << r.deflate_dispatches << ",\"deflate_host_files\":" << r.deflate_host_files

@@ -16,7 +16,8 @@
 //               escaping link targets are refused before anything is decoded).
 //   2. decode   every LZ4 job of the layer is parsed (in parallel) and ALL their independent
 //               blocks go to compression.lz4 as one set of descriptors (one dispatch per batch,
-//               make_block_batches); every zstd job is concatenated into one multi-frame stream
+//               make_block_batches), or to liblz4 on the host cores where they are large
+//               (unpack_options::lz4); every zstd job is concatenated into one multi-frame stream
 //               for the zstd engine (its automatic route: frames of raw/RLE blocks on the device,
 //               frames with compressed blocks decoded whole on all cores); every deflate stream
 //               (the members of gzip files whose headers say where they are, ZIP method-8
@@ -164,7 +165,8 @@ struct unpack_options {
     // or on first use, as the commands make theirs) and the inputs total fewer bytes than this,
     // every automatic route above goes to the host cores, and the run never asks for the device:
     // starting a GPU driver costs a large part of a second, more than the device saves on that
-    // much input (doc/unpack.md has the figures). 0: never.
+    // much input (doc/unpack.md has the figures). Not with keep_on_device. 0: never. (Several
+    // devices, engine/unpack_devices.hpp, make their contexts first: the rule does not apply.)
     std::uint64_t host_below_bytes = default_host_below_bytes;
     std::function<void(const unpack_progress&)> progress; // called from one thread at a time
     // Called once per layer, after its entries are checked and before they are hashed or written,

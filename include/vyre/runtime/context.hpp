@@ -74,7 +74,8 @@ public:
     bool used() const noexcept { return state_->used.load(std::memory_order_acquire); }
     // For one started in_background or on_first_use: how long making it took (waiting for it, or
     // making it, if need be), and how long its users waited for it, summed over the threads that
-    // waited (two passes of a layer may wait at once). Both 0 for one made on the spot.
+    // waited (two passes of a layer may wait at once). Both 0 for one made on the spot. Asking
+    // making_seconds() of one not used yet waits for it (or, on first use, makes it): check used().
     double making_seconds() const { return get().making_seconds; }
     double waited_seconds() const noexcept { return double(state_->waited_nanoseconds.load()) * 1e-9; }
 

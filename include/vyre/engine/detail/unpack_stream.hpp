@@ -203,7 +203,8 @@ inline unpack_report unpack_in_windows(runtime::context& ctx, const unpack_input
 inline unpack_options small_run_on_host(const runtime::context& ctx, std::span<const unpack_input> inputs, unpack_options options) {
     std::uint64_t total = 0;
     for (const auto& in : inputs) total += in.bytes.size();
-    if (ctx.used() || total >= options.host_below_bytes) return options;
+    // A caller that keeps content on the device (keep_on_device) wants it there whatever the size.
+    if (ctx.used() || options.keep_on_device || total >= options.host_below_bytes) return options;
     if (options.deflate == deflate_route::automatic) options.deflate = deflate_route::host;
     if (options.zstd == zstd_route::automatic) options.zstd = zstd_route::host;
     if (options.lz4 == lz4_route::automatic) options.lz4 = lz4_route::host;
