@@ -66,10 +66,15 @@ decompress)
   w=/dev/shm/sm; cd $w
   for a in ${ARCHIVES:-l.tar.lz4 m.tar.lz4}; do
     for i in $(seq 1 $rounds); do
+      if [ -x $here/bin/vyre-before ]; then echo "== vyre-before decompress $a round $i"; time $here/bin/vyre-before decompress --timings -f $a -o $w/v.tar 2>&1 | tail -3; fi
       echo "== vyre decompress $a round $i"; time $here/bin/vyre decompress --timings -f $a -o $w/v.tar 2>&1 | tail -3
-      echo "== lz4 -d $a round $i"; time lz4 -q -d -f $a $w/l.out
+      case $a in
+        *.lz4) echo "== lz4 -d $a round $i"; time lz4 -q -d -f $a $w/l.out;;
+        *.zst) echo "== zstd -d -T0 $a round $i"; time zstd -q -d -T0 -f $a -o $w/l.out;;
+        *.gz) echo "== gzip -dc $a round $i"; time (gzip -dc $a > $w/l.out);;
+      esac
     done
-    cmp $w/v.tar ${a%.lz4} && echo "vyre decompress $a: the tar, byte for byte"
+    cmp $w/v.tar ${a%.*} && echo "vyre decompress $a: the tar, byte for byte"
   done
   rm -f $w/v.tar $w/l.out;;
 esac
