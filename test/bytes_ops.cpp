@@ -8,6 +8,7 @@
 
 #include <vyre/format/gzip.hpp>
 #include <vyre/ops/bytes/crc32.hpp>
+#include <vyre/ops/bytes/gather.hpp>
 #include <vyre/ops/bytes/heads.hpp>
 #include <vyre/ops/bytes/xxh64.hpp>
 #include <vyre/reference/interpreter.hpp>
@@ -199,6 +200,34 @@ BOOST_AUTO_TEST_CASE(xxh64_program_on_the_interpreter) {
     }
 }
 
+// bytes.gather: every range's bytes from its start (a whole word), zeros to its word's end, for
+// ranges at every offset modulo 4, empty ones, ones longer than a workgroup's step, and 3,000 small
+// ones (as the candidate files of a scan), in any order, overlapping too.
+VYRE_DEVICE_TEST(gathered_ranges_are_their_bytes) {
+    std::mt19937_64 rng(vyre::test::test_seed() + 2);
+    std::vector<std::size_t> sizes = {0, 1, 2, 3, 4, 5, 511, 512, 513, 100000, 17, 0};
+    for (int i = 0; i < 3000; ++i) sizes.push_back(rng() % 300);
+    range_set s = make_ranges(rng, sizes);
+    std::shuffle(s.ranges.begin(), s.ranges.end(), rng);
+    s.ranges.push_back(s.ranges.front()); // the same bytes twice
+    const auto buffer = vyre::runtime::upload(dev.ctx(), std::span<const std::uint8_t>(s.data), CL_MEM_READ_ONLY);
+    const ob::gathered got = ob::gather_device(dev.ctx(), buffer, s.ranges);
+    BOOST_TEST_REQUIRE(got.starts.size() == s.ranges.size());
+    std::uint64_t at = 0;
+    for (std::size_t r = 0; r < s.ranges.size(); ++r) {
+        BOOST_TEST_CONTEXT("range " << r << " of " << s.ranges[r].size << " bytes at offset " << s.ranges[r].offset) {
+            BOOST_TEST(got.starts[r] == at);
+            const auto b = range_bytes(s, r);
+            const auto g = got.range(r, s.ranges[r].size);
+            BOOST_TEST(bytes(g.begin(), g.end()) == bytes(b.begin(), b.end()));
+            for (std::uint64_t k = at + s.ranges[r].size; k < at + (s.ranges[r].size + 3) / 4 * 4; ++k) BOOST_TEST(got.bytes[k] == 0u);
+            at += (s.ranges[r].size + 3) / 4 * 4;
+        }
+    }
+    BOOST_TEST(got.bytes.size() == at);
+    BOOST_TEST(ob::gather_device(dev.ctx(), buffer, {}).bytes.empty());
+}
+
 VYRE_DEVICE_TEST(ranges_outside_the_buffer_are_refused) {
     const bytes data(64, 1);
     const auto buffer = vyre::runtime::upload(dev.ctx(), std::span<const std::uint8_t>(data), CL_MEM_READ_ONLY);
@@ -207,6 +236,9 @@ VYRE_DEVICE_TEST(ranges_outside_the_buffer_are_refused) {
         return std::string(e.what()).find("range 1 (offset 60, 5 bytes)") != std::string::npos;
     });
     BOOST_CHECK_THROW(ob::heads_device(dev.ctx(), buffer, past, 8), vyre::resource_error);
+    BOOST_CHECK_EXCEPTION(ob::gather_device(dev.ctx(), buffer, past), vyre::resource_error, [](const vyre::resource_error& e) {
+        return std::string(e.what()).find("bytes.gather: range 1 (offset 60, 5 bytes)") != std::string::npos;
+    });
     BOOST_CHECK_THROW(ob::heads_device(dev.ctx(), buffer, std::vector<ob::byte_range>{{0, 4}}, 6), vyre::resource_error);
     BOOST_CHECK_THROW(ob::crc32_device(dev.ctx(), buffer, std::vector<ob::byte_range>{{0, 4}}, 0), vyre::resource_error);
     BOOST_CHECK_EXCEPTION(ob::xxh64_device(dev.ctx(), buffer, past), vyre::resource_error, [](const vyre::resource_error& e) {

@@ -85,6 +85,7 @@
 #include <vyre/ops/block_op.hpp>
 #include <vyre/ops/block_program.hpp>
 #include <vyre/ops/bytes/crc32.hpp>
+#include <vyre/ops/bytes/gather.hpp>
 #include <vyre/ops/bytes/heads.hpp>
 #include <vyre/ops/bytes/ranges.hpp>
 #include <vyre/ops/bytes/xxh64.hpp>

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <vyre/ops/bytes/crc32.hpp>
+#include <vyre/ops/bytes/gather.hpp>
 #include <vyre/ops/bytes/heads.hpp>
 #include <vyre/ops/bytes/xxh64.hpp>
 #include <vyre/ops/compression/deflate.hpp>
@@ -53,6 +54,7 @@ inline const std::vector<op_info>& registry() {
         out.push_back(scan::patterns_info());
         out.push_back(bytes::crc32_info());
         out.push_back(bytes::heads_info());
+        out.push_back(bytes::gather_info());
         out.push_back(bytes::xxh64_info());
         return out;
     }();
