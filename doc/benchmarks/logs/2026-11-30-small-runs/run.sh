@@ -35,7 +35,7 @@ small)
     [ -s $x.tar.zst ] || zstd -q -T0 -3 $x.tar -o $x.tar.zst
     [ -s $x.tar.lz4 ] || lz4 -q $x.tar $x.tar.lz4
   done
-  for x in s m; do
+  for x in ${GZ_SETS:-s m}; do
     [ -s $x.tar.gz ] || gzip -1 -c $x.tar > $x.tar.gz
     if [ ! -s $x.zip ]; then mkdir -p $x.d && tar xf $x.tar -C $x.d && (cd $x.d && zip -q -r -1 ../$x.zip .) ; rm -rf $x.d; fi
   done
