@@ -3,7 +3,9 @@
 // Beyond "no crash":
 //   0  format::parse_lz4_frames: a format_error/resource_error, or frames and blocks whose stored
 //      bytes lie inside the input, whose outputs tile [0, output_size) in file order, and that
-//      verify_lz4_block_checksums accepts or refuses with a format_error;
+//      verify_lz4_block_checksums accepts or refuses with a format_error; and for files of up to
+//      1 MiB, engine::decompress_lz4 on its host route gives decompress_lz4_host's bytes or both
+//      refuse, without ever making its device context;
 //   1  reference::lz4_decompress_block against liblz4's LZ4_decompress_safe on the same block
 //      (the second byte sets the output room): every block liblz4 accepts decodes to the same
 //      bytes, or is refused as offset_oob (liblz4 fills a match at offset 0 with zeros); and the
@@ -23,6 +25,7 @@
 //      the LZ4 block reference; padded to 1 KiB pages, compressed by compression.lz4_pages' CPU
 //      reference and written as a page file, they parse and decode (liblz4) to themselves.
 //      A graph text that reads (mode 4) is written and read back to the same graph.
+#include <vyre/engine/lz4_decompress.hpp>
 #include <vyre/engine/page_file.hpp>
 #include <vyre/engine/taint_rules.hpp>
 #include <vyre/error.hpp>
@@ -38,6 +41,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -73,6 +77,24 @@ void lz4_frames(std::span<const std::uint8_t> in) {
         f::verify_lz4_block_checksums(layout, in);
     } catch (const vyre::format_error&) {
     }
+    // The LZ4 engine's host route (liblz4 on the host cores, the CPU reference where liblz4
+    // refuses) against the CPU reference of the whole file: the same bytes, or both refuse; and
+    // it never asks for a device (its context is made on first use, so never here).
+    if (layout.output_size > (std::uint64_t{1} << 20)) return;
+    static vyre::runtime::context never = vyre::runtime::context::on_first_use();
+    std::optional<std::vector<std::uint8_t>> reference, host;
+    try {
+        reference = vyre::engine::decompress_lz4_host(in);
+    } catch (const vyre::error&) {
+    }
+    try {
+        vyre::engine::lz4_options o;
+        o.route = vyre::engine::lz4_route::host;
+        o.threads = 1;
+        host = vyre::engine::decompress_lz4(never, in, o);
+    } catch (const vyre::error&) {
+    }
+    if (reference.has_value() != host.has_value() || (reference && *reference != *host) || never.used()) std::abort();
 }
 
 void lz4_block(std::span<const std::uint8_t> in) {

@@ -270,14 +270,17 @@ VYRE_DEVICE_TEST(context_made_in_the_background) {
 // A context made on first use: nothing is made until a call needs it; then four threads asking at
 // once all get the one context, made once, on the thread that came first.
 VYRE_DEVICE_TEST(context_made_on_first_use) {
+    const std::uint64_t started = rt::context::contexts_started();
     auto ctx = rt::context::on_first_use();
     const rt::context copy = ctx;
     BOOST_TEST(!ctx.used());
+    BOOST_TEST(rt::context::contexts_started() == started); // nothing made yet
     std::vector<cl_context> seen(4, nullptr);
     std::vector<std::thread> threads;
     for (std::size_t t = 0; t < seen.size(); ++t) threads.emplace_back([&, t] { seen[t] = copy.cl_context().get(); });
     for (auto& t : threads) t.join();
     BOOST_TEST(ctx.used());
+    BOOST_TEST(rt::context::contexts_started() == started + 1); // made once, for all four
     for (const cl_context c : seen) BOOST_TEST(c == ctx.cl_context().get());
     BOOST_TEST(ctx.device().label() == rt::choose_device().label());
     BOOST_TEST(ctx.making_seconds() > 0.0);

@@ -509,6 +509,7 @@ BOOST_AUTO_TEST_CASE(small_runs_decode_on_the_host_without_a_device) {
     write_file(a / "x.zip", make_zip(items));
     const device_filter_for_scope no_device("no such device, surely");
     auto ctx = vyre::runtime::context::on_first_use();
+    const std::uint64_t started = vyre::runtime::context::contexts_started();
     for (const char* name : {"x.tar.lz4", "x.tar.zst", "x.tar.gz", "x.zip"}) {
         BOOST_TEST_CONTEXT(name) {
             const fs::path out = a / (std::string("out_") + name);
@@ -535,6 +536,7 @@ BOOST_AUTO_TEST_CASE(small_runs_decode_on_the_host_without_a_device) {
     const auto damaged = unpack_files(ctx, {a / "broken.tar.lz4"}, a / "out_broken");
     BOOST_CHECK(find_problem(damaged, "broken.tar.lz4", "LZ4") != nullptr);
     BOOST_CHECK(!ctx.used());
+    BOOST_CHECK_EQUAL(vyre::runtime::context::contexts_started(), started); // no driver was even tried
 }
 
 // A context made in the background that fails (VYRE_DEVICE matching nothing), with the small-run

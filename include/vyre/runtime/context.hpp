@@ -39,6 +39,7 @@ public:
         context c(deferred{});
         const auto start = std::chrono::steady_clock::now();
         c.state_->made = std::async(std::launch::async, [profiling, start] {
+                              ++started_count();
                               auto p = std::make_shared<parts>(make(choose_device(), profiling));
                               p->making_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                               return p;
@@ -52,6 +53,7 @@ public:
     static context on_first_use(bool profiling = false) {
         context c(deferred{});
         c.state_->made = std::async(std::launch::deferred, [profiling] {
+                              ++started_count();
                               const auto start = std::chrono::steady_clock::now();
                               auto p = std::make_shared<parts>(make(choose_device(), profiling));
                               p->making_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -59,6 +61,10 @@ public:
                           }).share();
         return c;
     }
+
+    // How many contexts in_background and on_first_use have begun to make in this process: a
+    // test's way to see that a run made none.
+    static std::uint64_t contexts_started() noexcept { return started_count().load(); }
 
     const device_info& device() const { return get().info; }
     const bc::context& cl_context() const { return get().context; }
@@ -104,6 +110,11 @@ private:
         promise.set_value(std::make_shared<parts>(std::move(p)));
         state_->made = promise.get_future().share();
         state_->used = true;
+    }
+
+    static std::atomic<std::uint64_t>& started_count() noexcept {
+        static std::atomic<std::uint64_t> n{0};
+        return n;
     }
 
     static parts make(const device_info& info, bool profiling) {

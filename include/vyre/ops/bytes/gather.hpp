@@ -47,11 +47,7 @@ inline ir::program gather_program(std::uint32_t workgroup = gather_workgroup) {
         const auto w = k.let("w", d::local_id());
         k.while_(w * 4u < size, [&] {
             const auto at = k.let("at", w * 4u);
-            const auto word = k.let("word", 0u);
-            k.for_("b", 0u, 4u, [&](const auto& b) {
-                k.if_(at + b < size, [&] { word = word | (data[base + at + b] << (b * 8u)); });
-            });
-            k.store(packed, first + w, word);
+            k.store(packed, first + w, range_word(k, data, base, at, size));
             w = w + workgroup;
         });
     });

@@ -43,11 +43,7 @@ inline ir::program heads_program(std::uint32_t workgroup = heads_workgroup) {
         const auto at = k.let("at", (id - range * params[1u]) * 4u);
         const auto base = k.let("base", ranges[range * 2u]);
         const auto size = k.let("size", ranges[range * 2u + 1u]);
-        const auto word = k.let("word", 0u);
-        k.for_("b", 0u, 4u, [&](const auto& b) {
-            k.if_(at + b < size, [&] { word = word | (data[base + at + b] << (b * 8u)); });
-        });
-        k.store(heads, id, word);
+        k.store(heads, id, range_word(k, data, base, at, size));
     });
     return k.program();
 }

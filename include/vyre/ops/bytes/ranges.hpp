@@ -34,4 +34,16 @@ inline std::vector<std::uint32_t> range_words(const char* op, std::span<const by
     return words;
 }
 
+// In the programs that read ranges as words (bytes.heads, bytes.gather): the little-endian word of
+// a range's bytes [at, at + 4), zeros past its `size`, read a byte at a time from `data` at `base`
+// (a range may start at any byte).
+template <class Kernel, class Data, class Base, class At, class Size>
+auto range_word(Kernel& k, const Data& data, const Base& base, const At& at, const Size& size) {
+    const auto word = k.let("word", 0u);
+    k.for_("b", 0u, 4u, [&](const auto& b) {
+        k.if_(at + b < size, [&] { word = word | (data[base + at + b] << (b * 8u)); });
+    });
+    return word;
+}
+
 } // namespace vyre::ops::bytes
