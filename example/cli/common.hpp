@@ -119,6 +119,8 @@ public:
         if (mapped_) ::munmap(const_cast<std::uint8_t*>(bytes_.data()), bytes_.size());
     }
     std::span<const std::uint8_t> bytes() const noexcept { return bytes_; }
+    // Whether bytes() is a read-only mapping of the file (a regular file), not memory read into.
+    bool mapped() const noexcept { return mapped_; }
 
 private:
     std::span<const std::uint8_t> bytes_;

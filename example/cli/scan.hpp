@@ -90,7 +90,7 @@ struct scan_run_inputs {
     explicit scan_run_inputs(const po::variables_map& vm) {
         for (const auto& n : scan_paths(vm["input"].as<std::vector<std::string>>())) {
             files.push_back(std::make_unique<input_file>(n));
-            inputs.push_back({n, files.back()->bytes()});
+            inputs.push_back({n, files.back()->bytes(), files.back()->mapped()});
         }
     }
 };

@@ -191,12 +191,13 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         "keep-setid", "keep set-uid, set-gid and sticky bits on extracted files and folders (dropped by default)")(
         "no-recurse", "leave archives found inside entries closed (the inputs' own compression and archive still open)")(
         "stream-above", po::value<std::string>(),
-        ("a tar in one compressed stream (gzip, zstd, LZ4, xz, lzma, bzip2) whose content is declared, or estimated at 4 "
-         "times its size, above this is decoded on the host as a stream and unpacked in windows of --window bytes, so "
-         "that memory does not grow with the archive (0: every such tar; default: a quarter of --max-total's default, " +
+        ("archives above this are unpacked in windows of --window bytes, so that memory does not grow with the archive: a "
+         "tar in one compressed stream (gzip, zstd, LZ4, xz, lzma, bzip2) whose content is declared, or estimated at 4 "
+         "times its size, above it (decoded on the host as a stream), a plain tar of more bytes, a ZIP whose entries "
+         "declare more (0: every such archive; default: a quarter of --max-total's default, " +
          human_bytes(ve::unpack_options{}.stream_above_bytes) + " here)").c_str())(
         "window", po::value<std::string>(),
-        ("bytes of whole tar entries unpacked at a time from a streamed archive (default: " +
+        ("bytes of whole entries unpacked at a time from an archive unpacked in windows (default: " +
          human_bytes(ve::unpack_options{}.window_bytes) + " here)").c_str())(
         "threads", po::value<unsigned>()->default_value(0), "host threads (0: every hardware thread)")(
         "deflate-route", po::value<std::string>()->default_value("automatic"),
@@ -272,7 +273,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     std::uint64_t input_bytes = 0;
     for (const auto& n : names) {
         files.push_back(std::make_unique<input_file>(n));
-        inputs.push_back({n, files.back()->bytes()});
+        inputs.push_back({n, files.back()->bytes(), files.back()->mapped()});
         input_bytes += inputs.back().bytes.size();
     }
     const bool device_named = o.deflate == ve::deflate_route::device || o.zstd == ve::zstd_route::device || o.lz4 == ve::lz4_route::device;
@@ -338,7 +339,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
               << " dispatch(es), " << r.deflate_streams - r.deflate_device_streams << " on " << threads << " host threads"
               << (r.deflate_host_files ? " (" + std::to_string(r.deflate_host_files) + " gzip file(s) inflated whole)" : std::string())
               << (r.library_streams ? "; xz/lzma/bzip2: " + std::to_string(r.library_streams) + " streams on the host" : std::string())
-              << (r.streamed_archives ? "; " + std::to_string(r.streamed_archives) + " archive(s) streamed on the host in " +
+              << (r.streamed_archives ? "; " + std::to_string(r.streamed_archives) + " archive(s) unpacked in " +
                                             std::to_string(r.stream_windows) + " window(s)"
                                       : std::string())
               << ")"

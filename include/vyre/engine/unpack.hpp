@@ -187,16 +187,17 @@ struct unpack_options {
     // of this run's first input among the job's (listing orders count the job's inputs).
     std::shared_ptr<detail::shared_run> shared;
     std::uint32_t first_order = 0;
-    // Archives larger than memory. An input that is a tar in one compressed stream (gzip, zstd,
-    // LZ4 frames, xz, lzma or bzip2) whose content is declared, or estimated at 4 times its
-    // compressed size, above stream_above_bytes is not decoded whole: the codec library's
-    // streaming decoder runs on the host, and the tar is unpacked in windows of about
-    // window_bytes of whole entries, each window a run of its own (its nested archives decoded
-    // as usual, on the device where they go there). One entry larger than the window makes its
-    // window as large as the entry. The listing, files and problems are those of an ordinary run,
-    // with one exception: a hard link to a file of an earlier window is refused, since that
-    // window's bytes are gone. A window counts against limits.max_total_bytes while it is held.
-    // 0: every such tar is streamed; UINT64_MAX: none.
+    // Archives larger than memory (engine/detail/unpack_stream.hpp). Three kinds of input above
+    // stream_above_bytes are not unpacked whole but in windows of about window_bytes of whole
+    // entries, each window a run of its own (its nested archives decoded as usual, on the device
+    // where they go there): a tar in one compressed stream (gzip, zstd, LZ4 frames, xz, lzma or
+    // bzip2) whose content is declared, or estimated at 4 times its compressed size, above it
+    // (the codec library's streaming decoder runs on the host); a plain tar of more bytes; a ZIP
+    // whose entries declare more, in windows of consecutive entries. One entry larger than the
+    // window makes its window as large as the entry. The listing, files and problems are those of
+    // an ordinary run, with one exception: a hard link to a file of an earlier window is refused,
+    // since that window's bytes are gone. A window counts against limits.max_total_bytes while it
+    // is held. 0: every such archive is unpacked in windows; UINT64_MAX: none.
     std::uint64_t stream_above_bytes = default_max_total_bytes() / 4;
     std::uint64_t window_bytes = default_window_bytes();
 };
@@ -329,6 +330,11 @@ inline std::string unpack_printable(std::string_view s, bool escape_backslash = 
 struct unpack_input {
     std::string name; // how paths start ("outer.zip" in "outer.zip!/a")
     std::span<const std::uint8_t> bytes;
+    // The bytes are a read-only mapping of a file (mmap with PROT_READ, never written through): an
+    // input unpacked in windows drops the pages of each window from the process once it is done
+    // (madvise MADV_DONTNEED), so that resident memory does not grow with the input. Leave false
+    // for any other memory, whose content that call would discard.
+    bool file_mapping = false;
 };
 
 } // namespace vyre::engine

@@ -145,12 +145,13 @@ inline void open_zip(const container& c, opened& out) {
         out.problems.push_back({c.path, unpack_status::corrupt, std::string("ZIP: ") + e.what(), c.order});
         return;
     }
-    for (const auto& p : zip.problems)
-        out.problems.push_back({c.path, unpack_status::corrupt,
+    if (c.entry_first == 0)
+        for (const auto& p : zip.problems)
+            out.problems.push_back({c.path, unpack_status::corrupt,
                                 "ZIP central directory: " + p.message +
                                     (p.offset != format_error::npos ? " (byte offset " + std::to_string(p.offset) + ")" : ""),
                                 c.order});
-    for (std::size_t i = 0; i < zip.entries.size(); ++i) {
+    for (std::size_t i = c.entry_first; i < std::min(c.entry_end, zip.entries.size()); ++i) {
         const auto& z = zip.entries[i];
         const std::string path = z.path_name(); // '\\' separates components in names from DOS-like hosts
         checked_name name = check_entry_name(path);

@@ -73,6 +73,9 @@ struct container {
     // this one starts in the stream's content (messages say so: their offsets are the window's).
     const std::set<std::string>* earlier_files = nullptr;
     std::uint64_t window_bytes = 0, window_start = 0, entries_before = 0;
+    // A window of a ZIP unpacked in windows: only its entries [entry_first, entry_end), in
+    // central-directory order, are opened (the directory's own problems are reported by the first).
+    std::size_t entry_first = 0, entry_end = SIZE_MAX;
 };
 
 // How a job is decoded: gzip members and ZIP deflate entries by the deflate engine, LZ4 and zstd by
@@ -114,25 +117,39 @@ struct item {
     const container* parent = nullptr;
 };
 
-// The bytes a run may still produce (limits.max_total_bytes), taken by every thread as it goes.
+// The bytes a run may still produce (limits.max_total_bytes), taken by every thread as it goes. A
+// run's budget takes from its job's (shared_run::budget) and counts what it holds itself, so that
+// a window of an archive unpacked in windows can give back what it held once it is written.
 class byte_budget {
 public:
     explicit byte_budget(std::uint64_t limit) : limit_(limit) {}
+    explicit byte_budget(byte_budget& parent) : limit_(parent.limit_), parent_(&parent) {}
     // Reserves n bytes; false (nothing reserved) when the total would pass the limit.
     bool take(std::uint64_t n) {
+        if (parent_) {
+            if (!parent_->take(n)) return false;
+            used_ += n;
+            return true;
+        }
         std::uint64_t used = used_.load();
         do {
             if (n > limit_ || used > limit_ - n) return false;
         } while (!used_.compare_exchange_weak(used, used + n));
         return true;
     }
-    void give_back(std::uint64_t n) { used_ -= n; }
-    std::uint64_t left() const { return limit_ - std::min(limit_, used_.load()); }
+    void give_back(std::uint64_t n) {
+        used_ -= n;
+        if (parent_) parent_->give_back(n);
+    }
+    // What the limit leaves: of the job's, for a run's budget.
+    std::uint64_t left() const { return parent_ ? parent_->left() : limit_ - std::min(limit_, used_.load()); }
+    // What this budget holds (a run's: what that run took and did not give back).
     std::uint64_t used() const { return used_.load(); }
     std::uint64_t limit() const { return limit_; }
 
 private:
     std::uint64_t limit_;
+    byte_budget* parent_ = nullptr;
     std::atomic<std::uint64_t> used_{0};
 };
 
@@ -203,7 +220,7 @@ struct run_state {
     runtime::context& ctx;
     const unpack_options& options;
     std::shared_ptr<shared_run> shared; // this run's own unless options.shared names a job's
-    byte_budget& budget;
+    byte_budget budget;                 // takes from shared->budget
     unsigned threads = 1;
     std::optional<output_tree> tree;
     unpack_report report;

@@ -1,29 +1,41 @@
 // Part of engine/unpack.hpp (included there after the public types): archives larger than memory.
-// An input that is a tar in one compressed stream, with content above
-// unpack_options::stream_above_bytes, is decoded by the codec library's streaming decoder
-// (format/stream_decode.hpp) and unpacked in windows of whole tar entries; every other input goes
-// through the ordinary run (detail/unpack_layer.hpp).
+// Three kinds of input are unpacked in windows of whole entries, each window a run of its own
+// (detail/unpack_layer.hpp), when they are larger than unpack_options::stream_above_bytes:
+//   - a tar in one compressed stream (content declared or estimated above it), decoded by the
+//     codec library's streaming decoder (format/stream_decode.hpp);
+//   - a plain tar (its size above it), copied window by window out of the input;
+//   - a ZIP (its entries' declared sizes together above it), a window of consecutive entries of
+//     its central directory at a time.
+// Every other input goes through the ordinary run.
 #pragma once
 
-// How a streamed input goes:
-//   - the decoder fills a window up to window_bytes; format::parse_tar_prefix finds where its last
+// How a tar goes (compressed or plain):
+//   - the source fills a window up to window_bytes; format::parse_tar_prefix finds where its last
 //     whole entry ends (an entry ends with its padding; extension headers go with their entry);
-//   - the whole entries are a tar of their own, opened as the stream's content would have been
-//     (depth 2, named x.tar.zst!/name), and run through every later layer and the sink; listing
-//     orders continue from the window before, so the merged listing is the ordinary one;
+//   - the whole entries are a tar of their own, opened as the tar would have been (a compressed
+//     stream's content at depth 2, named x.tar.zst!/name; a plain tar at depth 1), and run
+//     through every later layer and the sink; listing orders continue from the window before, so
+//     the merged listing is the ordinary one;
 //   - the bytes after the cut move to the front, behind one global pax header holding every global
 //     record seen so far (they apply to every later entry, so every window carries them), and the
-//     decoder fills on;
+//     source fills on;
 //   - a window without one whole entry doubles until it holds one, within half of what the total
 //     limit leaves (a window is counted against it while it is held);
-//   - at the end-of-archive blocks the rest of the stream is decoded and dropped, so that damage or
+//   - at the end-of-archive blocks the rest of a stream is decoded and dropped, so that damage or
 //     a checksum after the tar is still reported; where the stream fails, the bytes before the
 //     damage are the last window (the tar reader then reports an entry cut short), and the
 //     stream's problem says what failed, at which input offset.
+// A ZIP's window is the ZIP itself with only entries [entry_first, entry_end) opened
+// (container::entry_first), consecutive entries whose declared sizes add up to at most
+// window_bytes (at least one entry).
+// What a window's run took from the byte budget (the window, what its entries decode to) is given
+// back once it is written: the total limit bounds what one window holds, the ratio limit what the
+// archive makes in all.
 // Peak memory: one window (or the largest entry, where larger), plus the codec's own state (at most
 // a zstd window of 128 MiB, an xz dictionary of format::lzma_memory_limit), plus what the
 // window's entries decode to, as in an ordinary run of that many entries. The input is read once,
-// front to back.
+// front to back; where it is a read-only file mapping (unpack_input::file_mapping), the pages of
+// each window are dropped from the process once the window is done (the page cache keeps them).
 
 #include <vyre/engine/detail/unpack_layer.hpp>
 #include <vyre/engine/detail/unpack_state.hpp>
@@ -31,19 +43,65 @@
 #include <vyre/format/gzip.hpp>
 #include <vyre/format/stream_decode.hpp>
 #include <vyre/format/tar.hpp>
+#include <vyre/format/zip.hpp>
 #include <vyre/util/little_endian.hpp>
 
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <set>
 #include <span>
+#include <type_traits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace vyre::engine::detail {
+
+// Drops the whole pages of `bytes` inside [from, to) from the process (madvise MADV_DONTNEED),
+// where `bytes` is a read-only file mapping the run no longer reads there: the page cache keeps
+// them, and a later read maps them again. Anything else is left alone (on memory that is not a
+// file mapping, MADV_DONTNEED would zero it).
+inline void drop_read_pages(const unpack_input& in, std::uint64_t from, std::uint64_t to) {
+    if (!in.file_mapping || in.bytes.empty()) return;
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto base = reinterpret_cast<std::uintptr_t>(in.bytes.data());
+    to = std::min<std::uint64_t>(to, in.bytes.size());
+    if (page == 0 || from >= to) return;
+    const std::uintptr_t first = (base + from + page - 1) / page * page, last = (base + to) / page * page;
+    if (first < last) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
+// A plain tar read window by window: what the windows copy out of the input (the same calls as
+// format::stream_decoder's that unpack_tar_in_windows makes).
+class plain_source {
+public:
+    explicit plain_source(std::span<const std::uint8_t> in) : in_(in) {}
+    std::size_t read(std::span<std::uint8_t> out) {
+        const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), in_.size() - pos_));
+        if (n) std::memcpy(out.data(), in_.data() + pos_, n);
+        pos_ += n;
+        return n;
+    }
+    bool done() const noexcept { return pos_ == in_.size(); }
+    bool failed() const noexcept { return false; }
+    const std::string& error() const noexcept { return none_; }
+    std::uint64_t consumed() const noexcept { return pos_; }
+    std::uint64_t produced() const noexcept { return pos_; }
+    std::uint64_t trailing() const noexcept { return 0; }
+    std::string trailing_message() const { return {}; }
+
+private:
+    std::span<const std::uint8_t> in_;
+    std::uint64_t pos_ = 0;
+    std::string none_;
+};
 
 // What a compressed stream's content is declared to be, or estimated at (4 times its compressed
 // size), whichever is more: the first zstd frame's content size, a gzip file's last ISIZE. A
@@ -61,31 +119,68 @@ inline std::uint64_t estimated_content(fmt::content_kind kind, std::span<const s
     return std::max(guess, std::min(declared, ratio_cap(limits, in.size())));
 }
 
-// Whether an input is unpacked in windows: a tar in one stream format::stream_decoder reads, with
-// content above options.stream_above_bytes.
-inline bool unpacks_in_windows(fmt::content_kind kind, std::span<const std::uint8_t> in, const unpack_options& o) {
-    if (!fmt::stream_decodable(kind) || o.stream_above_bytes == UINT64_MAX || o.limits.max_depth < 2) return false;
-    if (estimated_content(kind, in, o.limits) <= o.stream_above_bytes && o.stream_above_bytes != 0) return false;
+// How an input is unpacked: whole (the ordinary run) or in windows, and of which kind.
+enum class window_mode { none, stream, plain_tar, zip };
+
+// Whether an input is unpacked in windows (see the note at the top); `zip` receives the parsed
+// central directory of a ZIP that is.
+inline window_mode unpacks_in_windows(fmt::content_kind kind, std::span<const std::uint8_t> in, const unpack_options& o,
+                                      fmt::zip_archive* zip = nullptr) {
+    if (o.stream_above_bytes == UINT64_MAX) return window_mode::none;
+    const auto above = [&](std::uint64_t n) { return o.stream_above_bytes == 0 || n > o.stream_above_bytes; };
+    if (kind == fmt::content_kind::tar) return above(in.size()) ? window_mode::plain_tar : window_mode::none;
+    if (kind == fmt::content_kind::zip) {
+        fmt::zip_archive z;
+        try {
+            z = fmt::parse_zip(in);
+        } catch (const std::exception&) {
+            return window_mode::none; // the ordinary run reports it
+        }
+        std::uint64_t declared = 0;
+        for (const auto& e : z.entries) declared += std::min<std::uint64_t>(e.uncompressed_size, UINT64_MAX - declared);
+        if (!above(declared) || z.entries.size() < 2) return window_mode::none;
+        if (zip) *zip = std::move(z);
+        return window_mode::zip;
+    }
+    if (!fmt::stream_decodable(kind) || o.limits.max_depth < 2) return window_mode::none;
+    if (!above(estimated_content(kind, in, o.limits))) return window_mode::none;
     std::uint8_t head[fmt::tar_block_size];
     fmt::stream_decoder d(kind, in);
     // What the ordinary run would take the content for, told by its head.
-    return d.read(head) == sizeof head && fmt::detect(head, false) == fmt::content_kind::tar;
+    return d.read(head) == sizeof head && fmt::detect(head, false) == fmt::content_kind::tar ? window_mode::stream : window_mode::none;
 }
 
-// One streamed input (see the note at the top), listed with order `order` as an ordinary run would.
-inline unpack_report unpack_in_windows(runtime::context& ctx, const unpack_input& input, fmt::content_kind kind,
-                                       std::uint32_t order, const unpack_options& options) {
+// One window's run: what it took from the budget is given back once it is done (its bytes are
+// written and released), and counted as released.
+inline unpack_report run_window(runtime::context& ctx, const unpack_options& options, container&& c) {
+    std::vector<container> layer;
+    const unsigned depth = c.depth;
+    layer.push_back(std::move(c));
+    run_state run(ctx, options);
+    unpack_report r = run_layers(run, std::move(layer), depth);
+    const std::uint64_t held = run.budget.used();
+    run.budget.give_back(held);
+    options.shared->released += held;
+    return r;
+}
+
+// One tar unpacked in windows (see the note at the top), listed with order `order` as an ordinary
+// run would: the content of a compressed stream (`source` a format::stream_decoder, the tar at
+// depth 2) or a plain tar (`source` a plain_source, the tar at depth 1).
+template <class Source>
+unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& input, Source& source, std::uint32_t order,
+                                    const unpack_options& options) {
+    constexpr bool plain = std::is_same_v<Source, plain_source>;
     unpack_report job;
     job.streamed_archives = 1;
-    job.containers = 2; // the stream and the tar in it
-    const std::vector<std::uint32_t> stream_order = {order, 0};
+    job.containers = plain ? 1 : 2; // the stream and the tar in it
+    const std::vector<std::uint32_t> stream_order = plain ? std::vector<std::uint32_t>{order} : std::vector<std::uint32_t>{order, 0};
     shared_run& shared = *options.shared;
     const std::uint64_t ratio_limit = ratio_cap(options.limits, input.bytes.size());
     // Never more than half of what the total limit leaves: a window is held, and counted, whole.
     const std::uint64_t window =
         std::max<std::uint64_t>(std::min(options.window_bytes, shared.budget.left() / 2), fmt::tar_block_size);
-    fmt::stream_decoder decoder(kind, input.bytes);
-    const auto too_much = [&] { return decoder.produced() > ratio_limit; };
+    const auto too_much = [&] { return source.produced() > ratio_limit; };
 
     std::vector<std::uint8_t> buf;    // the global pax records so far as one header, then the bytes not yet unpacked
     std::size_t globals = 0;          // bytes of that header at the front of buf
@@ -97,15 +192,17 @@ inline unpack_report unpack_in_windows(runtime::context& ctx, const unpack_input
     unpack_status failure_kind = unpack_status::corrupt;
     bool last = false;
     while (!last) {
-        // Fill.
-        while (buf.size() < target && !decoder.done() && !decoder.failed()) {
+        // Fill (the buffer reserved once: grown by doubling, it would hold up to twice the window).
+        if (buf.size() < target && !source.done() && !source.failed()) buf.reserve(static_cast<std::size_t>(target));
+        while (buf.size() < target && !source.done() && !source.failed()) {
             const std::size_t at = buf.size();
             const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(target - at, std::uint64_t{8} << 20));
             buf.resize(at + n);
-            buf.resize(at + decoder.read(std::span<std::uint8_t>(buf).subspan(at, n)));
+            buf.resize(at + source.read(std::span<std::uint8_t>(buf).subspan(at, n)));
+            drop_read_pages(input, 0, source.consumed());
         }
         if (too_much()) break;
-        const bool stream_over = decoder.done() || decoder.failed();
+        const bool stream_over = source.done() || source.failed();
         const std::span<const std::uint8_t> bytes(buf);
         fmt::tar_archive tar;
         bool damaged = false;
@@ -136,23 +233,21 @@ inline unpack_report unpack_in_windows(runtime::context& ctx, const unpack_input
             break;
         }
 
-        // The window: a run of its own from depth 2, as the stream's content would be opened.
-        std::vector<container> layer(1);
-        container& c = layer[0];
+        // The window: a run of its own, as the tar would be opened.
+        container c;
         c.path = input.name;
         c.order = stream_order;
-        c.depth = 2;
+        c.depth = plain ? 1 : 2;
         c.kind = fmt::content_kind::tar;
         c.data.bytes = bytes.first(cut);
         c.earlier_files = &earlier_files;
         c.window_bytes = window;
         c.window_start = content_at - globals; // the window's offset o is the content's window_start + o
         c.entries_before = entries_before;
-        run_state run(ctx, options);
-        unpack_report r = run_layers(run, std::move(layer), 2);
+        unpack_report r = run_window(ctx, options, std::move(c));
         shared.budget.give_back(cut);
-        r.containers -= 1; // the window's tar is the one counted above
-        r.layers += 1;     // the stream's
+        r.containers -= 1;        // the window's tar is the one counted above
+        if (!plain) r.layers += 1; // the stream's
         add_run(job, std::move(r));
         ++job.stream_windows;
         if (last) break;
@@ -175,24 +270,75 @@ inline unpack_report unpack_in_windows(runtime::context& ctx, const unpack_input
         target = window + globals;
     }
     // After the tar's end: the rest of the stream, decoded to check it and dropped (within the
-    // ratio limit, like the rest).
-    if (failure.empty() && !too_much()) {
+    // ratio limit, like the rest). A plain tar's bytes after its end are not read, as in the
+    // ordinary run.
+    if (!plain && failure.empty() && !too_much()) {
         std::vector<std::uint8_t> scratch(std::size_t{1} << 20);
-        while (!decoder.done() && !decoder.failed() && !too_much()) decoder.read(scratch);
-        if (decoder.failed())
-            failure = decoder.error() + "; the " + std::to_string(decoder.produced()) + " bytes decoded before the damage are kept";
+        while (!source.done() && !source.failed() && !too_much()) {
+            source.read(scratch);
+            drop_read_pages(input, 0, source.consumed());
+        }
+        if (source.failed())
+            failure = source.error() + "; the " + std::to_string(source.produced()) + " bytes decoded before the damage are kept";
     }
     if (failure.empty() && too_much()) {
         failure_kind = unpack_status::refused;
-        failure = ratio_message(options.limits, decoder.produced(), input.bytes.size()) + "; the entries of the windows before are kept";
+        failure = ratio_message(options.limits, source.produced(), input.bytes.size()) + "; the entries of the windows before are kept";
     }
-    if (failure.empty() && decoder.done() && decoder.trailing()) {
+    if (failure.empty() && source.done() && source.trailing()) {
         failure_kind = unpack_status::warning;
-        failure = decoder.trailing_message();
+        failure = source.trailing_message();
     }
     // The stream's problem first, as the ordinary run lists it (before its tar's).
     if (!failure.empty()) job.problems.insert(job.problems.begin(), {input.name, failure_kind, failure, stream_order});
-    shared.released += decoder.produced();
+    if (!plain) shared.released += source.produced();
+    return job;
+}
+
+// The windows of a ZIP: consecutive entries of its central directory whose declared sizes add up
+// to at most `window` (at least one entry each), as [first, end) pairs.
+inline std::vector<std::pair<std::size_t, std::size_t>> zip_windows(const fmt::zip_archive& zip, std::uint64_t window) {
+    std::vector<std::pair<std::size_t, std::size_t>> out;
+    std::uint64_t held = 0;
+    for (std::size_t i = 0; i < zip.entries.size(); ++i) {
+        const std::uint64_t n = zip.entries[i].uncompressed_size;
+        if (out.empty() || held + std::min(n, window) > window) {
+            out.push_back({i, i});
+            held = 0;
+        }
+        out.back().second = i + 1;
+        held += std::min(n, window);
+    }
+    return out;
+}
+
+// One ZIP unpacked in windows of its entries (see the note at the top), listed with order `order`
+// as an ordinary run would.
+inline unpack_report unpack_zip_in_windows(runtime::context& ctx, const unpack_input& input, const fmt::zip_archive& zip,
+                                           std::uint32_t order, const unpack_options& options) {
+    unpack_report job;
+    job.streamed_archives = 1;
+    job.containers = 1;
+    for (const auto& [first, end] : zip_windows(zip, options.window_bytes)) {
+        container c;
+        c.path = input.name;
+        c.order = {order};
+        c.depth = 1;
+        c.kind = fmt::content_kind::zip;
+        c.data.bytes = input.bytes;
+        c.entry_first = first;
+        c.entry_end = end;
+        unpack_report r = run_window(ctx, options, std::move(c));
+        r.containers -= 1; // the ZIP, counted above
+        add_run(job, std::move(r));
+        ++job.stream_windows;
+        std::uint64_t from = UINT64_MAX, to = 0;
+        for (std::size_t i = first; i < end; ++i) {
+            from = std::min(from, zip.entries[i].local_offset);
+            to = std::max(to, zip.entries[i].end_offset);
+        }
+        drop_read_pages(input, from, to);
+    }
     return job;
 }
 
@@ -214,12 +360,13 @@ inline unpack_options small_run_on_host(const runtime::context& ctx, std::span<c
 inline unpack_report unpack_inputs(runtime::context& ctx, std::span<const unpack_input> inputs, const unpack_options& given) {
     const unpack_options options = small_run_on_host(ctx, inputs, given);
     std::vector<fmt::content_kind> kinds(inputs.size());
-    std::vector<char> windowed(inputs.size(), 0);
+    std::vector<window_mode> modes(inputs.size(), window_mode::none);
+    std::vector<fmt::zip_archive> zips(inputs.size());
     bool any = false;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         kinds[i] = fmt::detect(inputs[i].bytes);
-        windowed[i] = unpacks_in_windows(kinds[i], inputs[i].bytes, options);
-        any = any || windowed[i];
+        modes[i] = unpacks_in_windows(kinds[i], inputs[i].bytes, options, &zips[i]);
+        any = any || modes[i] != window_mode::none;
     }
     if (!any) return run_unpack(ctx, inputs, options);
 
@@ -230,13 +377,22 @@ inline unpack_report unpack_inputs(runtime::context& ctx, std::span<const unpack
     unpack_report job;
     for (std::size_t i = 0; i < inputs.size();) {
         const std::uint32_t order = static_cast<std::uint32_t>(options.first_order + i);
-        if (windowed[i]) {
-            add_run(job, unpack_in_windows(ctx, inputs[i], kinds[i], order, each));
+        if (modes[i] == window_mode::stream) {
+            fmt::stream_decoder decoder(kinds[i], inputs[i].bytes);
+            add_run(job, unpack_tar_in_windows(ctx, inputs[i], decoder, order, each));
+        } else if (modes[i] == window_mode::plain_tar) {
+            plain_source source(inputs[i].bytes);
+            add_run(job, unpack_tar_in_windows(ctx, inputs[i], source, order, each));
+        } else if (modes[i] == window_mode::zip) {
+            add_run(job, unpack_zip_in_windows(ctx, inputs[i], zips[i], order, each));
+            zips[i] = {};
+        }
+        if (modes[i] != window_mode::none) {
             ++i;
             continue;
         }
         std::size_t end = i;
-        while (end < inputs.size() && !windowed[end]) ++end;
+        while (end < inputs.size() && modes[end] == window_mode::none) ++end;
         each.first_order = order;
         add_run(job, run_unpack(ctx, inputs.subspan(i, end - i), each));
         each.first_order = options.first_order;
