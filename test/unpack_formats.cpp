@@ -382,6 +382,102 @@ VYRE_DEVICE_TEST(zip_methods_bzip2_lzma_and_xz) {
     BOOST_CHECK(read_file(a / "out_damaged" / "good.txt") == text("fine\n"));
 }
 
+// PPMd entries (method 98), as 7-Zip writes them: decoded by libarchive, one entry at a time, and
+// checked like every other entry (sizes, CRC-32). A damaged one is that entry's problem.
+VYRE_DEVICE_TEST(zip_ppmd_entries_through_libarchive) {
+    if (!seven_zip_works()) return;
+    const auto& t = meta();
+    temp_dir work;
+    const fs::path a = work.path;
+    run("cd " + q(t.root) + " && 7z a -bd -bso0 -tzip -mm=PPMd " + q(a / "ppmd.zip") + " bin/tool share/data.bin share/doc/README > /dev/null");
+    const bytes zip = read_file(a / "ppmd.zip");
+    const auto parsed = vyre::format::parse_zip(zip);
+    std::size_t ppmd = 0;
+    for (const auto& e : parsed.entries) ppmd += e.method == vyre::format::zip_method_ppmd;
+    BOOST_REQUIRE_GE(ppmd, 1u); // 7-Zip stores what PPMd cannot shrink (the random tool, the short README)
+    if (!vyre::format::libarchive_available()) { // named and refused, entry by entry
+        for (const auto& e : unpack_files(dev.ctx(), {a / "ppmd.zip"}, a / "out_without").entries)
+            if (e.method == "ppmd") BOOST_CHECK_MESSAGE(contains_text(e.message, "not supported in this build"), e.message);
+        return;
+    }
+    const auto r = unpack_clean(dev.ctx(), a / "ppmd.zip", a / "out");
+    BOOST_CHECK(read_file(a / "out" / "bin" / "tool") == read_file(t.root / "bin" / "tool"));
+    BOOST_CHECK(read_file(a / "out" / "share" / "data.bin") == read_file(t.root / "share" / "data.bin"));
+    BOOST_CHECK(read_file(a / "out" / "share" / "doc" / "README") == read_file(t.root / "share" / "doc" / "README"));
+    BOOST_CHECK_GE(r.library_streams, ppmd);
+    // Damage in the model's stream of a PPMd entry: that entry is corrupt, the rest extract.
+    const auto big = std::find_if(parsed.entries.begin(), parsed.entries.end(),
+                                  [](const auto& x) { return x.method == vyre::format::zip_method_ppmd; });
+    bytes damaged = zip;
+    damaged[static_cast<std::size_t>(big->data_offset + big->compressed_size / 2)] ^= 0x40;
+    write_file(a / "damaged.zip", damaged);
+    const auto d = unpack_files(dev.ctx(), {a / "damaged.zip"}, a / "out_damaged");
+    BOOST_CHECK_MESSAGE(d.problems.size() == 1u && find_problem(d, big->name, ""), problems_of(d));
+    std::size_t corrupt = 0;
+    for (const auto& e : d.entries) {
+        if (e.status == ve::unpack_status::ok) continue;
+        ++corrupt;
+        BOOST_CHECK_MESSAGE(e.path.find(big->name) != std::string::npos, e.path << ": " << e.message);
+        BOOST_CHECK(e.status == ve::unpack_status::corrupt);
+    }
+    BOOST_CHECK_EQUAL(corrupt, 1u);
+    BOOST_CHECK(read_file(a / "out_damaged" / "share" / "doc" / "README") == read_file(t.root / "share" / "doc" / "README"));
+}
+
+// GNU sparse files in each of GNU tar's four formats (old GNU 'S' headers, pax 0.0, 0.1 and 1.0)
+// expand to the file GNU tar read, holes as zeros; a map that does not hold together (a file
+// size smaller than its segments) makes the entry corrupt, with the reason.
+VYRE_DEVICE_TEST(gnu_sparse_files_expand_in_every_format) {
+    temp_dir work;
+    const fs::path a = work.path, src = a / "src";
+    fs::create_directories(src);
+    // 8 MiB: a head, 100 KB of data at 3 MiB, a tail in the last bytes; the rest holes.
+    const bytes middle = random_bytes(100000, 21);
+    {
+        const int fd = ::open((src / "holes.bin").c_str(), O_RDWR | O_CREAT | O_TRUNC, 0644);
+        BOOST_REQUIRE(fd >= 0);
+        BOOST_REQUIRE(::pwrite(fd, "head", 4, 0) == 4);
+        BOOST_REQUIRE(::pwrite(fd, middle.data(), middle.size(), 3 << 20) == static_cast<ssize_t>(middle.size()));
+        BOOST_REQUIRE(::pwrite(fd, "tail", 4, (8 << 20) - 4) == 4);
+        ::close(fd);
+    }
+    const bytes original = read_file(src / "holes.bin");
+    const std::pair<const char*, const char*> formats[] = {{"gnu.tar", "--format=gnu"},
+                                                           {"pax00.tar", "--format=posix --sparse-version=0.0"},
+                                                           {"pax01.tar", "--format=posix --sparse-version=0.1"},
+                                                           {"pax10.tar", "--format=posix --sparse-version=1.0"}};
+    for (const auto& [name, flags] : formats) {
+        BOOST_TEST_CONTEXT(name) {
+            run("tar --sparse " + std::string(flags) + " -cf " + q(a / name) + " -C " + q(src) + " holes.bin");
+            const bytes tar = read_file(a / name);
+            const auto parsed = vyre::format::parse_tar(tar);
+            BOOST_REQUIRE_EQUAL(parsed.entries.size(), 1u);
+            if (parsed.entries[0].type != vyre::format::tar_entry_type::sparse) {
+                BOOST_TEST_MESSAGE("this file system shows GNU tar no holes: it wrote a plain file");
+                continue;
+            }
+            BOOST_CHECK_LT(tar.size(), original.size() / 4);
+            const auto r = unpack_clean(dev.ctx(), a / name, a / ("out_" + std::string(name)));
+            BOOST_REQUIRE_EQUAL(r.entries.size(), 1u);
+            BOOST_CHECK_EQUAL(r.entries[0].path, std::string(name) + "!/holes.bin");
+            BOOST_CHECK_EQUAL(r.entries[0].size, original.size());
+            BOOST_CHECK(read_file(a / ("out_" + std::string(name)) / "holes.bin") == original);
+        }
+    }
+    // Old GNU format with the file's size (header byte 483) cut to 16 bytes: its segments lie past it.
+    bytes gnu = read_file(a / "gnu.tar");
+    if (vyre::format::parse_tar(gnu).entries[0].type != vyre::format::tar_entry_type::sparse) return;
+    vyre::test::put_octal(gnu, 483, 12, 16);
+    vyre::test::tar_set_checksum(gnu, 0);
+    write_file(a / "lying.tar", gnu);
+    const auto r = unpack_files(dev.ctx(), {a / "lying.tar"}, a / "out_lying");
+    BOOST_REQUIRE_EQUAL(r.entries.size(), 1u);
+    BOOST_CHECK(r.entries[0].status == ve::unpack_status::corrupt);
+    BOOST_CHECK_MESSAGE(contains_text(r.entries[0].message, "GNU sparse file") && contains_text(r.entries[0].message, "past the file's size"),
+                        r.entries[0].message);
+    BOOST_CHECK(!fs::exists(a / "out_lying" / "holes.bin"));
+}
+
 VYRE_DEVICE_TEST(debian_packages_extract_like_dpkg_deb) {
     if (!have_tool("dpkg-deb")) {
         BOOST_TEST_MESSAGE("dpkg-deb not installed: Debian packages not tested");

@@ -38,7 +38,9 @@
 
 namespace vyre::format {
 
-enum class library_format { ar, cpio, sevenzip, iso9660 };
+// zip: only for single ZIP entries of methods vyre does not decode itself (format/zip_methods.hpp);
+// vyre reads ZIP archives with its own parser.
+enum class library_format { ar, cpio, sevenzip, iso9660, zip };
 
 inline const char* library_format_name(library_format f) noexcept {
     switch (f) {
@@ -46,6 +48,7 @@ inline const char* library_format_name(library_format f) noexcept {
     case library_format::cpio: return "cpio";
     case library_format::sevenzip: return "7z";
     case library_format::iso9660: return "iso9660";
+    case library_format::zip: return "zip";
     }
     return "unknown";
 }
@@ -201,6 +204,7 @@ inline library_archive read_with_libarchive(std::span<const std::uint8_t> bytes,
     case library_format::cpio: archive_read_support_format_cpio(r.a); break;
     case library_format::sevenzip: archive_read_support_format_7zip(r.a); break;
     case library_format::iso9660: archive_read_support_format_iso9660(r.a); break;
+    case library_format::zip: archive_read_support_format_zip(r.a); break;
     }
     const std::string codec = library_format_name(f);
     if (f == library_format::cpio || f == library_format::ar || f == library_format::iso9660) {

@@ -57,6 +57,11 @@ inline const char* tar_entry_type_name(tar_entry_type t) noexcept {
     return "unknown";
 }
 
+struct tar_sparse_segment {
+    std::uint64_t offset = 0; // in the file
+    std::uint64_t bytes = 0;
+};
+
 // The header layout the entry's own header block uses; pax when an extended header applied to it.
 enum class tar_header_format { v7, ustar, gnu, pax };
 
@@ -77,8 +82,16 @@ struct tar_entry {
     std::uint32_t dev_major = 0;
     std::uint32_t dev_minor = 0;
     // Bytes of data that follow the header in the archive: the file's content for regular files;
-    // 0 for links, directories and devices. For sparse files, the packed data (maps are not decoded).
+    // 0 for links, directories and devices. For sparse files, the packed data (tar_sparse_content
+    // expands it).
     std::uint64_t size = 0;
+    // Sparse files, in GNU tar's formats (old GNU 'S' headers; pax formats 0.0, 0.1 and 1.0): the
+    // file's size, and its data segments in order (where in the file, how many bytes), whose bytes
+    // follow one another in the entry's data. Format 1.0 keeps the map at the start of the data
+    // instead (sparse_map_in_data), in decimal lines padded to 512 bytes.
+    std::uint64_t sparse_size = 0;
+    std::vector<tar_sparse_segment> sparse_map;
+    bool sparse_map_in_data = false;
     std::uint64_t first_header_offset = 0; // of the first 'L', 'K' or 'x' header that applies, else header_offset
     std::uint64_t header_offset = 0;       // of the entry's own header block
     std::uint64_t data_offset = 0;         // header_offset + 512 (later for GNU sparse extension blocks)
@@ -197,7 +210,13 @@ inline void tar_pax_records(std::span<const std::uint8_t> data, std::uint64_t da
         if (record.back() != '\n') return malformed("pax record does not end with a newline", at + length - 1);
         const auto eq = std::find(record.begin(), record.end(), std::uint8_t{'='});
         if (eq == record.begin() || eq == record.end()) return malformed("pax record has no \"key=value\"", at);
-        into[std::string(record.begin(), eq)] = std::string(eq + 1, record.end() - 1);
+        std::string key(record.begin(), eq), value(eq + 1, record.end() - 1);
+        // GNU sparse format 0.0 repeats these two keys, one pair per segment: all are kept, in order.
+        const auto repeated = into.find(key);
+        if ((key == "GNU.sparse.offset" || key == "GNU.sparse.numbytes") && repeated != into.end())
+            repeated->second += "," + value;
+        else
+            into[std::move(key)] = std::move(value);
         p += static_cast<std::size_t>(length);
     }
 }
@@ -394,14 +413,28 @@ private:
             if (!tar_type_has_data(typeflag)) size = 0;
         }
         std::uint64_t data_offset = at + tar_block_size;
+        std::vector<tar_sparse_segment> gnu_map;
         if (typeflag == 'S' && format == tar_header_format::gnu) {
-            // Old GNU sparse files: map entries beyond the four in the header go to extension
-            // blocks between header and data, each flagging (byte 504) whether another follows.
+            // Old GNU sparse files: four map entries in the header (offset and size, 12 bytes
+            // each, from byte 386), more in extension blocks between header and data (21 each),
+            // each flagging (byte 482 of the header, 504 of a block) whether another follows. An
+            // entry whose offset field is empty ends the map.
+            const auto read_map = [&](std::span<const std::uint8_t> b, std::size_t first, std::size_t count, std::uint64_t b_at) {
+                for (std::size_t k = 0; k < count; ++k) {
+                    const std::size_t o = first + 24 * k;
+                    if (b[o] == 0) return;
+                    const std::int64_t off = number(b, b_at, o, 12, "sparse offset", shown), n = number(b, b_at, o + 12, 12, "sparse size", shown);
+                    if (off < 0 || n < 0) throw format_error("tar entry " + archive_quote(shown) + ": a negative sparse offset or size", b_at + o);
+                    gnu_map.push_back({static_cast<std::uint64_t>(off), static_cast<std::uint64_t>(n)});
+                }
+            };
+            read_map(block, 386, 4, at);
             bool more = block[482] != 0;
             while (more) {
                 if (data_.size() - data_offset < tar_block_size && prefix_) return false;
                 if (data_.size() - data_offset < tar_block_size)
                     throw format_error("truncated GNU sparse extension header of tar entry " + archive_quote(shown), data_offset);
+                read_map(data_.subspan(static_cast<std::size_t>(data_offset), tar_block_size), 0, 21, data_offset);
                 more = data_[data_offset + 504] != 0;
                 data_offset += tar_block_size;
             }
@@ -468,9 +501,16 @@ private:
         }
         apply_pax(e);
         e.type = tar_type_of(typeflag, e.name);
-        if (pax("GNU.sparse.major") || pax("GNU.sparse.map") || pax("GNU.sparse.size")) {
+        if (e.type == tar_entry_type::sparse && format == tar_header_format::gnu) {
+            e.sparse_map = std::move(gnu_map);
+            const std::int64_t real = number(block, at, 483, 12, "sparse file size", e.name);
+            if (real < 0) throw format_error("tar entry " + archive_quote(e.name) + ": a negative sparse file size", at + 483);
+            e.sparse_size = static_cast<std::uint64_t>(real);
+        }
+        if (pax("GNU.sparse.major") || pax("GNU.sparse.map") || pax("GNU.sparse.size") || pax("GNU.sparse.offset")) {
             e.type = tar_entry_type::sparse;
             if (const auto real = pax("GNU.sparse.name")) e.name = *real;
+            apply_sparse_pax(e);
         }
         archive_.entries.push_back(std::move(e));
         pending_ = false;
@@ -478,6 +518,54 @@ private:
         long_link_.reset();
         pax_.clear();
         return true;
+    }
+
+    // The pax records of a sparse file: format 1.0 (GNU.sparse.major 1, the map in the data, the
+    // size in GNU.sparse.realsize), 0.1 (GNU.sparse.map "offset,size,..."), 0.0 (the pairs
+    // GNU.sparse.offset and GNU.sparse.numbytes, repeated; the size in GNU.sparse.size).
+    void apply_sparse_pax(tar_entry& e) const {
+        const auto fail = [&](const std::string& why) {
+            throw format_error("tar entry " + archive_quote(e.name) + ": GNU sparse " + why, e.first_header_offset);
+        };
+        const auto integer = [&](const std::string& text, const char* what) {
+            const auto n = tar_pax_integer(text, false);
+            if (!n || std::to_string(*n) != text) fail(std::string(what) + " " + archive_quote(text) + " is not a number");
+            return static_cast<std::uint64_t>(*n);
+        };
+        const auto numbers = [&](const std::string& list, const char* what) {
+            std::vector<std::uint64_t> out;
+            for (std::size_t p = 0; p <= list.size();) {
+                const std::size_t q = std::min(list.find(',', p), list.size());
+                out.push_back(integer(list.substr(p, q - p), what));
+                p = q + 1;
+            }
+            return out;
+        };
+        const auto major = pax("GNU.sparse.major"), minor = pax("GNU.sparse.minor");
+        if (major) {
+            if (*major != "1" || (minor && *minor != "0"))
+                fail("format " + *major + "." + (minor ? *minor : std::string("?")) + " is not one GNU tar writes");
+            const auto real = pax("GNU.sparse.realsize");
+            if (!real) fail("format 1.0 without GNU.sparse.realsize");
+            e.sparse_size = integer(*real, "size");
+            e.sparse_map_in_data = true;
+            return;
+        }
+        const auto size = pax("GNU.sparse.size");
+        if (!size) fail("map without GNU.sparse.size");
+        e.sparse_size = integer(*size, "size");
+        std::vector<std::uint64_t> flat;
+        if (const auto map = pax("GNU.sparse.map")) {
+            flat = numbers(*map, "map entry");
+        } else {
+            const auto offsets = pax("GNU.sparse.offset"), sizes = pax("GNU.sparse.numbytes");
+            if (!offsets || !sizes) fail("map without GNU.sparse.offset or GNU.sparse.numbytes");
+            const auto o = numbers(*offsets, "offset"), n = numbers(*sizes, "size");
+            if (o.size() != n.size()) fail("map with " + std::to_string(o.size()) + " offsets and " + std::to_string(n.size()) + " sizes");
+            for (std::size_t k = 0; k < o.size(); ++k) flat.insert(flat.end(), {o[k], n[k]});
+        }
+        if (flat.size() % 2) fail("map of an odd number of values");
+        for (std::size_t k = 0; k < flat.size(); k += 2) e.sparse_map.push_back({flat[k], flat[k + 1]});
     }
 
     void apply_pax(tar_entry& e) {
@@ -556,6 +644,65 @@ inline std::vector<std::uint8_t> tar_pax_global_header(const std::map<std::strin
     octal(148, 7, sum);
     out.insert(out.end(), data.begin(), data.end());
     out.resize((out.size() + tar_block_size - 1) / tar_block_size * tar_block_size, 0);
+    return out;
+}
+
+// A sparse file's content (the entry's data expanded by its map, zeros in the holes), at most
+// `limit` bytes. Throws format_error where the map does not hold together: segments out of order,
+// overlapping or past the file's size, or bytes that do not add up to the entry's data; and
+// resource_error where the file is larger than `limit`.
+inline std::vector<std::uint8_t> tar_sparse_content(std::span<const std::uint8_t> data, const tar_entry& e, std::uint64_t limit) {
+    const auto fail = [&](const std::string& why, std::uint64_t at) -> void {
+        throw format_error("tar entry " + archive_quote(e.name) + " (a GNU sparse file): " + why, at);
+    };
+    if (e.data_offset > data.size() || e.size > data.size() - e.data_offset) fail("data lies outside the archive", e.data_offset);
+    std::span<const std::uint8_t> packed = data.subspan(static_cast<std::size_t>(e.data_offset), static_cast<std::size_t>(e.size));
+    std::vector<tar_sparse_segment> map = e.sparse_map;
+    if (e.sparse_map_in_data) {
+        // Format 1.0: the number of segments, then each one's offset and size, a decimal number
+        // per line, padded with zeros to a whole block.
+        std::size_t p = 0;
+        const auto line = [&]() -> std::uint64_t {
+            std::uint64_t v = 0;
+            std::size_t digits = 0;
+            for (; p < packed.size() && packed[p] >= '0' && packed[p] <= '9'; ++p, ++digits) {
+                if (digits == 19) fail("a number of more than 19 digits in the map", e.data_offset + p);
+                v = v * 10 + (packed[p] - '0');
+            }
+            if (digits == 0 || p >= packed.size() || packed[p] != '\n') fail("the map in the data is not decimal lines", e.data_offset + p);
+            ++p;
+            return v;
+        };
+        const std::uint64_t count = line();
+        if (count > packed.size() / 4) fail("a map of " + std::to_string(count) + " segments in " + std::to_string(packed.size()) + " bytes", e.data_offset);
+        for (std::uint64_t k = 0; k < count; ++k) {
+            const std::uint64_t o = line();
+            map.push_back({o, line()});
+        }
+        const std::size_t padded = (p + tar_block_size - 1) / tar_block_size * tar_block_size;
+        if (padded > packed.size()) fail("the map runs past the entry's data", e.data_offset + p);
+        packed = packed.subspan(padded);
+    }
+    if (e.sparse_size > limit)
+        throw resource_error("tar entry " + archive_quote(e.name) + ": a GNU sparse file of " + std::to_string(e.sparse_size) + " bytes (" +
+                             std::to_string(limit) + " allowed)");
+    std::uint64_t end = 0, stored = 0;
+    for (const auto& seg : map) {
+        if (seg.offset < end || seg.offset > e.sparse_size || seg.bytes > e.sparse_size - seg.offset)
+            fail("segment of " + std::to_string(seg.bytes) + " bytes at " + std::to_string(seg.offset) +
+                     " overlaps the one before or lies past the file's size " + std::to_string(e.sparse_size),
+                 e.first_header_offset);
+        end = seg.offset + seg.bytes;
+        stored += seg.bytes;
+    }
+    if (stored != packed.size())
+        fail("the map's segments hold " + std::to_string(stored) + " bytes, the entry's data " + std::to_string(packed.size()), e.first_header_offset);
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(e.sparse_size), 0);
+    std::uint64_t from = 0;
+    for (const auto& seg : map) {
+        std::copy_n(packed.begin() + static_cast<std::ptrdiff_t>(from), seg.bytes, out.begin() + static_cast<std::ptrdiff_t>(seg.offset));
+        from += seg.bytes;
+    }
     return out;
 }
 

@@ -198,7 +198,7 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
         util::parallel_for(layer.size(), run.threads, [&](std::size_t i) {
             const container& c = layer[i];
             try {
-                if (c.kind == fmt::content_kind::tar) open_tar(c, parts[i]);
+                if (c.kind == fmt::content_kind::tar) open_tar(run, c, parts[i]);
                 else if (c.kind == fmt::content_kind::zip) open_zip(c, parts[i]);
                 else if (is_stream(c.kind)) open_stream(c, parts[i]);
                 else if (c.kind == fmt::content_kind::rpm) open_rpm(c, parts[i]);

@@ -50,7 +50,7 @@ inline item make_item(const container& c, std::uint32_t index, std::string_view 
     return it;
 }
 
-inline void open_tar(const container& c, opened& out) {
+inline void open_tar(run_state& run, const container& c, opened& out) {
     fmt::tar_archive tar;
     try {
         tar = fmt::parse_tar(c.data.bytes);
@@ -101,16 +101,34 @@ inline void open_tar(const container& c, opened& out) {
         case fmt::tar_entry_type::symlink: it.e.type = unpack_entry_type::symlink; break;
         case fmt::tar_entry_type::hard_link: it.e.type = unpack_entry_type::hard_link; break;
         case fmt::tar_entry_type::sparse:
+            // Expanded here, holes as zeros, within the ratio limit against its stored bytes and
+            // the total limit; its size is the file's.
             it.e.type = unpack_entry_type::file;
             if (it.e.status == unpack_status::ok) {
-                it.e.status = unpack_status::refused;
-                it.e.message = "GNU sparse files are not supported";
+                const unpack_limits& limits = run.options.limits;
+                const auto refuse = [&](std::string why) {
+                    it.e.status = unpack_status::refused;
+                    it.e.message = "GNU sparse file: " + why;
+                };
+                if (t.sparse_size > ratio_cap(limits, t.size)) {
+                    refuse(ratio_message(limits, t.sparse_size, t.size));
+                } else if (!run.budget.take(t.sparse_size)) {
+                    refuse(total_message(run.budget, t.sparse_size));
+                } else {
+                    try {
+                        it.content = owned_blob(fmt::tar_sparse_content(c.data.bytes, t, t.sparse_size));
+                    } catch (const error& x) {
+                        run.budget.give_back(t.sparse_size);
+                        it.e.status = unpack_status::corrupt;
+                        it.e.message = x.what();
+                    }
+                }
             }
             break;
         default: it.e.type = unpack_entry_type::other; break;
         }
-        it.e.size = it.content.bytes.size();
-        it.e.compressed_size = it.e.size;
+        it.e.size = t.type == fmt::tar_entry_type::sparse ? t.sparse_size : it.content.bytes.size();
+        it.e.compressed_size = t.type == fmt::tar_entry_type::sparse ? t.size : it.e.size;
         if (it.e.status == unpack_status::ok && it.e.type == unpack_entry_type::hard_link) {
             const checked_name target = check_entry_name(t.link_target);
             const auto found = target.refusal.empty() ? seen.find(target.path) : seen.end();

@@ -449,9 +449,13 @@ private:
         case 12:  // bzip2 (format/zip_methods.hpp)
         case 14:  // LZMA
         case 95: return; // xz
+#ifdef VYRE_HAVE_LIBARCHIVE
+        case 98: return; // PPMd, through libarchive
+#endif
         default:
             zip_fail(e, zip_entry_status::unsupported_method,
-                     "compression method " + std::to_string(e.method) + " (" + zip_method_name(e.method) + ") is not supported",
+                     "compression method " + std::to_string(e.method) + " (" + zip_method_name(e.method) + ") is not supported" +
+                         (e.method == 98 ? " in this build (vyre was built without libarchive)" : ""),
                      e.central_offset + 10);
         }
     }
