@@ -8,6 +8,9 @@
 //     passes libFuzzer's malloc limit (a cpio header once made it allocate 3.5 GiB);
 //   - an RPM's payload starts inside the file;
 //   - image_layers_of gives a format_error or layers that lie inside the input;
+//   - a ZIP PPMd entry's data (first byte 190 to 199; the next four bytes its declared size, the
+//     rest its data) decoded through libarchive gives at most the limit, and throws only
+//     format_error/resource_error/unsupported_format;
 //   - format::stream_decoder (first byte 200 and up; gzip, zstd, LZ4 frames, xz, lzma, bzip2) ends,
 //     done or failed, and read in pieces of 64 KiB and of 1 to 7 bytes gives the same bytes where
 //     both gave bytes, and all the same bytes where both ended done.
@@ -21,6 +24,7 @@
 #include <vyre/format/stream_decode.hpp>
 #include <vyre/format/tar.hpp>
 #include <vyre/format/xz.hpp>
+#include <vyre/format/zip_methods.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -67,6 +71,23 @@ void library(f::library_format format, std::span<const std::uint8_t> in) {
         for (const auto& e : a.entries) held += e.data.size();
         if (held > taken || taken > limit) std::abort();
     } catch (const vyre::format_error&) {
+    }
+}
+
+void ppmd(std::span<const std::uint8_t> in) {
+    if (in.size() < 4) return;
+    f::zip_entry e;
+    e.name = "fuzz";
+    e.method = f::zip_method_ppmd;
+    e.version_needed = 63;
+    e.uncompressed_size = (std::uint64_t{in[0]} | std::uint64_t{in[1]} << 8 | std::uint64_t{in[2]} << 16 | std::uint64_t{in[3]} << 24) & 0x3FFFFF;
+    const auto data = in.subspan(4);
+    e.compressed_size = data.size();
+    try {
+        if (f::zip_decode_library_method(data, e, limit).size() > limit) std::abort();
+    } catch (const vyre::format_error&) {
+    } catch (const vyre::resource_error&) {
+    } catch (const f::unsupported_format&) {
     }
 }
 
@@ -117,6 +138,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)f::detect(in);
     if (data[0] >= 200) {
         streams(data[0], in);
+        return 0;
+    }
+    if (data[0] >= 190) {
+        ppmd(in);
         return 0;
     }
     switch (data[0] % 10) {

@@ -14,6 +14,8 @@
 //      lie inside the input, and an end offset inside it; format::parse_tar_prefix on the first
 //      two thirds: the whole archive's first entries, each ending (padded) before its end offset;
 //      the global pax records written back as one header (tar_pax_global_header) read the same;
+//      a sparse entry expands (tar_sparse_content, under 1 MiB) to exactly its size or is refused
+//      with a vyre error;
 //   3  format::parse_page_file: a format_error, or blocks inside the file; decoding it on the
 //      host under a 1 MiB limit gives content_bytes() bytes or a vyre error, never more;
 //   4  graph::read_csr_binary and graph::read_graph_text (at most 65,536 nodes): a vyre error or
@@ -140,6 +142,12 @@ void tar(std::span<const std::uint8_t> in) {
             if (e.header_offset + 512 > in.size() || e.data_offset < e.header_offset + 512) std::abort();
             if (e.data_offset > in.size() || e.size > in.size() - e.data_offset) std::abort();
             if (f::tar_entry_data(in, e).size() != e.size) std::abort();
+            if (e.type == f::tar_entry_type::sparse) {
+                try {
+                    if (f::tar_sparse_content(in, e, 1u << 20).size() != e.sparse_size) std::abort();
+                } catch (const vyre::error&) {
+                }
+            }
             previous_end = e.data_offset + e.size;
         }
     }

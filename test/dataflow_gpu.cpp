@@ -692,6 +692,8 @@ BOOST_AUTO_TEST_CASE(rules_files_that_crashed_toml_3_3) {
     for (int i = 0; i < 200000; ++i) dotted += ".a";
     expect_rules_error(parse(dotted + " = 1\n"), 1, "", "TOML syntax");  // recursion as deep as the key
     expect_rules_error(parse("a = " + std::string(100000, '[') + std::string(100000, ']') + "\n"), 1, "", "TOML syntax");
+    expect_rules_error(parse("s = [\n}"), 2, "", "TOML syntax"); // assertion in parse_value (found by fuzzing; patched here)
+    expect_rules_error(parse("s = [1, }]"), 1, "", "TOML syntax");
 }
 
 BOOST_AUTO_TEST_CASE(rules_set_roles_kinds_and_params) {

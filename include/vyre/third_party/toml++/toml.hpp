@@ -16219,6 +16219,10 @@ TOML_IMPL_NAMESPACE_START
 				}
 				prev = parse_type::val;
 
+				// vyre: parse_value's precondition, as parse_key_value_pair checks it ('}' is left)
+				if (is_value_terminator(*cp))
+					set_error_and_return_default("expected value or closing ']', saw '"sv, to_sv(*cp), "'"sv);
+
 				auto val = parse_value();
 				return_if_error({});
 
