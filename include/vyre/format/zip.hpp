@@ -3,9 +3,11 @@
 // engine/zip_extract.hpp.
 #pragma once
 
-// What is fatal and what is not. The end of central directory record is the archive's index: without
-// it (or with a central directory that lies outside the file) nothing can be listed, and parse_zip
-// throws format_error. Everything after that is reported, not thrown: a damaged entry gets
+// What is fatal and what is not. The end of central directory record is the archive's index. Without
+// it, an input that starts with a local header (a ZIP cut short, or whose end is damaged) is read
+// as a streaming reader reads it, local header after local header (zip_archive::local_walk);
+// anything else, or a central directory that lies outside the file, cannot be listed, and
+// parse_zip throws format_error. Everything after that is reported, not thrown: a damaged entry gets
 // status corrupt with the reason and the byte offset, an entry that cannot be extracted here gets
 // unsupported_method or encrypted, and damage to the directory itself (ending early, more entries
 // declared than present) goes to zip_archive::problems, while every entry that could be read is
@@ -176,6 +178,9 @@ struct zip_archive {
     std::uint64_t cd_size = 0;
     std::uint64_t declared_entries = 0;
     bool zip64 = false; // the ZIP64 end of central directory record was read
+    // No end record: the entries were found by walking the local headers from the start, as a
+    // streaming reader finds them (problems says so, and where the walk stopped).
+    bool local_walk = false;
     // Bytes before the archive proper (a self-extractor's stub), added to every offset the archive
     // records; cd_offset and the entries' offsets here already include it.
     std::uint64_t prefix_size = 0;

@@ -163,10 +163,12 @@ inline void open_zip(const container& c, opened& out) {
         out.problems.push_back({c.path, unpack_status::corrupt, std::string("ZIP: ") + e.what(), c.order});
         return;
     }
+    // A ZIP without an end record, read by its local headers as bsdtar reads it: a warning (an
+    // entry cut short is that entry's problem).
     if (c.entry_first == 0)
         for (const auto& p : zip.problems)
-            out.problems.push_back({c.path, unpack_status::corrupt,
-                                "ZIP central directory: " + p.message +
+            out.problems.push_back({c.path, zip.local_walk ? unpack_status::warning : unpack_status::corrupt,
+                                (zip.local_walk ? "ZIP: " : "ZIP central directory: ") + p.message +
                                     (p.offset != format_error::npos ? " (byte offset " + std::to_string(p.offset) + ")" : ""),
                                 c.order});
     for (std::size_t i = c.entry_first; i < std::min(c.entry_end, zip.entries.size()); ++i) {

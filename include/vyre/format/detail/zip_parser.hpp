@@ -9,6 +9,9 @@
 #include <vyre/util/hex.hpp>
 #include <vyre/util/little_endian.hpp>
 
+#include <zlib.h>
+#include <zstd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -79,9 +82,12 @@ public:
     explicit zip_parser(std::span<const std::uint8_t> data) : data_(data) {}
 
     zip_archive run() {
-        find_end_record();
-        read_central_directory();
-        for (zip_entry& e : archive_.entries) check_local_header(e);
+        if (find_end_record()) {
+            read_central_directory();
+            for (zip_entry& e : archive_.entries) check_local_header(e);
+        } else {
+            walk_local_headers();
+        }
         check_overlaps();
         for (zip_entry& e : archive_.entries) check_method(e);
         return std::move(archive_);
@@ -99,7 +105,9 @@ private:
     // The end record sits in the last 22 + 65535 bytes (its comment is at most 65535 bytes). Scanning
     // back from the end, the first signature whose comment reaches exactly the end of the file
     // wins; failing that, the last one whose comment fits (bytes appended after the archive).
-    void find_end_record() {
+    // False where there is none but the input starts with a local header (a truncated archive, or
+    // one whose end is damaged): walk_local_headers reads it then.
+    bool find_end_record() {
         if (data_.size() < zip_eocd_size)
             throw format_error("too small for a ZIP archive: " + std::to_string(data_.size()) +
                                    " bytes, the end of central directory record alone needs 22",
@@ -120,10 +128,12 @@ private:
             if (end < data_.size() && !fits && (cd_size == 0 || (cd_size >= 4 && cd_size <= p && u32(p - cd_size) == zip_central_signature)))
                 fits = p;
         }
-        if (!exact && !fits)
+        if (!exact && !fits) {
+            if (data_.size() >= zip_local_header_size && u32(0) == zip_local_signature) return false;
             throw format_error("no end of central directory record in the last " +
                                    std::to_string(data_.size() - first) + " bytes: not a ZIP archive, or truncated",
                                data_.size());
+        }
         const std::size_t eocd = exact ? *exact : *fits;
         archive_.eocd_offset = eocd;
         archive_.comment.assign(data_.begin() + static_cast<std::ptrdiff_t>(eocd + zip_eocd_size),
@@ -174,6 +184,162 @@ private:
                                    " lies past the end records (byte " + std::to_string(cd_limit_) +
                                    "): truncated or not a ZIP archive",
                                archive_.zip64 ? cd_limit_ + 48 : eocd + 16);
+        return true;
+    }
+
+    // An archive without an end record (cut short, or its end damaged) read as a streaming reader
+    // reads it (bsdtar, libarchive's streaming ZIP reader): local header after local header from
+    // the start. An entry whose sizes are in a data descriptor after its data (bit 3) ends where its
+    // deflate or zstd data ends, or (stored) at the descriptor whose CRC-32 and size fit the bytes
+    // before it. The walk stops at the first header it cannot place (a cut-short entry is corrupt);
+    // zip_archive::problems says that the directory was missing and where the walk stopped.
+    void walk_local_headers() {
+        archive_.local_walk = true;
+        std::uint64_t p = 0;
+        std::string stop;
+        while (data_.size() - p >= 4 && u32(p) == zip_local_signature) {
+            zip_entry e;
+            e.central_offset = e.local_offset = p;
+            if (data_.size() - p < zip_local_header_size) {
+                stop = "a local header cut short";
+                break;
+            }
+            e.version_needed = u16(p + 4);
+            e.flags = u16(p + 6);
+            e.method = u16(p + 8);
+            e.dos_time = u16(p + 10);
+            e.dos_date = u16(p + 12);
+            e.crc32 = u32(p + 14);
+            e.compressed_size = u32(p + 18);
+            e.uncompressed_size = u32(p + 22);
+            const std::uint16_t name_size = u16(p + 26), extra_size = u16(p + 28);
+            const std::uint64_t header_end = p + zip_local_header_size + name_size + extra_size;
+            if (header_end > data_.size()) {
+                stop = "a local header whose name and extra field run past the end";
+                break;
+            }
+            e.name.assign(reinterpret_cast<const char*>(data_.data() + p + zip_local_header_size), name_size);
+            const auto extra = data_.subspan(static_cast<std::size_t>(p + zip_local_header_size + name_size), extra_size);
+            if (const auto ut = zip_find_extra(extra, 0x5455); ut && ut->size() >= 5 && ((*ut)[0] & 1))
+                e.unix_mtime = static_cast<std::int32_t>(util::read_le32(*ut, 1));
+            e.unicode_name = unicode_path(extra, e.name);
+            zip64_extra z(extra);
+            e.zip64 = z.present();
+            e.data_offset = header_end;
+            std::uint64_t end = 0;
+            if (!(e.flags & zip_flag_data_descriptor)) {
+                if ((e.uncompressed_size == 0xFFFFFFFFu || e.compressed_size == 0xFFFFFFFFu) && z.size() >= 16) {
+                    if (e.uncompressed_size == 0xFFFFFFFFu) e.uncompressed_size = z.value_at(0);
+                    if (e.compressed_size == 0xFFFFFFFFu) e.compressed_size = z.value_at(8);
+                }
+                if (e.compressed_size > data_.size() - header_end) {
+                    zip_fail(e, zip_entry_status::corrupt,
+                             "cut short: its " + std::to_string(e.compressed_size) + " bytes of data run past the end of the input", header_end);
+                    archive_.entries.push_back(std::move(e));
+                    stop = "an entry cut short";
+                    break;
+                }
+                end = header_end + e.compressed_size;
+            } else {
+                const std::optional<std::uint64_t> data_end = data_end_before_descriptor(e);
+                std::optional<std::uint64_t> size;
+                if (data_end) {
+                    e.compressed_size = *data_end - header_end;
+                    size = descriptor_after(*data_end, e);
+                }
+                if (!size) {
+                    zip_fail(e, zip_entry_status::corrupt,
+                             e.method == zip_method_stored || e.method == zip_method_deflate || e.is_zstd()
+                                 ? "its data and data descriptor are damaged or cut short"
+                                 : "method " + std::to_string(e.method) + " with a data descriptor: without the central directory its end cannot be found",
+                             header_end);
+                    archive_.entries.push_back(std::move(e));
+                    stop = "an entry whose end could not be found";
+                    break;
+                }
+                end = *data_end + *size;
+            }
+            e.end_offset = end;
+            archive_.entries.push_back(std::move(e));
+            p = end;
+        }
+        if (stop.empty())
+            stop = data_.size() - p < 4                  ? "the end of the input"
+                   : u32(p) == zip_central_signature ? "a central directory without an end record"
+                                                     : "bytes that are no local header";
+        problem("no end of central directory record: " + std::to_string(archive_.entries.size()) +
+                    " entries read from their local headers, as a streaming reader reads them, up to " + stop,
+                p);
+    }
+
+    // Where the data of an entry with a data descriptor ends (its start is data_offset): a deflate
+    // stream inflated (into scratch memory) to its end, zstd frames measured, or for stored data the
+    // first descriptor signature whose CRC-32 and size fit the bytes before it.
+    std::optional<std::uint64_t> data_end_before_descriptor(const zip_entry& e) const {
+        const auto in = data_.subspan(static_cast<std::size_t>(e.data_offset));
+        if (e.method == zip_method_deflate) {
+            z_stream z{};
+            if (inflateInit2(&z, -15) != Z_OK) return std::nullopt;
+            std::uint8_t scratch[64 * 1024];
+            std::uint64_t at = 0;
+            int rc = Z_OK;
+            while (rc == Z_OK) {
+                if (z.avail_in == 0) {
+                    const std::uint64_t n = std::min<std::uint64_t>(in.size() - at, 1u << 30);
+                    if (n == 0) break;
+                    z.next_in = const_cast<Bytef*>(in.data() + at);
+                    z.avail_in = static_cast<uInt>(n);
+                    at += n;
+                }
+                z.next_out = scratch;
+                z.avail_out = sizeof scratch;
+                rc = inflate(&z, Z_NO_FLUSH);
+                if (rc == Z_BUF_ERROR && z.avail_in == 0) rc = Z_OK; // more input
+            }
+            const std::uint64_t used = at - z.avail_in;
+            inflateEnd(&z);
+            if (rc != Z_STREAM_END) return std::nullopt;
+            return e.data_offset + used;
+        }
+        if (e.is_zstd()) {
+            std::uint64_t at = 0;
+            do {
+                const std::size_t n = ZSTD_findFrameCompressedSize(in.data() + at, in.size() - at);
+                if (ZSTD_isError(n)) return at == 0 ? std::nullopt : std::optional<std::uint64_t>(e.data_offset + at);
+                at += n;
+            } while (in.size() - at >= 4 && (u32(e.data_offset + at) == 0xFD2FB528u));
+            return e.data_offset + at;
+        }
+        if (e.method != zip_method_stored) return std::nullopt;
+        for (std::uint64_t q = 0; in.size() - q >= 16; ++q) {
+            if (util::read_le32(in, q) != zip_descriptor_signature) continue;
+            const std::uint32_t crc = util::read_le32(in, q + 4);
+            const std::uint64_t narrow = util::read_le32(in, q + 8), wide = in.size() - q >= 24 ? util::read_le64(in, q + 8) : 0;
+            if ((narrow == q || wide == q) && crc == crc32_of(in.first(static_cast<std::size_t>(q)))) return e.data_offset + q;
+        }
+        return std::nullopt;
+    }
+
+    // The size of the data descriptor at `at` that fits `e` (its compressed size set, the data's
+    // end known): its CRC-32 and sizes are taken into `e`.
+    std::optional<std::uint64_t> descriptor_after(std::uint64_t at, zip_entry& e) const {
+        for (const bool signature : {true, false}) {
+            for (const bool wide : {e.zip64, !e.zip64}) {
+                const std::uint64_t size = (signature ? 4 : 0) + 4 + (wide ? 16 : 8);
+                if (data_.size() - at < size) continue;
+                std::uint64_t q = at;
+                if (signature) {
+                    if (u32(q) != zip_descriptor_signature) continue;
+                    q += 4;
+                }
+                const std::uint64_t c = wide ? u64(q + 4) : u32(q + 4);
+                if (c != e.compressed_size) continue;
+                e.crc32 = u32(q);
+                e.uncompressed_size = wide ? u64(q + 12) : u32(q + 8);
+                return size;
+            }
+        }
+        return std::nullopt;
     }
 
     // The UTF-8 name of an Info-ZIP Unicode Path extra field (0x7075: version 1, the CRC-32 of the
