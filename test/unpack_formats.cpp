@@ -1503,6 +1503,11 @@ VYRE_DEVICE_TEST(container_images_flatten_with_whiteouts) {
         list += std::string(i ? "," : "") + "\"" + id + "/layer.tar\"";
     }
     write_text(legacy / "manifest.json", "[{\"Config\":\"c.json\",\"RepoTags\":[\"demo:1\"],\"Layers\":[" + list + "]}]");
+    // The config's diff_ids: each layer.tar's SHA-256, as Docker records them.
+    std::string diff_ids;
+    for (std::size_t i = 0; i < layers.tars.size(); ++i)
+        diff_ids += std::string(i ? "," : "") + "\"sha256:" + sha256_hex(read_file(legacy / std::string(64, static_cast<char>('a' + i)) / "layer.tar")) + "\"";
+    write_text(legacy / "c.json", "{\"architecture\":\"amd64\",\"rootfs\":{\"type\":\"layers\",\"diff_ids\":[" + diff_ids + "]}}");
     run("tar -cf " + q(a / "legacy.tar") + " -C " + q(legacy) + " .");
     // An OCI archive: index.json -> manifest blob -> layer blobs by digest (the last zstd'd).
     const fs::path oci = a / "oci";
@@ -1533,13 +1538,21 @@ VYRE_DEVICE_TEST(container_images_flatten_with_whiteouts) {
             const auto layout = vyre::format::image_layers_of(image, vyre::format::parse_tar(image));
             BOOST_CHECK_EQUAL(layout.layers.size(), 3u);
             BOOST_CHECK(layout.tags == std::vector<std::string>{"demo:1"});
+            for (const auto& l : layout.layers) {
+                BOOST_CHECK_MESSAGE(l.digest.rfind("sha256:", 0) == 0 && l.digest.size() == 71, l.name << ": " << l.digest);
+                BOOST_CHECK(vyre::format::image_layer_digest_matches(l));
+            }
             ve::unpack_options o;
             o.output_dir = a / (std::string("flat_") + name);
             o.hash = true;
             const auto r = ve::flatten_image(dev.ctx(), {name, image}, o);
             BOOST_CHECK_MESSAGE(r.problems.empty(), problems_of(r));
             check_same_tree(layers.final_tree, o.output_dir);
-            for (const auto& e : r.entries) BOOST_CHECK_MESSAGE(e.output_path.find(".wh.") == std::string::npos, e.path);
+            for (const auto& e : r.entries) {
+                BOOST_CHECK_MESSAGE(e.output_path.find(".wh.") == std::string::npos, e.path);
+                // Listed under the layer's digest.
+                BOOST_CHECK_MESSAGE(e.path.rfind(std::string(name) + "!/sha256:", 0) == 0, e.path);
+            }
             // Without --flatten, each layer's files are listed under the layer's own path.
             const auto plain = unpack_files(dev.ctx(), {a / name}, a / (std::string("plain_") + name));
             bool under_digest = false;
@@ -1547,6 +1560,28 @@ VYRE_DEVICE_TEST(container_images_flatten_with_whiteouts) {
                 under_digest = under_digest || (e.path.find(layout.layers[0].name + "!/etc/passwd") != std::string::npos);
             BOOST_CHECK(under_digest);
         }
+    }
+    // A layer whose bytes no longer hash to its diff_id (a file's content changed in place): a
+    // corrupt problem that names the layer; the layers are still applied.
+    {
+        const fs::path id = legacy / std::string(64, 'a');
+        bytes layer = read_file(id / "layer.tar");
+        const std::string_view root = "root:x:0:0";
+        const auto at = std::search(layer.begin(), layer.end(), root.begin(), root.end());
+        BOOST_REQUIRE(at != layer.end());
+        *at = 'R';
+        write_file(id / "layer.tar", layer);
+        run("tar -cf " + q(a / "tampered.tar") + " -C " + q(legacy) + " .");
+        const bytes image = read_file(a / "tampered.tar");
+        ve::unpack_options o;
+        o.output_dir = a / "flat_tampered";
+        const auto r = ve::flatten_image(dev.ctx(), {"tampered.tar", image}, o);
+        BOOST_REQUIRE_EQUAL(r.problems.size(), 1u);
+        BOOST_CHECK(r.problems[0].kind == ve::unpack_status::corrupt);
+        BOOST_CHECK_MESSAGE(contains_text(r.problems[0].message, "do not hash to sha256:") &&
+                                contains_text(r.problems[0].message, std::string(64, 'a') + "/layer.tar"),
+                            r.problems[0].message);
+        BOOST_CHECK(read_file(a / "flat_tampered" / "etc" / "passwd") == text("Root:x:0:0\n"));
     }
     // Not an image: the message says what is missing, or what the input is.
     const auto message_of = [&](const fs::path& f) {

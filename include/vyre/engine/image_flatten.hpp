@@ -12,8 +12,10 @@
 //     entries in the same layer stay.
 // Whiteouts act on lower layers only, wherever they stand in their own layer's tar.
 //
-// It runs in two passes of engine::unpack over the layers (each layer one input, named
-// "image.tar!/<layer path>"): the first lists every layer's entries without writing, the second
+// Each layer is checked against its digest (format::image_layer::digest; a mismatch is a corrupt
+// problem, and the layer is still applied). It runs in two passes of engine::unpack over the
+// layers (each layer one input, named "image.tar!/sha256:<hex>" by its digest, or by its path in
+// the image where it has none): the first lists every layer's entries without writing, the second
 // decodes them again and writes only what survives (unpack_options::write_filter). Archives
 // inside the image's files stay closed (recurse is off): the result is a filesystem. The report
 // lists the surviving entries, and the second pass's problems (the first meets the same ones).
@@ -24,6 +26,7 @@
 #include <vyre/format/oci_image.hpp>
 #include <vyre/format/tar.hpp>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -109,8 +112,17 @@ inline unpack_report flatten_image(runtime::context& ctx, const unpack_input& im
                                 : ""));
     const format::tar_archive tar = format::parse_tar(image.bytes);
     const format::image_layout layout = format::image_layers_of(image.bytes, tar);
+    // Each layer's files are listed under its digest where the image gives one ("x.tar!/sha256:<hex>!/etc/passwd"),
+    // after its bytes are checked against it.
     std::vector<unpack_input> layers;
-    for (const auto& l : layout.layers) layers.push_back({image.name + "!/" + l.name, l.bytes});
+    std::vector<unpack_problem> mismatches;
+    for (const auto& l : layout.layers) {
+        layers.push_back({image.name + "!/" + (l.digest.empty() ? l.name : l.digest), l.bytes});
+        if (!format::image_layer_digest_matches(l))
+            mismatches.push_back({layers.back().name, unpack_status::corrupt,
+                                  "layer " + l.name + ": its bytes do not hash to " + l.digest + ", the digest the image gives for it",
+                                  {static_cast<std::uint32_t>(layers.size() - 1)}});
+    }
 
     unpack_options listing = options;
     listing.output_dir.clear();
@@ -125,6 +137,8 @@ inline unpack_report flatten_image(runtime::context& ctx, const unpack_input& im
     options.write_filter = [&](const unpack_entry& e) { return keep.count(e.order) > 0; };
     unpack_report r = unpack(ctx, layers, options);
     std::erase_if(r.entries, [&](const unpack_entry& e) { return e.status == unpack_status::ok && !keep.count(e.order); });
+    r.problems.insert(r.problems.begin(), mismatches.begin(), mismatches.end());
+    std::stable_sort(r.problems.begin(), r.problems.end(), [](const auto& a, const auto& b) { return a.order < b.order; });
     return r;
 }
 

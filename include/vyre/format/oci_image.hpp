@@ -13,6 +13,7 @@
 #include <vyre/error.hpp>
 #include <vyre/format/names.hpp>
 #include <vyre/format/tar.hpp>
+#include <vyre/util/sha256.hpp>
 
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
@@ -34,7 +35,10 @@ inline constexpr std::size_t oci_max_json_bytes = std::size_t{16} << 20;
 
 struct image_layer {
     std::string name;   // the layer's path in the image tar ("blobs/sha256/<hex>", "<id>/layer.tar")
-    std::string digest; // "sha256:<hex>" where the layout names it so, else empty
+    // "sha256:<hex>": the blob's digest where the layout names layers by it (OCI, docker save since
+    // Docker 25), else the config's rootfs.diff_ids entry (docker save before 25, whose layer.tar
+    // files are the uncompressed layers the diff_ids hash); empty where neither says.
+    std::string digest;
     std::span<const std::uint8_t> bytes; // a view into the image tar
 };
 
@@ -106,6 +110,13 @@ inline std::vector<const boost::property_tree::ptree*> json_elements(const boost
 
 } // namespace detail
 
+// Whether `layer`'s bytes hash to its digest; true where it has none, or one of another algorithm
+// than SHA-256 (not checked).
+inline bool image_layer_digest_matches(const image_layer& layer) {
+    if (layer.digest.rfind("sha256:", 0) != 0) return true;
+    return "sha256:" + util::to_hex(util::sha256_of(layer.bytes)) == layer.digest;
+}
+
 // The layers of the image held in `tar` (parsed from `data`). Throws format_error when the tar has
 // neither manifest.json nor index.json, when it holds more than one image (the message lists
 // them), or when a layer it names is missing.
@@ -135,6 +146,13 @@ inline image_layout image_layers_of(std::span<const std::uint8_t> data, const ta
                                (names.empty() ? std::string() : " (" + names + ")") + "; one image can be flattened at a time");
         }
         for (const auto* tag : detail::json_elements(*images[0], "RepoTags")) out.tags.push_back(tag->data());
+        // The config's diff_ids, one per layer in order, where the config is in the tar.
+        std::vector<std::string> diff_ids;
+        if (const std::string config = images[0]->get<std::string>("Config", ""); !config.empty() && files.count(config)) {
+            const auto c = detail::parse_image_json(file(config, "config"), config);
+            if (const auto ids = c.get_child_optional("rootfs.diff_ids"))
+                for (const auto& kv : *ids) diff_ids.push_back(kv.second.data());
+        }
         for (const auto* layer : detail::json_elements(*images[0], "Layers")) {
             std::string name = layer->data();
             std::string digest;
@@ -144,6 +162,9 @@ inline image_layout image_layers_of(std::span<const std::uint8_t> data, const ta
             }
             out.layers.push_back({name, digest, file(name, "layer")});
         }
+        if (diff_ids.size() == out.layers.size())
+            for (std::size_t i = 0; i < diff_ids.size(); ++i)
+                if (out.layers[i].digest.empty()) out.layers[i].digest = diff_ids[i];
         return out;
     }
     if (files.count("index.json")) {
