@@ -1553,11 +1553,16 @@ VYRE_DEVICE_TEST(container_images_flatten_with_whiteouts) {
                 // Listed under the layer's digest.
                 BOOST_CHECK_MESSAGE(e.path.rfind(std::string(name) + "!/sha256:", 0) == 0, e.path);
             }
-            // Without --flatten, each layer's files are listed under the layer's own path.
+            // Without --flatten, each layer's files are listed under the layer's digest too, and
+            // extracted below the layer's path in the image.
             const auto plain = unpack_files(dev.ctx(), {a / name}, a / (std::string("plain_") + name));
+            BOOST_CHECK_MESSAGE(plain.problems.empty(), problems_of(plain));
             bool under_digest = false;
             for (const auto& e : plain.entries)
-                under_digest = under_digest || (e.path.find(layout.layers[0].name + "!/etc/passwd") != std::string::npos);
+                if (e.path == std::string(name) + "!/" + layout.layers[0].digest + "!/etc/passwd") {
+                    under_digest = true;
+                    BOOST_CHECK_EQUAL(e.output_path, layout.layers[0].name + "!/etc/passwd");
+                }
             BOOST_CHECK(under_digest);
         }
     }

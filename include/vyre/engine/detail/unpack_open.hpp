@@ -8,6 +8,7 @@
 #include <vyre/engine/detail/unpack_state.hpp>
 #include <vyre/error.hpp>
 #include <vyre/format/names.hpp>
+#include <vyre/format/oci_image.hpp>
 #include <vyre/format/rpm.hpp>
 #include <vyre/format/tar.hpp>
 #include <vyre/format/libarchive.hpp>
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -50,6 +52,27 @@ inline item make_item(const container& c, std::uint32_t index, std::string_view 
     return it;
 }
 
+// The layers of a container image saved as a tar (docker save, an OCI archive), by their path
+// in the tar ("./" dropped): their digests, under which their files are listed. Empty for any
+// other tar (one without manifest.json or index.json, or whose manifests do not hold together: it
+// is listed as a plain tar).
+inline std::map<std::string, std::string> image_layer_digests(std::span<const std::uint8_t> bytes, const fmt::tar_archive& tar) {
+    std::map<std::string, std::string> out;
+    const auto at_root = [&](const std::string& n) {
+        std::string_view v = n;
+        while (v.rfind("./", 0) == 0) v.remove_prefix(2);
+        return v == "manifest.json" || v == "index.json";
+    };
+    if (std::none_of(tar.entries.begin(), tar.entries.end(), [&](const auto& e) { return at_root(e.name); })) return out;
+    try {
+        for (const auto& l : fmt::image_layers_of(bytes, tar).layers)
+            if (!l.digest.empty()) out[l.name] = l.digest;
+    } catch (const std::exception&) {
+        out.clear();
+    }
+    return out;
+}
+
 inline void open_tar(run_state& run, const container& c, opened& out) {
     fmt::tar_archive tar;
     try {
@@ -80,6 +103,11 @@ inline void open_tar(run_state& run, const container& c, opened& out) {
                                 c.order});
     }
     for (const auto& w : tar.warnings) out.problems.push_back({c.path, unpack_status::warning, "tar: " + w, c.order});
+    // An image's layers are listed by digest: x.tar!/sha256:<hex>!/etc/passwd (not in a window of a
+    // tar unpacked in windows, which holds part of the image: detail/unpack_stream.hpp).
+    const std::map<std::string, std::string> own_digests = c.layer_digests ? std::map<std::string, std::string>{}
+                                                                           : image_layer_digests(c.data.bytes, tar);
+    const std::map<std::string, std::string>& digests = c.layer_digests ? *c.layer_digests : own_digests;
     std::unordered_map<std::string, int> seen; // checked path -> item, for hard links
     for (std::size_t i = 0; i < tar.entries.size(); ++i) {
         const auto& t = tar.entries[i];
@@ -96,6 +124,8 @@ inline void open_tar(run_state& run, const container& c, opened& out) {
         case fmt::tar_entry_type::regular:
             it.e.type = unpack_entry_type::file;
             it.content = {fmt::tar_entry_data(c.data.bytes, t), c.data.owner};
+            if (!digests.empty() && it.e.status == unpack_status::ok)
+                if (const auto d = digests.find(rel); d != digests.end()) it.e.path = c.path + "!/" + d->second;
             break;
         case fmt::tar_entry_type::directory: it.e.type = unpack_entry_type::directory; break;
         case fmt::tar_entry_type::symlink: it.e.type = unpack_entry_type::symlink; break;

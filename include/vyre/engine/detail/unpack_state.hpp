@@ -76,6 +76,9 @@ struct container {
     // A window of a ZIP unpacked in windows: only its entries [entry_first, entry_end), in
     // central-directory order, are opened (the directory's own problems are reported by the first).
     std::size_t entry_first = 0, entry_end = SIZE_MAX;
+    // The digests of a container image's layers by path, where the caller knows them (a window of a
+    // tar unpacked in windows: none); null: open_tar finds them in the tar itself.
+    const std::map<std::string, std::string>* layer_digests = nullptr;
 };
 
 // How a job is decoded: gzip members and ZIP deflate entries by the deflate engine, LZ4 and zstd by

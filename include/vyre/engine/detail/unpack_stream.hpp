@@ -53,6 +53,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -188,6 +189,7 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
     std::uint64_t entries_before = 0; // tar entries of the earlier windows
     std::uint64_t content_at = 0;     // where buf's bytes after the global headers lie in the stream's content
     std::set<std::string> earlier_files; // regular files of the earlier windows (hard links to them are refused)
+    const std::map<std::string, std::string> no_digests;
     std::string failure;              // what stopped the stream, when something did
     unpack_status failure_kind = unpack_status::corrupt;
     bool last = false;
@@ -244,6 +246,7 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
         c.window_bytes = window;
         c.window_start = content_at - globals; // the window's offset o is the content's window_start + o
         c.entries_before = entries_before;
+        c.layer_digests = &no_digests; // a window holds part of an image: its layers keep their paths
         unpack_report r = run_window(ctx, options, std::move(c));
         shared.budget.give_back(cut);
         r.containers -= 1;        // the window's tar is the one counted above
