@@ -204,14 +204,7 @@ private:
                 stop = "a local header cut short";
                 break;
             }
-            e.version_needed = u16(p + 4);
-            e.flags = u16(p + 6);
-            e.method = u16(p + 8);
-            e.dos_time = u16(p + 10);
-            e.dos_date = u16(p + 12);
-            e.crc32 = u32(p + 14);
-            e.compressed_size = u32(p + 18);
-            e.uncompressed_size = u32(p + 22);
+            read_shared_fields(e, p + 4);
             const std::uint16_t name_size = u16(p + 26), extra_size = u16(p + 28);
             const std::uint64_t header_end = p + zip_local_header_size + name_size + extra_size;
             if (header_end > data_.size()) {
@@ -220,9 +213,7 @@ private:
             }
             e.name.assign(reinterpret_cast<const char*>(data_.data() + p + zip_local_header_size), name_size);
             const auto extra = data_.subspan(static_cast<std::size_t>(p + zip_local_header_size + name_size), extra_size);
-            if (const auto ut = zip_find_extra(extra, 0x5455); ut && ut->size() >= 5 && ((*ut)[0] & 1))
-                e.unix_mtime = static_cast<std::int32_t>(util::read_le32(*ut, 1));
-            e.unicode_name = unicode_path(extra, e.name);
+            read_name_fields(e, extra);
             zip64_extra z(extra);
             e.zip64 = z.present();
             e.data_offset = header_end;
@@ -320,28 +311,6 @@ private:
         return std::nullopt;
     }
 
-    // The size of the data descriptor at `at` that fits `e` (its compressed size set, the data's
-    // end known): its CRC-32 and sizes are taken into `e`.
-    std::optional<std::uint64_t> descriptor_after(std::uint64_t at, zip_entry& e) const {
-        for (const bool signature : {true, false}) {
-            for (const bool wide : {e.zip64, !e.zip64}) {
-                const std::uint64_t size = (signature ? 4 : 0) + 4 + (wide ? 16 : 8);
-                if (data_.size() - at < size) continue;
-                std::uint64_t q = at;
-                if (signature) {
-                    if (u32(q) != zip_descriptor_signature) continue;
-                    q += 4;
-                }
-                const std::uint64_t c = wide ? u64(q + 4) : u32(q + 4);
-                if (c != e.compressed_size) continue;
-                e.crc32 = u32(q);
-                e.uncompressed_size = wide ? u64(q + 12) : u32(q + 8);
-                return size;
-            }
-        }
-        return std::nullopt;
-    }
-
     // The UTF-8 name of an Info-ZIP Unicode Path extra field (0x7075: version 1, the CRC-32 of the
     // name field it stands for, the name), or empty: without one, where its CRC-32 is not that of
     // `name_field` (a later tool renamed the entry and left the field stale, as APPNOTE says), or
@@ -402,18 +371,33 @@ private:
                     archive_.cd_offset);
     }
 
+    // The fields local and central headers share, in the same order, from "version needed to
+    // extract" at `at` to the uncompressed size.
+    void read_shared_fields(zip_entry& e, std::uint64_t at) const {
+        e.version_needed = u16(at);
+        e.flags = u16(at + 2);
+        e.method = u16(at + 4);
+        e.dos_time = u16(at + 6);
+        e.dos_date = u16(at + 8);
+        e.crc32 = u32(at + 10);
+        e.compressed_size = u32(at + 14);
+        e.uncompressed_size = u32(at + 18);
+    }
+
+    // From a header's extra field: Info-ZIP's extended timestamp (id 0x5455: a flags byte, then the
+    // modification time in UTC seconds when bit 0 is set, the first value in both headers' copies)
+    // and the Unicode Path name.
+    static void read_name_fields(zip_entry& e, std::span<const std::uint8_t> extra) {
+        if (const auto ut = zip_find_extra(extra, 0x5455); ut && ut->size() >= 5 && ((*ut)[0] & 1))
+            e.unix_mtime = static_cast<std::int32_t>(util::read_le32(*ut, 1));
+        e.unicode_name = unicode_path(extra, e.name);
+    }
+
     zip_entry central_entry(std::uint64_t p) const {
         zip_entry e;
         e.central_offset = p;
         e.version_made_by = u16(p + 4);
-        e.version_needed = u16(p + 6);
-        e.flags = u16(p + 8);
-        e.method = u16(p + 10);
-        e.dos_time = u16(p + 12);
-        e.dos_date = u16(p + 14);
-        e.crc32 = u32(p + 16);
-        e.compressed_size = u32(p + 20);
-        e.uncompressed_size = u32(p + 24);
+        read_shared_fields(e, p + 6);
         const std::uint16_t name_size = u16(p + 28), extra_size = u16(p + 30), comment_size = u16(p + 32);
         std::uint64_t disk = u16(p + 34);
         e.external_attributes = u32(p + 38);
@@ -422,11 +406,7 @@ private:
         e.name.assign(reinterpret_cast<const char*>(base), name_size);
         const auto extra = data_.subspan(static_cast<std::size_t>(p + zip_central_header_size + name_size), extra_size);
         e.comment.assign(reinterpret_cast<const char*>(base) + name_size + extra_size, comment_size);
-        // Info-ZIP's extended timestamp (id 0x5455): a flags byte, then the modification time in
-        // UTC seconds when bit 0 is set (the central directory's copy holds only that one).
-        if (const auto ut = zip_find_extra(extra, 0x5455); ut && ut->size() >= 5 && ((*ut)[0] & 1))
-            e.unix_mtime = static_cast<std::int32_t>(util::read_le32(*ut, 1));
-        e.unicode_name = unicode_path(extra, e.name);
+        read_name_fields(e, extra);
 
         e.zip64 = e.uncompressed_size == 0xFFFFFFFFu || e.compressed_size == 0xFFFFFFFFu ||
                   e.local_offset == 0xFFFFFFFFu || disk == 0xFFFF;
@@ -542,24 +522,49 @@ private:
 
     // A data descriptor: an optional signature, the CRC-32, then both sizes in 4 bytes each, or 8
     // in ZIP64 entries. Writers disagree on the signature and, for ZIP64, on the width, so every
-    // layout is tried against the central directory's values (the width named first wins ties).
-    std::optional<std::uint64_t> descriptor_size(std::uint64_t at, std::uint64_t limit, const zip_entry& e, bool wide_first) const {
+    // layout is tried, the width named first first, and the first that `fits` wins.
+    struct descriptor {
+        std::uint64_t size = 0; // of the descriptor itself
+        std::uint32_t crc = 0;
+        std::uint64_t compressed = 0, uncompressed = 0;
+    };
+    template <class Fits>
+    std::optional<descriptor> descriptor_at(std::uint64_t at, std::uint64_t limit, bool wide_first, Fits fits) const {
         for (const bool signature : {true, false}) {
             for (const bool wide : {wide_first, !wide_first}) {
-                const std::uint64_t size = (signature ? 4 : 0) + 4 + (wide ? 16 : 8);
-                if (limit - at < size) continue;
+                descriptor d;
+                d.size = (signature ? 4 : 0) + 4 + (wide ? 16 : 8);
+                if (limit - at < d.size) continue;
                 std::uint64_t q = at;
                 if (signature) {
                     if (u32(q) != zip_descriptor_signature) continue;
                     q += 4;
                 }
-                if (u32(q) != e.crc32) continue;
-                const std::uint64_t c = wide ? u64(q + 4) : u32(q + 4);
-                const std::uint64_t u = wide ? u64(q + 12) : u32(q + 8);
-                if (c == e.compressed_size && u == e.uncompressed_size) return size;
+                d.crc = u32(q);
+                d.compressed = wide ? u64(q + 4) : u32(q + 4);
+                d.uncompressed = wide ? u64(q + 12) : u32(q + 8);
+                if (fits(d)) return d;
             }
         }
         return std::nullopt;
+    }
+
+    // The size of the descriptor at `at` that repeats the central directory's CRC-32 and sizes.
+    std::optional<std::uint64_t> descriptor_size(std::uint64_t at, std::uint64_t limit, const zip_entry& e, bool wide_first) const {
+        const auto d = descriptor_at(at, limit, wide_first, [&](const descriptor& x) {
+            return x.crc == e.crc32 && x.compressed == e.compressed_size && x.uncompressed == e.uncompressed_size;
+        });
+        return d ? std::optional<std::uint64_t>(d->size) : std::nullopt;
+    }
+
+    // The size of the descriptor at `at` (where `e`'s data ends) whose compressed size is the data's;
+    // its CRC-32 and uncompressed size are taken into `e` (a walk without the central directory).
+    std::optional<std::uint64_t> descriptor_after(std::uint64_t at, zip_entry& e) const {
+        const auto d = descriptor_at(at, data_.size(), e.zip64, [&](const descriptor& x) { return x.compressed == e.compressed_size; });
+        if (!d) return std::nullopt;
+        e.crc32 = d->crc;
+        e.uncompressed_size = d->uncompressed;
+        return d->size;
     }
 
     // Entries whose bytes overlap another's (the trick behind overlapping-entry ZIP bombs, and
