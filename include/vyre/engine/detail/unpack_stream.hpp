@@ -3,7 +3,7 @@
 // (detail/unpack_layer.hpp), when they are larger than unpack_options::stream_above_bytes:
 //   - a tar in one compressed stream (content declared or estimated above it), decoded by the
 //     codec library's streaming decoder (format/stream_decode.hpp);
-//   - a plain tar (its size above it), copied window by window out of the input;
+//   - a plain tar (its size above it), its windows views of the input;
 //   - a ZIP (its entries' declared sizes together above it), a window of consecutive entries of
 //     its central directory at a time.
 // Every other input goes through the ordinary run.
@@ -79,8 +79,8 @@ inline void drop_read_pages(const unpack_input& in, std::uint64_t from, std::uin
     if (first < last) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
 }
 
-// A plain tar read window by window: what the windows copy out of the input (the same calls as
-// format::stream_decoder's that unpack_tar_in_windows makes).
+// A plain tar read window by window: windows are views of the input (view, skip) until a global
+// pax header has to go before them, then copies (read: the calls format::stream_decoder has).
 class plain_source {
 public:
     explicit plain_source(std::span<const std::uint8_t> in) : in_(in) {}
@@ -90,6 +90,11 @@ public:
         pos_ += n;
         return n;
     }
+    // The next `n` bytes (fewer at the end), not read yet; skip(k) reads k of them.
+    std::span<const std::uint8_t> view(std::uint64_t n) const {
+        return in_.subspan(static_cast<std::size_t>(pos_), static_cast<std::size_t>(std::min<std::uint64_t>(n, in_.size() - pos_)));
+    }
+    void skip(std::uint64_t n) { pos_ += std::min<std::uint64_t>(n, in_.size() - pos_); }
     bool done() const noexcept { return pos_ == in_.size(); }
     bool failed() const noexcept { return false; }
     const std::string& error() const noexcept { return none_; }
@@ -194,9 +199,18 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
     unpack_status failure_kind = unpack_status::corrupt;
     bool last = false;
     while (!last) {
+        // A plain tar's window is a view of the input, where no global header has to go before it.
+        std::span<const std::uint8_t> bytes;
+        bool viewing = false;
+        if constexpr (plain) {
+            if (buf.empty()) {
+                bytes = source.view(target);
+                viewing = true;
+            }
+        }
         // Fill (the buffer reserved once: grown by doubling, it would hold up to twice the window).
-        if (buf.size() < target && !source.done() && !source.failed()) buf.reserve(static_cast<std::size_t>(target));
-        while (buf.size() < target && !source.done() && !source.failed()) {
+        if (!viewing && buf.size() < target && !source.done() && !source.failed()) buf.reserve(static_cast<std::size_t>(target));
+        while (!viewing && buf.size() < target && !source.done() && !source.failed()) {
             const std::size_t at = buf.size();
             const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(target - at, std::uint64_t{8} << 20));
             buf.resize(at + n);
@@ -204,8 +218,8 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
             drop_read_pages(input, 0, source.consumed());
         }
         if (too_much()) break;
-        const bool stream_over = source.done() || source.failed();
-        const std::span<const std::uint8_t> bytes(buf);
+        if (!viewing) bytes = buf;
+        const bool stream_over = viewing ? source.consumed() + bytes.size() == input.bytes.size() : source.done() || source.failed();
         fmt::tar_archive tar;
         bool damaged = false;
         try {
@@ -216,8 +230,8 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
         std::size_t cut = bytes.size();
         if (!damaged && !tar.end_marker && !stream_over) {
             if (tar.entries.empty()) { // not one whole entry yet: a larger window, within the total limit
-                const std::uint64_t larger = std::max<std::uint64_t>(target, buf.size()) * 2;
-                if (larger > shared.budget.left()) {
+                const std::uint64_t larger = std::max<std::uint64_t>(target, bytes.size()) * 2;
+                if (!viewing && larger > shared.budget.left()) { // a view holds nothing
                     failure_kind = unpack_status::refused;
                     failure = "a tar entry longer than " + std::to_string(buf.size()) + " bytes: a window of " + std::to_string(larger) +
                               " bytes to hold it: " + total_message(shared.budget, larger);
@@ -229,7 +243,8 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
             cut = static_cast<std::size_t>(tar.end_offset);
         }
         last = damaged || tar.end_marker || stream_over;
-        if (!shared.budget.take(cut)) {
+        const std::uint64_t held = viewing ? 0 : cut; // a view of the input holds nothing more
+        if (!shared.budget.take(held)) {
             failure_kind = unpack_status::refused;
             failure = "window of " + std::to_string(cut) + " bytes: " + total_message(shared.budget, cut);
             break;
@@ -248,7 +263,7 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
         c.entries_before = entries_before;
         c.layer_digests = &no_digests; // a window holds part of an image: its layers keep their paths
         unpack_report r = run_window(ctx, options, std::move(c));
-        shared.budget.give_back(cut);
+        shared.budget.give_back(held);
         r.containers -= 1;        // the window's tar is the one counted above
         if (!plain) r.layers += 1; // the stream's
         add_run(job, std::move(r));
@@ -257,7 +272,8 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
 
         // The next window: the global pax records so far (every later entry is under them; records
         // after the cut are read again there, to the same effect) as one header, then the bytes
-        // after the cut.
+        // after the cut (a view of the input moves past the cut instead, and is copied from then on
+        // only behind such a header).
         entries_before += tar.entries.size();
         content_at += cut - globals;
         for (const auto& e : tar.entries)
@@ -266,6 +282,16 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
         std::vector<std::uint8_t> next =
             tar.global_pax.empty() ? std::vector<std::uint8_t>{} : fmt::tar_pax_global_header(tar.global_pax);
         const std::size_t header = next.size();
+        if constexpr (plain) {
+            if (viewing) {
+                source.skip(cut);
+                drop_read_pages(input, 0, source.consumed());
+                buf = std::move(next);
+                globals = header;
+                target = window + globals;
+                continue;
+            }
+        }
         next.reserve(header + (buf.size() - cut) + window);
         next.insert(next.end(), buf.begin() + static_cast<std::ptrdiff_t>(cut), buf.end());
         buf = std::move(next);
