@@ -476,6 +476,29 @@ VYRE_DEVICE_TEST(gnu_sparse_files_expand_in_every_format) {
     BOOST_CHECK_MESSAGE(contains_text(r.entries[0].message, "GNU sparse file") && contains_text(r.entries[0].message, "past the file's size"),
                         r.entries[0].message);
     BOOST_CHECK(!fs::exists(a / "out_lying" / "holes.bin"));
+    // A map entry that is no number (header byte 386): that entry is corrupt, the entries after it
+    // are read; and a global header's GNU.sparse records make no later entry sparse.
+    bytes bad = read_file(a / "gnu.tar");
+    const auto first = vyre::format::parse_tar(bad).entries[0];
+    bad.resize(static_cast<std::size_t>(first.data_offset + (first.size + 511) / 512 * 512)); // the end blocks go
+    bad[386] = 'x';
+    vyre::test::tar_set_checksum(bad, 0);
+    vyre::test::tar_append(bad, "after.txt", '0', text("after\n"));
+    vyre::test::tar_finish(bad);
+    write_file(a / "bad_map.tar", bad);
+    const auto b = unpack_files(dev.ctx(), {a / "bad_map.tar"}, a / "out_bad_map");
+    BOOST_REQUIRE_EQUAL(b.entries.size(), 2u);
+    BOOST_CHECK(b.entries[0].status == ve::unpack_status::corrupt);
+    BOOST_CHECK_MESSAGE(contains_text(b.entries[0].message, "map entry"), b.entries[0].message);
+    BOOST_CHECK(read_file(a / "out_bad_map" / "after.txt") == text("after\n"));
+    bytes global;
+    const std::string records = "27 GNU.sparse.map=0,5,10,0\n" "22 GNU.sparse.size=10\n";
+    vyre::test::tar_append(global, "././@PaxGlobalHeader", 'g', text(records));
+    vyre::test::tar_append(global, "plain.txt", '0', text("plain\n"));
+    vyre::test::tar_finish(global);
+    write_file(a / "global.tar", global);
+    unpack_clean(dev.ctx(), a / "global.tar", a / "out_global");
+    BOOST_CHECK(read_file(a / "out_global" / "plain.txt") == text("plain\n"));
 }
 
 VYRE_DEVICE_TEST(debian_packages_extract_like_dpkg_deb) {

@@ -72,10 +72,11 @@ inline std::size_t json_depth(std::string_view text, std::size_t limit) {
     return most;
 }
 
-inline boost::property_tree::ptree parse_image_json(std::span<const std::uint8_t> bytes, const std::string& what) {
-    if (bytes.size() > oci_max_json_bytes)
+inline boost::property_tree::ptree parse_image_json(std::span<const std::uint8_t> bytes, const std::string& what,
+                                                    std::size_t max_bytes = oci_max_json_bytes) {
+    if (bytes.size() > max_bytes)
         throw format_error("image: " + what + " is " + std::to_string(bytes.size()) + " bytes, more than the " +
-                           std::to_string(oci_max_json_bytes) + " a manifest may have");
+                           std::to_string(max_bytes) + " a manifest may have");
     const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     if (json_depth(text, oci_max_json_depth) > oci_max_json_depth)
         throw format_error("image: " + what + " nests arrays and objects deeper than " + std::to_string(oci_max_json_depth));
@@ -87,6 +88,14 @@ inline boost::property_tree::ptree parse_image_json(std::span<const std::uint8_t
         throw format_error("image: " + what + " is not valid JSON: " + e.message() + " (line " + std::to_string(e.line()) + ")");
     }
     return tree;
+}
+
+// Whether `d` has the form of a digest, "<algorithm>:<lowercase hex>" (it becomes part of paths).
+inline bool digest_form(const std::string& d) {
+    const auto colon = d.find(':');
+    return colon != std::string::npos && colon > 0 && colon + 1 < d.size() &&
+           d.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") == colon &&
+           d.find_first_not_of("0123456789abcdef", colon + 1) == std::string::npos;
 }
 
 // "sha256:<64 hex digits>" -> "blobs/sha256/<hex>"; anything else is refused (a digest is a path).
@@ -120,7 +129,9 @@ inline bool image_layer_digest_matches(const image_layer& layer) {
 // The layers of the image held in `tar` (parsed from `data`). Throws format_error when the tar has
 // neither manifest.json nor index.json, when it holds more than one image (the message lists
 // them), or when a layer it names is missing.
-inline image_layout image_layers_of(std::span<const std::uint8_t> data, const tar_archive& tar) {
+// `max_json`: the most bytes a manifest, index or config may have (oci_max_json_bytes by default).
+inline image_layout image_layers_of(std::span<const std::uint8_t> data, const tar_archive& tar,
+                                    std::size_t max_json = oci_max_json_bytes) {
     std::map<std::string, const tar_entry*> files;
     for (const auto& e : tar.entries) {
         std::string n = e.name;
@@ -135,7 +146,7 @@ inline image_layout image_layers_of(std::span<const std::uint8_t> data, const ta
     image_layout out;
     if (files.count("manifest.json")) {
         out.kind = "docker";
-        const auto m = detail::parse_image_json(file("manifest.json", "manifest"), "manifest.json");
+        const auto m = detail::parse_image_json(file("manifest.json", "manifest"), "manifest.json", max_json);
         std::vector<const boost::property_tree::ptree*> images;
         for (const auto& [key, image] : m) images.push_back(&image);
         if (images.size() != 1) {
@@ -149,7 +160,7 @@ inline image_layout image_layers_of(std::span<const std::uint8_t> data, const ta
         // The config's diff_ids, one per layer in order, where the config is in the tar.
         std::vector<std::string> diff_ids;
         if (const std::string config = images[0]->get<std::string>("Config", ""); !config.empty() && files.count(config)) {
-            const auto c = detail::parse_image_json(file(config, "config"), config);
+            const auto c = detail::parse_image_json(file(config, "config"), config, max_json);
             if (const auto ids = c.get_child_optional("rootfs.diff_ids"))
                 for (const auto& kv : *ids) diff_ids.push_back(kv.second.data());
         }
@@ -159,17 +170,18 @@ inline image_layout image_layers_of(std::span<const std::uint8_t> data, const ta
             if (name.rfind("blobs/", 0) == 0) {
                 const auto slash = name.find('/', 6);
                 if (slash != std::string::npos) digest = name.substr(6, slash - 6) + ":" + name.substr(slash + 1);
+                if (!detail::digest_form(digest)) digest.clear();
             }
             out.layers.push_back({name, digest, file(name, "layer")});
         }
         if (diff_ids.size() == out.layers.size())
             for (std::size_t i = 0; i < diff_ids.size(); ++i)
-                if (out.layers[i].digest.empty()) out.layers[i].digest = diff_ids[i];
+                if (out.layers[i].digest.empty() && detail::digest_form(diff_ids[i])) out.layers[i].digest = diff_ids[i];
         return out;
     }
     if (files.count("index.json")) {
         out.kind = "oci";
-        const auto index = detail::parse_image_json(file("index.json", "index"), "index.json");
+        const auto index = detail::parse_image_json(file("index.json", "index"), "index.json", max_json);
         std::vector<std::pair<std::string, std::string>> manifests; // digest, ref name
         for (const auto* m : detail::json_elements(index, "manifests")) {
             // The annotation's key holds dots, PropertyTree's path separator: look it up by hand.
@@ -183,7 +195,7 @@ inline image_layout image_layers_of(std::span<const std::uint8_t> data, const ta
                                " manifests; one image can be flattened at a time");
         if (!manifests[0].second.empty()) out.tags.push_back(manifests[0].second);
         const std::string manifest_path = detail::blob_path(manifests[0].first);
-        const auto manifest = detail::parse_image_json(file(manifest_path, "manifest"), manifest_path);
+        const auto manifest = detail::parse_image_json(file(manifest_path, "manifest"), manifest_path, max_json);
         if (manifest.get_child_optional("manifests"))
             throw format_error("image: " + manifest_path + " is an index of several images (a multi-platform image); "
                                "one image can be flattened at a time");

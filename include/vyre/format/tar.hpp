@@ -92,6 +92,9 @@ struct tar_entry {
     std::uint64_t sparse_size = 0;
     std::vector<tar_sparse_segment> sparse_map;
     bool sparse_map_in_data = false;
+    // Why the sparse map could not be read (a field that is no number, records that do not fit
+    // together), or empty: the entry is damaged, the archive after it is not.
+    std::string sparse_problem;
     std::uint64_t first_header_offset = 0; // of the first 'L', 'K' or 'x' header that applies, else header_offset
     std::uint64_t header_offset = 0;       // of the entry's own header block
     std::uint64_t data_offset = 0;         // header_offset + 512 (later for GNU sparse extension blocks)
@@ -414,18 +417,21 @@ private:
         }
         std::uint64_t data_offset = at + tar_block_size;
         std::vector<tar_sparse_segment> gnu_map;
+        std::string gnu_problem;
         if (typeflag == 'S' && format == tar_header_format::gnu) {
             // Old GNU sparse files: four map entries in the header (offset and size, 12 bytes
             // each, from byte 386), more in extension blocks between header and data (21 each),
             // each flagging (byte 482 of the header, 504 of a block) whether another follows. An
             // entry whose offset field is empty ends the map.
             const auto read_map = [&](std::span<const std::uint8_t> b, std::size_t first, std::size_t count, std::uint64_t b_at) {
-                for (std::size_t k = 0; k < count; ++k) {
+                for (std::size_t k = 0; k < count && gnu_problem.empty(); ++k) {
                     const std::size_t o = first + 24 * k;
                     if (b[o] == 0) return;
-                    const std::int64_t off = number(b, b_at, o, 12, "sparse offset", shown), n = number(b, b_at, o + 12, 12, "sparse size", shown);
-                    if (off < 0 || n < 0) throw format_error("tar entry " + archive_quote(shown) + ": a negative sparse offset or size", b_at + o);
-                    gnu_map.push_back({static_cast<std::uint64_t>(off), static_cast<std::uint64_t>(n)});
+                    const auto off = tar_number(b.subspan(o, 12)), n = tar_number(b.subspan(o + 12, 12));
+                    if (!off || !n || *off < 0 || *n < 0)
+                        gnu_problem = "map entry at byte offset " + std::to_string(b_at + o) + " is not two numbers of at least 0";
+                    else
+                        gnu_map.push_back({static_cast<std::uint64_t>(*off), static_cast<std::uint64_t>(*n)});
                 }
             };
             read_map(block, 386, 4, at);
@@ -503,14 +509,19 @@ private:
         e.type = tar_type_of(typeflag, e.name);
         if (e.type == tar_entry_type::sparse && format == tar_header_format::gnu) {
             e.sparse_map = std::move(gnu_map);
-            const std::int64_t real = number(block, at, 483, 12, "sparse file size", e.name);
-            if (real < 0) throw format_error("tar entry " + archive_quote(e.name) + ": a negative sparse file size", at + 483);
-            e.sparse_size = static_cast<std::uint64_t>(real);
+            e.sparse_problem = std::move(gnu_problem);
+            const auto real = tar_number(block.subspan(483, 12));
+            if (!real || *real < 0) {
+                if (e.sparse_problem.empty()) e.sparse_problem = "the file size field (byte offset " + std::to_string(at + 483) + ") is not a number of at least 0";
+            } else {
+                e.sparse_size = static_cast<std::uint64_t>(*real);
+            }
         }
-        if (pax("GNU.sparse.major") || pax("GNU.sparse.map") || pax("GNU.sparse.size") || pax("GNU.sparse.offset")) {
+        // The entry's own pax records only: a global header cannot make every later entry sparse.
+        if (own_pax("GNU.sparse.major") || own_pax("GNU.sparse.map") || own_pax("GNU.sparse.size") || own_pax("GNU.sparse.offset")) {
             e.type = tar_entry_type::sparse;
-            if (const auto real = pax("GNU.sparse.name")) e.name = *real;
-            apply_sparse_pax(e);
+            if (const auto real = own_pax("GNU.sparse.name")) e.name = *real;
+            e.sparse_problem = apply_sparse_pax(e);
         }
         archive_.entries.push_back(std::move(e));
         pending_ = false;
@@ -520,52 +531,64 @@ private:
         return true;
     }
 
+    // The value of a pax key from the entry's own extended header ('x'), not a global one.
+    std::optional<std::string> own_pax(const std::string& key) const {
+        const auto it = pax_.find(key);
+        if (it == pax_.end() || it->second.empty()) return std::nullopt;
+        return it->second;
+    }
+
     // The pax records of a sparse file: format 1.0 (GNU.sparse.major 1, the map in the data, the
     // size in GNU.sparse.realsize), 0.1 (GNU.sparse.map "offset,size,..."), 0.0 (the pairs
-    // GNU.sparse.offset and GNU.sparse.numbytes, repeated; the size in GNU.sparse.size).
-    void apply_sparse_pax(tar_entry& e) const {
-        const auto fail = [&](const std::string& why) {
-            throw format_error("tar entry " + archive_quote(e.name) + ": GNU sparse " + why, e.first_header_offset);
-        };
-        const auto integer = [&](const std::string& text, const char* what) {
+    // GNU.sparse.offset and GNU.sparse.numbytes, repeated; the size in GNU.sparse.size). Returns
+    // what does not fit together, or empty.
+    std::string apply_sparse_pax(tar_entry& e) const {
+        std::string problem;
+        const auto integer = [&](const std::string& text, const char* what) -> std::uint64_t {
             const auto n = tar_pax_integer(text, false);
-            if (!n || std::to_string(*n) != text) fail(std::string(what) + " " + archive_quote(text) + " is not a number");
+            if (!n || std::to_string(*n) != text) {
+                if (problem.empty()) problem = std::string(what) + " " + archive_quote(text) + " is not a number";
+                return 0;
+            }
             return static_cast<std::uint64_t>(*n);
         };
         const auto numbers = [&](const std::string& list, const char* what) {
             std::vector<std::uint64_t> out;
-            for (std::size_t p = 0; p <= list.size();) {
+            for (std::size_t p = 0; p <= list.size() && problem.empty();) {
                 const std::size_t q = std::min(list.find(',', p), list.size());
                 out.push_back(integer(list.substr(p, q - p), what));
                 p = q + 1;
             }
             return out;
         };
-        const auto major = pax("GNU.sparse.major"), minor = pax("GNU.sparse.minor");
+        const auto major = own_pax("GNU.sparse.major"), minor = own_pax("GNU.sparse.minor");
         if (major) {
             if (*major != "1" || (minor && *minor != "0"))
-                fail("format " + *major + "." + (minor ? *minor : std::string("?")) + " is not one GNU tar writes");
-            const auto real = pax("GNU.sparse.realsize");
-            if (!real) fail("format 1.0 without GNU.sparse.realsize");
+                return "format " + *major + "." + (minor ? *minor : std::string("?")) + " is not one GNU tar writes";
+            const auto real = own_pax("GNU.sparse.realsize");
+            if (!real) return "format 1.0 without GNU.sparse.realsize";
             e.sparse_size = integer(*real, "size");
             e.sparse_map_in_data = true;
-            return;
+            return problem;
         }
-        const auto size = pax("GNU.sparse.size");
-        if (!size) fail("map without GNU.sparse.size");
+        const auto size = own_pax("GNU.sparse.size");
+        if (!size) return "map without GNU.sparse.size";
         e.sparse_size = integer(*size, "size");
         std::vector<std::uint64_t> flat;
-        if (const auto map = pax("GNU.sparse.map")) {
+        if (const auto map = own_pax("GNU.sparse.map")) {
             flat = numbers(*map, "map entry");
         } else {
-            const auto offsets = pax("GNU.sparse.offset"), sizes = pax("GNU.sparse.numbytes");
-            if (!offsets || !sizes) fail("map without GNU.sparse.offset or GNU.sparse.numbytes");
+            const auto offsets = own_pax("GNU.sparse.offset"), sizes = own_pax("GNU.sparse.numbytes");
+            if (!offsets || !sizes) return "map without GNU.sparse.offset or GNU.sparse.numbytes";
             const auto o = numbers(*offsets, "offset"), n = numbers(*sizes, "size");
-            if (o.size() != n.size()) fail("map with " + std::to_string(o.size()) + " offsets and " + std::to_string(n.size()) + " sizes");
-            for (std::size_t k = 0; k < o.size(); ++k) flat.insert(flat.end(), {o[k], n[k]});
+            if (problem.empty() && o.size() != n.size())
+                return "map with " + std::to_string(o.size()) + " offsets and " + std::to_string(n.size()) + " sizes";
+            for (std::size_t k = 0; k < std::min(o.size(), n.size()); ++k) flat.insert(flat.end(), {o[k], n[k]});
         }
-        if (flat.size() % 2) fail("map of an odd number of values");
+        if (!problem.empty()) return problem;
+        if (flat.size() % 2) return "map of an odd number of values";
         for (std::size_t k = 0; k < flat.size(); k += 2) e.sparse_map.push_back({flat[k], flat[k + 1]});
+        return {};
     }
 
     void apply_pax(tar_entry& e) {
@@ -655,6 +678,7 @@ inline std::vector<std::uint8_t> tar_sparse_content(std::span<const std::uint8_t
     const auto fail = [&](const std::string& why, std::uint64_t at) -> void {
         throw format_error("tar entry " + archive_quote(e.name) + " (a GNU sparse file): " + why, at);
     };
+    if (!e.sparse_problem.empty()) fail(e.sparse_problem, e.first_header_offset);
     if (e.data_offset > data.size() || e.size > data.size() - e.data_offset) fail("data lies outside the archive", e.data_offset);
     std::span<const std::uint8_t> packed = data.subspan(static_cast<std::size_t>(e.data_offset), static_cast<std::size_t>(e.size));
     std::vector<tar_sparse_segment> map = e.sparse_map;

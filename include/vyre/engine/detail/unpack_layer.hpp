@@ -450,9 +450,10 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
 // are the next. Sets the folders' metadata at the end unless the run is part of a job
 // (options.shared).
 inline unpack_report run_layers(run_state& run, std::vector<container> layer, unsigned depth) {
-    for (; !layer.empty(); ++depth) {
+    for (bool first = true; !layer.empty(); ++depth, first = false) {
         ++run.report.layers;
         std::vector<container> next = run_layer(run, depth, layer);
+        if (first) run.first_layer_held = run.budget.used();
         timed(run.report.seconds.release, [&] { layer = std::move(next); });
     }
     if (run.tree && !run.options.shared) finish_folders(*run.tree, *run.shared, run.report.problems, run.threads);

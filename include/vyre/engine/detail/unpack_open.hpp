@@ -56,6 +56,10 @@ inline item make_item(const container& c, std::uint32_t index, std::string_view 
 // in the tar ("./" dropped): their digests, under which their files are listed. Empty for any
 // other tar (one without manifest.json or index.json, or whose manifests do not hold together: it
 // is listed as a plain tar).
+// Manifests and configs an image tar found while listing may hold (parsed for every tar that has a
+// manifest.json or index.json, at any depth: kept well below what --flatten accepts).
+inline constexpr std::size_t image_listing_max_json_bytes = std::size_t{1} << 20;
+
 inline std::map<std::string, std::string> image_layer_digests(std::span<const std::uint8_t> bytes, const fmt::tar_archive& tar) {
     std::map<std::string, std::string> out;
     const auto at_root = [&](const std::string& n) {
@@ -65,7 +69,7 @@ inline std::map<std::string, std::string> image_layer_digests(std::span<const st
     };
     if (std::none_of(tar.entries.begin(), tar.entries.end(), [&](const auto& e) { return at_root(e.name); })) return out;
     try {
-        for (const auto& l : fmt::image_layers_of(bytes, tar).layers)
+        for (const auto& l : fmt::image_layers_of(bytes, tar, image_listing_max_json_bytes).layers)
             if (!l.digest.empty()) out[l.name] = l.digest;
     } catch (const std::exception&) {
         out.clear();
@@ -140,7 +144,10 @@ inline void open_tar(run_state& run, const container& c, opened& out) {
                     it.e.status = unpack_status::refused;
                     it.e.message = "GNU sparse file: " + why;
                 };
-                if (t.sparse_size > ratio_cap(limits, t.size)) {
+                if (!t.sparse_problem.empty()) {
+                    it.e.status = unpack_status::corrupt;
+                    it.e.message = "GNU sparse file: " + t.sparse_problem;
+                } else if (t.sparse_size > ratio_cap(limits, t.size)) {
                     refuse(ratio_message(limits, t.sparse_size, t.size));
                 } else if (!run.budget.take(t.sparse_size)) {
                     refuse(total_message(run.budget, t.sparse_size));
@@ -186,13 +193,16 @@ inline void open_tar(run_state& run, const container& c, opened& out) {
 }
 
 inline void open_zip(const container& c, opened& out) {
-    fmt::zip_archive zip;
-    try {
-        zip = fmt::parse_zip(c.data.bytes);
-    } catch (const std::exception& e) {
-        out.problems.push_back({c.path, unpack_status::corrupt, std::string("ZIP: ") + e.what(), c.order});
-        return;
+    fmt::zip_archive parsed;
+    if (!c.zip) {
+        try {
+            parsed = fmt::parse_zip(c.data.bytes);
+        } catch (const std::exception& e) {
+            out.problems.push_back({c.path, unpack_status::corrupt, std::string("ZIP: ") + e.what(), c.order});
+            return;
+        }
     }
+    const fmt::zip_archive& zip = c.zip ? *c.zip : parsed; // a window's ZIP is parsed once for all windows
     // A ZIP without an end record, read by its local headers as bsdtar reads it: a warning (an
     // entry cut short is that entry's problem).
     if (c.entry_first == 0)

@@ -76,6 +76,7 @@ struct container {
     // A window of a ZIP unpacked in windows: only its entries [entry_first, entry_end), in
     // central-directory order, are opened (the directory's own problems are reported by the first).
     std::size_t entry_first = 0, entry_end = SIZE_MAX;
+    const fmt::zip_archive* zip = nullptr; // that ZIP's directory, parsed once for all its windows
     // The digests of a container image's layers by path, where the caller knows them (a window of a
     // tar unpacked in windows: none); null: open_tar finds them in the tar itself.
     const std::map<std::string, std::string>* layer_digests = nullptr;
@@ -231,6 +232,9 @@ struct run_state {
     std::uint64_t entries_seen = 0; // by this run (progress reports)
     unsigned layer = 0;
     std::atomic<std::uint64_t> decode_done{0};
+    // What the first layer (the run's own containers) held of the budget once it was done: a window
+    // gives that back when it ends; what nested archives decode stays counted for the whole job.
+    std::uint64_t first_layer_held = 0;
     std::atomic<std::uint64_t> fetched{0}; // kept content read back (report.fetched_bytes at the end)
     std::uint64_t decode_total = 0;
 

@@ -156,15 +156,16 @@ inline window_mode unpacks_in_windows(fmt::content_kind kind, std::span<const st
     return d.read(head) == sizeof head && fmt::detect(head, false) == fmt::content_kind::tar ? window_mode::stream : window_mode::none;
 }
 
-// One window's run: what it took from the budget is given back once it is done (its bytes are
-// written and released), and counted as released.
+// One window's run: what its first layer (the window's own entries) took from the budget is given
+// back once it is done (its bytes are written and released) and counted as released; what nested
+// archives decode stays counted against the total for the whole job, as in an ordinary run.
 inline unpack_report run_window(runtime::context& ctx, const unpack_options& options, container&& c) {
     std::vector<container> layer;
     const unsigned depth = c.depth;
     layer.push_back(std::move(c));
     run_state run(ctx, options);
     unpack_report r = run_layers(run, std::move(layer), depth);
-    const std::uint64_t held = run.budget.used();
+    const std::uint64_t held = std::min(run.first_layer_held, run.budget.used());
     run.budget.give_back(held);
     options.shared->released += held;
     return r;
@@ -277,7 +278,7 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
         entries_before += tar.entries.size();
         content_at += cut - globals;
         for (const auto& e : tar.entries)
-            if (e.type == fmt::tar_entry_type::regular)
+            if (e.type == fmt::tar_entry_type::regular || e.type == fmt::tar_entry_type::sparse)
                 if (checked_name n = check_entry_name(e.name); n.refusal.empty()) earlier_files.insert(std::move(n.path));
         std::vector<std::uint8_t> next =
             tar.global_pax.empty() ? std::vector<std::uint8_t>{} : fmt::tar_pax_global_header(tar.global_pax);
@@ -324,13 +325,18 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
     return job;
 }
 
-// The windows of a ZIP: consecutive entries of its central directory whose declared sizes add up
-// to at most `window` (at least one entry each), as [first, end) pairs.
-inline std::vector<std::pair<std::size_t, std::size_t>> zip_windows(const fmt::zip_archive& zip, std::uint64_t window) {
+// The windows of a ZIP: consecutive entries of its central directory whose sizes add up to at most
+// `window` (at least one entry each), as [first, end) pairs. An entry's size is its declared one,
+// at most what the ratio limit lets its compressed bytes make; a damaged entry makes nothing (so
+// that declared sizes cannot make a window of every entry).
+inline std::vector<std::pair<std::size_t, std::size_t>> zip_windows(const fmt::zip_archive& zip, std::uint64_t window,
+                                                                    const unpack_limits& limits) {
     std::vector<std::pair<std::size_t, std::size_t>> out;
     std::uint64_t held = 0;
     for (std::size_t i = 0; i < zip.entries.size(); ++i) {
-        const std::uint64_t n = zip.entries[i].uncompressed_size;
+        const auto& e = zip.entries[i];
+        const std::uint64_t n =
+            e.status == fmt::zip_entry_status::ok ? std::min(e.uncompressed_size, ratio_cap(limits, e.compressed_size)) : 0;
         if (out.empty() || held + std::min(n, window) > window) {
             out.push_back({i, i});
             held = 0;
@@ -348,7 +354,7 @@ inline unpack_report unpack_zip_in_windows(runtime::context& ctx, const unpack_i
     unpack_report job;
     job.streamed_archives = 1;
     job.containers = 1;
-    for (const auto& [first, end] : zip_windows(zip, options.window_bytes)) {
+    for (const auto& [first, end] : zip_windows(zip, options.window_bytes, options.limits)) {
         container c;
         c.path = input.name;
         c.order = {order};
@@ -357,6 +363,7 @@ inline unpack_report unpack_zip_in_windows(runtime::context& ctx, const unpack_i
         c.data.bytes = input.bytes;
         c.entry_first = first;
         c.entry_end = end;
+        c.zip = &zip;
         unpack_report r = run_window(ctx, options, std::move(c));
         r.containers -= 1; // the ZIP, counted above
         add_run(job, std::move(r));

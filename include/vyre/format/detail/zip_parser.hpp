@@ -23,6 +23,10 @@ namespace vyre::format {
 
 namespace detail {
 
+// What a walk of local headers (a ZIP without its end record) inflates at most, in all, to find
+// where deflate entries with data descriptors end.
+inline constexpr std::uint64_t zip_walk_max_inflate = std::uint64_t{4} << 30;
+
 // Marks an entry; a more serious earlier status stays.
 inline void zip_fail(zip_entry& e, zip_entry_status s, std::string why, std::uint64_t offset) {
     if (e.status != zip_entry_status::ok && e.status >= s) return;
@@ -97,6 +101,7 @@ private:
     std::span<const std::uint8_t> data_;
     zip_archive archive_;
     std::uint64_t cd_limit_ = 0; // the central directory must end here (at the end records)
+    mutable std::uint64_t inflated_ = 0; // by walk_local_headers, to find deflate entries' ends
 
     std::uint16_t u16(std::uint64_t at) const { return util::read_le16(data_, at); }
     std::uint32_t u32(std::uint64_t at) const { return util::read_le32(data_, at); }
@@ -274,7 +279,9 @@ private:
             std::uint8_t scratch[64 * 1024];
             std::uint64_t at = 0;
             int rc = Z_OK;
-            while (rc == Z_OK) {
+            // The walk inflates at most zip_walk_max_inflate bytes in all to find ends: a hostile
+            // file of deflate bombs cannot make it work without bound.
+            while (rc == Z_OK && inflated_ + z.total_out < zip_walk_max_inflate) {
                 if (z.avail_in == 0) {
                     const std::uint64_t n = std::min<std::uint64_t>(in.size() - at, 1u << 30);
                     if (n == 0) break;
@@ -288,6 +295,7 @@ private:
                 if (rc == Z_BUF_ERROR && z.avail_in == 0) rc = Z_OK; // more input
             }
             const std::uint64_t used = at - z.avail_in;
+            inflated_ += z.total_out;
             inflateEnd(&z);
             if (rc != Z_STREAM_END) return std::nullopt;
             return e.data_offset + used;
@@ -302,11 +310,16 @@ private:
             return e.data_offset + at;
         }
         if (e.method != zip_method_stored) return std::nullopt;
+        // The CRC-32 of the bytes before each candidate, carried forward (never recomputed from the start).
+        std::uint32_t crc = 0;
+        std::uint64_t summed = 0;
         for (std::uint64_t q = 0; in.size() - q >= 16; ++q) {
             if (util::read_le32(in, q) != zip_descriptor_signature) continue;
-            const std::uint32_t crc = util::read_le32(in, q + 4);
             const std::uint64_t narrow = util::read_le32(in, q + 8), wide = in.size() - q >= 24 ? util::read_le64(in, q + 8) : 0;
-            if ((narrow == q || wide == q) && crc == crc32_of(in.first(static_cast<std::size_t>(q)))) return e.data_offset + q;
+            if (narrow != q && wide != q) continue;
+            crc = static_cast<std::uint32_t>(libdeflate_crc32(crc, in.data() + summed, static_cast<std::size_t>(q - summed)));
+            summed = q;
+            if (crc == util::read_le32(in, q + 4)) return e.data_offset + q;
         }
         return std::nullopt;
     }
