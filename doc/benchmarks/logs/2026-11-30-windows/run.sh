@@ -29,6 +29,7 @@ run_test test_format_archive
 run_test test_libarchive_corpus
 run_test test_unpack_formats "--run_test=$touched"
 run_test test_unpack
+run_test test_scan_engine
 exit 0
 fi
 # 2. whole and in windows
