@@ -100,13 +100,9 @@ inline bool digest_form(const std::string& d) {
 
 // "sha256:<64 hex digits>" -> "blobs/sha256/<hex>"; anything else is refused (a digest is a path).
 inline std::string blob_path(const std::string& digest) {
+    if (!digest_form(digest)) throw format_error("image: digest " + archive_quote(digest) + " is not of the form sha256:<hex>");
     const auto colon = digest.find(':');
-    const std::string algorithm = digest.substr(0, colon), hex = colon == std::string::npos ? "" : digest.substr(colon + 1);
-    const bool ok = colon != std::string::npos && !algorithm.empty() && !hex.empty() &&
-                    algorithm.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") == std::string::npos &&
-                    hex.find_first_not_of("0123456789abcdef") == std::string::npos;
-    if (!ok) throw format_error("image: digest " + archive_quote(digest) + " is not of the form sha256:<hex>");
-    return "blobs/" + algorithm + "/" + hex;
+    return "blobs/" + digest.substr(0, colon) + "/" + digest.substr(colon + 1);
 }
 
 // The children of `key` in `tree` (an array's elements), none when it is absent.
