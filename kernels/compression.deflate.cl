@@ -21,9 +21,6 @@ static inline uint vyre_reverse_bits_uint(uint x) {
     x = ((x >> 8) & 0x00ff00ffu) | ((x & 0x00ff00ffu) << 8);
     return (x >> 16) | (x << 16);
 }
-static inline void vyre_store_global_uchar(__global uchar* b, uint words, uint i, uint v) {
-    if ((i >> 2) < words) b[i] = (uchar)v;
-}
 static inline void vyre_store_global_uint(__global uint* b, uint n, uint i, uint v) {
     if (i < n) b[i] = v;
 }
@@ -81,7 +78,7 @@ void compression_deflate(
                 } else {
                     uint stored_j = lane;
                     while (((uint)(stored_j < in_size))) {
-                        vyre_store_global_uchar(output, output_len, ((out_base + 0u) + stored_j), vyre_load_global_uchar(input, input_len, (in_base + stored_j)));
+                        output[((out_base + 0u) + stored_j)] = (uchar)(((uint)input[(in_base + stored_j)]));
                         stored_j = (stored_j + 1u);
                     }
                     op = in_size;
@@ -89,17 +86,19 @@ void compression_deflate(
             } else {
                 uint fenced = 0u;
                 uint last = 0u;
-                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                if (((uint)(in_size >= 4u))) {
+                    ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                }
                 while (((uint)(last == 0u))) {
                     if (((uint)(nbits <= 32u))) {
                         if (((uint)((in_size - ip) >= 4u))) {
                             bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                             ip = (ip + 4u);
                             nbits = (nbits + 32u);
-                            ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                            ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                         } else {
                             while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 1u);
                                 nbits = (nbits + 8u);
                             }
@@ -149,12 +148,14 @@ void compression_deflate(
                         }
                         uint stored_block_j = lane;
                         while (((uint)(stored_block_j < stored_len))) {
-                            vyre_store_global_uchar(output, output_len, ((out_base + op) + stored_block_j), vyre_load_global_uchar(input, input_len, ((in_base + ip) + stored_block_j)));
+                            output[((out_base + op) + stored_block_j)] = (uchar)(((uint)input[((in_base + ip) + stored_block_j)]));
                             stored_block_j = (stored_block_j + 1u);
                         }
                         ip = (ip + stored_len);
                         op = (op + stored_len);
-                        ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                        if (((uint)(in_size >= 4u))) {
+                            ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                        }
                         continue;
                     }
                     uint which = 3u;
@@ -179,10 +180,10 @@ void compression_deflate(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                    bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                     ip = (ip + 1u);
                                     nbits = (nbits + 8u);
                                 }
@@ -201,10 +202,10 @@ void compression_deflate(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                    bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                     ip = (ip + 1u);
                                     nbits = (nbits + 8u);
                                 }
@@ -223,10 +224,10 @@ void compression_deflate(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                    bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                     ip = (ip + 1u);
                                     nbits = (nbits + 8u);
                                 }
@@ -260,10 +261,10 @@ void compression_deflate(
                                         bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                         ip = (ip + 4u);
                                         nbits = (nbits + 32u);
-                                        ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                        ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                                     } else {
                                         while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                            bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                            bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                             ip = (ip + 1u);
                                             nbits = (nbits + 8u);
                                         }
@@ -692,17 +693,17 @@ void compression_deflate(
                                         bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                         ip = (ip + 4u);
                                         nbits = (nbits + 32u);
-                                        ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                        ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                                     } else {
                                         while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                            bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                            bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                             ip = (ip + 1u);
                                             nbits = (nbits + 8u);
                                         }
                                     }
                                 }
                                 uint clc_decode_held = (uint)(bits);
-                                uint clc_decode_entry = vyre_load_local_uint(codes, 1952u, ((region + 1696u) + (clc_decode_held & 127u)));
+                                uint clc_decode_entry = (codes[((region + 1696u) + (clc_decode_held & 127u))]);
                                 uint clc_decode_len = (clc_decode_entry >> (16u & 31u));
                                 length_symbol = (clc_decode_entry & 65535u);
                                 if (((uint)(clc_decode_len <= nbits))) {
@@ -763,10 +764,10 @@ void compression_deflate(
                                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                                 ip = (ip + 4u);
                                                 nbits = (nbits + 32u);
-                                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                                             } else {
                                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                                    bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                                     ip = (ip + 1u);
                                                     nbits = (nbits + 8u);
                                                 }
@@ -789,10 +790,10 @@ void compression_deflate(
                                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                                 ip = (ip + 4u);
                                                 nbits = (nbits + 32u);
-                                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                                             } else {
                                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                                    bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                                     ip = (ip + 1u);
                                                     nbits = (nbits + 8u);
                                                 }
@@ -813,10 +814,10 @@ void compression_deflate(
                                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                                 ip = (ip + 4u);
                                                 nbits = (nbits + 32u);
-                                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                                             } else {
                                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                                    bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                                     ip = (ip + 1u);
                                                     nbits = (nbits + 8u);
                                                 }
@@ -865,17 +866,17 @@ void compression_deflate(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                    bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                     ip = (ip + 1u);
                                     nbits = (nbits + 8u);
                                 }
                             }
                         }
                         uint lit_decode_held = (uint)(bits);
-                        uint lit_decode_entry = vyre_load_local_uint(codes, 1952u, ((region + 672u) + (lit_decode_held & 1023u)));
+                        uint lit_decode_entry = (codes[((region + 672u) + (lit_decode_held & 1023u))]);
                         uint lit_decode_len = (lit_decode_entry >> (16u & 31u));
                         symbol = (lit_decode_entry & 65535u);
                         if (((uint)(lit_decode_len <= nbits))) {
@@ -921,7 +922,7 @@ void compression_deflate(
                                 code = 2u;
                                 break;
                             }
-                            vyre_store_global_uchar(output, output_len, (out_base + op), symbol);
+                            output[(out_base + op)] = (uchar)(symbol);
                             op = (op + 1u);
                             continue;
                         }
@@ -949,17 +950,17 @@ void compression_deflate(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                    bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                     ip = (ip + 1u);
                                     nbits = (nbits + 8u);
                                 }
                             }
                         }
                         uint dist_decode_held = (uint)(bits);
-                        uint dist_decode_entry = vyre_load_local_uint(codes, 1952u, ((region + 1696u) + (dist_decode_held & 255u)));
+                        uint dist_decode_entry = (codes[((region + 1696u) + (dist_decode_held & 255u))]);
                         uint dist_decode_len = (dist_decode_entry >> (16u & 31u));
                         distance_symbol = (dist_decode_entry & 65535u);
                         if (((uint)(dist_decode_len <= nbits))) {
@@ -1026,7 +1027,7 @@ void compression_deflate(
                         uint match_from = (op - distance);
                         uint match_j = lane;
                         while (((uint)(match_j < match_length))) {
-                            vyre_store_global_uchar(output, output_len, ((out_base + op) + match_j), vyre_load_global_uchar(output, output_len, ((out_base + match_from) + match_j)));
+                            output[((out_base + op) + match_j)] = (uchar)(((uint)output[((out_base + match_from) + match_j)]));
                             match_j = (match_j + 1u);
                         }
                         op = (op + match_length);

@@ -40,9 +40,6 @@ static inline uint vyre_sg_fetch(uint v, uint src) {
 #endif
 static inline uint vyre_sg_ballot(uint p) { return sub_group_reduce_add(p != 0u ? 1u << vyre_sg_lane() : 0u); }
 static inline void vyre_sg_barrier(void) { sub_group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); }
-static inline void vyre_store_global_uchar(__global uchar* b, uint words, uint i, uint v) {
-    if ((i >> 2) < words) b[i] = (uchar)v;
-}
 static inline void vyre_store_global_uint(__global uint* b, uint n, uint i, uint v) {
     if (i < n) b[i] = v;
 }
@@ -100,7 +97,7 @@ void compression_deflate_fast(
                 } else {
                     uint stored_j = lane;
                     while (((uint)(stored_j < in_size))) {
-                        vyre_store_global_uchar(output, output_len, ((out_base + 0u) + stored_j), vyre_load_global_uchar(input, input_len, (in_base + stored_j)));
+                        output[((out_base + 0u) + stored_j)] = (uchar)(((uint)input[(in_base + stored_j)]));
                         stored_j = (stored_j + 32u);
                     }
                     op = in_size;
@@ -108,17 +105,19 @@ void compression_deflate_fast(
             } else {
                 uint fenced = 0u;
                 uint last = 0u;
-                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                if (((uint)(in_size >= 4u))) {
+                    ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                }
                 while (((uint)(last == 0u))) {
                     if (((uint)(nbits <= 32u))) {
                         if (((uint)((in_size - ip) >= 4u))) {
                             bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                             ip = (ip + 4u);
                             nbits = (nbits + 32u);
-                            ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                            ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                         } else {
                             while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 1u);
                                 nbits = (nbits + 8u);
                             }
@@ -168,12 +167,14 @@ void compression_deflate_fast(
                         }
                         uint stored_block_j = lane;
                         while (((uint)(stored_block_j < stored_len))) {
-                            vyre_store_global_uchar(output, output_len, ((out_base + op) + stored_block_j), vyre_load_global_uchar(input, input_len, ((in_base + ip) + stored_block_j)));
+                            output[((out_base + op) + stored_block_j)] = (uchar)(((uint)input[((in_base + ip) + stored_block_j)]));
                             stored_block_j = (stored_block_j + 32u);
                         }
                         ip = (ip + stored_len);
                         op = (op + stored_len);
-                        ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                        if (((uint)(in_size >= 4u))) {
+                            ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                        }
                         continue;
                     }
                     uint which = 3u;
@@ -198,10 +199,10 @@ void compression_deflate_fast(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                    bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                     ip = (ip + 1u);
                                     nbits = (nbits + 8u);
                                 }
@@ -220,10 +221,10 @@ void compression_deflate_fast(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                    bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                     ip = (ip + 1u);
                                     nbits = (nbits + 8u);
                                 }
@@ -242,10 +243,10 @@ void compression_deflate_fast(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                    bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                     ip = (ip + 1u);
                                     nbits = (nbits + 8u);
                                 }
@@ -279,10 +280,10 @@ void compression_deflate_fast(
                                         bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                         ip = (ip + 4u);
                                         nbits = (nbits + 32u);
-                                        ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                        ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                                     } else {
                                         while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                            bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                            bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                             ip = (ip + 1u);
                                             nbits = (nbits + 8u);
                                         }
@@ -714,17 +715,17 @@ void compression_deflate_fast(
                                         bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                         ip = (ip + 4u);
                                         nbits = (nbits + 32u);
-                                        ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                        ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                                     } else {
                                         while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                            bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                            bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                             ip = (ip + 1u);
                                             nbits = (nbits + 8u);
                                         }
                                     }
                                 }
                                 uint clc_decode_held = (uint)(bits);
-                                uint clc_decode_entry = vyre_load_local_uint(codes, 7808u, ((region + 1696u) + (clc_decode_held & 127u)));
+                                uint clc_decode_entry = (codes[((region + 1696u) + (clc_decode_held & 127u))]);
                                 uint clc_decode_len = (clc_decode_entry >> (16u & 31u));
                                 length_symbol = (clc_decode_entry & 65535u);
                                 if (((uint)(clc_decode_len <= nbits))) {
@@ -785,10 +786,10 @@ void compression_deflate_fast(
                                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                                 ip = (ip + 4u);
                                                 nbits = (nbits + 32u);
-                                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                                             } else {
                                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                                    bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                                     ip = (ip + 1u);
                                                     nbits = (nbits + 8u);
                                                 }
@@ -811,10 +812,10 @@ void compression_deflate_fast(
                                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                                 ip = (ip + 4u);
                                                 nbits = (nbits + 32u);
-                                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                                             } else {
                                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                                    bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                                     ip = (ip + 1u);
                                                     nbits = (nbits + 8u);
                                                 }
@@ -835,10 +836,10 @@ void compression_deflate_fast(
                                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                                 ip = (ip + 4u);
                                                 nbits = (nbits + 32u);
-                                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                                             } else {
                                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                                    bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                                     ip = (ip + 1u);
                                                     nbits = (nbits + 8u);
                                                 }
@@ -887,17 +888,17 @@ void compression_deflate_fast(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                    bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                     ip = (ip + 1u);
                                     nbits = (nbits + 8u);
                                 }
                             }
                         }
                         uint lit_decode_held = (uint)(bits);
-                        uint lit_decode_entry = vyre_load_local_uint(codes, 7808u, ((region + 672u) + (lit_decode_held & 1023u)));
+                        uint lit_decode_entry = (codes[((region + 672u) + (lit_decode_held & 1023u))]);
                         uint lit_decode_len = (lit_decode_entry >> (16u & 31u));
                         symbol = (lit_decode_entry & 65535u);
                         if (((uint)(lit_decode_len <= nbits))) {
@@ -943,7 +944,7 @@ void compression_deflate_fast(
                                 code = 2u;
                                 break;
                             }
-                            vyre_store_global_uchar(output, output_len, (out_base + op), symbol);
+                            output[(out_base + op)] = (uchar)(symbol);
                             op = (op + 1u);
                             continue;
                         }
@@ -971,17 +972,17 @@ void compression_deflate_fast(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((vyre_load_global_uchar(input, input_len, (in_base + min(ip, (max(in_size, 4u) - 4u)))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, ((in_base + min(ip, (max(in_size, 4u) - 4u))) + 3u)) << (24u & 31u)));
+                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
-                                    bits = (bits | ((ulong)(vyre_load_global_uchar(input, input_len, (in_base + ip))) << ((ulong)(nbits) & 63ul)));
+                                    bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
                                     ip = (ip + 1u);
                                     nbits = (nbits + 8u);
                                 }
                             }
                         }
                         uint dist_decode_held = (uint)(bits);
-                        uint dist_decode_entry = vyre_load_local_uint(codes, 7808u, ((region + 1696u) + (dist_decode_held & 255u)));
+                        uint dist_decode_entry = (codes[((region + 1696u) + (dist_decode_held & 255u))]);
                         uint dist_decode_len = (dist_decode_entry >> (16u & 31u));
                         distance_symbol = (dist_decode_entry & 65535u);
                         if (((uint)(dist_decode_len <= nbits))) {
@@ -1053,13 +1054,13 @@ void compression_deflate_fast(
                         if (((uint)(distance >= match_length))) {
                             uint match_j = lane;
                             while (((uint)(match_j < match_length))) {
-                                vyre_store_global_uchar(output, output_len, ((out_base + op) + match_j), vyre_load_global_uchar(output, output_len, ((out_base + match_from) + match_j)));
+                                output[((out_base + op) + match_j)] = (uchar)(((uint)output[((out_base + match_from) + match_j)]));
                                 match_j = (match_j + 32u);
                             }
                         } else {
                             uint repeat_j = lane;
                             while (((uint)(repeat_j < match_length))) {
-                                vyre_store_global_uchar(output, output_len, ((out_base + op) + repeat_j), vyre_load_global_uchar(output, output_len, ((out_base + match_from) + vyre_mod_uint(repeat_j, distance))));
+                                output[((out_base + op) + repeat_j)] = (uchar)(((uint)output[((out_base + match_from) + vyre_mod_uint(repeat_j, distance))]));
                                 repeat_j = (repeat_j + 32u);
                             }
                         }

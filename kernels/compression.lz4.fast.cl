@@ -30,9 +30,6 @@ static inline uint vyre_sg_fetch(uint v, uint src) {
 #endif
 static inline uint vyre_sg_ballot(uint p) { return sub_group_reduce_add(p != 0u ? 1u << vyre_sg_lane() : 0u); }
 static inline void vyre_sg_barrier(void) { sub_group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); }
-static inline void vyre_store_global_uchar(__global uchar* b, uint words, uint i, uint v) {
-    if ((i >> 2) < words) b[i] = (uchar)v;
-}
 static inline void vyre_store_global_uint(__global uint* b, uint n, uint i, uint v) {
     if (i < n) b[i] = v;
 }
@@ -73,14 +70,15 @@ void compression_lz4_fast(
                 } else {
                     uint stored_j = lane;
                     while (((uint)(stored_j < in_size))) {
-                        uint stored_j_byte = vyre_load_global_uchar(input, input_len, (in_base + stored_j));
-                        vyre_store_global_uchar(output, output_len, (((out_base + 0u) + stored_j) + 0u), stored_j_byte);
+                        uint stored_j_byte = ((uint)input[(in_base + stored_j)]);
+                        output[(((out_base + 0u) + stored_j) + 0u)] = (uchar)(stored_j_byte);
                         stored_j = (stored_j + 32u);
                     }
                     op = in_size;
                 }
             } else {
                 uint ip = 0u;
+                uint last_byte = ((in_base + in_size) - 1u);
                 uint fenced = 0u;
                 uint stage_from = 0u;
                 uint token = 0u;
@@ -96,7 +94,7 @@ void compression_lz4_fast(
                                 code = 1u;
                                 break;
                             }
-                            literal_extra = vyre_load_global_uchar(input, input_len, (in_base + ip));
+                            literal_extra = ((uint)input[(in_base + ip)]);
                             ip = (ip + 1u);
                             literal_length = (((uint)(literal_length > (4294967295u - literal_extra))) ? 4294967295u : (literal_length + literal_extra));
                         }
@@ -113,12 +111,12 @@ void compression_lz4_fast(
                     uint after_literals = (ip + literal_length);
                     uint offset = 0u;
                     uint literal_at = (in_base + ip);
-                    offset = (vyre_load_global_uchar(input, input_len, (in_base + after_literals)) | (vyre_load_global_uchar(input, input_len, ((in_base + after_literals) + 1u)) << (8u & 31u)));
-                    token = vyre_load_global_uchar(input, input_len, ((in_base + after_literals) + 2u));
+                    offset = (((uint)input[min((in_base + after_literals), last_byte)]) | (((uint)input[min(((in_base + after_literals) + 1u), last_byte)]) << (8u & 31u)));
+                    token = ((uint)input[min(((in_base + after_literals) + 2u), last_byte)]);
                     uint literal_j = lane;
                     while (((uint)(literal_j < literal_length))) {
-                        uint literal_j_byte = vyre_load_global_uchar(input, input_len, (literal_at + literal_j));
-                        vyre_store_global_uchar(output, output_len, (((out_base + op) + literal_j) + 0u), literal_j_byte);
+                        uint literal_j_byte = ((uint)input[(literal_at + literal_j)]);
+                        output[(((out_base + op) + literal_j) + 0u)] = (uchar)(literal_j_byte);
                         literal_j = (literal_j + 32u);
                     }
                     ip = after_literals;
@@ -138,11 +136,11 @@ void compression_lz4_fast(
                                 code = 1u;
                                 break;
                             }
-                            match_extra = vyre_load_global_uchar(input, input_len, (in_base + ip));
+                            match_extra = ((uint)input[(in_base + ip)]);
                             ip = (ip + 1u);
                             match_length = (((uint)(match_length > (4294967295u - match_extra))) ? 4294967295u : (match_length + match_extra));
                         }
-                        token = vyre_load_global_uchar(input, input_len, (in_base + ip));
+                        token = ((uint)input[(in_base + min(ip, (in_size - 1u)))]);
                     }
                     if (((uint)(code != 0u))) {
                         break;
@@ -163,15 +161,15 @@ void compression_lz4_fast(
                     if (((uint)(offset >= match_length))) {
                         uint match_j = lane;
                         while (((uint)(match_j < match_length))) {
-                            uint match_j_byte = vyre_load_global_uchar(output, output_len, ((out_base + match_from) + match_j));
-                            vyre_store_global_uchar(output, output_len, (((out_base + op) + match_j) + 0u), match_j_byte);
+                            uint match_j_byte = ((uint)output[((out_base + match_from) + match_j)]);
+                            output[(((out_base + op) + match_j) + 0u)] = (uchar)(match_j_byte);
                             match_j = (match_j + 32u);
                         }
                     } else {
                         uint repeat_j = lane;
                         while (((uint)(repeat_j < match_length))) {
-                            uint repeat_j_byte = vyre_load_global_uchar(output, output_len, ((out_base + match_from) + vyre_mod_uint(repeat_j, offset)));
-                            vyre_store_global_uchar(output, output_len, (((out_base + op) + repeat_j) + 0u), repeat_j_byte);
+                            uint repeat_j_byte = ((uint)output[((out_base + match_from) + vyre_mod_uint(repeat_j, offset))]);
+                            output[(((out_base + op) + repeat_j) + 0u)] = (uchar)(repeat_j_byte);
                             repeat_j = (repeat_j + 32u);
                         }
                     }

@@ -7,7 +7,10 @@
 #include <vyre/reference/interpreter.hpp>
 #include <vyre/runtime/dispatch.hpp>
 
+#include <vyre/lower/opencl.hpp>
+
 #include <cstring>
+#include <functional>
 #include <random>
 
 using namespace vyre::ir;
@@ -142,6 +145,63 @@ VYRE_DEVICE_TEST(out_of_bounds_loads_read_zero_and_stores_do_nothing) {
     std::memcpy(&w31, ref[1].data() + 31 * 4 * 2, 4);
     BOOST_TEST(w0 == 2u);  // in[0] + 1
     BOOST_TEST(w31 == 1u); // in[93] is out of bounds: 0 + 1
+}
+
+// Unchecked accesses (ir::bounds) whose indices are in bounds give what checked ones give, on every
+// Bytes, U32, U64, Bool and workgroup buffer; the lowering emits them bare.
+VYRE_DEVICE_TEST(unchecked_accesses_in_bounds_match_checked_ones) {
+    program p;
+    p.name = "unchecked";
+    const auto src = buffer_decl::storage("src", 0, buffer_access::read_only, data_type::bytes);
+    const auto words = buffer_decl::storage("words", 1, buffer_access::read_write, data_type::u32);
+    const auto wide = buffer_decl::storage("wide", 2, buffer_access::read_write, data_type::u64);
+    const auto flags = buffer_decl::storage("flags", 3, buffer_access::read_write, data_type::boolean);
+    const auto bytes = buffer_decl::storage("bytes", 4, buffer_access::read_write, data_type::bytes);
+    const auto scratch = buffer_decl::workgroup("scratch", 64, data_type::u32);
+    p.buffers = {src, words, wide, flags, bytes, scratch};
+    const auto i = var("i", data_type::u32), j = var("j", data_type::u32);
+    const auto un = bounds::unchecked;
+    // Invocation i: byte 255 - i of src, through the workgroup buffer (its neighbour's slot), into
+    // words[i], wide[i] (times 2^32 + 1), flags[i] (odd?) and bytes[63 - i].
+    p.body = {let("i", local_id()), let("j", binary(bin_op::bit_xor, i, lit_u32(1))),
+              store(scratch, i, load(src, binary(bin_op::sub, lit_u32(255), i), un), un),
+              barrier(),
+              store(words, i, binary(bin_op::add, load(scratch, j, un), load(words, i, un)), un),
+              store(wide, i, binary(bin_op::mul, cast(data_type::u64, load(scratch, j, un)), lit_u64(0x100000001ull)), un),
+              store(flags, i, binary(bin_op::eq, binary(bin_op::bit_and, load(scratch, j, un), lit_u32(1)), lit_u32(1)), un),
+              store(bytes, binary(bin_op::sub, lit_u32(63), i), binary(bin_op::add, load(bytes, i, un), load(scratch, j, un)), un)};
+    const std::string source = vyre::lower::to_opencl(p).source;
+    BOOST_TEST(source.find("vyre_load_") == std::string::npos);
+    BOOST_TEST(source.find("vyre_store_") == std::string::npos);
+    buffers b(5);
+    b[0].resize(256);
+    for (int k = 0; k < 256; ++k) b[0][k] = std::uint8_t(k * 7 + 3);
+    b[1].resize(64 * 4);
+    for (int k = 0; k < 64 * 4; ++k) b[1][k] = std::uint8_t(k);
+    b[2].assign(64 * 8, 0xCC);
+    b[3].assign(64 * 4, 0xCC);
+    b[4].resize(64);
+    for (int k = 0; k < 64; ++k) b[4][k] = std::uint8_t(200 - k);
+    check_parity(dev, p, {1, 1, 1}, b);
+    // The same program with every access checked ends the same.
+    program checked = p;
+    const std::function<void(std::vector<node>&)> check_all = [&](std::vector<node>& body) {
+        const std::function<void(expr&)> in_expr = [&](expr& e) {
+            if (e.kind == expr_kind::load) e.op = 0;
+            for (auto& a : e.args) in_expr(a);
+        };
+        for (auto& n : body) {
+            n.access = bounds::checked;
+            for (auto& e : n.exprs) in_expr(e);
+            check_all(n.body);
+            check_all(n.else_body);
+        }
+    };
+    check_all(checked.body);
+    buffers x = b, y = b;
+    vyre::reference::run(p, {1, 1, 1}, x);
+    vyre::reference::run(checked, {1, 1, 1}, y);
+    BOOST_TEST((x == y));
 }
 
 VYRE_DEVICE_TEST(loops_break_continue_and_early_return) {

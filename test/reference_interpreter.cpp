@@ -341,6 +341,41 @@ BOOST_AUTO_TEST_CASE(out_of_bounds_load_is_zero_and_store_is_ignored) {
     BOOST_TEST(words_of(bufs[0]) == (std::vector<std::uint64_t>{10, 11, 12, 13}), boost::test_tools::per_element());
 }
 
+// An unchecked access (ir::bounds) is the program's promise; the interpreter holds it to that,
+// naming the buffer and the index, where a checked one would read zero or do nothing.
+BOOST_AUTO_TEST_CASE(unchecked_accesses_out_of_bounds_are_refused) {
+    const auto in = ro("in", 0, data_type::u32), out = rw("out", 1, data_type::u32), by = rw("by", 2, data_type::bytes);
+    const auto un = ir::bounds::unchecked;
+    const auto run_one = [&](ir::node n) {
+        std::vector<ref::buffer_data> bufs{words({10, 11, 12, 13}), words({9, 9, 9, 9}), words({0})};
+        ref::run(make({in, out, by}, {std::move(n)}), {1, 1, 1}, bufs);
+        return words_of(bufs[1]);
+    };
+    BOOST_TEST(run_one(ir::store(out, u(3), ir::load(in, u(2), un), un)) == (std::vector<std::uint64_t>{9, 9, 9, 12}),
+               boost::test_tools::per_element());
+    const auto refused = [&](ir::node n, const std::string& what) {
+        try {
+            run_one(std::move(n));
+            BOOST_ERROR("no error for " << what);
+        } catch (const vyre::validation_error& e) {
+            BOOST_TEST(std::string(e.what()).find(what) != std::string::npos, e.what());
+        }
+    };
+    refused(ir::store(out, u(0), ir::load(in, u(4), un)), "unchecked load of in[4] is out of bounds (4 elements)");
+    refused(ir::store(out, u(4), u(1), un), "unchecked store to out[4] is out of bounds (4 elements)");
+    refused(ir::store(by, u(4), u(1), un), "unchecked store to by[4] is out of bounds (4 elements)");
+    refused(ir::store(out, u(0), ir::load(by, u(0xffffffffu), un)), "unchecked load of by[4294967295]");
+    // The same accesses checked: zero and nothing.
+    BOOST_TEST(run_one(ir::store(out, u(0), ir::load(in, u(4)))) == (std::vector<std::uint64_t>{0, 9, 9, 9}),
+               boost::test_tools::per_element());
+    // The text form tells them apart, so programs that differ only there hash differently.
+    const auto a = make({in, out, by}, {ir::store(out, u(0), ir::load(in, u(1), un), un)});
+    const auto b = make({in, out, by}, {ir::store(out, u(0), ir::load(in, u(1)))});
+    BOOST_TEST(ir::to_string(a).find("in[1u unchecked]") != std::string::npos, ir::to_string(a));
+    BOOST_TEST(ir::to_string(a).find("out[0u unchecked] =") != std::string::npos);
+    BOOST_TEST(ir::hash(a) != ir::hash(b));
+}
+
 BOOST_AUTO_TEST_CASE(bytes_buffers_are_little_endian_byte_views) {
     const auto in = ro("in", 0, data_type::bytes), out = rw("out", 1, data_type::u32), by = rw("by", 2, data_type::bytes);
     std::vector<ir::node> body;

@@ -251,7 +251,8 @@ auto lit(V v) {
 
 // A buffer the kernel declared: element type and access are part of its type, so a store into a
 // read-only buffer or an atomic on a uniform one does not compile. `b[i]` loads, `b.size()` is its
-// element count (BufLen).
+// element count (BufLen). `b.unchecked(i)` loads without testing i (ir::bounds): only where the
+// program has already proven i in bounds.
 template <class T, ir::buffer_access Access>
 struct buffer {
     static_assert(element_type<T>, "vyre::dsl: a buffer's element type must be u32, i32, u64, boolean or bytes");
@@ -265,6 +266,13 @@ struct buffer {
         static_assert(detail::fits<I, u32>, "vyre::dsl: a buffer index must be u32; use cast<u32>()");
         auto i = detail::to_node<u32>(index);
         return expression<ir::expr_kind::load, loaded_t<T>, 0, decltype(i)>{name, {std::move(i)}};
+    }
+    template <operand I>
+    auto unchecked(const I& index) const {
+        static_assert(detail::fits<I, u32>, "vyre::dsl: a buffer index must be u32; use cast<u32>()");
+        auto i = detail::to_node<u32>(index);
+        return expression<ir::expr_kind::load, loaded_t<T>, static_cast<std::uint8_t>(ir::bounds::unchecked), decltype(i)>{
+            name, {std::move(i)}};
     }
     auto size() const { return expression<ir::expr_kind::buf_len, u32, 0>{name, {}}; }
 };
@@ -487,7 +495,7 @@ ir::expr to_ir(const expression<ir::expr_kind::var, T, Op>& e) {
 }
 template <class T, auto Op, class I>
 ir::expr to_ir(const expression<ir::expr_kind::load, T, Op, I>& e) {
-    return {ir::expr_kind::load, ir_type<T>, 0, 0, e.data, {to_ir(std::get<0>(e.children))}};
+    return {ir::expr_kind::load, ir_type<T>, static_cast<std::uint8_t>(Op), 0, e.data, {to_ir(std::get<0>(e.children))}};
 }
 template <class T, auto Op>
 ir::expr to_ir(const expression<ir::expr_kind::buf_len, T, Op>& e) {

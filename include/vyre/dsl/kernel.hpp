@@ -202,14 +202,19 @@ public:
     }
 
     template <class T, ir::buffer_access Access, operand I, operand V>
-    void store(const dsl::buffer<T, Access>& b, const I& index, const V& value) {
+    void store(const dsl::buffer<T, Access>& b, const I& index, const V& value, ir::bounds bounds = ir::bounds::checked) {
         static_assert(Access != ir::buffer_access::read_only, "vyre::dsl: cannot store into a read-only buffer");
         static_assert(Access != ir::buffer_access::uniform,
                       "vyre::dsl: cannot store into a uniform buffer (uniform buffers are read-only)");
         static_assert(detail::fits<I, u32>, "vyre::dsl: a buffer index must be u32; use cast<u32>()");
         static_assert(detail::fits<V, loaded_t<T>>, "vyre::dsl: the stored value must have the buffer's element type; use cast<T>()");
         emit({ir::node_kind::store, b.name, ir_type<T>,
-              {to_ir(detail::to_node<u32>(index)), to_ir(detail::to_node<loaded_t<T>>(value))}, {}, {}});
+              {to_ir(detail::to_node<u32>(index)), to_ir(detail::to_node<loaded_t<T>>(value))}, {}, {}, bounds});
+    }
+    // A store whose index the program has proven in bounds: no test (ir::bounds).
+    template <class T, ir::buffer_access Access, operand I, operand V>
+    void store_unchecked(const dsl::buffer<T, Access>& b, const I& index, const V& value) {
+        store(b, index, value, ir::bounds::unchecked);
     }
 
     template <operand C, class F>

@@ -14,7 +14,7 @@ namespace vyre::ir {
 enum class expr_kind : std::uint8_t {
     literal,       // value: the bits of the constant
     var,           // name: a variable declared by let or a loop
-    load,          // name: buffer; args: [index]. Out of bounds reads zero.
+    load,          // name: buffer; args: [index]; op: bounds. Out of bounds reads zero (checked).
     buf_len,       // name: buffer; element count (u32 words for Bytes)
     invocation_id, // op: axis 0..2; get_global_id
     local_id,      // op: axis; get_local_id
@@ -32,6 +32,17 @@ enum class expr_kind : std::uint8_t {
     subgroup_size,     // the program's subgroup size, as a U32
     subgroup,          // op: subgroup_op; args by op (below). Only the whole value of a let or assign.
 };
+
+// Whether a buffer access tests its index. `checked` (the default) gives every access a defined
+// result: a load out of bounds reads zero, a store does nothing. `unchecked` is the program's
+// promise that the index is in bounds, proven by tests the program already makes (an output
+// position below a capacity the descriptors were checked against, say): the lowering emits the
+// bare access, which saves NVIDIA's compiler a compare, a predicate and the buffer's base
+// reloaded per access on the hottest loops. The reference interpreter holds the program to the
+// promise: an unchecked access out of bounds throws validation_error naming the buffer and index,
+// so the tests that run a program on the interpreter (conformance lists, mutation loops, fuzzing)
+// catch a promise that does not hold.
+enum class bounds : std::uint8_t { checked, unchecked };
 
 enum class bin_op : std::uint8_t {
     add, sub, mul, div, mod, bit_and, bit_or, bit_xor, shl, shr,
@@ -91,7 +102,7 @@ constexpr bool is_shift(bin_op op) noexcept { return op == bin_op::shl || op == 
 struct expr {
     expr_kind kind = expr_kind::literal;
     data_type type = data_type::u32; // the type of the value this expression produces
-    std::uint8_t op = 0;             // bin_op, un_op, atomic_op, subgroup_op or axis, by kind
+    std::uint8_t op = 0;             // bin_op, un_op, atomic_op, subgroup_op, axis or bounds (load), by kind
     std::uint64_t value = 0;         // literal bits (u32/i32/bool: low 32 bits)
     std::string name;                // variable, buffer or function
     std::vector<expr> args;
@@ -100,6 +111,7 @@ struct expr {
     un_op unary_op() const noexcept { return static_cast<un_op>(op); }
     atomic_op atomic_kind() const noexcept { return static_cast<atomic_op>(op); }
     subgroup_op subgroup_kind() const noexcept { return static_cast<subgroup_op>(op); }
+    ir::bounds bounds() const noexcept { return static_cast<ir::bounds>(op); }
     friend bool operator==(const expr&, const expr&) = default;
 };
 
@@ -119,8 +131,8 @@ constexpr data_type loaded_type(data_type element) noexcept {
     return element == data_type::bytes ? data_type::u32 : element;
 }
 
-inline expr load(const buffer_decl& buffer, expr index) {
-    return {expr_kind::load, loaded_type(buffer.element), 0, 0, buffer.name, {std::move(index)}};
+inline expr load(const buffer_decl& buffer, expr index, bounds b = bounds::checked) {
+    return {expr_kind::load, loaded_type(buffer.element), static_cast<std::uint8_t>(b), 0, buffer.name, {std::move(index)}};
 }
 inline expr buf_len(const buffer_decl& buffer) { return {expr_kind::buf_len, data_type::u32, 0, 0, buffer.name, {}}; }
 

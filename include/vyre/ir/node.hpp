@@ -11,7 +11,7 @@ namespace vyre::ir {
 enum class node_kind : std::uint8_t {
     let,       // name, type; exprs: [value]. Declares a variable in the enclosing block.
     assign,    // name; exprs: [value]
-    store,     // name: buffer; exprs: [index, value]. Out of bounds does nothing.
+    store,     // name: buffer; exprs: [index, value]; access: bounds. Out of bounds does nothing (checked).
     if_,       // exprs: [condition]; body: then; else_body: else
     loop,      // name: counter; exprs: [from, to]; body. Counts from..to-1; `to` is read once.
     while_,    // exprs: [condition]; body. Repeats while the condition holds.
@@ -30,6 +30,7 @@ struct node {
     std::vector<expr> exprs;
     std::vector<node> body;
     std::vector<node> else_body;
+    bounds access = bounds::checked; // store: whether the index is tested (ir::bounds)
     friend bool operator==(const node&, const node&) = default;
 };
 
@@ -41,8 +42,8 @@ inline node assign(std::string name, expr value) {
     const data_type t = value.type;
     return {node_kind::assign, std::move(name), t, {std::move(value)}, {}, {}};
 }
-inline node store(const buffer_decl& buffer, expr index, expr value) {
-    return {node_kind::store, buffer.name, buffer.element, {std::move(index), std::move(value)}, {}, {}};
+inline node store(const buffer_decl& buffer, expr index, expr value, bounds b = bounds::checked) {
+    return {node_kind::store, buffer.name, buffer.element, {std::move(index), std::move(value)}, {}, {}, b};
 }
 inline node if_(expr condition, std::vector<node> then_body, std::vector<node> else_body = {}) {
     return {node_kind::if_, {}, data_type::boolean, {std::move(condition)}, std::move(then_body), std::move(else_body)};

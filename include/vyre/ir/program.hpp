@@ -67,7 +67,8 @@ inline void print(std::ostream& os, const expr& e) {
         else os << e.value << (e.type == data_type::u64 ? "ul" : "u");
         return;
     case expr_kind::var: os << e.name; return;
-    case expr_kind::load: os << e.name << "["; print(os, e.args[0]); os << "]"; return;
+    case expr_kind::load:
+        os << e.name << "["; print(os, e.args[0]); os << (e.bounds() == bounds::unchecked ? " unchecked]" : "]"); return;
     case expr_kind::buf_len: os << "len(" << e.name << ")"; return;
     case expr_kind::invocation_id: os << "invocation_id." << "xyz"[e.op % 3]; return;
     case expr_kind::local_id: os << "local_id." << "xyz"[e.op % 3]; return;
@@ -109,7 +110,8 @@ inline void print(std::ostream& os, const node& n, int depth) {
     case node_kind::let: os << pad << "let " << n.name << ": " << name(n.type) << " = "; print(os, n.exprs[0]); os << "\n"; return;
     case node_kind::assign: os << pad << n.name << " = "; print(os, n.exprs[0]); os << "\n"; return;
     case node_kind::store:
-        os << pad << n.name << "["; print(os, n.exprs[0]); os << "] = "; print(os, n.exprs[1]); os << "\n"; return;
+        os << pad << n.name << "["; print(os, n.exprs[0]);
+        os << (n.access == bounds::unchecked ? " unchecked] = " : "] = "); print(os, n.exprs[1]); os << "\n"; return;
     case node_kind::if_:
         os << pad << "if "; print(os, n.exprs[0]); os << " {\n"; print(os, n.body, depth + 1);
         if (!n.else_body.empty()) { os << pad << "} else {\n"; print(os, n.else_body, depth + 1); }

@@ -185,6 +185,7 @@ private:
                 fail(where, "loads of " + std::string(name(b.element)) + " elements (buffer \"" + b.name +
                                 "\") are not supported in expressions; declare the buffer as U32 and index its lanes");
             if (e.args.size() != 1) fail(where, "load needs one index");
+            if (e.op > static_cast<std::uint8_t>(bounds::unchecked)) fail(where, "load of \"" + e.name + "\" with an unknown bounds mode");
             sub(e.args[0]);
             expect(where, e.args[0], data_type::u32, "index into \"" + e.name + "\"");
             expect(where, e, loaded_type(b.element), "load result");
@@ -496,6 +497,7 @@ private:
         }
         case node_kind::store: {
             if (n.exprs.size() != 2) fail(where, "store needs an index and a value");
+            if (n.access > bounds::unchecked) fail(where, "store to \"" + n.name + "\" with an unknown bounds mode");
             const auto& b = buffer(where, n.name);
             if (!writable(b.access))
                 fail(where, "store to buffer \"" + b.name + "\" which is " + std::string(name(b.access)) + "; stores need ReadWrite or Workgroup");

@@ -221,7 +221,10 @@ private:
         case ir::expr_kind::var: return e.name;
         case ir::expr_kind::load: {
             const auto& b = *p_.find_buffer(e.name);
-            std::string call = load_helper(b) + "(" + b.name + ", " + length_of(b) + ", " + expr(e.args[0]) + ")";
+            // Unchecked (ir::bounds): the bare access; the program has proven the index in bounds.
+            std::string call = e.bounds() == ir::bounds::unchecked
+                                   ? (b.element == data_type::bytes ? "((uint)" : "(") + b.name + "[" + expr(e.args[0]) + "])"
+                                   : load_helper(b) + "(" + b.name + ", " + length_of(b) + ", " + expr(e.args[0]) + ")";
             return b.element == data_type::boolean ? "((uint)(" + call + " != 0u))" : call;
         }
         case ir::expr_kind::buf_len: return length_of(*p_.find_buffer(e.name));
@@ -472,7 +475,10 @@ private:
             const auto& b = *p_.find_buffer(n.name);
             std::string value = expr(n.exprs[1]);
             if (b.element == data_type::boolean) value = "((uint)(" + value + " != 0u))";
-            line(os, depth, store_helper(b) + "(" + b.name + ", " + length_of(b) + ", " + expr(n.exprs[0]) + ", " + value + ");");
+            if (n.access == ir::bounds::unchecked)
+                line(os, depth, b.name + "[" + expr(n.exprs[0]) + "] = " + (b.element == data_type::bytes ? "(uchar)" : "") + "(" + value + ");");
+            else
+                line(os, depth, store_helper(b) + "(" + b.name + ", " + length_of(b) + ", " + expr(n.exprs[0]) + ", " + value + ");");
             return;
         }
         case node_kind::if_:

@@ -136,8 +136,10 @@ struct block_buffers {
 
 // Enqueues one launch and returns its event; nothing on the host waits, so launches on several
 // queues overlap. No host-side descriptor checks: the programs are safe whatever the descriptors
-// say. `params` holds the launch's parameter buffer (kept while its words stay the same): keep it
-// until the event completes.
+// say, given input and output buffers that hold the bytes b claims (checked here: the programs'
+// hot loops leave the tests of their accesses out where the descriptor checks cover them,
+// ir::bounds). `params` holds the launch's parameter buffer (kept while its words stay the same):
+// keep it until the event completes.
 inline boost::compute::event enqueue_blocks(runtime::context& ctx, const block_kernel& kernel, const block_buffers& b,
                                             block_launch_params& params) {
     const std::string op = kernel.op;
@@ -148,6 +150,12 @@ inline boost::compute::event enqueue_blocks(runtime::context& ctx, const block_k
         throw resource_error(op + ": " + std::to_string(b.block_count) + " blocks in one dispatch; at most " +
                              std::to_string(vyre::compression::max_blocks_per_dispatch));
     if (b.block_count == 0) return {};
+    const auto holds = [](const boost::compute::buffer& buffer, std::uint64_t bytes) {
+        return bytes == 0 || (buffer.get() != nullptr && buffer.size() >= runtime::padded_bytes(bytes));
+    };
+    if (!holds(b.input, b.input_bytes) || !holds(b.output, b.output_bytes))
+        throw resource_error(op + ": the input or output buffer is smaller than the " + std::to_string(b.input_bytes) + " input and " +
+                             std::to_string(b.output_bytes) + " output bytes the launch claims (rounded up to words)");
     const std::uint32_t wg = kernel.program.program().workgroup_size[0];
     std::uint32_t slices = 1;
     std::uint64_t groups = runtime::groups_for(b.block_count, std::max(kernel.blocks_per_workgroup, 1u));

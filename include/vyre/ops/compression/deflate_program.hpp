@@ -134,11 +134,14 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
     const auto code = k.let("code", codes::none);
     const auto op = k.let("op", 0u); // invariant: op <= cap
 
-    // out[out_base + to + j] = source(j) for j < count, lane i taking j = i, i + lanes, ...
+    // out[out_base + to + j] = source(j) for j < count, lane i taking j = i, i + lanes, ... Every
+    // caller has checked to + count <= cap first, so the stores need no test of their own
+    // (ir::bounds), nor do the sources' loads: input within [in_base, in_base + n), output before
+    // out_base + to.
     const auto copy = [&](const std::string& name, const auto& to, const auto& count, const auto& source) {
         const auto j = k.let(name, lane);
         k.while_(j < count, [&] {
-            k.store(out, out_base + to + j, source(j));
+            k.store_unchecked(out, out_base + to + j, source(j));
             j = j + lanes;
         });
     };
@@ -148,16 +151,24 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
     // held and then takes four bytes at once, so a symbol's code and its extra bits (at most
     // 15 + 13) never wait for a second one. Those four bytes were loaded at the previous refill
     // (`ahead` holds the bytes at ip while four are left): the load's latency passes while the
-    // symbols before it decode. The last three bytes of a stream come one at a time.
+    // symbols before it decode. The last three bytes of a stream come one at a time. The input's
+    // loads need no tests of their own (ir::bounds): the descriptor's range was checked against
+    // the input at the start, and every load stays below in_base + n.
     const auto ip = k.let("ip", 0u);
     const auto bits = k.let("bits", d::lit<d::u64>(0));
     const auto nbits = k.let("nbits", 0u);
     const auto ahead = k.let("ahead", 0u);
-    const auto load_ahead = [&] {
-        // No branch: near the end (or in a stream under four bytes, which never refills by
-        // words) the load reads bytes the refill will not take, and is not used.
-        const auto at_ = in_base + d::min(ip, d::max(n, 4u) - 4u);
-        ahead = in[at_] | (in[at_ + 1u] << 8u) | (in[at_ + 2u] << 16u) | (in[at_ + 3u] << 24u);
+    // `sure`: the stream has four bytes or more (a refill by words just ran). Near the end the load
+    // reads bytes the refill will not take, and is not used; a stream under four bytes never
+    // refills by words and loads nothing ahead.
+    const auto load_ahead = [&](bool sure) {
+        const auto load = [&] {
+            const auto at_ = in_base + d::min(ip, n - 4u);
+            ahead = in.unchecked(at_) | (in.unchecked(at_ + 1u) << 8u) | (in.unchecked(at_ + 2u) << 16u) |
+                    (in.unchecked(at_ + 3u) << 24u);
+        };
+        if (sure) load();
+        else k.if_(n >= 4u, load);
     };
     const auto refill = [&] {
         k.if_(nbits <= 32u, [&] {
@@ -165,10 +176,10 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                 bits = bits | (d::cast<d::u64>(ahead) << d::cast<d::u64>(nbits));
                 ip = ip + 4u;
                 nbits = nbits + 32u;
-                load_ahead();
+                load_ahead(true);
             }).else_([&] {
                 k.while_(nbits <= 56u && ip < n, [&] {
-                    bits = bits | (d::cast<d::u64>(in[in_base + ip]) << d::cast<d::u64>(nbits));
+                    bits = bits | (d::cast<d::u64>(in.unchecked(in_base + ip)) << d::cast<d::u64>(nbits));
                     ip = ip + 1u;
                     nbits = nbits + 8u;
                 });
@@ -288,7 +299,8 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                             std::uint32_t table_at, std::uint32_t table_bits) {
         refill();
         const auto held = k.let(p + "_held", low());
-        const auto entry = k.let(p + "_entry", wg[base + table_at + (held & ((1u << table_bits) - 1u))]);
+        // Within the stream's region by construction: no test (ir::bounds).
+        const auto entry = k.let(p + "_entry", wg.unchecked(base + table_at + (held & ((1u << table_bits) - 1u))));
         const auto len = k.let(p + "_len", entry >> 16u);
         symbol = entry & 0xFFFFu;
         // A table hit with its bits held (the common case) takes one test (an entry with no code
@@ -334,13 +346,13 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
         k.if_(out_base > out_bytes || cap > out_bytes - out_base, [&] { code = codes::output_overflow; }).else_([&] {
             k.if_((flags & vc::block_flag_uncompressed) != 0u, [&] {
                 k.if_(n > cap, [&] { code = codes::output_overflow; }).else_([&] {
-                    copy("stored_j", 0u, n, [&](const auto& j) { return in[in_base + j]; });
+                    copy("stored_j", 0u, n, [&](const auto& j) { return in.unchecked(in_base + j); });
                     op = n;
                 });
             }).else_([&] {
                 const auto fenced = k.let("fenced", 0u);
                 const auto last = k.let("last", 0u);
-                load_ahead();
+                load_ahead(false);
                 k.while_(last == 0u, [&] {
                     const auto header = take("block_header", 3u);
                     stop_on_error();
@@ -375,10 +387,10 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                             code = codes::output_overflow;
                             k.break_();
                         });
-                        copy("stored_block_j", op, len, [&](const auto& j) { return in[in_base + ip + j]; });
+                        copy("stored_block_j", op, len, [&](const auto& j) { return in.unchecked(in_base + ip + j); });
                         ip = ip + len;
                         op = op + len;
-                        load_ahead();
+                        load_ahead(false);
                         k.continue_();
                     });
                     // The block's codes: for a dynamic block the code-length code (which 0), then
@@ -511,8 +523,9 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                                 code = codes::output_overflow;
                                 k.break_();
                             });
-                            // Every lane writes the same byte (one store, no branch on the lane).
-                            k.store(out, out_base + op, symbol);
+                            // Every lane writes the same byte (one store, no branch on the lane);
+                            // op < cap was just tested.
+                            k.store_unchecked(out, out_base + op, symbol);
                             op = op + 1u;
                             k.continue_();
                         });
@@ -554,13 +567,13 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                                 fenced = op;
                             });
                             k.if_(distance >= length, [&] {
-                                copy("match_j", op, length, [&](const auto& j) { return out[out_base + from + j]; });
+                                copy("match_j", op, length, [&](const auto& j) { return out.unchecked(out_base + from + j); });
                             }).else_([&] {
-                                copy("repeat_j", op, length, [&](const auto& j) { return out[out_base + from + j % distance]; });
+                                copy("repeat_j", op, length, [&](const auto& j) { return out.unchecked(out_base + from + j % distance); });
                             });
                         } else {
                             // One lane: front to back, an overlapping match reading what it just wrote.
-                            copy("match_j", op, length, [&](const auto& j) { return out[out_base + from + j]; });
+                            copy("match_j", op, length, [&](const auto& j) { return out.unchecked(out_base + from + j); });
                         }
                         op = op + length;
                     });

@@ -266,7 +266,10 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
     // out[out_base + to + j] = source(j) for j < count, lane i taking j = i, i + lanes, ...; with
     // `keep`, the byte also goes to the ring. With unroll u, each step covers lanes * u bytes: every
     // lane first reads its u bytes (indices past the end read the last byte again, so no read
-    // leaves the source), then writes those that belong to the copy.
+    // leaves the source), then writes those that belong to the copy. Every caller has checked
+    // to + count <= cap, and every source stays inside the block's input or before out_base + to,
+    // so neither the loads nor the stores test their indices (ir::bounds); nor do the ring's,
+    // masked into this block's part.
     const auto copy = [&](const std::string& name, const auto& to, const auto& count, const auto& source, bool keep) {
         const auto j = k.let(name, lane);
         k.while_(j < count, [&] {
@@ -276,8 +279,8 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                                        : k.let(name + "_byte" + std::to_string(u), source(d::min(j + u * lanes, count - 1u))));
             for (std::uint32_t u = 0; u < unroll; ++u) {
                 const auto write = [&] {
-                    k.store(out, out_base + to + j + u * lanes, bytes[u]);
-                    if (keep) k.store(ring, ring_base + ((to + j + u * lanes) & slot_mask), bytes[u]);
+                    k.store_unchecked(out, out_base + to + j + u * lanes, bytes[u]);
+                    if (keep) k.store_unchecked(ring, ring_base + ((to + j + u * lanes) & slot_mask), bytes[u]);
                 };
                 if (u == 0) write();
                 else k.if_(j + u * lanes < count, write);
@@ -290,12 +293,13 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
         k.if_(out_base > out_bytes || cap > out_bytes - out_base, [&] { code = codes::output_overflow; }).else_([&] {
             k.if_((flags & vyre::compression::block_flag_uncompressed) != 0u, [&] {
                 k.if_(n > cap, [&] { code = codes::output_overflow; }).else_([&] {
-                    copy("stored_j", 0u, n, [&](const auto& j) { return in[in_base + j]; }, false);
+                    copy("stored_j", 0u, n, [&](const auto& j) { return in.unchecked(in_base + j); }, false);
                     op = n;
                 });
             }).else_([&] {
                 const bool windowed = window != 0;
                 const auto ip = k.let("ip", 0u); // invariant: ip <= n
+                const auto last_byte = k.let("last_byte", in_base + n - 1u); // used in the loop below, where n >= 1
                 const auto fenced = k.let("fenced", 0u);
                 // fenced + window at first: nothing read yet (declared only with the ring)
                 std::optional<d::variable<d::u32>> ring_limit;
@@ -309,12 +313,12 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                 const bool staging = stage != 0;
                 const auto stage_from = k.let("stage_from", 0u - stage);
                 const auto staged_at = [&](const auto& at) { return staged[stage_base + (at - stage_from)]; };
-                // `into` = the input byte at block position `at`, from the stage when it holds it.
+                // `into` = the input byte at block position `at` < n, from the stage when it holds it.
                 const auto read_byte = [&](const auto& into, const auto& at) {
                     if (!staging) {
-                        into = in[in_base + at];
+                        into = in.unchecked(in_base + at);
                     } else {
-                        k.if_(at - stage_from < stage, [&] { into = staged_at(at); }).else_([&] { into = in[in_base + at]; });
+                        k.if_(at - stage_from < stage, [&] { into = staged_at(at); }).else_([&] { into = in.unchecked(in_base + at); });
                     }
                 };
                 const auto token = k.let("token", 0u);
@@ -364,9 +368,13 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                     if (windowed) k.if_(op + literal_length > *ring_limit, sync);
                     const auto from_global = [&] {
                         const auto literal_at = k.let("literal_at", in_base + ip);
-                        offset = in[in_base + after] | (in[in_base + after + 1u] << 8u);
-                        if (!staging) token = in[in_base + after + 2u];
-                        copy("literal_j", op, literal_length, [&](const auto& j) { return in[literal_at + j]; }, windowed);
+                        // Loaded before the tests that make them needed, so that their latency
+                        // passes during the literal copy; clamped into the block (n >= 1 here),
+                        // which changes no byte that is used: the offset only where two bytes
+                        // follow the literals, the token only where a sequence follows the match.
+                        offset = in.unchecked(d::min(in_base + after, last_byte)) | (in.unchecked(d::min(in_base + after + 1u, last_byte)) << 8u);
+                        if (!staging) token = in.unchecked(d::min(in_base + after + 2u, last_byte));
+                        copy("literal_j", op, literal_length, [&](const auto& j) { return in.unchecked(literal_at + j); }, windowed);
                     };
                     if (!staging) {
                         from_global();
@@ -390,7 +398,8 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                     ip = ip + 2u;
                     k.if_(match_length == 19u, [&] {
                         extend("match_extra", match_length);
-                        if (!staging) token = in[in_base + ip]; // staged: read at the top of the loop
+                        // staged: read at the top of the loop; ip <= n, and the token is used only where ip < n
+                        if (!staging) token = in.unchecked(in_base + d::min(ip, n - 1u));
                     });
                     k.if_(code != codes::none, [&] { k.break_(); });
                     k.if_(offset == 0u || offset > op, [&] {
@@ -405,9 +414,9 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                     // Global copies: from the output region, as written before the last barrier.
                     const auto copy_from_output = [&] {
                         k.if_(offset >= match_length, [&] {
-                            copy("match_j", op, match_length, [&](const auto& j) { return out[out_base + from + j]; }, windowed);
+                            copy("match_j", op, match_length, [&](const auto& j) { return out.unchecked(out_base + from + j); }, windowed);
                         }).else_([&] {
-                            copy("repeat_j", op, match_length, [&](const auto& j) { return out[out_base + from + j % offset]; },
+                            copy("repeat_j", op, match_length, [&](const auto& j) { return out.unchecked(out_base + from + j % offset); },
                                  windowed);
                         });
                     };
@@ -420,11 +429,11 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                         k.if_(offset + match_length <= window, [&] {
                             *ring_limit = d::min(*ring_limit, detail::saturating_add(from, window));
                             k.if_(offset >= match_length, [&] {
-                                copy("near_j", op, match_length, [&](const auto& j) { return ring[ring_base + ((from + j) & slot_mask)]; },
-                                     true);
+                                copy("near_j", op, match_length,
+                                     [&](const auto& j) { return ring.unchecked(ring_base + ((from + j) & slot_mask)); }, true);
                             }).else_([&] {
                                 copy("near_repeat_j", op, match_length,
-                                     [&](const auto& j) { return ring[ring_base + ((from + j % offset) & slot_mask)]; }, true);
+                                     [&](const auto& j) { return ring.unchecked(ring_base + ((from + j % offset) & slot_mask)); }, true);
                             });
                         }).else_(copy_from_output);
                     }

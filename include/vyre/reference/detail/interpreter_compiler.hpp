@@ -35,7 +35,7 @@ enum class opcode : std::uint8_t {
 
 // One compiled expression node. Operand fields by opcode:
 //   var: a = variable slot. param: a = parameter index in the current call frame.
-//   load*: a = buffer, b = index. buf_len: a = buffer. ids: sub = axis.
+//   load*: a = buffer, b = index, flag = unchecked (ir::bounds). buf_len: a = buffer. ids: sub = axis.
 //   binary: a, b. unary and casts: a. select: a, b, c.
 //   atomic: sub = atomic_op, flag = signed, imm = buffer, a = index, b = value, c = expected.
 //   call: a = first entry in call_args, b = argument count, c = function, imm = first staging slot.
@@ -64,6 +64,7 @@ struct cnode {
     std::uint32_t slot = none;     // set target; loop counter
     std::uint32_t end_slot = none; // loop: the `to` value read on entry
     std::uint32_t buffer = none;   // stores
+    bool unchecked = false;        // stores: ir::bounds::unchecked
     std::uint8_t sub = 0;          // subgroup_set: the ir::subgroup_op
     std::uint32_t e0 = none, e1 = none;
     std::vector<cnode> body, else_body;
@@ -194,6 +195,7 @@ private:
             default: c.code = opcode::load32; break;
             }
             c.b = expression(e.args.at(0));
+            c.flag = e.bounds() == ir::bounds::unchecked;
             return push(c);
         }
         case expr_kind::buf_len:
@@ -329,6 +331,7 @@ private:
             }
             c.e0 = expression(n.exprs.at(0));
             c.e1 = expression(n.exprs.at(1));
+            c.unchecked = n.access == ir::bounds::unchecked;
             return c;
         case node_kind::if_:
             c.kind = step::if_;

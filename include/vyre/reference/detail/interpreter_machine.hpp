@@ -48,7 +48,14 @@ struct buffer_view {
     std::uint8_t* data = nullptr;
     std::uint64_t count = 0; // addressable elements: bytes for Bytes buffers
     std::uint32_t len = 0;   // what BufLen reports
+    const std::string* name = nullptr;
 };
+
+// An unchecked access (ir::bounds) out of bounds: the program broke its promise.
+[[noreturn]] inline void unchecked_out_of_bounds(const char* what, const buffer_view& b, std::uint64_t index) {
+    throw validation_error(std::string("unchecked ") + what + " " + *b.name + "[" + std::to_string(index) + "] is out of bounds (" +
+                           std::to_string(b.count) + " elements): the program's proof that the index is in bounds does not hold");
+}
 
 // Runs a compiled program one workgroup at a time, all invocations of a workgroup in lockstep.
 class machine {
@@ -62,6 +69,7 @@ public:
         std::uint64_t offset = 0;
         for (const auto& b : p.buffers) {
             buffer_view v;
+            v.name = &b.name;
             if (b.is_storage()) {
                 auto& data = buffers[b.binding];
                 v.data = data.data();
@@ -152,22 +160,38 @@ private:
         case opcode::load32: {
             const buffer_view& b = views_[x.a];
             const std::uint64_t k = arg(x.b);
-            return k < b.count ? read32(b.data + 4 * k) : 0;
+            if (k >= b.count) {
+                if (x.flag) unchecked_out_of_bounds("load of", b, k);
+                return 0;
+            }
+            return read32(b.data + 4 * k);
         }
         case opcode::load64: {
             const buffer_view& b = views_[x.a];
             const std::uint64_t k = arg(x.b);
-            return k < b.count ? read64(b.data + 8 * k) : 0;
+            if (k >= b.count) {
+                if (x.flag) unchecked_out_of_bounds("load of", b, k);
+                return 0;
+            }
+            return read64(b.data + 8 * k);
         }
         case opcode::load_bool: {
             const buffer_view& b = views_[x.a];
             const std::uint64_t k = arg(x.b);
-            return k < b.count ? read32(b.data + 4 * k) != 0 : 0;
+            if (k >= b.count) {
+                if (x.flag) unchecked_out_of_bounds("load of", b, k);
+                return 0;
+            }
+            return read32(b.data + 4 * k) != 0;
         }
         case opcode::load_byte: {
             const buffer_view& b = views_[x.a];
             const std::uint64_t k = arg(x.b);
-            return k < b.count ? b.data[k] : 0;
+            if (k >= b.count) {
+                if (x.flag) unchecked_out_of_bounds("load of", b, k);
+                return 0;
+            }
+            return b.data[k];
         }
         case opcode::buf_len: return views_[x.a].len;
         case opcode::local_id: return local_ids_[lane_][x.sub];
@@ -415,7 +439,10 @@ private:
 
     void store(const cnode& n, std::uint64_t index, std::uint64_t value) {
         const buffer_view& b = views_[n.buffer];
-        if (index >= b.count) return;
+        if (index >= b.count) {
+            if (n.unchecked) unchecked_out_of_bounds("store to", b, index);
+            return;
+        }
         switch (n.kind) {
         case step::store64: write64(b.data + 8 * index, value); return;
         case step::store_byte: b.data[index] = static_cast<std::uint8_t>(value); return;
