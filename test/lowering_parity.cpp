@@ -162,14 +162,15 @@ VYRE_DEVICE_TEST(unchecked_accesses_in_bounds_match_checked_ones) {
     const auto i = var("i", data_type::u32), j = var("j", data_type::u32);
     const auto un = bounds::unchecked;
     // Invocation i: byte 255 - i of src, through the workgroup buffer (its neighbour's slot), into
-    // words[i], wide[i] (times 2^32 + 1), flags[i] (odd?) and bytes[63 - i].
+    // words[i] (added to its own), wide[i] (times 2^32 + 1), flags[i] (odd?) and bytes[63 - i] (with byte i
+    // of src).
     p.body = {let("i", local_id()), let("j", binary(bin_op::bit_xor, i, lit_u32(1))),
               store(scratch, i, load(src, binary(bin_op::sub, lit_u32(255), i), un), un),
               barrier(),
               store(words, i, binary(bin_op::add, load(scratch, j, un), load(words, i, un)), un),
               store(wide, i, binary(bin_op::mul, cast(data_type::u64, load(scratch, j, un)), lit_u64(0x100000001ull)), un),
               store(flags, i, binary(bin_op::eq, binary(bin_op::bit_and, load(scratch, j, un), lit_u32(1)), lit_u32(1)), un),
-              store(bytes, binary(bin_op::sub, lit_u32(63), i), binary(bin_op::add, load(bytes, i, un), load(scratch, j, un)), un)};
+              store(bytes, binary(bin_op::sub, lit_u32(63), i), binary(bin_op::add, load(src, i, un), load(scratch, j, un)), un)};
     const std::string source = vyre::lower::to_opencl(p).source;
     BOOST_TEST(source.find("vyre_load_") == std::string::npos);
     BOOST_TEST(source.find("vyre_store_") == std::string::npos);
