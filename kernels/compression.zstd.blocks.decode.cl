@@ -158,7 +158,7 @@ void compression_zstd_blocks_decode(
                         huf_pos = 0u;
                         huf_virt = 0u;
                         if (((uint)(stream_bytes != 0u))) {
-                            uint huf_last = vyre_load_global_uchar(input, input_len, (((uint)(stream_at) + stream_bytes) - 1u));
+                            uint huf_last = ((uint)input[(((uint)(stream_at) + stream_bytes) - 1u)]);
                             if (((uint)(huf_last != 0u))) {
                                 huf_marked = 1u;
                                 huf_acc = (ulong)(huf_last);
@@ -172,12 +172,12 @@ void compression_zstd_blocks_decode(
                         while (((uint)(symbol_i < stream_symbols))) {
                             if (((uint)(huf_nacc <= 32u))) {
                                 if (((uint)(huf_pos >= 4u))) {
-                                    huf_acc = ((huf_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((huf_start + huf_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((huf_start + huf_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((huf_start + huf_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((huf_start + huf_pos) - 4u) + 3u)) << (24u & 31u)))));
+                                    huf_acc = ((huf_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((huf_start + huf_pos) - 4u)]) | (((uint)input[(((huf_start + huf_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((huf_start + huf_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((huf_start + huf_pos) - 4u) + 3u)]) << (24u & 31u)))));
                                     huf_pos = (huf_pos - 4u);
                                     huf_nacc = (huf_nacc + 32u);
                                 } else {
                                     while (((uint)(huf_pos > 0u))) {
-                                        huf_acc = ((huf_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((huf_start + huf_pos) - 1u))));
+                                        huf_acc = ((huf_acc << (8ul & 63ul)) | (ulong)(((uint)input[((huf_start + huf_pos) - 1u)])));
                                         huf_pos = (huf_pos - 1u);
                                         huf_nacc = (huf_nacc + 8u);
                                     }
@@ -230,7 +230,7 @@ void compression_zstd_blocks_decode(
                 seq_pos = 0u;
                 seq_virt = 0u;
                 if (((uint)(seq_size != 0u))) {
-                    uint seq_last = vyre_load_global_uchar(input, input_len, ((seq_at + seq_size) - 1u));
+                    uint seq_last = ((uint)input[((seq_at + seq_size) - 1u)]);
                     if (((uint)(seq_last != 0u))) {
                         seq_marked = 1u;
                         seq_acc = (ulong)(seq_last);
@@ -249,12 +249,12 @@ void compression_zstd_blocks_decode(
                 uint ml_log = vyre_load_global_uint(tables, tables_len, ml_table);
                 if (((uint)(seq_nacc <= 32u))) {
                     if (((uint)(seq_pos >= 4u))) {
-                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
                         seq_pos = (seq_pos - 4u);
                         seq_nacc = (seq_nacc + 32u);
                     } else {
                         while (((uint)(seq_pos > 0u))) {
-                            seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                            seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
                             seq_pos = (seq_pos - 1u);
                             seq_nacc = (seq_nacc + 8u);
                         }
@@ -281,12 +281,12 @@ void compression_zstd_blocks_decode(
                     uint of_code = ((of_entry >> (4u & 31u)) & 31u);
                     if (((uint)(seq_nacc <= 32u))) {
                         if (((uint)(seq_pos >= 4u))) {
-                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
                             seq_pos = (seq_pos - 4u);
                             seq_nacc = (seq_nacc + 32u);
                         } else {
                             while (((uint)(seq_pos > 0u))) {
-                                seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                                seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
                                 seq_pos = (seq_pos - 1u);
                                 seq_nacc = (seq_nacc + 8u);
                             }
@@ -302,12 +302,12 @@ void compression_zstd_blocks_decode(
                     uint of_value = ((1u << (of_code & 31u)) + of_extra);
                     if (((uint)(seq_nacc <= 32u))) {
                         if (((uint)(seq_pos >= 4u))) {
-                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
                             seq_pos = (seq_pos - 4u);
                             seq_nacc = (seq_nacc + 32u);
                         } else {
                             while (((uint)(seq_pos > 0u))) {
-                                seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                                seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
                                 seq_pos = (seq_pos - 1u);
                                 seq_nacc = (seq_nacc + 8u);
                             }
@@ -323,12 +323,12 @@ void compression_zstd_blocks_decode(
                     uint match_length = ((ml_value & 16777215u) + ml_extra);
                     if (((uint)(seq_nacc <= 32u))) {
                         if (((uint)(seq_pos >= 4u))) {
-                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
                             seq_pos = (seq_pos - 4u);
                             seq_nacc = (seq_nacc + 32u);
                         } else {
                             while (((uint)(seq_pos > 0u))) {
-                                seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                                seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
                                 seq_pos = (seq_pos - 1u);
                                 seq_nacc = (seq_nacc + 8u);
                             }
@@ -345,12 +345,12 @@ void compression_zstd_blocks_decode(
                     if (((uint)((seq_i + 1u) < sequences))) {
                         if (((uint)(seq_nacc <= 32u))) {
                             if (((uint)(seq_pos >= 4u))) {
-                                seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                                seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
                                 seq_pos = (seq_pos - 4u);
                                 seq_nacc = (seq_nacc + 32u);
                             } else {
                                 while (((uint)(seq_pos > 0u))) {
-                                    seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                                    seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
                                     seq_pos = (seq_pos - 1u);
                                     seq_nacc = (seq_nacc + 8u);
                                 }

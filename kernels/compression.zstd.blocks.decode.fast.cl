@@ -180,7 +180,7 @@ void compression_zstd_blocks_decode_fast(
                         huf_pos = 0u;
                         huf_virt = 0u;
                         if (((uint)(stream_bytes != 0u))) {
-                            uint huf_last = vyre_load_global_uchar(input, input_len, (((uint)(stream_at) + stream_bytes) - 1u));
+                            uint huf_last = ((uint)input[(((uint)(stream_at) + stream_bytes) - 1u)]);
                             if (((uint)(huf_last != 0u))) {
                                 huf_marked = 1u;
                                 huf_acc = (ulong)(huf_last);
@@ -194,12 +194,12 @@ void compression_zstd_blocks_decode_fast(
                         while (((uint)(symbol_i < stream_symbols))) {
                             if (((uint)(huf_nacc <= 32u))) {
                                 if (((uint)(huf_pos >= 4u))) {
-                                    huf_acc = ((huf_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((huf_start + huf_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((huf_start + huf_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((huf_start + huf_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((huf_start + huf_pos) - 4u) + 3u)) << (24u & 31u)))));
+                                    huf_acc = ((huf_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((huf_start + huf_pos) - 4u)]) | (((uint)input[(((huf_start + huf_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((huf_start + huf_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((huf_start + huf_pos) - 4u) + 3u)]) << (24u & 31u)))));
                                     huf_pos = (huf_pos - 4u);
                                     huf_nacc = (huf_nacc + 32u);
                                 } else {
                                     while (((uint)(huf_pos > 0u))) {
-                                        huf_acc = ((huf_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((huf_start + huf_pos) - 1u))));
+                                        huf_acc = ((huf_acc << (8ul & 63ul)) | (ulong)(((uint)input[((huf_start + huf_pos) - 1u)])));
                                         huf_pos = (huf_pos - 1u);
                                         huf_nacc = (huf_nacc + 8u);
                                     }
@@ -254,7 +254,7 @@ void compression_zstd_blocks_decode_fast(
                 seq_pos = 0u;
                 seq_virt = 0u;
                 if (((uint)(seq_size != 0u))) {
-                    uint seq_last = vyre_load_global_uchar(input, input_len, ((seq_at + seq_size) - 1u));
+                    uint seq_last = ((uint)input[((seq_at + seq_size) - 1u)]);
                     if (((uint)(seq_last != 0u))) {
                         seq_marked = 1u;
                         seq_acc = (ulong)(seq_last);
@@ -297,12 +297,12 @@ void compression_zstd_blocks_decode_fast(
                 uint ml_log = vyre_load_local_uint(huffman, 8192u, (table_base + 1026u));
                 if (((uint)(seq_nacc <= 32u))) {
                     if (((uint)(seq_pos >= 4u))) {
-                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
                         seq_pos = (seq_pos - 4u);
                         seq_nacc = (seq_nacc + 32u);
                     } else {
                         while (((uint)(seq_pos > 0u))) {
-                            seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                            seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
                             seq_pos = (seq_pos - 1u);
                             seq_nacc = (seq_nacc + 8u);
                         }
@@ -329,12 +329,12 @@ void compression_zstd_blocks_decode_fast(
                     uint of_code = ((of_entry >> (4u & 31u)) & 31u);
                     if (((uint)(seq_nacc <= 32u))) {
                         if (((uint)(seq_pos >= 4u))) {
-                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
                             seq_pos = (seq_pos - 4u);
                             seq_nacc = (seq_nacc + 32u);
                         } else {
                             while (((uint)(seq_pos > 0u))) {
-                                seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                                seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
                                 seq_pos = (seq_pos - 1u);
                                 seq_nacc = (seq_nacc + 8u);
                             }
@@ -350,12 +350,12 @@ void compression_zstd_blocks_decode_fast(
                     uint of_value = ((1u << (of_code & 31u)) + of_extra);
                     if (((uint)(seq_nacc <= 32u))) {
                         if (((uint)(seq_pos >= 4u))) {
-                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
                             seq_pos = (seq_pos - 4u);
                             seq_nacc = (seq_nacc + 32u);
                         } else {
                             while (((uint)(seq_pos > 0u))) {
-                                seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                                seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
                                 seq_pos = (seq_pos - 1u);
                                 seq_nacc = (seq_nacc + 8u);
                             }
@@ -371,12 +371,12 @@ void compression_zstd_blocks_decode_fast(
                     uint match_length = ((ml_value & 16777215u) + ml_extra);
                     if (((uint)(seq_nacc <= 32u))) {
                         if (((uint)(seq_pos >= 4u))) {
-                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
                             seq_pos = (seq_pos - 4u);
                             seq_nacc = (seq_nacc + 32u);
                         } else {
                             while (((uint)(seq_pos > 0u))) {
-                                seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                                seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
                                 seq_pos = (seq_pos - 1u);
                                 seq_nacc = (seq_nacc + 8u);
                             }
@@ -393,12 +393,12 @@ void compression_zstd_blocks_decode_fast(
                     if (((uint)((seq_i + 1u) < sequences))) {
                         if (((uint)(seq_nacc <= 32u))) {
                             if (((uint)(seq_pos >= 4u))) {
-                                seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                                seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
                                 seq_pos = (seq_pos - 4u);
                                 seq_nacc = (seq_nacc + 32u);
                             } else {
                                 while (((uint)(seq_pos > 0u))) {
-                                    seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                                    seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
                                     seq_pos = (seq_pos - 1u);
                                     seq_nacc = (seq_nacc + 8u);
                                 }

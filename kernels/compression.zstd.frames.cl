@@ -2,9 +2,6 @@
 static inline uint vyre_load_constant_uint(const __constant uint* b, uint n, uint i) {
     return i < n ? b[i] : 0u;
 }
-static inline uint vyre_load_global_uchar(const __global uchar* b, uint words, uint i) {
-    return (i >> 2) < words ? (uint)b[i] : 0u;
-}
 static inline uint vyre_load_global_uint(const __global uint* b, uint n, uint i) {
     return i < n ? b[i] : 0u;
 }
@@ -93,7 +90,7 @@ void compression_zstd_frames(
             }
             uint plain_j = lane;
             while (((uint)(plain_j < size))) {
-                vyre_store_global_uchar(output, output_len, ((out_base + op) + plain_j), vyre_load_global_uchar(input, input_len, (src + (((uint)(type == 0u)) ? plain_j : 0u))));
+                output[((out_base + op) + plain_j)] = (uchar)(((uint)input[(src + (((uint)(type == 0u)) ? plain_j : 0u))]));
                 plain_j = (plain_j + 1u);
             }
             op = (op + size);
@@ -118,7 +115,7 @@ void compression_zstd_frames(
             }
             uint raw_j = lane;
             while (((uint)(raw_j < size))) {
-                vyre_store_global_uchar(literals, literals_len, (literals_at + raw_j), vyre_load_global_uchar(input, input_len, (src + (((uint)(literals_type == 0u)) ? raw_j : 0u))));
+                literals[(literals_at + raw_j)] = (uchar)(((uint)input[(src + (((uint)(literals_type == 0u)) ? raw_j : 0u))]));
                 raw_j = (raw_j + 1u);
             }
         } else {
@@ -184,7 +181,7 @@ void compression_zstd_frames(
                     huf_pos = 0u;
                     huf_virt = 0u;
                     if (((uint)(stream_bytes != 0u))) {
-                        uint huf_last = vyre_load_global_uchar(input, input_len, (((uint)(stream_at) + stream_bytes) - 1u));
+                        uint huf_last = ((uint)input[(((uint)(stream_at) + stream_bytes) - 1u)]);
                         if (((uint)(huf_last != 0u))) {
                             huf_marked = 1u;
                             huf_acc = (ulong)(huf_last);
@@ -198,12 +195,12 @@ void compression_zstd_frames(
                     while (((uint)(symbol_i < stream_symbols))) {
                         if (((uint)(huf_nacc <= 32u))) {
                             if (((uint)(huf_pos >= 4u))) {
-                                huf_acc = ((huf_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((huf_start + huf_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((huf_start + huf_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((huf_start + huf_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((huf_start + huf_pos) - 4u) + 3u)) << (24u & 31u)))));
+                                huf_acc = ((huf_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((huf_start + huf_pos) - 4u)]) | (((uint)input[(((huf_start + huf_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((huf_start + huf_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((huf_start + huf_pos) - 4u) + 3u)]) << (24u & 31u)))));
                                 huf_pos = (huf_pos - 4u);
                                 huf_nacc = (huf_nacc + 32u);
                             } else {
                                 while (((uint)(huf_pos > 0u))) {
-                                    huf_acc = ((huf_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((huf_start + huf_pos) - 1u))));
+                                    huf_acc = ((huf_acc << (8ul & 63ul)) | (ulong)(((uint)input[((huf_start + huf_pos) - 1u)])));
                                     huf_pos = (huf_pos - 1u);
                                     huf_nacc = (huf_nacc + 8u);
                                 }
@@ -257,7 +254,7 @@ void compression_zstd_frames(
             seq_pos = 0u;
             seq_virt = 0u;
             if (((uint)(seq_size != 0u))) {
-                uint seq_last = vyre_load_global_uchar(input, input_len, ((seq_at + seq_size) - 1u));
+                uint seq_last = ((uint)input[((seq_at + seq_size) - 1u)]);
                 if (((uint)(seq_last != 0u))) {
                     seq_marked = 1u;
                     seq_acc = (ulong)(seq_last);
@@ -274,12 +271,12 @@ void compression_zstd_frames(
             uint ml_log = vyre_load_global_uint(tables, tables_len, ml_table);
             if (((uint)(seq_nacc <= 32u))) {
                 if (((uint)(seq_pos >= 4u))) {
-                    seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                    seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
                     seq_pos = (seq_pos - 4u);
                     seq_nacc = (seq_nacc + 32u);
                 } else {
                     while (((uint)(seq_pos > 0u))) {
-                        seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                        seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
                         seq_pos = (seq_pos - 1u);
                         seq_nacc = (seq_nacc + 8u);
                     }
@@ -306,12 +303,12 @@ void compression_zstd_frames(
                 uint of_code = ((of_entry >> (4u & 31u)) & 31u);
                 if (((uint)(seq_nacc <= 32u))) {
                     if (((uint)(seq_pos >= 4u))) {
-                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
                         seq_pos = (seq_pos - 4u);
                         seq_nacc = (seq_nacc + 32u);
                     } else {
                         while (((uint)(seq_pos > 0u))) {
-                            seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                            seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
                             seq_pos = (seq_pos - 1u);
                             seq_nacc = (seq_nacc + 8u);
                         }
@@ -327,12 +324,12 @@ void compression_zstd_frames(
                 uint of_value = ((1u << (of_code & 31u)) + of_extra);
                 if (((uint)(seq_nacc <= 32u))) {
                     if (((uint)(seq_pos >= 4u))) {
-                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
                         seq_pos = (seq_pos - 4u);
                         seq_nacc = (seq_nacc + 32u);
                     } else {
                         while (((uint)(seq_pos > 0u))) {
-                            seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                            seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
                             seq_pos = (seq_pos - 1u);
                             seq_nacc = (seq_nacc + 8u);
                         }
@@ -348,12 +345,12 @@ void compression_zstd_frames(
                 uint match_length = ((ml_value & 16777215u) + ml_extra);
                 if (((uint)(seq_nacc <= 32u))) {
                     if (((uint)(seq_pos >= 4u))) {
-                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
                         seq_pos = (seq_pos - 4u);
                         seq_nacc = (seq_nacc + 32u);
                     } else {
                         while (((uint)(seq_pos > 0u))) {
-                            seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                            seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
                             seq_pos = (seq_pos - 1u);
                             seq_nacc = (seq_nacc + 8u);
                         }
@@ -370,12 +367,12 @@ void compression_zstd_frames(
                 if (((uint)((seq_i + 1u) < sequences))) {
                     if (((uint)(seq_nacc <= 32u))) {
                         if (((uint)(seq_pos >= 4u))) {
-                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 4u)) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 1u)) << (8u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 2u)) << (16u & 31u))) | (vyre_load_global_uchar(input, input_len, (((seq_start + seq_pos) - 4u) + 3u)) << (24u & 31u)))));
+                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
                             seq_pos = (seq_pos - 4u);
                             seq_nacc = (seq_nacc + 32u);
                         } else {
                             while (((uint)(seq_pos > 0u))) {
-                                seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(vyre_load_global_uchar(input, input_len, ((seq_start + seq_pos) - 1u))));
+                                seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
                                 seq_pos = (seq_pos - 1u);
                                 seq_nacc = (seq_nacc + 8u);
                             }
@@ -433,7 +430,7 @@ void compression_zstd_frames(
                 }
                 uint lit_j = lane;
                 while (((uint)(lit_j < literal_length))) {
-                    vyre_store_global_uchar(output, output_len, ((out_base + op) + lit_j), vyre_load_global_uchar(literals, literals_len, ((literals_at + lit_pos) + lit_j)));
+                    output[((out_base + op) + lit_j)] = (uchar)(((uint)literals[((literals_at + lit_pos) + lit_j)]));
                     lit_j = (lit_j + 1u);
                 }
                 op = (op + literal_length);
@@ -441,7 +438,7 @@ void compression_zstd_frames(
                 uint match_from = (op - offset);
                 uint match_j = lane;
                 while (((uint)(match_j < match_length))) {
-                    vyre_store_global_uchar(output, output_len, ((out_base + op) + match_j), vyre_load_global_uchar(output, output_len, ((out_base + match_from) + match_j)));
+                    output[((out_base + op) + match_j)] = (uchar)(((uint)output[((out_base + match_from) + match_j)]));
                     match_j = (match_j + 1u);
                 }
                 op = (op + match_length);
@@ -469,7 +466,7 @@ void compression_zstd_frames(
         }
         uint rest_j = lane;
         while (((uint)(rest_j < rest))) {
-            vyre_store_global_uchar(output, output_len, ((out_base + op) + rest_j), vyre_load_global_uchar(literals, literals_len, ((literals_at + lit_pos) + rest_j)));
+            output[((out_base + op) + rest_j)] = (uchar)(((uint)literals[((literals_at + lit_pos) + rest_j)]));
             rest_j = (rest_j + 1u);
         }
         op = (op + rest);

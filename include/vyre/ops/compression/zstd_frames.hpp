@@ -117,10 +117,12 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
     const detail::zstd_bits reader(k, in);
 
     // out[out_base + op + j] = source(j) for j < count, lanes taking j = lane, lane + lanes, ...
+    // Every caller checks count <= cap - op first, and its source lies in a range it checked (the
+    // block's input or literals, or the output before op): no access tests its index (ir::bounds).
     const auto copy_out = [&](const std::string& name, const auto& count, const auto& source) {
         const auto j = k.let(name, lane);
         k.while_(j < count, [&] {
-            k.store(out, out_base + op + j, source(j));
+            k.store_unchecked(out, out_base + op + j, source(j));
             j = j + lanes;
         });
     };
@@ -145,7 +147,7 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
                 reason = why::capacity;
                 k.break_();
             });
-            copy_out("plain_j", size, [&](const auto& j) { return in[src + d::select(type == 0u, j, 0u)]; });
+            copy_out("plain_j", size, [&](const auto& j) { return in.unchecked(src + d::select(type == 0u, j, 0u)); });
             op = op + size;
             bi = bi + 1u;
             k.continue_();
@@ -169,7 +171,7 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
             });
             const auto j = k.let("raw_j", lane);
             k.while_(j < size, [&] {
-                k.store(lit, lit_at + j, in[src + d::select(lit_type == 0u, j, 0u)]);
+                k.store_unchecked(lit, lit_at + j, in.unchecked(src + d::select(lit_type == 0u, j, 0u)));
                 j = j + lanes;
             });
         }).else_([&] {
@@ -275,7 +277,7 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
                         reason = why::offset;
                         k.break_();
                     });
-                    copy_out("lit_j", ll, [&](const auto& j) { return lit[lit_at + lit_pos + j]; });
+                    copy_out("lit_j", ll, [&](const auto& j) { return lit.unchecked(lit_at + lit_pos + j); });
                     op = op + ll;
                     lit_pos = lit_pos + ll;
                     const auto from = k.let("match_from", op - off);
@@ -285,12 +287,12 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
                             fenced = op;
                         });
                         k.if_(off >= ml, [&] {
-                            copy_out("match_j", ml, [&](const auto& j) { return out[out_base + from + j]; });
+                            copy_out("match_j", ml, [&](const auto& j) { return out.unchecked(out_base + from + j); });
                         }).else_([&] {
-                            copy_out("repeat_j", ml, [&](const auto& j) { return out[out_base + from + j % off]; });
+                            copy_out("repeat_j", ml, [&](const auto& j) { return out.unchecked(out_base + from + j % off); });
                         });
                     } else {
-                        copy_out("match_j", ml, [&](const auto& j) { return out[out_base + from + j]; });
+                        copy_out("match_j", ml, [&](const auto& j) { return out.unchecked(out_base + from + j); });
                     }
                     op = op + ml;
                     i = i + 1u;
@@ -323,7 +325,7 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
             reason = why::capacity;
             k.break_();
         });
-        copy_out("rest_j", rest, [&](const auto& j) { return lit[lit_at + lit_pos + j]; });
+        copy_out("rest_j", rest, [&](const auto& j) { return lit.unchecked(lit_at + lit_pos + j); });
         op = op + rest;
         bi = bi + 1u;
     });
@@ -409,6 +411,11 @@ inline void enqueue_zstd_frames(runtime::context& ctx, const boost::compute::buf
     if (s.blocks.size() > 0xFFFFFFFFull || s.table_words() > 0xFFFFFFFFull)
         throw resource_error(std::string(zstd_frames_id) + ": " + std::to_string(s.blocks.size()) + " record words and " +
                              std::to_string(s.table_words()) + " table words must each fit 32 bits");
+    // The program leaves the tests of its copies out where its range checks cover them
+    // (ir::bounds): the buffers must hold what the parameters say.
+    if (input_bytes != 0 && input.size() < input_bytes)
+        throw resource_error(std::string(zstd_frames_id) + ": an input buffer of " + std::to_string(input.size()) + " bytes for " +
+                             std::to_string(input_bytes) + " input bytes");
     if (output && output->size() < s.output_bytes)
         throw resource_error(std::string(zstd_frames_id) + ": an output buffer of " + std::to_string(output->size()) +
                              " bytes for frames that need " + std::to_string(s.output_bytes));

@@ -45,7 +45,9 @@ inline auto zstd_table_ok(const zd::input_buffer<zd::u32>& tables, const auto& t
 
 // A backward bitstream (RFC 8878 4.1) over input bytes [start, start + size): up to 64 bits held,
 // refilled four bytes at a time. Reads past the stream's first byte give zeros and are counted
-// in `virt`, so that a stream consumed inexactly is caught at its end.
+// in `virt`, so that a stream consumed inexactly is caught at its end. Every caller checks the
+// stream's range against the input before `start`, and the reads stay inside it, so they test
+// no index of their own (ir::bounds).
 struct zstd_reader {
     zd::variable<zd::u64> acc;
     zd::variable<zd::u32> nacc, pos, start, virt;
@@ -68,12 +70,13 @@ public:
             k.if_(r.pos >= 4u, [&] {
                 const auto at = r.start + r.pos - 4u;
                 r.acc = (r.acc << zd::lit<zd::u64>(32)) |
-                        zd::cast<zd::u64>(in[at] | (in[at + 1u] << 8u) | (in[at + 2u] << 16u) | (in[at + 3u] << 24u));
+                        zd::cast<zd::u64>(in.unchecked(at) | (in.unchecked(at + 1u) << 8u) | (in.unchecked(at + 2u) << 16u) |
+                                          (in.unchecked(at + 3u) << 24u));
                 r.pos = r.pos - 4u;
                 r.nacc = r.nacc + 32u;
             }).else_([&] {
                 k.while_(r.pos > 0u, [&] {
-                    r.acc = (r.acc << zd::lit<zd::u64>(8)) | zd::cast<zd::u64>(in[r.start + r.pos - 1u]);
+                    r.acc = (r.acc << zd::lit<zd::u64>(8)) | zd::cast<zd::u64>(in.unchecked(r.start + r.pos - 1u));
                     r.pos = r.pos - 1u;
                     r.nacc = r.nacc + 8u;
                 });
@@ -96,7 +99,7 @@ public:
         r.pos = 0u;
         r.virt = 0u;
         k.if_(size != 0u, [&] {
-            const auto last = k.let(p + "_last", in_[at + size - 1u]);
+            const auto last = k.let(p + "_last", in_.unchecked(at + size - 1u));
             k.if_(last != 0u, [&] {
                 ok = true;
                 r.acc = zd::cast<zd::u64>(last);
