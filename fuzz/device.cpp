@@ -7,6 +7,10 @@
 // bytes between and after the regions. Byte 0 picks the op (mod 3) and the program (reference or
 // fast, bit 2); then up to 16 blocks, each a 2-byte little-endian length, a 1-byte output room in
 // units of 64 bytes, a 1-byte gap (1..16 canary bytes after the region) and that many bytes.
+// Where bit 3 is set and the batch is small (32 KiB in and out at most), the program the device ran
+// also runs on the IR's reference interpreter, held to the same reference: the interpreter refuses
+// an unchecked access out of bounds (ir::bounds), so a hot loop's promise that its indices are in
+// bounds is fuzzed directly, not only through what the device happens to do with a stray access.
 //
 // Byte 0 from 0x70 to 0x7F: a whole .zst file (the rest) through engine::decompress_zstd's device
 // route, into host memory and into device memory: both must fail, or both give the same bytes,
@@ -33,6 +37,7 @@
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/zstd.hpp>
 #include <vyre/reference/deflate.hpp>
+#include <vyre/reference/interpreter.hpp>
 #include <vyre/reference/lz4.hpp>
 #include <vyre/reference/zstd.hpp>
 #include <vyre/runtime/context.hpp>
@@ -136,11 +141,13 @@ vyre::runtime::context& device() {
 // Blocks compared per op and program, printed when the run ends (doc/reliability.md quotes them).
 struct block_counts {
     std::uint64_t n[3][2] = {};
+    std::uint64_t interpreted[3] = {}; // of those, also on the interpreter
     ~block_counts() {
         static const char* const ops[3] = {"compression.lz4", "compression.zstd", "compression.deflate"};
         for (int op = 0; op < 3; ++op)
-            std::fprintf(stderr, "blocks compared: %s reference %llu, fast %llu\n", ops[op], static_cast<unsigned long long>(n[op][0]),
-                         static_cast<unsigned long long>(n[op][1]));
+            std::fprintf(stderr, "blocks compared: %s reference %llu, fast %llu (%llu of them also on the interpreter)\n", ops[op],
+                         static_cast<unsigned long long>(n[op][0]), static_cast<unsigned long long>(n[op][1]),
+                         static_cast<unsigned long long>(interpreted[op]));
     }
 } counts;
 
@@ -192,6 +199,47 @@ void compare(vyre::runtime::context& ctx, const batch& b, vyre::ops::block_varia
         if (!owned[i] && got[i] != canary) failed("a canary byte outside every output region was overwritten");
 }
 
+// The kernel the device ran for `b`, on the reference interpreter, against the same oracle.
+template <class Op, class Oracle>
+void interpret(vyre::runtime::context& ctx, const batch& b, vyre::ops::block_variant variant, Oracle oracle, std::uint64_t& count) {
+    if (b.input.size() > 32768 || b.output_bytes > 32768) return;
+    const auto u = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
+    std::uint32_t largest = 1;
+    for (const auto& d : b.blocks) largest = std::max(largest, d.output_size);
+    const auto& kernel = vyre::ops::kernel_for<Op>(variant, ctx.device(), u(b.blocks.size()), b.input.size(), b.output_bytes);
+    std::uint32_t slices = 1, groups = (u(b.blocks.size()) + std::max(kernel.blocks_per_workgroup, 1u) - 1) / std::max(kernel.blocks_per_workgroup, 1u);
+    if (kernel.slice != 0) {
+        slices = std::min(largest / kernel.slice + (largest % kernel.slice != 0), std::max(kernel.max_slices, 1u));
+        groups = u(b.blocks.size()) * slices;
+    }
+    std::vector<std::uint8_t> want(b.output_bytes, canary);
+    std::vector<block_status> want_status(b.blocks.size());
+    oracle(b.input, b.blocks, std::span(want), std::span(want_status));
+    const auto padded = [](std::vector<std::uint8_t> v, std::uint8_t fill) {
+        v.resize(vyre::runtime::padded_bytes(v.size()), fill);
+        return v;
+    };
+    std::vector<vyre::reference::buffer_data> buffers(5);
+    buffers[0] = padded(b.input, 0x5A);
+    buffers[1].resize(b.blocks.size() * sizeof(block_descriptor));
+    std::memcpy(buffers[1].data(), b.blocks.data(), buffers[1].size());
+    buffers[2] = padded(std::vector<std::uint8_t>(b.output_bytes, canary), canary);
+    buffers[3].assign(b.blocks.size() * sizeof(block_status), 0xEE);
+    const std::uint32_t params[4] = {u(b.blocks.size()), u(b.input.size()), u(b.output_bytes), slices};
+    buffers[4].resize(sizeof params);
+    std::memcpy(buffers[4].data(), params, sizeof params);
+    try {
+        vyre::reference::run(kernel.program.program(), {groups, 1, 1}, buffers);
+    } catch (const vyre::validation_error& e) {
+        failed(std::string("the program on the interpreter: ") + e.what());
+    }
+    std::vector<block_status> got_status(b.blocks.size());
+    std::memcpy(got_status.data(), buffers[3].data(), buffers[3].size());
+    if (got_status != want_status) failed("on the interpreter, a block status differs from the CPU reference's");
+    if (buffers[2] != padded(want, canary)) failed("on the interpreter, output bytes differ from the CPU reference's");
+    count += b.blocks.size();
+}
+
 namespace fs = std::filesystem;
 
 struct scratch {
@@ -221,20 +269,25 @@ void blocks(const std::uint8_t* data, std::size_t size) {
     if (b.blocks.empty() || b.input.empty()) return;
     const auto variant = data[0] & 4 ? vyre::ops::block_variant::fast : vyre::ops::block_variant::reference;
     counts.n[data[0] % 3][data[0] & 4 ? 1 : 0] += b.blocks.size();
+    const bool on_interpreter = (data[0] & 8) != 0;
+    const auto both = [&]<class Op>(auto oracle) {
+        compare<Op>(ctx, b, variant, oracle);
+        if (on_interpreter) interpret<Op>(ctx, b, variant, oracle, counts.interpreted[data[0] % 3]);
+    };
     switch (data[0] % 3) {
     case 0:
-        compare<cz::lz4_op>(ctx, b, variant, [](auto in, auto blocks, auto out, auto st) {
+        both.template operator()<cz::lz4_op>([](auto in, auto blocks, auto out, auto st) {
             const auto r = vyre::reference::lz4_decompress(in, blocks, out);
             std::copy(r.begin(), r.end(), st.begin());
         });
         break;
     case 1:
-        compare<cz::zstd_op>(ctx, b, variant, [](auto in, auto blocks, auto out, auto st) {
+        both.template operator()<cz::zstd_op>([](auto in, auto blocks, auto out, auto st) {
             vyre::reference::zstd_decode_blocks(in, blocks, out, st);
         });
         break;
     default:
-        compare<cz::deflate_op>(ctx, b, variant, [](auto in, auto blocks, auto out, auto st) {
+        both.template operator()<cz::deflate_op>([](auto in, auto blocks, auto out, auto st) {
             const auto r = vyre::reference::deflate_decompress(in, blocks, out);
             std::copy(r.begin(), r.end(), st.begin());
         });
