@@ -669,6 +669,43 @@ VYRE_DEVICE_TEST(block_api_keeps_output_on_the_device) {
 
 // ---- the IR programs on the reference interpreter -------------------------------------------------
 
+namespace {
+
+// `program` over batch `b` on the interpreter, `per_group` streams per workgroup: the statuses and
+// the output buffer (padded with the canary). The interpreter refuses an unchecked access out of
+// bounds (ir::bounds) with validation_error.
+std::pair<std::vector<vc::block_status>, bytes> interpret(const vyre::ir::program& program, std::uint32_t per_group, const batch& b) {
+    const auto padded = [](bytes v, std::uint8_t fill) {
+        v.resize(rt::padded_bytes(v.size()), fill);
+        return v;
+    };
+    const auto u = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
+    std::vector<ref::buffer_data> buffers(5);
+    buffers[0] = padded(b.input, 0x5A);
+    buffers[1].resize(b.blocks.size() * sizeof(vc::block_descriptor));
+    std::memcpy(buffers[1].data(), b.blocks.data(), buffers[1].size());
+    buffers[2] = padded(b.output, canary);
+    buffers[3].assign(b.blocks.size() * sizeof(vc::block_status), 0xEE);
+    const std::uint32_t params[4] = {u(b.blocks.size()), u(b.input.size()), u(b.output.size()), 0};
+    buffers[4].resize(sizeof params);
+    std::memcpy(buffers[4].data(), params, sizeof params);
+    ref::run(program, {u((b.blocks.size() + per_group - 1) / per_group), 1, 1}, buffers);
+    std::vector<vc::block_status> statuses(b.blocks.size());
+    std::memcpy(statuses.data(), buffers[3].data(), buffers[3].size());
+    return {statuses, buffers[2]};
+}
+
+// The shapes the interpreter tests run: one lane and 32 lanes per stream, several streams per
+// workgroup, smaller tables.
+std::vector<std::tuple<const char*, vyre::ir::program, std::uint32_t>> interpreted_programs() {
+    return {std::tuple{"one lane per stream", cz::deflate_program(1), 1u}, std::tuple{"32 lanes per stream", cz::deflate_program(32), 1u},
+            std::tuple{"4 lanes, 3 streams per workgroup, 9- and 7-bit tables", cz::deflate_program(4, 3, 9, 7), 3u},
+            std::tuple{"one lane per stream, 3 streams per workgroup", cz::deflate_program(1, 3), 3u},
+            std::tuple{"32 lanes, 4 streams per workgroup", cz::deflate_program(32, 4), 4u}};
+}
+
+} // namespace
+
 BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
     std::vector<vc::block_status> expected;
     std::vector<stream_case> cases = conformance_cases(expected);
@@ -683,32 +720,50 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
     cases.push_back({mutated, 2500, 0});
     const batch b = pack(cases, rng);
     const run_result want = run_reference(b);
-    const auto padded = [](bytes v, std::uint8_t fill) {
-        v.resize(rt::padded_bytes(v.size()), fill);
-        return v;
-    };
-    const auto u = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
-    for (const auto& [name, program, per_group] :
-         {std::tuple{"one lane per stream", cz::deflate_program(1), 1u}, std::tuple{"32 lanes per stream", cz::deflate_program(32), 1u},
-          std::tuple{"4 lanes, 3 streams per workgroup, 9- and 7-bit tables", cz::deflate_program(4, 3, 9, 7), 3u},
-          std::tuple{"one lane per stream, 3 streams per workgroup", cz::deflate_program(1, 3), 3u}}) {
+    bytes want_output = want.output;
+    want_output.resize(rt::padded_bytes(want_output.size()), canary);
+    for (const auto& [name, program, per_group] : interpreted_programs()) {
         BOOST_TEST_CONTEXT("program " << name) {
             BOOST_CHECK_NO_THROW(vyre::ir::validate(program));
             vyre::test::check_block_bindings(program);
-            std::vector<ref::buffer_data> buffers(5);
-            buffers[0] = padded(b.input, 0x5A);
-            buffers[1].resize(b.blocks.size() * sizeof(vc::block_descriptor));
-            std::memcpy(buffers[1].data(), b.blocks.data(), buffers[1].size());
-            buffers[2] = padded(b.output, canary);
-            buffers[3].assign(b.blocks.size() * sizeof(vc::block_status), 0xEE);
-            const std::uint32_t params[4] = {u(b.blocks.size()), u(b.input.size()), u(b.output.size()), 0};
-            buffers[4].resize(sizeof params);
-            std::memcpy(buffers[4].data(), params, sizeof params);
-            ref::run(program, {u((b.blocks.size() + per_group - 1) / per_group), 1, 1}, buffers);
-            std::vector<vc::block_status> statuses(b.blocks.size());
-            std::memcpy(statuses.data(), buffers[3].data(), buffers[3].size());
+            const auto [statuses, output] = interpret(program, per_group, b);
             BOOST_TEST(statuses == want.statuses, boost::test_tools::per_element());
-            BOOST_TEST((buffers[2] == padded(want.output, canary)));
+            BOOST_TEST((output == want_output));
+        }
+    }
+}
+
+// Descriptors that leave the buffers, stored (uncompressed) blocks that fit, overflow or leave the
+// input, and streams of fewer than four bytes at the input's very end: the interpreter, which
+// refuses an unchecked access out of bounds, gives the oracle's statuses and bytes.
+BOOST_AUTO_TEST_CASE(hostile_descriptors_on_the_interpreter) {
+    const bytes stream = zlib_deflate(vyre::test::to_bytes("some text, some text, some text"), 6);
+    const auto n = static_cast<std::uint32_t>(stream.size());
+    const std::uint32_t stored = vc::block_flag_uncompressed;
+    // The input ends on a whole word with a two-byte stream (a final fixed block holding only its end
+    // code), so that a read of four bytes from its start would leave the buffer.
+    const bytes filler((4 - (n + 2) % 4) % 4, 0x77);
+    const auto t = static_cast<std::uint32_t>(n + filler.size());
+    batch b;
+    b.input = vyre::test::concat({stream, filler, bytes{0x03, 0x00}});
+    b.output.assign(100, canary);
+    b.blocks = {{0, n, 0, 31, 0},           {1, n, 0, 0, 0},           {t + 3, 0, 0, 0, 0},         {0xFFFFFFF0u, 0x20, 0, 0, 0},
+                {0, n, 60, 10, 0},          {0, n, 0xFFFFFFF0u, 0x20, 0}, {0, 0, 64, 0, 0},         {0, n, 33, 31, 0},
+                {0, 8, 70, 8, stored},      {0, 9, 80, 8, stored},     {t, 4, 90, 6, stored},       {t, 2, 90, 4, 0},
+                {t + 1, 1, 95, 4, 0},       {t + 2, 0, 99, 1, 0}};
+    BOOST_TEST(b.input.size() % 4 == 0u);
+    const run_result want = run_reference(b);
+    BOOST_TEST(want.statuses[8] == (vc::block_status{de::none, 8}));
+    BOOST_TEST(want.statuses[9].code == de::output_overflow);
+    BOOST_TEST(want.statuses[10].code == de::input_overrun);
+    BOOST_TEST(want.statuses[11] == (vc::block_status{de::none, 0}));
+    bytes want_output = want.output;
+    want_output.resize(rt::padded_bytes(want_output.size()), canary);
+    for (const auto& [name, program, per_group] : interpreted_programs()) {
+        BOOST_TEST_CONTEXT("program " << name) {
+            const auto [statuses, output] = interpret(program, per_group, b);
+            BOOST_TEST(statuses == want.statuses, boost::test_tools::per_element());
+            BOOST_TEST((output == want_output));
         }
     }
 }

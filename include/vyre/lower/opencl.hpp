@@ -1,6 +1,7 @@
 // Lowering: ir::program -> OpenCL C 1.2 source. A pure function of the program (same program,
 // same bytes) that gives the generated code the IR's defined semantics: wrapping arithmetic,
-// masked shifts, x/0 == x and x%0 == 0, zero for out-of-bounds loads, no-op out-of-bounds stores.
+// masked shifts, x/0 == x and x%0 == 0, zero for out-of-bounds loads, no-op out-of-bounds stores
+// (checked accesses; an unchecked one, ir::bounds, is emitted bare: the program proved its index).
 #pragma once
 
 #include <vyre/ir/validate.hpp>

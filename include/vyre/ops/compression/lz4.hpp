@@ -212,8 +212,8 @@ inline ir::program lz4_program_reference() {
 // (reference::lz4_decompress_block): a failing step writes nothing, earlier steps' bytes stay.
 // The three bytes after a sequence's literals (the offset, and the next token when the match
 // length has no extension) are read before the literal copy so that their latency overlaps it;
-// reads are bounded by the input buffer, and the values are used only once the checks have shown
-// that the bytes belong to the block.
+// those reads are clamped to the block's last byte, and the values are used only once the checks
+// have shown that the bytes belong to the block.
 
 inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::uint32_t window = lz4_fast_window,
                                     std::uint32_t blocks_per_workgroup = 1, std::uint32_t stage = lz4_fast_stage,

@@ -124,7 +124,9 @@ struct zstd_blocks_result {
 // were planned from: [s.input_base, + s.input_bytes)) on ctx's queue, waiting for each pass: the
 // host schedules the blocks between them. The frames write `output` when given (at least
 // s.output_bytes long; nothing outside the frames' regions is written), else a buffer allocated
-// here. Throws resource_error where the passes' buffers do not fit (zstd_blocks_fit says so first).
+// here. Throws resource_error where the passes' buffers do not fit (zstd_blocks_fit says so first),
+// or where `input` holds fewer than input_bytes bytes (the decode pass's bit reader tests no index
+// of its own inside the ranges it checked against input_bytes: ir::bounds).
 // The first frame may continue one decoded before (`start`): its region's first start.history
 // bytes must then hold that frame's latest output, and its status counts only what follows them.
 inline zstd_blocks_result decode_zstd_blocks(runtime::context& ctx, const boost::compute::buffer& input, std::uint64_t input_bytes,
@@ -141,6 +143,9 @@ inline zstd_blocks_result decode_zstd_blocks(runtime::context& ctx, const boost:
     if (output && output->size() < s.output_bytes)
         throw resource_error(id + ": an output buffer of " + std::to_string(output->size()) + " bytes for frames that need " +
                              std::to_string(s.output_bytes));
+    if (input_bytes != 0 && input.size() < input_bytes)
+        throw resource_error(id + ": an input buffer of " + std::to_string(input.size()) + " bytes for " + std::to_string(input_bytes) +
+                             " input bytes");
     const auto clock = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
     const zstd_blocks_kernels kernels = zstd_blocks_kernels_for(v, ctx.device());
     const std::size_t nframes = s.frame_count(), nblocks = s.blocks.size() / c::zstd_block_words;
