@@ -10,12 +10,14 @@
 #include <vyre/ops/block_op.hpp>
 #include <vyre/runtime/buffer.hpp>
 #include <vyre/runtime/context.hpp>
+#include <vyre/reference/interpreter.hpp>
 
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <span>
 #include <vector>
@@ -54,6 +56,41 @@ inline block_batch pack(const std::vector<block_case>& cases, std::mt19937_64& r
     for (std::size_t k = rng() % 8; k > 0; --k) b.input.push_back(static_cast<std::uint8_t>(rng()));
     b.output.assign(out, block_canary);
     return b;
+}
+
+// A block program over a batch (any type with input, blocks and output) on the IR's reference
+// interpreter, `groups` workgroups, the parameter words {blocks, input bytes, output bytes,
+// slices}: the statuses and the output buffer, padded with the canary as a device's would be. The
+// input is padded with 0x5A. The interpreter refuses an unchecked access out of bounds
+// (ir::bounds) with validation_error.
+template <class Batch>
+block_run run_interpreter(const ir::program& program, std::uint32_t groups, const Batch& b, std::uint32_t slices = 0) {
+    const auto padded = [](std::vector<std::uint8_t> v, std::uint8_t fill) {
+        v.resize(runtime::padded_bytes(v.size()), fill);
+        return v;
+    };
+    const auto u = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
+    std::vector<reference::buffer_data> buffers(5);
+    buffers[0] = padded(b.input, 0x5A);
+    buffers[1].resize(b.blocks.size() * sizeof(compression::block_descriptor));
+    std::memcpy(buffers[1].data(), b.blocks.data(), buffers[1].size());
+    buffers[2] = padded(b.output, block_canary);
+    buffers[3].assign(b.blocks.size() * sizeof(compression::block_status), 0xEE);
+    const std::uint32_t params[4] = {u(b.blocks.size()), u(b.input.size()), u(b.output.size()), slices};
+    buffers[4].resize(sizeof params);
+    std::memcpy(buffers[4].data(), params, sizeof params);
+    reference::run(program, {groups, 1, 1}, buffers);
+    block_run r;
+    r.statuses.resize(b.blocks.size());
+    std::memcpy(r.statuses.data(), buffers[3].data(), buffers[3].size());
+    r.output = std::move(buffers[2]);
+    return r;
+}
+
+// `output` padded with the canary to whole words, as run_interpreter returns it.
+inline std::vector<std::uint8_t> padded_output(std::vector<std::uint8_t> output) {
+    output.resize(runtime::padded_bytes(output.size()), block_canary);
+    return output;
 }
 
 // The device run through the kernel-level API, on an output buffer that starts as b.output;

@@ -671,30 +671,6 @@ VYRE_DEVICE_TEST(block_api_keeps_output_on_the_device) {
 
 namespace {
 
-// `program` over batch `b` on the interpreter, `per_group` streams per workgroup: the statuses and
-// the output buffer (padded with the canary). The interpreter refuses an unchecked access out of
-// bounds (ir::bounds) with validation_error.
-std::pair<std::vector<vc::block_status>, bytes> interpret(const vyre::ir::program& program, std::uint32_t per_group, const batch& b) {
-    const auto padded = [](bytes v, std::uint8_t fill) {
-        v.resize(rt::padded_bytes(v.size()), fill);
-        return v;
-    };
-    const auto u = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
-    std::vector<ref::buffer_data> buffers(5);
-    buffers[0] = padded(b.input, 0x5A);
-    buffers[1].resize(b.blocks.size() * sizeof(vc::block_descriptor));
-    std::memcpy(buffers[1].data(), b.blocks.data(), buffers[1].size());
-    buffers[2] = padded(b.output, canary);
-    buffers[3].assign(b.blocks.size() * sizeof(vc::block_status), 0xEE);
-    const std::uint32_t params[4] = {u(b.blocks.size()), u(b.input.size()), u(b.output.size()), 0};
-    buffers[4].resize(sizeof params);
-    std::memcpy(buffers[4].data(), params, sizeof params);
-    ref::run(program, {u((b.blocks.size() + per_group - 1) / per_group), 1, 1}, buffers);
-    std::vector<vc::block_status> statuses(b.blocks.size());
-    std::memcpy(statuses.data(), buffers[3].data(), buffers[3].size());
-    return {statuses, buffers[2]};
-}
-
 // The shapes the interpreter tests run: one lane and 32 lanes per stream, several streams per
 // workgroup, smaller tables.
 std::vector<std::tuple<const char*, vyre::ir::program, std::uint32_t>> interpreted_programs() {
@@ -720,15 +696,14 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
     cases.push_back({mutated, 2500, 0});
     const batch b = pack(cases, rng);
     const run_result want = run_reference(b);
-    bytes want_output = want.output;
-    want_output.resize(rt::padded_bytes(want_output.size()), canary);
+    const bytes want_output = vyre::test::padded_output(want.output);
     for (const auto& [name, program, per_group] : interpreted_programs()) {
         BOOST_TEST_CONTEXT("program " << name) {
             BOOST_CHECK_NO_THROW(vyre::ir::validate(program));
             vyre::test::check_block_bindings(program);
-            const auto [statuses, output] = interpret(program, per_group, b);
-            BOOST_TEST(statuses == want.statuses, boost::test_tools::per_element());
-            BOOST_TEST((output == want_output));
+            const auto got = vyre::test::run_interpreter(program, std::uint32_t((b.blocks.size() + per_group - 1) / per_group), b);
+            BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
+            BOOST_TEST((got.output == want_output));
         }
     }
 }
@@ -757,13 +732,12 @@ BOOST_AUTO_TEST_CASE(hostile_descriptors_on_the_interpreter) {
     BOOST_TEST(want.statuses[9].code == de::output_overflow);
     BOOST_TEST(want.statuses[10].code == de::input_overrun);
     BOOST_TEST(want.statuses[11] == (vc::block_status{de::none, 0}));
-    bytes want_output = want.output;
-    want_output.resize(rt::padded_bytes(want_output.size()), canary);
+    const bytes want_output = vyre::test::padded_output(want.output);
     for (const auto& [name, program, per_group] : interpreted_programs()) {
         BOOST_TEST_CONTEXT("program " << name) {
-            const auto [statuses, output] = interpret(program, per_group, b);
-            BOOST_TEST(statuses == want.statuses, boost::test_tools::per_element());
-            BOOST_TEST((output == want_output));
+            const auto got = vyre::test::run_interpreter(program, std::uint32_t((b.blocks.size() + per_group - 1) / per_group), b);
+            BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
+            BOOST_TEST((got.output == want_output));
         }
     }
 }

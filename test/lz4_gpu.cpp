@@ -530,34 +530,6 @@ VYRE_DEVICE_TEST(block_api_keeps_output_on_the_device) {
 
 // ---- the IR programs on the reference interpreter -------------------------------------------------
 
-namespace {
-
-// `program` over batch `b` on the interpreter, `per_group` blocks per workgroup: the statuses and
-// the output buffer (padded with the canary). The interpreter refuses an unchecked access out of
-// bounds (ir::bounds) with validation_error.
-std::pair<std::vector<vc::block_status>, bytes> interpret(const vyre::ir::program& program, std::uint32_t per_group, const batch& b) {
-    const auto padded = [](bytes v, std::uint8_t fill) {
-        v.resize(vyre::runtime::padded_bytes(v.size()), fill);
-        return v;
-    };
-    const auto u = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
-    std::vector<ref::buffer_data> buffers(5);
-    buffers[0] = padded(b.input, 0x5A);
-    buffers[1].resize(b.blocks.size() * sizeof(vc::block_descriptor));
-    std::memcpy(buffers[1].data(), b.blocks.data(), buffers[1].size());
-    buffers[2] = padded(b.output, canary);
-    buffers[3].assign(b.blocks.size() * sizeof(vc::block_status), 0xEE);
-    const std::uint32_t params[4] = {u(b.blocks.size()), u(b.input.size()), u(b.output.size()), 0};
-    buffers[4].resize(sizeof params);
-    std::memcpy(buffers[4].data(), params, sizeof params);
-    ref::run(program, {u((b.blocks.size() + per_group - 1) / per_group), 1, 1}, buffers);
-    std::vector<vc::block_status> statuses(b.blocks.size());
-    std::memcpy(statuses.data(), buffers[3].data(), buffers[3].size());
-    return {statuses, buffers[2]};
-}
-
-} // namespace
-
 // Descriptors that leave the buffers, stored blocks that fit, overflow or leave the input, and a
 // block cut after its literals that ends the input on a whole word (the offset and the next token
 // are loaded before the tests that make them needed, clamped into the block): the fast programs on
@@ -582,16 +554,15 @@ BOOST_AUTO_TEST_CASE(hostile_descriptors_on_the_interpreter) {
     BOOST_TEST(want.statuses[0] == (vc::block_status{lz::none, 200}));
     BOOST_TEST(want.statuses[4] == (vc::block_status{lz::none, 8}));
     BOOST_TEST(want.statuses[1].code != lz::none);
-    bytes want_output = want.output;
-    want_output.resize(vyre::runtime::padded_bytes(want_output.size()), canary);
+    const bytes want_output = vyre::test::padded_output(want.output);
     for (const auto& [name, program, per_group] :
          {std::tuple{"fast", cz::lz4_program_fast(), 1u}, std::tuple{"fast, 8 lanes, 4 blocks per workgroup", cz::lz4_program_fast(8, 0, 4), 4u},
           std::tuple{"fast, 4 bytes per lane per copy step", cz::lz4_program_fast(cz::lz4_fast_lanes, 0, 2, 0, 4), 2u},
           std::tuple{"fast, 4 lanes, 16-byte window and stage", cz::lz4_program_fast(4, 16, 1, 16), 1u}}) {
         BOOST_TEST_CONTEXT("program " << name) {
-            const auto [statuses, output] = interpret(program, per_group, b);
-            BOOST_TEST(statuses == want.statuses, boost::test_tools::per_element());
-            BOOST_TEST((output == want_output));
+            const auto got = vyre::test::run_interpreter(program, std::uint32_t((b.blocks.size() + per_group - 1) / per_group), b);
+            BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
+            BOOST_TEST((got.output == want_output));
         }
     }
 }
@@ -611,11 +582,7 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
     cases.push_back({mutated, 3000, 0});
     const batch b = pack(cases, rng);
     const run_result want = run_reference(b);
-    const auto padded = [](bytes v, std::uint8_t fill) {
-        v.resize(vyre::runtime::padded_bytes(v.size()), fill);
-        return v;
-    };
-    const auto u = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
+    const bytes want_output = vyre::test::padded_output(want.output);
     for (const auto& [name, program, per_group] :
          {std::tuple{"reference", cz::lz4_program_reference(), cz::lz4_reference_workgroup},
           std::tuple{"fast", cz::lz4_program_fast(), 1u},
@@ -630,20 +597,9 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
           std::tuple{"fast, 8 lanes, 3 bytes per step, 16-byte stage and window", cz::lz4_program_fast(8, 16, 1, 16, 3), 1u}}) {
         BOOST_TEST_CONTEXT("program " << name) {
             BOOST_CHECK_NO_THROW(vyre::ir::validate(program));
-            std::vector<ref::buffer_data> buffers(5);
-            buffers[0] = padded(b.input, 0x5A);
-            buffers[1].resize(b.blocks.size() * sizeof(vc::block_descriptor));
-            std::memcpy(buffers[1].data(), b.blocks.data(), buffers[1].size());
-            buffers[2] = padded(b.output, canary);
-            buffers[3].assign(b.blocks.size() * sizeof(vc::block_status), 0xEE);
-            const std::uint32_t params[4] = {u(b.blocks.size()), u(b.input.size()), u(b.output.size()), 0};
-            buffers[4].resize(sizeof params);
-            std::memcpy(buffers[4].data(), params, sizeof params);
-            ref::run(program, {u((b.blocks.size() + per_group - 1) / per_group), 1, 1}, buffers);
-            std::vector<vc::block_status> statuses(b.blocks.size());
-            std::memcpy(statuses.data(), buffers[3].data(), buffers[3].size());
-            BOOST_TEST(statuses == want.statuses, boost::test_tools::per_element());
-            BOOST_TEST((buffers[2] == padded(want.output, canary)));
+            const auto got = vyre::test::run_interpreter(program, std::uint32_t((b.blocks.size() + per_group - 1) / per_group), b);
+            BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
+            BOOST_TEST((got.output == want_output));
         }
     }
 }

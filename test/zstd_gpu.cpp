@@ -7,6 +7,7 @@
 // which frames each route sends where, errors that name the same offset in every route, and
 // seeded mutations.
 #include "block_bindings.hpp"
+#include "block_batch.hpp"
 #include "harness.hpp"
 #include "test_data.hpp"
 #include "zstd_blocks.hpp"
@@ -404,32 +405,17 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
         if (c.capacity <= 5000) cases.push_back(std::move(c));
     const batch b = pack(cases, rng);
     const run_result want = run_reference(b);
-    const auto padded = [](bytes v, std::uint8_t fill) {
-        v.resize(vyre::runtime::padded_bytes(v.size()), fill);
-        return v;
-    };
-    const auto u = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
-    const std::uint32_t n = u(b.blocks.size());
+    const bytes want_output = vyre::test::padded_output(want.output);
+    const auto n = static_cast<std::uint32_t>(b.blocks.size());
     for (const auto& [name, program, groups, slices] :
          {std::tuple{"reference", cz::zstd_program_reference(), (n + cz::zstd_reference_workgroup - 1) / cz::zstd_reference_workgroup, 0u},
           std::tuple{"fast", cz::zstd_program_fast(), n * 1, 1u},
           std::tuple{"fast 32x2, 256-byte slices", cz::zstd_program_fast(32, 2, 256), n * 3, 3u}}) {
         BOOST_TEST_CONTEXT("program " << name) {
             BOOST_CHECK_NO_THROW(vyre::ir::validate(program));
-            std::vector<ref::buffer_data> buffers(5);
-            buffers[0] = padded(b.input, 0x5A);
-            buffers[1].resize(b.blocks.size() * sizeof(vc::block_descriptor));
-            std::memcpy(buffers[1].data(), b.blocks.data(), buffers[1].size());
-            buffers[2] = padded(b.output, canary);
-            buffers[3].assign(b.blocks.size() * sizeof(vc::block_status), 0xEE);
-            const std::uint32_t params[4] = {n, u(b.input.size()), u(b.output.size()), slices};
-            buffers[4].resize(sizeof params);
-            std::memcpy(buffers[4].data(), params, sizeof params);
-            ref::run(program, {groups, 1, 1}, buffers);
-            std::vector<vc::block_status> statuses(b.blocks.size());
-            std::memcpy(statuses.data(), buffers[3].data(), buffers[3].size());
-            BOOST_TEST(statuses == want.statuses, boost::test_tools::per_element());
-            BOOST_TEST((buffers[2] == padded(want.output, canary)));
+            const auto got = vyre::test::run_interpreter(program, groups, b, slices);
+            BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
+            BOOST_TEST((got.output == want_output));
         }
     }
 }
