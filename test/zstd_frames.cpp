@@ -1068,13 +1068,12 @@ BOOST_AUTO_TEST_CASE(fse_and_huffman_tables_follow_the_rfc) {
     BOOST_TEST(!vc::zstd_huffman_from_weights(no_pair).has_value());
 }
 
-BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
-    const bytes src = mixed_source(20000, 2);
-    const bytes file = compress_frames(bytes(src.begin(), src.begin() + 60000), 8000, 3);
-    const planned p = plan(file);
-    const decoded want = run_reference(file, p.sections);
-    BOOST_REQUIRE(all_succeeded(want));
-    const auto& s = p.sections;
+namespace {
+
+// compression.zstd.frames' program over `file` and the sections planned from it (records possibly
+// altered) on the interpreter: the statuses and the output. The interpreter refuses an unchecked
+// access out of bounds (ir::bounds) with validation_error.
+decoded run_frames_interpreter(const vyre::ir::program& program, std::uint32_t per_group, const bytes& file, const fmt::zstd_sections& s) {
     const auto u = [](std::uint64_t v) { return static_cast<std::uint32_t>(v); };
     const auto as_bytes = [](const words& w) {
         ref::buffer_data b(w.size() * 4);
@@ -1082,27 +1081,81 @@ BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
         return b;
     };
     const std::uint32_t n = u(s.frame_count());
-    for (const auto& [name, program, per_group] : {std::tuple{"reference", cz::zstd_frames_program(1, cz::zstd_frames_reference_workgroup),
-                                                              cz::zstd_frames_reference_workgroup},
-                                                   std::tuple{"fast", cz::zstd_frames_program(32, 2), 2u}}) {
+    std::vector<ref::buffer_data> buffers(8);
+    buffers[0] = file;
+    buffers[0].resize(rt::padded_bytes(file.size()), 0);
+    buffers[1] = as_bytes(s.frames);
+    buffers[2] = as_bytes(s.blocks);
+    buffers[3] = as_bytes(s.tables);
+    buffers[4].assign(rt::padded_bytes(s.literal_bytes), 0);
+    buffers[5].assign(rt::padded_bytes(s.output_bytes), 0);
+    buffers[6].assign(n * vc::zstd_status_words * 4, 0xEE);
+    const words params{n, u(file.size()), u(s.output_bytes), u(s.literal_bytes), u(s.blocks.size()), u(s.tables.size())};
+    buffers[7] = as_bytes(params);
+    ref::run(program, {(n + per_group - 1) / per_group, 1, 1}, buffers);
+    decoded d{bytes(buffers[5].begin(), buffers[5].begin() + s.output_bytes), words(n * vc::zstd_status_words)};
+    std::memcpy(d.statuses.data(), buffers[6].data(), d.statuses.size() * 4);
+    return d;
+}
+
+std::vector<std::tuple<const char*, vyre::ir::program, std::uint32_t>> interpreted_frames_programs() {
+    return {std::tuple{"reference", cz::zstd_frames_program(1, cz::zstd_frames_reference_workgroup), cz::zstd_frames_reference_workgroup},
+            std::tuple{"fast", cz::zstd_frames_program(32, 2), 2u}};
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(programs_agree_with_the_oracle_on_the_interpreter) {
+    const bytes src = mixed_source(20000, 2);
+    const bytes file = compress_frames(bytes(src.begin(), src.begin() + 60000), 8000, 3);
+    const planned p = plan(file);
+    const decoded want = run_reference(file, p.sections);
+    BOOST_REQUIRE(all_succeeded(want));
+    for (const auto& [name, program, per_group] : interpreted_frames_programs()) {
         BOOST_TEST_CONTEXT("program " << name) {
             BOOST_CHECK_NO_THROW(vyre::ir::validate(program));
-            std::vector<ref::buffer_data> buffers(8);
-            buffers[0] = file;
-            buffers[0].resize(rt::padded_bytes(file.size()), 0);
-            buffers[1] = as_bytes(s.frames);
-            buffers[2] = as_bytes(s.blocks);
-            buffers[3] = as_bytes(s.tables);
-            buffers[4].assign(rt::padded_bytes(s.literal_bytes), 0);
-            buffers[5].assign(rt::padded_bytes(s.output_bytes), 0);
-            buffers[6].assign(n * vc::zstd_status_words * 4, 0xEE);
-            const words params{n, u(file.size()), u(s.output_bytes), u(s.literal_bytes), u(s.blocks.size()), u(s.tables.size())};
-            buffers[7] = as_bytes(params);
-            ref::run(program, {(n + per_group - 1) / per_group, 1, 1}, buffers);
-            words statuses(n * vc::zstd_status_words);
-            std::memcpy(statuses.data(), buffers[6].data(), statuses.size() * 4);
-            BOOST_TEST(statuses == want.statuses, boost::test_tools::per_element());
-            BOOST_TEST(std::equal(want.output.begin(), want.output.end(), buffers[5].begin()));
+            const decoded got = run_frames_interpreter(program, per_group, file, p.sections);
+            BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
+            BOOST_TEST((got.output == want.output));
+        }
+    }
+}
+
+// Records whose ranges leave the input, the literals' scratch or the tables (a host that planned
+// wrongly, or a record written by hand): the programs on the interpreter, which refuses an
+// unchecked access out of bounds, fail those frames as the CPU reference does and leave the
+// others as it does.
+BOOST_AUTO_TEST_CASE(altered_records_on_the_interpreter) {
+    namespace f = vc::zstd_block_field;
+    const bytes src = mixed_source(20000, 2);
+    const bytes file = compress_frames(bytes(src.begin(), src.begin() + 30000), 8000, 3);
+    const planned p = plan(file);
+    // The first compressed block's record.
+    std::size_t rec = p.sections.blocks.size();
+    for (std::size_t r = 0; r < p.sections.blocks.size(); r += vc::zstd_block_words)
+        if ((p.sections.blocks[r + f::kind] & 3u) == 2u) {
+            rec = r;
+            break;
+        }
+    BOOST_REQUIRE(rec < p.sections.blocks.size());
+    const auto in = static_cast<std::uint32_t>(file.size()), lit = static_cast<std::uint32_t>(p.sections.literal_bytes);
+    const std::vector<std::pair<std::uint32_t, std::uint32_t>> changes = {
+        {f::sequences_at, in - 2},       {f::sequences_at, 0xFFFFFFF0u}, {f::sequences_size, in},    {f::source, in},
+        {f::source, 0xFFFFFFFFu},        {f::size, 0xFFFFFFFFu},         {f::literals_at, lit - 1},  {f::literals_at, 0xFFFFFFF8u},
+        {f::stream_sizes, 0xFFFFFFF0u},  {f::huffman_table, 0xFFFFFFF0u}, {f::offset_table, 0xFFFFFFF0u}, {f::maximum, 0}};
+    for (const auto& [field, value] : changes) {
+        fmt::zstd_sections s = p.sections;
+        s.blocks[rec + field] = value;
+        const decoded want = run_reference(file, s);
+        BOOST_TEST_CONTEXT("record word " << field << " = " << value) {
+            BOOST_TEST(!all_succeeded(want));
+            for (const auto& [name, program, per_group] : interpreted_frames_programs()) {
+                BOOST_TEST_CONTEXT("program " << name) {
+                    const decoded got = run_frames_interpreter(program, per_group, file, s);
+                    BOOST_TEST(got.statuses == want.statuses, boost::test_tools::per_element());
+                    BOOST_TEST((got.output == want.output));
+                }
+            }
         }
     }
 }
