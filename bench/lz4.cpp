@@ -156,6 +156,8 @@ struct figures {
     double kernel_gbs = 0, e2e_gbs = 0;
     std::size_t e2e_depth = 1; // pieces the best end-to-end run was cut into
     bool e2e_streams = false;  // whether it was the `streams` ordering (else `stages`)
+    bool e2e_ramp = false;     // whether its pieces grew (else equal pieces)
+    std::size_t e2e_in_flight = 0; // streams: kernels at most in flight (0: no limit)
     std::string timeline;      // with --timeline: when each step of the best end-to-end run ran
 };
 
@@ -209,9 +211,23 @@ figures run_variant(rt::context& ctx, const kernel_choice& kernel, const block_s
         for (std::size_t q = 0; q < max_pieces; ++q)
             profiled.emplace_back(bcm::command_queue(ctx.cl_context(), ctx.device().device, CL_QUEUE_PROFILING_ENABLE));
     double best = 1e30;
-    for (std::size_t chunks = 1; chunks <= std::min(max_pieces, s.blocks.size()); chunks *= 2) {
+    // Pieces of equal size, or a ramp: the first pieces smaller (weights 1, 2, 4, then 8 for the
+    // rest), so that the first readback waits for a small piece's upload and kernel only.
+    for (std::size_t chunks = 1; chunks <= std::min(max_pieces, s.blocks.size()); chunks *= 2)
+      for (const bool ramp : {false, true}) {
+        if (ramp && (chunks < 4 || 8 * chunks > s.blocks.size())) continue;
         std::vector<std::size_t> cut = {0};
-        for (std::size_t c = 1; c < chunks; ++c) cut.push_back(s.blocks.size() * c / chunks);
+        {
+            std::vector<std::size_t> weight(chunks, 1);
+            if (ramp)
+                for (std::size_t c = 0; c < chunks; ++c) weight[c] = std::size_t{1} << std::min<std::size_t>(c, 3);
+            std::size_t total = 0, sum = 0;
+            for (auto w : weight) total += w;
+            for (std::size_t c = 0; c + 1 < chunks; ++c) {
+                sum += weight[c];
+                cut.push_back(s.blocks.size() * sum / total);
+            }
+        }
         cut.push_back(s.blocks.size());
         std::vector<device_set> sets;
         for (std::size_t c = 0; c < chunks; ++c) sets.push_back(upload_set(ctx, s, cut[c], cut[c + 1]));
@@ -224,7 +240,11 @@ figures run_variant(rt::context& ctx, const kernel_choice& kernel, const block_s
         };
         // One end-to-end pass over `qs`; with `steps`, each piece's three events (queues made with
         // profiling) for the timeline.
-        const auto pass = [&](std::vector<rt::context>& qs, bool streams, std::vector<std::array<bcm::event, 3>>* steps) {
+        // `in_flight` > 0 (streams only): a piece's kernel also waits for the kernel `in_flight`
+        // pieces earlier, so that few kernels share the GPU and they end in order, the first soon.
+        const auto pass = [&](std::vector<rt::context>& qs, bool streams, std::size_t in_flight,
+                              std::vector<std::array<bcm::event, 3>>* steps) {
+            std::vector<bcm::event> kernels;
             rt::context &qs_up = qs[0], &qs_compute = qs[1], &qs_down = qs[2];
             for (std::size_t c = 0; c < chunks; ++c) {
                 device_set& d = sets[c];
@@ -237,9 +257,12 @@ figures run_variant(rt::context& ctx, const kernel_choice& kernel, const block_s
                 if (!streams) {
                     qu.queue().flush();
                     qk.queue().enqueue_barrier(bcm::wait_list(uploaded));
+                } else if (in_flight > 0 && c >= in_flight) {
+                    qk.queue().enqueue_barrier(bcm::wait_list(kernels[c - in_flight]));
                 }
                 const bcm::event decoded =
                     vo::enqueue_blocks(qk, kernel(static_cast<std::uint32_t>(d.count), d.input_bytes, d.output_bytes), d.args(), d.params);
+                kernels.push_back(decoded);
                 if (!streams) {
                     qk.queue().flush();
                     qd.queue().enqueue_barrier(bcm::wait_list(decoded));
@@ -253,12 +276,13 @@ figures run_variant(rt::context& ctx, const kernel_choice& kernel, const block_s
             }
             for (rt::context& q : qs) q.finish();
         };
-        for (const bool streams : {false, true}) {
+        for (const auto& [streams, in_flight] : {std::pair{false, std::size_t{0}}, {true, std::size_t{0}}, {true, std::size_t{2}}, {true, std::size_t{4}}}) {
+            if (in_flight >= chunks) continue;
             std::vector<double> et;
             for (int r = 0; r < runs + 1; ++r) {
                 std::memset(pin_out.span().data(), 0, s.output_bytes);
                 const double t0 = now_seconds();
-                pass(queues, streams, nullptr);
+                pass(queues, streams, in_flight, nullptr);
                 if (r > 0) et.push_back(now_seconds() - t0);
             }
             for (std::size_t c = 0; c < chunks; ++c)
@@ -274,16 +298,19 @@ figures run_variant(rt::context& ctx, const kernel_choice& kernel, const block_s
                 best = median(et);
                 f.e2e_depth = chunks;
                 f.e2e_streams = streams;
+                f.e2e_ramp = ramp;
+                f.e2e_in_flight = in_flight;
                 if (timeline) {
                     // The best arrangement once more on profiling queues: when each step ran.
                     std::vector<std::array<bcm::event, 3>> steps;
-                    pass(profiled, streams, &steps);
+                    pass(profiled, streams, in_flight, &steps);
                     const auto at = [](const bcm::event& e, cl_profiling_info what) { return e.get_profiling_info<cl_ulong>(what); };
                     cl_ulong origin = ~cl_ulong(0);
                     for (const auto& st : steps)
                         for (const auto& e : st) origin = std::min(origin, at(e, CL_PROFILING_COMMAND_START));
                     std::ostringstream t;
-                    t << "# timeline of " << (streams ? "s" : "x") << chunks << " (ms from the first step's start; upload, kernel, readback)\n";
+                    t << "# timeline of " << (streams ? "s" : "x") << chunks << (ramp ? "r" : "")
+                      << (in_flight ? "k" + std::to_string(in_flight) : "") << " (ms from the first step's start; upload, kernel, readback)\n";
                     for (std::size_t c = 0; c < steps.size(); ++c) {
                         t << "#   piece " << c << ":";
                         for (const auto& e : steps[c]) {
@@ -430,7 +457,8 @@ int main(int argc, char** argv) {
     // The PCIe reference points: one pinned copy each way of the whole compressed input / output.
     std::printf("# GB/s of decompressed output; e2e: pinned compressed bytes in, pinned decompressed bytes out, best of\n"
                 "# 1/2/4/.../32 pieces pipelined over three queues, one per step (shown as xN), or with one queue per\n"
-                "# piece (sN)\n");
+                "# piece (sN); equal pieces, or growing ones (xNr, sNr: weights 1, 2, 4, then 8); with one queue per\n"
+                "# piece, at most K kernels in flight (sNkK)\n");
     std::printf("\n%9s %8s %6s %-16s %11s %11s %11s %9s %9s\n", "block", "blocks", "ratio", "program", "kernel GB/s",
                 "e2e GB/s", "liblz4 GB/s", "kern/lib", "e2e/lib");
     for (std::size_t block : s.block_sizes) {
@@ -500,7 +528,8 @@ int main(int argc, char** argv) {
             const figures f = run_variant(ctx, choice(k), set, input, pin_in, pin_out, s.runs, s.kernel_only, s.timeline, name.c_str());
             const std::string e2e = s.kernel_only ? std::string("-")
                                                   : std::to_string(f.e2e_gbs).substr(0, std::to_string(f.e2e_gbs).find('.') + 3) +
-                                                        (f.e2e_streams ? " s" : " x") + std::to_string(f.e2e_depth);
+                                                        (f.e2e_streams ? " s" : " x") + std::to_string(f.e2e_depth) + (f.e2e_ramp ? "r" : "") +
+                                                        (f.e2e_in_flight ? "k" + std::to_string(f.e2e_in_flight) : "");
             std::printf("%9zu %8zu %6.2f %-16s %11.2f %11s %11.2f %9.2f %9.2f\n", block, set.blocks.size(), ratio, name.c_str(),
                         f.kernel_gbs, e2e.c_str(), cpu_gbs, f.kernel_gbs / cpu_gbs, f.e2e_gbs / cpu_gbs);
             std::fputs(f.timeline.c_str(), stdout);

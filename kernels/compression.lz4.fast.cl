@@ -110,9 +110,35 @@ void compression_lz4_fast(
                     }
                     uint after_literals = (ip + literal_length);
                     uint offset = 0u;
-                    uint literal_at = (in_base + ip);
                     offset = (((uint)input[min((in_base + after_literals), last_byte)]) | (((uint)input[min(((in_base + after_literals) + 1u), last_byte)]) << (8u & 31u)));
                     token = ((uint)input[min(((in_base + after_literals) + 2u), last_byte)]);
+                    uint one_step = ((uint)(((uint)(((uint)(((uint)(((uint)(((uint)(((uint)(literal_length <= 32u)) && ((uint)(match_length <= 32u)))) && ((uint)(match_length != 19u)))) && ((uint)((in_size - after_literals) >= 2u)))) && ((uint)(offset >= match_length)))) && ((uint)(offset <= (op + literal_length))))) && ((uint)(match_length <= ((capacity - op) - literal_length)))));
+                    if (one_step) {
+                        uint step_literal_at = (in_base + ip);
+                        uint step_from = ((op + literal_length) - offset);
+                        if (((uint)(min((step_from + match_length), op) > fenced))) {
+                            vyre_sg_barrier();
+                            fenced = op;
+                        }
+                        uint step_literal = ((uint)input[min((step_literal_at + lane), last_byte)]);
+                        uint step_source = (step_from + lane);
+                        uint step_match = 0u;
+                        if (((uint)(step_source < op))) {
+                            step_match = ((uint)output[(out_base + step_source)]);
+                        } else {
+                            step_match = ((uint)input[min((step_literal_at + (step_source - op)), last_byte)]);
+                        }
+                        if (((uint)(lane < literal_length))) {
+                            output[((out_base + op) + lane)] = (uchar)(step_literal);
+                        }
+                        if (((uint)(lane < match_length))) {
+                            output[(((out_base + op) + literal_length) + lane)] = (uchar)(step_match);
+                        }
+                        ip = (after_literals + 2u);
+                        op = ((op + literal_length) + match_length);
+                        continue;
+                    }
+                    uint literal_at = (in_base + ip);
                     uint literal_j = lane;
                     while (((uint)(literal_j < literal_length))) {
                         uint literal_j_byte = ((uint)input[(literal_at + literal_j)]);

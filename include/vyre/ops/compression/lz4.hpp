@@ -366,14 +366,51 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                     const auto after = k.let("after_literals", ip + literal_length); // <= n
                     const auto offset = k.let("offset", 0u);
                     if (windowed) k.if_(op + literal_length > *ring_limit, sync);
-                    const auto from_global = [&] {
-                        const auto literal_at = k.let("literal_at", in_base + ip);
-                        // Loaded before the tests that make them needed, so that their latency
-                        // passes during the literal copy; clamped into the block (n >= 1 here),
-                        // which changes no byte that is used: the offset only where two bytes
-                        // follow the literals, the token only where a sequence follows the match.
+                    // The offset and the next token, loaded before the tests that make them
+                    // needed, so that their latency passes during the tests and copies; clamped
+                    // into the block (n >= 1 here), which changes no byte that is used: the offset
+                    // only where two bytes follow the literals, the token only where a sequence
+                    // follows the match.
+                    const auto load_ahead = [&] {
                         offset = in.unchecked(d::min(in_base + after, last_byte)) | (in.unchecked(d::min(in_base + after + 1u, last_byte)) << 8u);
                         if (!staging) token = in.unchecked(d::min(in_base + after + 2u, last_byte));
+                    };
+                    // A short sequence in one step: literals and match of at most `lanes` bytes
+                    // each, no match-length extension, every test of the steps below passed, and
+                    // a match that does not overlap itself. Each lane reads its literal byte and
+                    // its match byte before it writes either, so the two reads' latencies
+                    // overlap, where the steps below wait for each copy's reads in turn. A match
+                    // byte that this sequence's literals write comes from the input instead (the
+                    // literal it copies), so only bytes written by earlier sequences need the
+                    // barrier. Only where a block has a subgroup of 32 to itself (a warp on
+                    // NVIDIA GPUs): narrower blocks share a warp, and blocks that take the step
+                    // and blocks that do not would split it (doc/ops/compression.lz4.md).
+                    const bool short_sequences = !staging && !windowed && lanes == 32;
+                    if (short_sequences) {
+                        load_ahead();
+                        const auto one_step = k.let("one_step", literal_length <= lanes && match_length <= lanes && match_length != 19u &&
+                                                                    n - after >= 2u && offset >= match_length &&
+                                                                    offset <= op + literal_length && match_length <= cap - op - literal_length);
+                        k.if_(one_step, [&] {
+                            const auto literal_at = k.let("step_literal_at", in_base + ip);
+                            const auto from = k.let("step_from", op + literal_length - offset);
+                            k.if_(d::min(from + match_length, op) > fenced, sync);
+                            const auto literal = k.let("step_literal", in.unchecked(d::min(literal_at + lane, last_byte)));
+                            const auto source = k.let("step_source", from + lane);
+                            const auto matched = k.let("step_match", 0u);
+                            k.if_(source < op, [&] { matched = out.unchecked(out_base + source); }).else_([&] {
+                                matched = in.unchecked(d::min(literal_at + (source - op), last_byte));
+                            });
+                            k.if_(lane < literal_length, [&] { k.store_unchecked(out, out_base + op + lane, literal); });
+                            k.if_(lane < match_length, [&] { k.store_unchecked(out, out_base + op + literal_length + lane, matched); });
+                            ip = after + 2u;
+                            op = op + literal_length + match_length;
+                            k.continue_();
+                        });
+                    }
+                    const auto from_global = [&] {
+                        const auto literal_at = k.let("literal_at", in_base + ip);
+                        if (!short_sequences) load_ahead();
                         copy("literal_j", op, literal_length, [&](const auto& j) { return in.unchecked(literal_at + j); }, windowed);
                     };
                     if (!staging) {
