@@ -193,10 +193,14 @@ void compression_lz4_fast(
                         }
                     } else {
                         uint repeat_j = lane;
+                        uint repeat_j_at = vyre_mod_uint(lane, offset);
+                        uint repeat_j_step = vyre_mod_uint(32u, offset);
                         while (((uint)(repeat_j < match_length))) {
-                            uint repeat_j_byte = ((uint)output[((out_base + match_from) + vyre_mod_uint(repeat_j, offset))]);
-                            output[(((out_base + op) + repeat_j) + 0u)] = (uchar)(repeat_j_byte);
+                            uint repeat_j_byte = ((uint)output[((out_base + match_from) + repeat_j_at)]);
+                            output[((out_base + op) + repeat_j)] = (uchar)(repeat_j_byte);
                             repeat_j = (repeat_j + 32u);
+                            repeat_j_at = (repeat_j_at + repeat_j_step);
+                            repeat_j_at = (((uint)(repeat_j_at >= offset)) ? (repeat_j_at - offset) : repeat_j_at);
                         }
                     }
                     op = (op + match_length);

@@ -171,3 +171,16 @@ if [ "$mode" = unroll ]; then
     echo "=== $src nvcomp"; VYRE_DEVICE= timeout 100 bench_nvcomp $src --mib 1024 --runs 3 --cases lz4 --block-sizes 65536,262144 2>&1 | grep -a "^ *[0-9]"
   done
 fi
+if [ "$mode" = repeat ]; then
+  # overlapping matches stepping their pattern position (bench_lz4) against the build before (bench_lz4-step), alternating; nvCOMP; tests
+  for r in 1 2; do
+    for src in "$c" "--synthetic compressible"; do
+      for b in bench_lz4-step bench_lz4; do
+        echo "=== round $r $src $b"; VYRE_DEVICE=nvidia timeout 100 $b $src --mib 1024 --block-sizes 4096,65536,262144 --runs 3 --variants fast --kernel-only 2>&1 | grep -a "^ *[0-9]* *[0-9]* *[0-9.]* fast"
+      done
+    done
+  done
+  for src in "$c" "--synthetic compressible"; do
+    echo "=== $src nvcomp"; timeout 100 bench_nvcomp $src --mib 1024 --runs 3 --cases lz4 --block-sizes 4096,65536,262144 2>&1 | grep -a "^ *[0-9]"
+  done
+fi

@@ -289,6 +289,28 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
         });
     };
 
+    // An overlapping match: out[out_base + to + j] = read(j mod period) for j < count. Lane i's
+    // pattern position moves on by `lanes` mod period per pass: one addition and one comparison
+    // instead of a division per byte (runs of one byte repeated, offset 1, are matches of up to
+    // thousands of bytes). With unroll > 1, the copy above with the division.
+    const auto repeat = [&](const std::string& name, const auto& to, const auto& count, const auto& period, const auto& read, bool keep) {
+        if (unroll != 1) {
+            copy(name, to, count, [&](const auto& j) { return read(j % period); }, keep);
+            return;
+        }
+        const auto j = k.let(name, lane);
+        const auto at = k.let(name + "_at", lane % period);
+        const auto step = k.let(name + "_step", d::lit<d::u32>(lanes) % period);
+        k.while_(j < count, [&] {
+            const auto byte = k.let(name + "_byte", read(at));
+            k.store_unchecked(out, out_base + to + j, byte);
+            if (keep) k.store_unchecked(ring, ring_base + ((to + j) & slot_mask), byte);
+            j = j + lanes;
+            at = at + step;
+            at = d::select(at >= period, at - period, at);
+        });
+    };
+
     k.if_(in_base > in_bytes || n > in_bytes - in_base, [&] { code = codes::literal_overflow; }).else_([&] {
         k.if_(out_base > out_bytes || cap > out_bytes - out_base, [&] { code = codes::output_overflow; }).else_([&] {
             k.if_((flags & vyre::compression::block_flag_uncompressed) != 0u, [&] {
@@ -453,8 +475,8 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                         k.if_(offset >= match_length, [&] {
                             copy("match_j", op, match_length, [&](const auto& j) { return out.unchecked(out_base + from + j); }, windowed);
                         }).else_([&] {
-                            copy("repeat_j", op, match_length, [&](const auto& j) { return out.unchecked(out_base + from + j % offset); },
-                                 windowed);
+                            repeat("repeat_j", op, match_length, offset, [&](const auto& at) { return out.unchecked(out_base + from + at); },
+                                   windowed);
                         });
                     };
                     if (!windowed) {
@@ -469,8 +491,8 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                                 copy("near_j", op, match_length,
                                      [&](const auto& j) { return ring.unchecked(ring_base + ((from + j) & slot_mask)); }, true);
                             }).else_([&] {
-                                copy("near_repeat_j", op, match_length,
-                                     [&](const auto& j) { return ring.unchecked(ring_base + ((from + j % offset) & slot_mask)); }, true);
+                                repeat("near_repeat_j", op, match_length, offset,
+                                       [&](const auto& at) { return ring.unchecked(ring_base + ((from + at) & slot_mask)); }, true);
                             });
                         }).else_(copy_from_output);
                     }
