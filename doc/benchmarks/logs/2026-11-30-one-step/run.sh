@@ -1,6 +1,6 @@
 #!/bin/bash
 # usage: run.sh MODE ; from the repository root on the device machine, after . .device/r33/opencl-nvidia.sh
-# copy, step, final, synth, unroll, repeat: the LZ4 measurements of 2026-11-30 evening; tests: the test binaries carried
+# copy, step, final, synth, unroll, repeat, e2e: the LZ4 measurements of 2026-11-30 evening; tests: the test binaries carried
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p /tmp/r33lib; for z in $here/bin/lib/*.zst; do [ -e "$z" ] && $here/bin/zstd -q -d -f "$z" -o /tmp/r33lib/$(basename "$z" .zst); done
@@ -91,5 +91,12 @@ if [ "$mode" = repeat ]; then
   done
   for src in "$c" "--synthetic compressible"; do
     echo "=== $src nvcomp"; timeout 100 bench_nvcomp $src --mib 1024 --runs 3 --cases lz4 --block-sizes 4096,65536,262144 2>&1 | grep -a "^ *[0-9]"
+  done
+fi
+if [ "$mode" = e2e ]; then
+  # end to end at 4, 64 and 256 KiB with the committed build, twice
+  export VYRE_DEVICE=nvidia
+  for r in 1 2; do
+    echo "=== round $r"; timeout 200 bench_lz4 $c --mib 1024 --block-sizes 4096,65536,262144 --runs 5 --variants fast 2>&1 | grep -v "^@result"
   done
 fi
