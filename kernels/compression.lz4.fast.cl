@@ -121,7 +121,7 @@ void compression_lz4_fast(
                             fenced = op;
                         }
                         uint step_literal = ((uint)input[min((step_literal_at + lane), last_byte)]);
-                        uint step_source = (step_from + lane);
+                        uint step_source = (step_from + min(lane, (match_length - 1u)));
                         uint step_match = 0u;
                         if (((uint)(step_source < op))) {
                             step_match = ((uint)output[(out_base + step_source)]);

@@ -418,7 +418,10 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                             const auto from = k.let("step_from", op + literal_length - offset);
                             k.if_(d::min(from + match_length, op) > fenced, sync);
                             const auto literal = k.let("step_literal", in.unchecked(d::min(literal_at + lane, last_byte)));
-                            const auto source = k.let("step_source", from + lane);
+                            // Lanes past the match read its last source byte again: a read of
+                            // a position the barrier test did not cover would race with the lane
+                            // that wrote it, even though the byte is not stored.
+                            const auto source = k.let("step_source", from + d::min(lane, match_length - 1u));
                             const auto matched = k.let("step_match", 0u);
                             k.if_(source < op, [&] { matched = out.unchecked(out_base + source); }).else_([&] {
                                 matched = in.unchecked(d::min(literal_at + (source - op), last_byte));
