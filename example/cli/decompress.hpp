@@ -109,12 +109,15 @@ inline decoded decode_lz4(std::span<const std::uint8_t> file, const decompress_s
     vyre::runtime::context& ctx = device.lazy();
     vyre::engine::lz4_options options;
     options.variant = s.variant;
-    if (s.small) options.route = vyre::engine::lz4_route::host;
+    const auto route = vyre::engine::lz4_route_from_name(s.route == "auto" ? "automatic" : s.route);
+    if (!route) throw po::error("--route for an LZ4 file must be automatic, device or host, not \"" + s.route + "\"");
+    options.route = s.small ? vyre::engine::lz4_route::host : *route;
     vyre::engine::lz4_report r;
     vyre::util::host_bytes out;
     vyre::engine::decompress_lz4(ctx, file, out, options, &r);
     d.keep(std::move(out));
-    d.summary = std::to_string(r.frames) + " frame(s), " + std::to_string(r.blocks) + " blocks: " +
+    d.summary = "route " + std::string(vyre::engine::lz4_route_name(options.route)) + (s.small ? " (a file under --host-below)" : "") + ": " +
+                std::to_string(r.frames) + " frame(s), " + std::to_string(r.blocks) + " blocks: " +
                 std::to_string(r.device_blocks) + " on the device in " + std::to_string(r.batches) + " dispatch(es)" +
                 (r.device_blocks != 0 ? std::string(" (") +
                                             vyre::ops::block_variant_name(vyre::ops::resolve<vyre::ops::compression::lz4_op>(s.variant, ctx.device())) +
@@ -286,7 +289,7 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "Decompresses an archive on the OpenCL device (files under --host-below on the host cores). LZ4 files (frames, legacy frames, skippable frames, concatenated):\n"
         "every block of frames with independent blocks goes to a GPU in one dispatch where the blocks average at most\n"
         "128 KiB (the lz4 tool's default 4 MiB blocks, and every block on a CPU device, go to liblz4 on the host\n"
-        "cores); frames with linked blocks are decoded on the host. Zstandard files: each frame is routed (--route): frames of raw/RLE blocks only are\n"
+        "cores; --route device or host sends every independent block there); frames with linked blocks are decoded on the host. Zstandard files: each frame is routed (--route): frames of raw/RLE blocks only are\n"
         "regenerated on the device (compression.zstd), frames with compressed blocks are decoded whole on the host\n"
         "(libzstd), frames in parallel; --route device decodes every frame on the device (compression.zstd.frames, or\n"
         "compression.zstd.blocks for every block at once where there are too few frames to fill the device).\n"
@@ -305,7 +308,9 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "raw/RLE blocks, compressed blocks on the host with libzstd's block API (the seed's design); host: every frame "
         "on the host; device: every frame regenerated whole on the device, compressed blocks included "
         "(compression.zstd.frames). gzip: device: every member's stream on the device; host: libdeflate on every core; automatic "
-        "(or auto): the device for streams of at most engine::deflate_device_max_bytes (256 KiB), larger ones and every stream on CPU devices on the host")(
+        "(or auto): the device for streams of at most engine::deflate_device_max_bytes (256 KiB), larger ones and every stream on CPU devices on the host. "
+        "LZ4: device: every independent block on the device; host: liblz4 on every core; automatic (or auto): the device where "
+        "blocks average at most 128 KiB on a GPU")(
         "zstd-program", po::value<std::string>()->default_value("automatic"),
         "Zstandard, --route device: frames (compression.zstd.frames, a subgroup per frame), blocks "
         "(compression.zstd.blocks, every block at once), or automatic (blocks where too few frames fill the device and they are few or long)")(
