@@ -92,6 +92,7 @@
 #include <vyre/ops/compression/deflate.hpp>
 #include <vyre/ops/compression/deflate_program.hpp>
 #include <vyre/ops/compression/lz4.hpp>
+#include <vyre/ops/compression/lz4_program.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
 #include <vyre/ops/compression/lz4_pages_program.hpp>
 #include <vyre/ops/compression/zstd.hpp>
