@@ -229,7 +229,7 @@ void interpret(vyre::runtime::context& ctx, const batch& b, vyre::ops::block_var
     buffers[4].resize(sizeof params);
     std::memcpy(buffers[4].data(), params, sizeof params);
     try {
-        vyre::reference::run(kernel.program.program(), {groups, 1, 1}, buffers);
+        vyre::reference::run(kernel.program.program(), {groups, 1, 1}, buffers, {.check_races = true});
     } catch (const vyre::validation_error& e) {
         failed(std::string("the program on the interpreter: ") + e.what());
     }

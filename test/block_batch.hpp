@@ -62,7 +62,8 @@ inline block_batch pack(const std::vector<block_case>& cases, std::mt19937_64& r
 // interpreter, `groups` workgroups, the parameter words {blocks, input bytes, output bytes,
 // slices}: the statuses and the output buffer, padded with the canary as a device's would be. The
 // input is padded with 0x5A. The interpreter refuses an unchecked access out of bounds
-// (ir::bounds) with validation_error.
+// (ir::bounds) and, as it checks races here, an access racing with another invocation's, with
+// validation_error.
 template <class Batch>
 block_run run_interpreter(const ir::program& program, std::uint32_t groups, const Batch& b, std::uint32_t slices = 0) {
     const auto padded = [](std::vector<std::uint8_t> v, std::uint8_t fill) {
@@ -79,7 +80,7 @@ block_run run_interpreter(const ir::program& program, std::uint32_t groups, cons
     const std::uint32_t params[4] = {u(b.blocks.size()), u(b.input.size()), u(b.output.size()), slices};
     buffers[4].resize(sizeof params);
     std::memcpy(buffers[4].data(), params, sizeof params);
-    reference::run(program, {groups, 1, 1}, buffers);
+    reference::run(program, {groups, 1, 1}, buffers, {.check_races = true});
     block_run r;
     r.statuses.resize(b.blocks.size());
     std::memcpy(r.statuses.data(), buffers[3].data(), buffers[3].size());

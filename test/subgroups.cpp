@@ -20,6 +20,7 @@
 #include <array>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -310,7 +311,7 @@ void check_ids(const words& got, std::uint32_t n, std::uint32_t S, std::uint32_t
 
 words run_reference(const ir::program& p, std::uint32_t groups, const ops_inputs& in) {
     buffers b = to_buffers(in);
-    ref::run(p, {groups, 1, 1}, b);
+    ref::run(p, {groups, 1, 1}, b, {.check_races = true});
     return words_of(b[b_out]);
 }
 
@@ -833,6 +834,78 @@ BOOST_AUTO_TEST_CASE(programs_without_subgroups_lower_the_same_under_every_lower
     BOOST_TEST(emu.source.find("vyre_sg") == std::string::npos, emu.source);
     BOOST_TEST(emu.source.find("sub_group") == std::string::npos);
     BOOST_TEST(emu.source.find("subgroups of") == std::string::npos); // the header names no lowering
+}
+
+// ---- the interpreter's race check (reference::run_options::check_races) ----------------------------
+
+namespace {
+
+// Workgroups of 8 invocations in subgroups of 4 over a u32 buffer of 8 words: each invocation
+// writes word `write_at`, then (after `sync`, if any) reads word `read_at` into out[i]; with
+// `read_first` the read comes before the write. Returns the validation error's text, or "" when
+// the checked run passed.
+enum class sync { none, subgroup, workgroup };
+std::string race_run(const std::function<ir::expr()>& write_at, const std::function<ir::expr()>& read_at, sync s,
+                     bool read_first = false, const std::function<ir::expr()>& value = {}) {
+    ir::program p = small({}, 4, {8, 1, 1});
+    p.buffers.push_back(ir::buffer_decl::workgroup("shared", 8, ir::data_type::u32));
+    const ir::buffer_decl& shared = p.buffers.back();
+    const auto write = ir::store(shared, write_at(), value ? value() : ir::local_id());
+    const auto read = ir::let("x", ir::load(shared, read_at()));
+    if (read_first) p.body = {read, write};
+    else p.body = {write};
+    if (s == sync::subgroup) p.body.push_back(ir::subgroup_barrier());
+    if (s == sync::workgroup) p.body.push_back(ir::barrier());
+    if (!read_first) p.body.push_back(read);
+    p.body.push_back(ir::store(out_buf, ir::invocation_id(), U("x")));
+    std::vector<ref::buffer_data> buffers{ref::buffer_data(4 * 8, 0), ref::buffer_data(4 * 8, 0)};
+    try {
+        ref::run(p, {1, 1, 1}, buffers, {.check_races = true});
+    } catch (const vyre::validation_error& e) {
+        return e.what();
+    }
+    return "";
+}
+ir::expr lit(std::uint32_t v) { return ir::lit_u32(v); }
+ir::expr lane_in_subgroup() { return ir::subgroup_local_id(); }
+ir::expr subgroup_base() { return ir::binary(ir::bin_op::mul, ir::subgroup_id(), lit(4)); }
+ir::expr own() { return ir::local_id(); }
+ir::expr neighbour() { return add(subgroup_base(), ir::binary(ir::bin_op::mod, add(lane_in_subgroup(), lit(1)), lit(4))); }
+ir::expr other_subgroup() { return ir::binary(ir::bin_op::mod, add(ir::local_id(), lit(4)), lit(8)); }
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(race_check_finds_unordered_accesses_and_passes_ordered_ones) {
+    // Reading a neighbour's word: a race without a barrier, ordered by either kind of barrier.
+    const std::string raw = race_run(own, neighbour, sync::none);
+    BOOST_TEST(raw.find("data race in workgroup (0, 0, 0): shared[1] read by invocation 0 (subgroup 0) after invocation 1 "
+                        "(subgroup 0) had written it") != std::string::npos,
+               raw);
+    BOOST_TEST(race_run(own, neighbour, sync::subgroup) == "");
+    BOOST_TEST(race_run(own, neighbour, sync::workgroup) == "");
+    // Another subgroup's word: a subgroup barrier does not join the two, a workgroup barrier does.
+    BOOST_TEST(race_run(own, other_subgroup, sync::subgroup).find("data race") != std::string::npos);
+    BOOST_TEST(race_run(own, other_subgroup, sync::workgroup) == "");
+    // Its own word: program order suffices.
+    BOOST_TEST(race_run(own, own, sync::none) == "");
+    // Read, then a neighbour overwrites (no barrier between: the write is checked against the read).
+    const std::string war = race_run(own, neighbour, sync::none, true);
+    BOOST_TEST(war.find("written by invocation") != std::string::npos, war);
+    BOOST_TEST(war.find("had read it") != std::string::npos, war);
+    // Every invocation of a subgroup writing one word: the same value is one store, different
+    // values race; another subgroup reading it races without a workgroup barrier.
+    BOOST_TEST(race_run(subgroup_base, subgroup_base, sync::none, false, [] { return lit(7); }) == "");
+    BOOST_TEST(race_run(subgroup_base, subgroup_base, sync::none, false, ir::subgroup_local_id).find("written by") != std::string::npos);
+    BOOST_TEST(race_run(subgroup_base, [] { return ir::binary(ir::bin_op::mod, add(subgroup_base(), lit(4)), lit(8)); }, sync::subgroup,
+                        false, [] { return lit(7); })
+                   .find("data race") != std::string::npos);
+    // Off by default: the same racy program runs.
+    ir::program p = small({ir::store(out_buf, ir::local_id(), ir::local_id()),
+                           ir::let("x", ir::load(out_buf, ir::binary(ir::bin_op::bit_xor, ir::local_id(), lit(1))))},
+                          4, {8, 1, 1});
+    std::vector<ref::buffer_data> buffers{ref::buffer_data(32, 0), ref::buffer_data(32, 0)};
+    BOOST_CHECK_NO_THROW(ref::run(p, {1, 1, 1}, buffers));
+    BOOST_CHECK_THROW(ref::run(p, {1, 1, 1}, buffers, {.check_races = true}), vyre::validation_error);
 }
 
 VYRE_TEST_MAIN

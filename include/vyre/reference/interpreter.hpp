@@ -64,6 +64,11 @@
 //   while any invocation is still in it. Break, Continue and Return deactivate an invocation for the
 //   rest of the iteration / the loop / the program. Hence Barrier and SubgroupBarrier are no-ops
 //   here, and stores and atomics of one workgroup take effect in a defined order.
+// Races. That order is the interpreter's, not a device's: a device orders two invocations'
+//   accesses to one element only through a barrier that joins both. run_options::check_races
+//   reports, as validation_error, a read or write of an element that another invocation of the
+//   workgroup wrote (or, for a write, read) with no such barrier in between
+//   (reference/detail/interpreter_races.hpp says exactly what it sees).
 #pragma once
 
 #include <vyre/ir/program.hpp>
@@ -73,6 +78,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace vyre::reference {
@@ -80,15 +86,27 @@ namespace vyre::reference {
 // The raw little-endian bytes of one storage buffer.
 using buffer_data = std::vector<std::uint8_t>;
 
+struct run_options {
+    // Track every buffer access and refuse one that races with another invocation's (see Races
+    // above). Costs 32 bytes of memory per buffer element and slows the run.
+    bool check_races = false;
+    // Buffers the check leaves out, by name: those whose races a program tolerates by design
+    // (compression.zstd.blocks' resolve rounds read links that other invocations rewrite; either
+    // value leads along the same chain). Say why wherever a name is given.
+    std::vector<std::string> races_allowed_on;
+};
+
 // Runs `p` over workgroups[0] * workgroups[1] * workgroups[2] workgroups of p.workgroup_size
 // invocations. buffers[b] is the storage buffer with binding b and is updated in place.
-// Throws validation_error for an invalid program, resource_error for a missing binding or a
-// buffer that does not hold whole elements (whole u32 words for Bytes).
-inline void run(const ir::program& p, std::array<std::uint32_t, 3> workgroups, std::vector<buffer_data>& buffers) {
+// Throws validation_error for an invalid program (and, with check_races, a racy one),
+// resource_error for a missing binding or a buffer that does not hold whole elements (whole u32
+// words for Bytes).
+inline void run(const ir::program& p, std::array<std::uint32_t, 3> workgroups, std::vector<buffer_data>& buffers,
+                run_options options = {}) {
     ir::validate(p);
     detail::check_buffers(p, buffers);
     const detail::compiled c = detail::compiler(p).build();
-    detail::machine(p, c, buffers).run(workgroups);
+    detail::machine(p, c, buffers, options.check_races, options.races_allowed_on).run(workgroups);
 }
 
 } // namespace vyre::reference

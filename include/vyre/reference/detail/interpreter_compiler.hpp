@@ -52,6 +52,7 @@ enum class step : std::uint8_t {
     subgroup_set, // let or assign of a subgroup op (sub = ir::subgroup_op): slot = op(e0[, e1])
     store32, store64, store_bool, store_byte, // buffer[e0] = e1
     if_, loop, while_, break_, continue_, return_, block, nothing,
+    barrier, subgroup_barrier, // no-ops in lockstep; the race check counts them
 };
 
 // One compiled statement. Nested bodies sit one `depth` deeper; the depth picks the scratch lane
@@ -361,8 +362,8 @@ private:
         case node_kind::break_: c.kind = step::break_; return c;
         case node_kind::continue_: c.kind = step::continue_; return c;
         case node_kind::return_: c.kind = step::return_; return c;
-        case node_kind::barrier:
-        case node_kind::subgroup_barrier: c.kind = step::nothing; return c; // lockstep makes them implicit
+        case node_kind::barrier: c.kind = step::barrier; return c;
+        case node_kind::subgroup_barrier: c.kind = step::subgroup_barrier; return c;
         case node_kind::block:
             c.kind = step::block;
             c.body = body(n.body, depth + 1);

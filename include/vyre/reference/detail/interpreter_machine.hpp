@@ -5,11 +5,13 @@
 #include <vyre/error.hpp>
 #include <vyre/ir/program.hpp>
 #include <vyre/reference/detail/interpreter_compiler.hpp>
+#include <vyre/reference/detail/interpreter_races.hpp>
 
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -60,8 +62,12 @@ struct buffer_view {
 // Runs a compiled program one workgroup at a time, all invocations of a workgroup in lockstep.
 class machine {
 public:
-    machine(const ir::program& p, const compiled& c, std::vector<std::vector<std::uint8_t>>& buffers)
+    // With check_races, every access of a storage or workgroup buffer not named in `untracked`
+    // goes through a race_tracker.
+    machine(const ir::program& p, const compiled& c, std::vector<std::vector<std::uint8_t>>& buffers, bool check_races = false,
+            const std::vector<std::string>& untracked = {})
         : c_(c), size_(p.workgroup_size), lanes_(p.invocations_per_workgroup()), subgroup_size_(p.subgroup_size) {
+        if (check_races) races_.emplace(lanes_, subgroup_size_);
         std::uint64_t local_bytes = 0;
         for (const auto& b : p.buffers)
             if (!b.is_storage()) local_bytes += std::uint64_t(b.count) * ir::element_bytes(b.element);
@@ -82,6 +88,7 @@ public:
                 offset += std::uint64_t(b.count) * ir::element_bytes(b.element);
             }
             views_.push_back(v);
+            if (races_) races_->add_buffer(b.name, std::find(untracked.begin(), untracked.end(), b.name) == untracked.end() ? v.count : 0);
         }
         slots_.assign(std::size_t(lanes_) * c_.slots, 0);
         staging_.assign(c_.staging, 0);
@@ -106,6 +113,7 @@ public:
                     std::fill(local_.begin(), local_.end(), std::uint8_t{0});
                     std::fill(slots_.begin(), slots_.end(), 0);
                     std::fill(state_.begin(), state_.end(), running);
+                    if (races_) races_->start_workgroup(group_);
                     exec(c_.body, all_);
                 }
     }
@@ -132,6 +140,7 @@ private:
     std::vector<std::uint32_t> all_;
     std::vector<std::vector<std::uint32_t>> scratch_; // two lane lists per nesting depth
     std::array<std::uint32_t, 3> group_{};
+    std::optional<race_tracker> races_;
 
     // The invocation being evaluated.
     std::uint32_t lane_ = 0;
@@ -164,6 +173,7 @@ private:
                 if (x.flag) unchecked_out_of_bounds("load of", b, k);
                 return 0;
             }
+            if (races_) races_->read(x.a, k, lane_);
             return read32(b.data + 4 * k);
         }
         case opcode::load64: {
@@ -173,6 +183,7 @@ private:
                 if (x.flag) unchecked_out_of_bounds("load of", b, k);
                 return 0;
             }
+            if (races_) races_->read(x.a, k, lane_);
             return read64(b.data + 8 * k);
         }
         case opcode::load_bool: {
@@ -182,6 +193,7 @@ private:
                 if (x.flag) unchecked_out_of_bounds("load of", b, k);
                 return 0;
             }
+            if (races_) races_->read(x.a, k, lane_);
             return read32(b.data + 4 * k) != 0;
         }
         case opcode::load_byte: {
@@ -191,6 +203,7 @@ private:
                 if (x.flag) unchecked_out_of_bounds("load of", b, k);
                 return 0;
             }
+            if (races_) races_->read(x.a, k, lane_);
             return b.data[k];
         }
         case opcode::buf_len: return views_[x.a].len;
@@ -385,6 +398,14 @@ private:
         case step::return_: leave(lanes, returned); return;
         case step::block: exec(n.body, lanes); return;
         case step::nothing: return;
+        case step::barrier:
+            if (races_) races_->barrier();
+            return;
+        case step::subgroup_barrier:
+            if (races_)
+                for (std::uint32_t l : lanes)
+                    if (state_[l] == running) races_->subgroup_barrier(l);
+            return;
         }
     }
 
@@ -443,6 +464,7 @@ private:
             if (n.unchecked) unchecked_out_of_bounds("store to", b, index);
             return;
         }
+        if (races_) races_->write(n.buffer, index, lane_, value);
         switch (n.kind) {
         case step::store64: write64(b.data + 8 * index, value); return;
         case step::store_byte: b.data[index] = static_cast<std::uint8_t>(value); return;
