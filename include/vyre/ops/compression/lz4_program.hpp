@@ -46,8 +46,8 @@ inline constexpr std::uint32_t lz4_fast_stage = 0;
 inline constexpr std::uint32_t lz4_fast_unroll = 1;
 // Bytes of recent output the fast program keeps in workgroup memory for matches to read (see the
 // program's comment; bench_lz4 --windows compares them). None by default: measured on the H100, a
-// window helps only blocks of 256 KiB and more and slows the common 4 KiB and 64 KiB blocks
-// (doc/ops/compression.lz4.md).
+// window slowed the common 4 KiB and 64 KiB blocks, and since the one-step path (which it turns
+// off) it slows 256 KiB blocks too (doc/ops/compression.lz4.md).
 inline constexpr std::uint32_t lz4_fast_window = 0;
 
 namespace detail {
