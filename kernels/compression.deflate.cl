@@ -670,9 +670,11 @@ void compression_deflate(
                         }
                         uint build_incomplete = ((uint)((build_over ^ 1u) && ((uint)(build_left != 0u))));
                         uint build_has_long = ((uint)(build_long != 0u));
-                        if (((uint)(((uint)(((uint)(which == 1u)) && ((uint)(block_type == 2u)))) && ((uint)(vyre_load_local_uint(codes, 1952u, ((region + 0u) + 256u)) == 0u))))) {
-                            code = 5u;
-                            break;
+                        if (((uint)(((uint)(which == 1u)) && ((uint)(block_type == 2u))))) {
+                            if (((uint)(vyre_load_local_uint(codes, 1952u, ((region + 0u) + 256u)) == 0u))) {
+                                code = 5u;
+                                break;
+                            }
                         }
                         if (build_over) {
                             code = 5u;

@@ -191,7 +191,7 @@ BOOST_AUTO_TEST_CASE(xxh64_program_on_the_interpreter) {
     buffers[3].resize(4);
     std::memcpy(buffers[3].data(), &n, 4);
     const std::uint32_t groups = (n * ob::xxh64_lanes + ob::xxh64_workgroup - 1) / ob::xxh64_workgroup;
-    vyre::reference::run(program, {groups, 1, 1}, buffers, {.check_races = true});
+    vyre::reference::run(program, {groups, 1, 1}, buffers, vyre::reference::run_options::checking_races());
     for (std::size_t r = 0; r < s.ranges.size(); ++r) {
         std::uint64_t digest = 0;
         std::memcpy(&digest, buffers[2].data() + r * 8, 8);

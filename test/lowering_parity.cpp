@@ -24,7 +24,7 @@ void check_parity(vyre::test::device_case& dev, const program& p, std::array<std
     buffers device = inputs, reference = inputs;
     rt::compiled_program cp(p);
     rt::run(dev.ctx(), cp, groups, device);
-    vyre::reference::run(p, groups, reference, {.check_races = true});
+    vyre::reference::run(p, groups, reference, vyre::reference::run_options::checking_races());
     for (std::size_t b = 0; b < inputs.size(); ++b) {
         if (device[b] == reference[b]) continue;
         std::size_t i = 0;

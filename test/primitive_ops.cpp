@@ -120,7 +120,7 @@ std::vector<u32> interpret(const prim::primitive_op& op, const std::vector<u32>&
     bufs[1].assign(std::size_t(n) * 4, 0xAB);
     bufs[2].resize(4);
     std::memcpy(bufs[2].data(), &n, 4);
-    vyre::reference::run(op.program(), {rt::groups_for(n, prim::elementwise_workgroup), 1, 1}, bufs, {.check_races = true});
+    vyre::reference::run(op.program(), {rt::groups_for(n, prim::elementwise_workgroup), 1, 1}, bufs, vyre::reference::run_options::checking_races());
     std::vector<u32> out(n);
     std::memcpy(out.data(), bufs[1].data(), bufs[1].size());
     return out;

@@ -311,7 +311,7 @@ void check_ids(const words& got, std::uint32_t n, std::uint32_t S, std::uint32_t
 
 words run_reference(const ir::program& p, std::uint32_t groups, const ops_inputs& in) {
     buffers b = to_buffers(in);
-    ref::run(p, {groups, 1, 1}, b, {.check_races = true});
+    ref::run(p, {groups, 1, 1}, b, ref::run_options::checking_races());
     return words_of(b[b_out]);
 }
 
@@ -860,7 +860,7 @@ std::string race_run(const std::function<ir::expr()>& write_at, const std::funct
     p.body.push_back(ir::store(out_buf, ir::invocation_id(), U("x")));
     std::vector<ref::buffer_data> buffers{ref::buffer_data(4 * 8, 0), ref::buffer_data(4 * 8, 0)};
     try {
-        ref::run(p, {1, 1, 1}, buffers, {.check_races = true});
+        ref::run(p, {1, 1, 1}, buffers, ref::run_options::checking_races());
     } catch (const vyre::validation_error& e) {
         return e.what();
     }
@@ -905,7 +905,7 @@ BOOST_AUTO_TEST_CASE(race_check_finds_unordered_accesses_and_passes_ordered_ones
                           4, {8, 1, 1});
     std::vector<ref::buffer_data> buffers{ref::buffer_data(32, 0), ref::buffer_data(32, 0)};
     BOOST_CHECK_NO_THROW(ref::run(p, {1, 1, 1}, buffers));
-    BOOST_CHECK_THROW(ref::run(p, {1, 1, 1}, buffers, {.check_races = true}), vyre::validation_error);
+    BOOST_CHECK_THROW(ref::run(p, {1, 1, 1}, buffers, ref::run_options::checking_races()), vyre::validation_error);
 }
 
 VYRE_TEST_MAIN

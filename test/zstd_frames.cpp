@@ -990,7 +990,7 @@ BOOST_AUTO_TEST_CASE(fse_tables_program_on_the_interpreter) {
     };
     const auto n = static_cast<std::uint32_t>(c.descriptions.size() / vc::zstd_fse_description_words);
     std::vector<ref::buffer_data> buffers{as_bytes(c.descriptions), as_bytes(c.tables), as_bytes({n, static_cast<std::uint32_t>(c.tables.size())})};
-    ref::run(program, {(n + cz::zstd_fse_tables_workgroup - 1) / cz::zstd_fse_tables_workgroup, 1, 1}, buffers, {.check_races = true});
+    ref::run(program, {(n + cz::zstd_fse_tables_workgroup - 1) / cz::zstd_fse_tables_workgroup, 1, 1}, buffers, ref::run_options::checking_races());
     words got(c.tables.size());
     std::memcpy(got.data(), buffers[1].data(), got.size() * 4);
     BOOST_TEST(got == want, boost::test_tools::per_element());
@@ -1092,7 +1092,7 @@ decoded run_frames_interpreter(const vyre::ir::program& program, std::uint32_t p
     buffers[6].assign(n * vc::zstd_status_words * 4, 0xEE);
     const words params{n, u(file.size()), u(s.output_bytes), u(s.literal_bytes), u(s.blocks.size()), u(s.tables.size())};
     buffers[7] = as_bytes(params);
-    ref::run(program, {(n + per_group - 1) / per_group, 1, 1}, buffers, {.check_races = true});
+    ref::run(program, {(n + per_group - 1) / per_group, 1, 1}, buffers, ref::run_options::checking_races());
     decoded d{bytes(buffers[5].begin(), buffers[5].begin() + s.output_bytes), words(n * vc::zstd_status_words)};
     std::memcpy(d.statuses.data(), buffers[6].data(), d.statuses.size() * 4);
     return d;
@@ -1200,7 +1200,7 @@ BOOST_AUTO_TEST_CASE(block_programs_agree_with_the_oracle_on_the_interpreter) {
                 a[0] = input, a[1] = as_bytes(s.blocks), a[2] = as_bytes(s.tables), a[3] = as_bytes(sp.plan);
                 a[4] = literals, a[5] = records, a[6].assign(nblocks * vc::zstd_summary_words * 4, 0xEE);
                 a[7] = as_bytes({u(nblocks), u(file.size()), u(s.literal_bytes), u(s.tables.size()), u(sp.records)});
-                ref::run(decode, {groups, 1, 1}, a, {.check_races = true});
+                ref::run(decode, {groups, 1, 1}, a, ref::run_options::checking_races());
                 const words summaries = as_words(a[6], nblocks * vc::zstd_summary_words);
                 const vc::zstd_block_schedule schedule = vc::zstd_schedule_blocks(s.frames, s.blocks, summaries, s.output_bytes);
                 std::vector<ref::buffer_data> e(10);
@@ -1209,7 +1209,7 @@ BOOST_AUTO_TEST_CASE(block_programs_agree_with_the_oracle_on_the_interpreter) {
                 e[7].assign(std::max<std::uint64_t>(1, schedule.links) * 4, 0);
                 e[8].assign(nblocks * 4, 0xEE);
                 e[9] = as_bytes({u(nblocks), u(file.size()), u(s.literal_bytes), u(s.output_bytes)});
-                ref::run(execute, {groups, 1, 1}, e, {.check_races = true});
+                ref::run(execute, {groups, 1, 1}, e, ref::run_options::checking_races());
                 words statuses(s.frame_count() * vc::zstd_status_words), ranges;
                 vc::zstd_block_statuses(s.frames, summaries, schedule, as_words(e[8], nblocks), statuses, ranges);
                 BOOST_TEST(statuses == want.statuses, boost::test_tools::per_element());
@@ -1222,7 +1222,7 @@ BOOST_AUTO_TEST_CASE(block_programs_agree_with_the_oracle_on_the_interpreter) {
                     // Links race by design (doc/ops/compression.zstd.blocks.md: either value
                     // leads along the same chain); every other access is checked.
                     ref::run(resolve, {u(ranges.size() / vc::zstd_range_words), 1, 1}, r,
-                             {.check_races = true, .races_allowed_on = {"links"}});
+                             ref::run_options::checking_races({"links"}));
                     std::memcpy(&left, r[3].data(), 4);
                 }
                 BOOST_TEST(rounds < 40);

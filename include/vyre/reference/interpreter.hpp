@@ -79,6 +79,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace vyre::reference {
@@ -94,6 +95,14 @@ struct run_options {
     // (compression.zstd.blocks' resolve rounds read links that other invocations rewrite; either
     // value leads along the same chain). Say why wherever a name is given.
     std::vector<std::string> races_allowed_on;
+
+    // The race check on, over every buffer but `allowed`.
+    static run_options checking_races(std::vector<std::string> allowed = {}) {
+        run_options o;
+        o.check_races = true;
+        o.races_allowed_on = std::move(allowed);
+        return o;
+    }
 };
 
 // Runs `p` over workgroups[0] * workgroups[1] * workgroups[2] workgroups of p.workgroup_size

@@ -451,9 +451,14 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                                              d::select(literal, at.literal_table, at.distance_table()),
                                              d::select(clc, 7u, d::select(literal, literal_bits, distance_bits)));
                         // A dynamic block needs an end-of-block code (checked before the codes).
-                        k.if_(literal && type == 2u && wg[base + at.lengths + vc::deflate_end_of_block] == 0u, [&] {
-                            code = codes::bad_code_lengths;
-                            k.break_();
+                        // The length is read only when it is tested: IR operands are all
+                        // evaluated, and with the code-length code (which 0) the lanes are about
+                        // to rewrite it without a barrier.
+                        k.if_(literal && type == 2u, [&] {
+                            k.if_(wg[base + at.lengths + vc::deflate_end_of_block] == 0u, [&] {
+                                code = codes::bad_code_lengths;
+                                k.break_();
+                            });
                         });
                         k.if_(b.over, [&] {
                             code = codes::bad_code_lengths;
