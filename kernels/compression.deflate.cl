@@ -497,7 +497,7 @@ void compression_deflate(
                             uint build_len2 = vyre_load_local_uint(codes, 1952u, (((region + 0u) + (((uint)(which == 0u)) ? 0u : (((uint)(which == 1u)) ? 0u : distance_first))) + build_s2));
                             if (((uint)(((uint)(build_len2 == 1u)) && ((uint)(lane == 0u))))) {
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place1), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value1) >> (31u & 31u));
                                     uint build_entry = (build_s2 | 65536u);
                                     while (((uint)(build_e < build_entries))) {
@@ -510,7 +510,7 @@ void compression_deflate(
                             }
                             if (((uint)(((uint)(build_len2 == 2u)) && ((uint)(lane == 0u))))) {
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place2), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value2) >> (30u & 31u));
                                     uint build_entry = (build_s2 | 131072u);
                                     while (((uint)(build_e < build_entries))) {
@@ -523,7 +523,7 @@ void compression_deflate(
                             }
                             if (((uint)(((uint)(build_len2 == 3u)) && ((uint)(lane == 0u))))) {
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place3), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value3) >> (29u & 31u));
                                     uint build_entry = (build_s2 | 196608u);
                                     while (((uint)(build_e < build_entries))) {
@@ -536,7 +536,7 @@ void compression_deflate(
                             }
                             if (((uint)(((uint)(build_len2 == 4u)) && ((uint)(lane == 0u))))) {
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place4), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value4) >> (28u & 31u));
                                     uint build_entry = (build_s2 | 262144u);
                                     while (((uint)(build_e < build_entries))) {
@@ -549,7 +549,7 @@ void compression_deflate(
                             }
                             if (((uint)(((uint)(build_len2 == 5u)) && ((uint)(lane == 0u))))) {
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place5), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value5) >> (27u & 31u));
                                     uint build_entry = (build_s2 | 327680u);
                                     while (((uint)(build_e < build_entries))) {
@@ -562,7 +562,7 @@ void compression_deflate(
                             }
                             if (((uint)(((uint)(build_len2 == 6u)) && ((uint)(lane == 0u))))) {
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place6), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value6) >> (26u & 31u));
                                     uint build_entry = (build_s2 | 393216u);
                                     while (((uint)(build_e < build_entries))) {
@@ -575,7 +575,7 @@ void compression_deflate(
                             }
                             if (((uint)(((uint)(build_len2 == 7u)) && ((uint)(lane == 0u))))) {
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place7), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value7) >> (25u & 31u));
                                     uint build_entry = (build_s2 | 458752u);
                                     while (((uint)(build_e < build_entries))) {
@@ -588,7 +588,7 @@ void compression_deflate(
                             }
                             if (((uint)(((uint)(build_len2 == 8u)) && ((uint)(lane == 0u))))) {
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place8), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value8) >> (24u & 31u));
                                     uint build_entry = (build_s2 | 524288u);
                                     while (((uint)(build_e < build_entries))) {
@@ -601,7 +601,7 @@ void compression_deflate(
                             }
                             if (((uint)(((uint)(build_len2 == 9u)) && ((uint)(lane == 0u))))) {
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place9), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value9) >> (23u & 31u));
                                     uint build_entry = (build_s2 | 589824u);
                                     while (((uint)(build_e < build_entries))) {
@@ -614,7 +614,7 @@ void compression_deflate(
                             }
                             if (((uint)(((uint)(build_len2 == 10u)) && ((uint)(lane == 0u))))) {
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place10), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value10) >> (22u & 31u));
                                     uint build_entry = (build_s2 | 655360u);
                                     while (((uint)(build_e < build_entries))) {
@@ -627,7 +627,7 @@ void compression_deflate(
                             }
                             if (((uint)(((uint)(build_len2 == 11u)) && ((uint)(lane == 0u))))) {
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place11), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value11) >> (21u & 31u));
                                     uint build_entry = (build_s2 | 720896u);
                                     while (((uint)(build_e < build_entries))) {
@@ -640,7 +640,7 @@ void compression_deflate(
                             }
                             if (((uint)(((uint)(build_len2 == 12u)) && ((uint)(lane == 0u))))) {
                                 vyre_store_local_uint(codes, 1952u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place12), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value12) >> (20u & 31u));
                                     uint build_entry = (build_s2 | 786432u);
                                     while (((uint)(build_e < build_entries))) {

@@ -518,7 +518,7 @@ void compression_deflate_fast(
                             uint build_len2 = vyre_load_local_uint(codes, 7808u, (((region + 0u) + (((uint)(which == 0u)) ? 0u : (((uint)(which == 1u)) ? 0u : distance_first))) + build_s2));
                             if (((uint)(((uint)(build_len2 == 1u)) && ((uint)(lane == 0u))))) {
                                 vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place1), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value1) >> (31u & 31u));
                                     uint build_entry = (build_s2 | 65536u);
                                     while (((uint)(build_e < build_entries))) {
@@ -531,7 +531,7 @@ void compression_deflate_fast(
                             }
                             if (((uint)(((uint)(build_len2 == 2u)) && ((uint)(lane == 1u))))) {
                                 vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place2), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value2) >> (30u & 31u));
                                     uint build_entry = (build_s2 | 131072u);
                                     while (((uint)(build_e < build_entries))) {
@@ -544,7 +544,7 @@ void compression_deflate_fast(
                             }
                             if (((uint)(((uint)(build_len2 == 3u)) && ((uint)(lane == 2u))))) {
                                 vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place3), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value3) >> (29u & 31u));
                                     uint build_entry = (build_s2 | 196608u);
                                     while (((uint)(build_e < build_entries))) {
@@ -557,7 +557,7 @@ void compression_deflate_fast(
                             }
                             if (((uint)(((uint)(build_len2 == 4u)) && ((uint)(lane == 3u))))) {
                                 vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place4), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value4) >> (28u & 31u));
                                     uint build_entry = (build_s2 | 262144u);
                                     while (((uint)(build_e < build_entries))) {
@@ -570,7 +570,7 @@ void compression_deflate_fast(
                             }
                             if (((uint)(((uint)(build_len2 == 5u)) && ((uint)(lane == 4u))))) {
                                 vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place5), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value5) >> (27u & 31u));
                                     uint build_entry = (build_s2 | 327680u);
                                     while (((uint)(build_e < build_entries))) {
@@ -583,7 +583,7 @@ void compression_deflate_fast(
                             }
                             if (((uint)(((uint)(build_len2 == 6u)) && ((uint)(lane == 5u))))) {
                                 vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place6), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value6) >> (26u & 31u));
                                     uint build_entry = (build_s2 | 393216u);
                                     while (((uint)(build_e < build_entries))) {
@@ -596,7 +596,7 @@ void compression_deflate_fast(
                             }
                             if (((uint)(((uint)(build_len2 == 7u)) && ((uint)(lane == 6u))))) {
                                 vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place7), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value7) >> (25u & 31u));
                                     uint build_entry = (build_s2 | 458752u);
                                     while (((uint)(build_e < build_entries))) {
@@ -609,7 +609,7 @@ void compression_deflate_fast(
                             }
                             if (((uint)(((uint)(build_len2 == 8u)) && ((uint)(lane == 7u))))) {
                                 vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place8), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value8) >> (24u & 31u));
                                     uint build_entry = (build_s2 | 524288u);
                                     while (((uint)(build_e < build_entries))) {
@@ -622,7 +622,7 @@ void compression_deflate_fast(
                             }
                             if (((uint)(((uint)(build_len2 == 9u)) && ((uint)(lane == 8u))))) {
                                 vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place9), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value9) >> (23u & 31u));
                                     uint build_entry = (build_s2 | 589824u);
                                     while (((uint)(build_e < build_entries))) {
@@ -635,7 +635,7 @@ void compression_deflate_fast(
                             }
                             if (((uint)(((uint)(build_len2 == 10u)) && ((uint)(lane == 9u))))) {
                                 vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place10), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value10) >> (22u & 31u));
                                     uint build_entry = (build_s2 | 655360u);
                                     while (((uint)(build_e < build_entries))) {
@@ -648,7 +648,7 @@ void compression_deflate_fast(
                             }
                             if (((uint)(((uint)(build_len2 == 11u)) && ((uint)(lane == 10u))))) {
                                 vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place11), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value11) >> (21u & 31u));
                                     uint build_entry = (build_s2 | 720896u);
                                     while (((uint)(build_e < build_entries))) {
@@ -661,7 +661,7 @@ void compression_deflate_fast(
                             }
                             if (((uint)(((uint)(build_len2 == 12u)) && ((uint)(lane == 11u))))) {
                                 vyre_store_local_uint(codes, 7808u, ((region + (((uint)(which == 1u)) ? 352u : 640u)) + build_place12), build_s2);
-                                if (((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u))))) {
+                                if (((uint)(((uint)(build_len2 <= (((uint)(which == 0u)) ? 7u : (((uint)(which == 1u)) ? 10u : 8u)))) && (build_over ^ 1u)))) {
                                     uint build_e = (vyre_reverse_bits_uint(build_value12) >> (20u & 31u));
                                     uint build_entry = (build_s2 | 786432u);
                                     while (((uint)(build_e < build_entries))) {

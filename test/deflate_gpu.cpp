@@ -352,6 +352,14 @@ std::vector<stream_case> conformance_cases(std::vector<vc::block_status>& expect
         put_length(o, 18), o.put(127, 7), put_length(o, 18), o.put(253 - 138 - 11, 7), put_length(o, 1);
         put_length(o, 0);
         add(o.out, 10, fail(de::bad_code_lengths, 0));
+        // over-subscribed across two lengths (0 and 1 at length 1, 2 and 256 at length 2): codes
+        // whose table entries would be written by different lanes of the fast program
+        bit_writer two;
+        put_dynamic_header(two, true, h);
+        put_length(two, 1), put_length(two, 1), put_length(two, 2);
+        put_length(two, 18), two.put(127, 7), put_length(two, 18), two.put(253 - 138 - 11, 7), put_length(two, 2);
+        put_length(two, 0);
+        add(two.out, 10, fail(de::bad_code_lengths, 0));
         // literal/length code incomplete with codes of 2 bits: 'a' at 1, 256 at 2
         bit_writer i;
         put_dynamic_header(i, true, h);

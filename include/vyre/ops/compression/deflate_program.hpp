@@ -273,7 +273,9 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                 k.if_(len == l && owns(l), [&] {
                     k.store(wg, base + sorted_at + place[l - 1], s2);
                     if (l <= 12) {
-                        k.if_(len <= table_bits, [&] {
+                        // Not for an over-subscribed code, which fails the block unused: its
+                        // codes would share entries, written by different lanes.
+                        k.if_(len <= table_bits && !over, [&] {
                             // The code's bits in stream order are its reversal; every entry whose
                             // low bits are those holds the symbol.
                             const auto e = k.let("build_e", d::reverse_bits(value[l - 1]) >> (32u - l));
