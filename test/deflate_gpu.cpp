@@ -345,21 +345,19 @@ std::vector<stream_case> conformance_cases(std::vector<vc::block_status>& expect
         add(z.out, 10, fail(de::bad_code_lengths, 0));
         // input ending inside the lengths
         add(bytes(z.out.begin(), z.out.end() - 2), 10, fail(de::input_overrun, 0));
-        // literal/length code over-subscribed: 0..2 and 256 at length 1
-        bit_writer o;
-        put_dynamic_header(o, true, h);
-        put_length(o, 1), put_length(o, 1), put_length(o, 1);
-        put_length(o, 18), o.put(127, 7), put_length(o, 18), o.put(253 - 138 - 11, 7), put_length(o, 1);
-        put_length(o, 0);
-        add(o.out, 10, fail(de::bad_code_lengths, 0));
-        // over-subscribed across two lengths (0 and 1 at length 1, 2 and 256 at length 2): codes
-        // whose table entries would be written by different lanes of the fast program
-        bit_writer two;
-        put_dynamic_header(two, true, h);
-        put_length(two, 1), put_length(two, 1), put_length(two, 2);
-        put_length(two, 18), two.put(127, 7), put_length(two, 18), two.put(253 - 138 - 11, 7), put_length(two, 2);
-        put_length(two, 0);
-        add(two.out, 10, fail(de::bad_code_lengths, 0));
+        // Literal/length codes over-subscribed, symbols 0..2 and 256 at the lengths given (the
+        // other literal/length symbols and the one distance length zero): all at length 1, and
+        // across two lengths, whose table entries different lanes of the fast program would write.
+        const auto over_subscribed = [&](std::uint32_t l0, std::uint32_t l1, std::uint32_t l2, std::uint32_t l256) {
+            bit_writer o;
+            put_dynamic_header(o, true, h);
+            put_length(o, l0), put_length(o, l1), put_length(o, l2);
+            put_length(o, 18), o.put(127, 7), put_length(o, 18), o.put(253 - 138 - 11, 7), put_length(o, l256);
+            put_length(o, 0);
+            add(o.out, 10, fail(de::bad_code_lengths, 0));
+        };
+        over_subscribed(1, 1, 1, 1);
+        over_subscribed(1, 1, 2, 2);
         // literal/length code incomplete with codes of 2 bits: 'a' at 1, 256 at 2
         bit_writer i;
         put_dynamic_header(i, true, h);

@@ -402,9 +402,11 @@ private:
             if (races_) races_->barrier();
             return;
         case step::subgroup_barrier:
-            if (races_)
+            if (races_) {
+                races_->subgroup_barrier();
                 for (std::uint32_t l : lanes)
-                    if (state_[l] == running) races_->subgroup_barrier(l);
+                    if (state_[l] == running) races_->joined(l);
+            }
             return;
         }
     }

@@ -53,14 +53,13 @@ public:
         std::fill(last_subgroup_barrier_.begin(), last_subgroup_barrier_.end(), 0);
     }
 
-    // A workgroup barrier; a subgroup barrier run by invocation `lane` (validation keeps barriers
-    // to control flow that every invocation they join takes, so one invocation stands for its
-    // subgroup). Each moves time on, so that accesses before it are ordered before those after.
+    // A workgroup barrier; a subgroup barrier, one call per statement, then joined() for each
+    // invocation that runs it (validation keeps barriers to control flow that every invocation
+    // they join takes, so one invocation stands for its subgroup). Each moves time on once, so
+    // that accesses before it are ordered before those after.
     void barrier() { last_barrier_ = ++now_; }
-    void subgroup_barrier(std::uint32_t lane) {
-        ++now_;
-        last_subgroup_barrier_[lane / subgroup_size_] = now_;
-    }
+    void subgroup_barrier() { ++now_; }
+    void joined(std::uint32_t lane) { last_subgroup_barrier_[lane / subgroup_size_] = now_; }
 
     void read(std::uint32_t buffer, std::uint64_t element, std::uint32_t lane) {
         if (shadow_[buffer].empty()) return;
