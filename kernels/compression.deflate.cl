@@ -705,7 +705,7 @@ void compression_deflate(
                                     }
                                 }
                                 uint clc_decode_held = (uint)(bits);
-                                uint clc_decode_entry = (codes[((region + 1696u) + (clc_decode_held & 127u))]);
+                                uint clc_decode_entry = (codes[((region + 1696u) + ((uint)(bits) & 127u))]);
                                 uint clc_decode_len = (clc_decode_entry >> (16u & 31u));
                                 length_symbol = (clc_decode_entry & 65535u);
                                 if (((uint)(clc_decode_len <= nbits))) {
@@ -877,8 +877,30 @@ void compression_deflate(
                                 }
                             }
                         }
+                        uint lit_entry = (codes[((region + 672u) + ((uint)(bits) & 1023u))]);
+                        while (((uint)(((uint)(((uint)((lit_entry >> (16u & 31u)) <= nbits)) && ((uint)((lit_entry & 65535u) < 256u)))) && ((uint)(op < capacity))))) {
+                            output[(out_base + op)] = (uchar)(lit_entry);
+                            op = (op + 1u);
+                            bits = (bits >> ((ulong)((lit_entry >> (16u & 31u))) & 63ul));
+                            nbits = (nbits - (lit_entry >> (16u & 31u)));
+                            if (((uint)(nbits <= 32u))) {
+                                if (((uint)((in_size - ip) >= 4u))) {
+                                    bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
+                                    ip = (ip + 4u);
+                                    nbits = (nbits + 32u);
+                                    ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                } else {
+                                    while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
+                                        bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
+                                        ip = (ip + 1u);
+                                        nbits = (nbits + 8u);
+                                    }
+                                }
+                            }
+                            lit_entry = (codes[((region + 672u) + ((uint)(bits) & 1023u))]);
+                        }
                         uint lit_decode_held = (uint)(bits);
-                        uint lit_decode_entry = (codes[((region + 672u) + (lit_decode_held & 1023u))]);
+                        uint lit_decode_entry = lit_entry;
                         uint lit_decode_len = (lit_decode_entry >> (16u & 31u));
                         symbol = (lit_decode_entry & 65535u);
                         if (((uint)(lit_decode_len <= nbits))) {
@@ -962,7 +984,7 @@ void compression_deflate(
                             }
                         }
                         uint dist_decode_held = (uint)(bits);
-                        uint dist_decode_entry = (codes[((region + 1696u) + (dist_decode_held & 255u))]);
+                        uint dist_decode_entry = (codes[((region + 1696u) + ((uint)(bits) & 255u))]);
                         uint dist_decode_len = (dist_decode_entry >> (16u & 31u));
                         distance_symbol = (dist_decode_entry & 65535u);
                         if (((uint)(dist_decode_len <= nbits))) {

@@ -96,6 +96,25 @@ void compression_deflate_fast(
                     code = 2u;
                 } else {
                     uint stored_j = lane;
+                    while (((uint)((stored_j + 224u) < in_size))) {
+                        uint stored_j_v0 = ((uint)input[(in_base + (stored_j + 0u))]);
+                        uint stored_j_v1 = ((uint)input[(in_base + (stored_j + 32u))]);
+                        uint stored_j_v2 = ((uint)input[(in_base + (stored_j + 64u))]);
+                        uint stored_j_v3 = ((uint)input[(in_base + (stored_j + 96u))]);
+                        uint stored_j_v4 = ((uint)input[(in_base + (stored_j + 128u))]);
+                        uint stored_j_v5 = ((uint)input[(in_base + (stored_j + 160u))]);
+                        uint stored_j_v6 = ((uint)input[(in_base + (stored_j + 192u))]);
+                        uint stored_j_v7 = ((uint)input[(in_base + (stored_j + 224u))]);
+                        output[(((out_base + 0u) + stored_j) + 0u)] = (uchar)(stored_j_v0);
+                        output[(((out_base + 0u) + stored_j) + 32u)] = (uchar)(stored_j_v1);
+                        output[(((out_base + 0u) + stored_j) + 64u)] = (uchar)(stored_j_v2);
+                        output[(((out_base + 0u) + stored_j) + 96u)] = (uchar)(stored_j_v3);
+                        output[(((out_base + 0u) + stored_j) + 128u)] = (uchar)(stored_j_v4);
+                        output[(((out_base + 0u) + stored_j) + 160u)] = (uchar)(stored_j_v5);
+                        output[(((out_base + 0u) + stored_j) + 192u)] = (uchar)(stored_j_v6);
+                        output[(((out_base + 0u) + stored_j) + 224u)] = (uchar)(stored_j_v7);
+                        stored_j = (stored_j + 256u);
+                    }
                     while (((uint)(stored_j < in_size))) {
                         output[((out_base + 0u) + stored_j)] = (uchar)(((uint)input[(in_base + stored_j)]));
                         stored_j = (stored_j + 32u);
@@ -166,6 +185,25 @@ void compression_deflate_fast(
                             break;
                         }
                         uint stored_block_j = lane;
+                        while (((uint)((stored_block_j + 224u) < stored_len))) {
+                            uint stored_block_j_v0 = ((uint)input[((in_base + ip) + (stored_block_j + 0u))]);
+                            uint stored_block_j_v1 = ((uint)input[((in_base + ip) + (stored_block_j + 32u))]);
+                            uint stored_block_j_v2 = ((uint)input[((in_base + ip) + (stored_block_j + 64u))]);
+                            uint stored_block_j_v3 = ((uint)input[((in_base + ip) + (stored_block_j + 96u))]);
+                            uint stored_block_j_v4 = ((uint)input[((in_base + ip) + (stored_block_j + 128u))]);
+                            uint stored_block_j_v5 = ((uint)input[((in_base + ip) + (stored_block_j + 160u))]);
+                            uint stored_block_j_v6 = ((uint)input[((in_base + ip) + (stored_block_j + 192u))]);
+                            uint stored_block_j_v7 = ((uint)input[((in_base + ip) + (stored_block_j + 224u))]);
+                            output[(((out_base + op) + stored_block_j) + 0u)] = (uchar)(stored_block_j_v0);
+                            output[(((out_base + op) + stored_block_j) + 32u)] = (uchar)(stored_block_j_v1);
+                            output[(((out_base + op) + stored_block_j) + 64u)] = (uchar)(stored_block_j_v2);
+                            output[(((out_base + op) + stored_block_j) + 96u)] = (uchar)(stored_block_j_v3);
+                            output[(((out_base + op) + stored_block_j) + 128u)] = (uchar)(stored_block_j_v4);
+                            output[(((out_base + op) + stored_block_j) + 160u)] = (uchar)(stored_block_j_v5);
+                            output[(((out_base + op) + stored_block_j) + 192u)] = (uchar)(stored_block_j_v6);
+                            output[(((out_base + op) + stored_block_j) + 224u)] = (uchar)(stored_block_j_v7);
+                            stored_block_j = (stored_block_j + 256u);
+                        }
                         while (((uint)(stored_block_j < stored_len))) {
                             output[((out_base + op) + stored_block_j)] = (uchar)(((uint)input[((in_base + ip) + stored_block_j)]));
                             stored_block_j = (stored_block_j + 32u);
@@ -727,7 +765,7 @@ void compression_deflate_fast(
                                     }
                                 }
                                 uint clc_decode_held = (uint)(bits);
-                                uint clc_decode_entry = (codes[((region + 1696u) + (clc_decode_held & 127u))]);
+                                uint clc_decode_entry = (codes[((region + 1696u) + ((uint)(bits) & 127u))]);
                                 uint clc_decode_len = (clc_decode_entry >> (16u & 31u));
                                 length_symbol = (clc_decode_entry & 65535u);
                                 if (((uint)(clc_decode_len <= nbits))) {
@@ -899,8 +937,30 @@ void compression_deflate_fast(
                                 }
                             }
                         }
+                        uint lit_entry = (codes[((region + 672u) + ((uint)(bits) & 1023u))]);
+                        while (((uint)(((uint)(((uint)((lit_entry >> (16u & 31u)) <= nbits)) && ((uint)((lit_entry & 65535u) < 256u)))) && ((uint)(op < capacity))))) {
+                            output[(out_base + op)] = (uchar)(lit_entry);
+                            op = (op + 1u);
+                            bits = (bits >> ((ulong)((lit_entry >> (16u & 31u))) & 63ul));
+                            nbits = (nbits - (lit_entry >> (16u & 31u)));
+                            if (((uint)(nbits <= 32u))) {
+                                if (((uint)((in_size - ip) >= 4u))) {
+                                    bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
+                                    ip = (ip + 4u);
+                                    nbits = (nbits + 32u);
+                                    ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                } else {
+                                    while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
+                                        bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
+                                        ip = (ip + 1u);
+                                        nbits = (nbits + 8u);
+                                    }
+                                }
+                            }
+                            lit_entry = (codes[((region + 672u) + ((uint)(bits) & 1023u))]);
+                        }
                         uint lit_decode_held = (uint)(bits);
-                        uint lit_decode_entry = (codes[((region + 672u) + (lit_decode_held & 1023u))]);
+                        uint lit_decode_entry = lit_entry;
                         uint lit_decode_len = (lit_decode_entry >> (16u & 31u));
                         symbol = (lit_decode_entry & 65535u);
                         if (((uint)(lit_decode_len <= nbits))) {
@@ -984,7 +1044,7 @@ void compression_deflate_fast(
                             }
                         }
                         uint dist_decode_held = (uint)(bits);
-                        uint dist_decode_entry = (codes[((region + 1696u) + (dist_decode_held & 255u))]);
+                        uint dist_decode_entry = (codes[((region + 1696u) + ((uint)(bits) & 255u))]);
                         uint dist_decode_len = (dist_decode_entry >> (16u & 31u));
                         distance_symbol = (dist_decode_entry & 65535u);
                         if (((uint)(dist_decode_len <= nbits))) {

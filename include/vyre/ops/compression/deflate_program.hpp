@@ -38,7 +38,8 @@ namespace vyre::ops::compression {
 //     its length for codes at most that long (detail::deflate_no_entry: longer, or no code
 //     starts so).
 // A symbol is one table read; a longer code walks the canonical code one bit at a time from the
-// counts. The code-length code is built in the distance code's place (it is done with before the
+// counts. Literals, most of the symbols of data that compresses poorly, take a loop of their own
+// (one table read, one test, one store each); every other symbol leaves it. The code-length code is built in the distance code's place (it is done with before the
 // distance code is built).
 //
 // One subgroup per stream (lanes > 1): every lane reads the same bits and decodes the same symbols
@@ -59,6 +60,8 @@ inline constexpr std::uint32_t deflate_distance_table_bits = 8;
 // 1 MiB (doc/ops/compression.deflate.md).
 inline constexpr std::uint32_t deflate_fast_lanes = 32;
 inline constexpr std::uint32_t deflate_fast_streams_per_workgroup = 4;
+// Bytes each lane of the fast variant loads before it stores them, in stored blocks.
+inline constexpr std::uint32_t deflate_copy_batch = 8;
 
 namespace detail {
 
@@ -140,6 +143,24 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
     // out_base + to.
     const auto copy = [&](const std::string& name, const auto& to, const auto& count, const auto& source) {
         const auto j = k.let(name, lane);
+        k.while_(j < count, [&] {
+            k.store_unchecked(out, out_base + to + j, source(j));
+            j = j + lanes;
+        });
+    };
+    // The same for a source the copy does not write (the input): each lane
+    // loads `deflate_copy_batch` bytes before it stores them, so their loads wait together (the
+    // compiler keeps a load after a store to a buffer that may alias it).
+    const auto copy_apart = [&](const std::string& name, const auto& to, const auto& count, const auto& source) {
+        if (!shared) return copy(name, to, count, source);
+        const std::uint32_t batch = deflate_copy_batch;
+        const auto j = k.let(name, lane);
+        k.while_(j + (batch - 1u) * lanes < count, [&] {
+            std::vector<d::variable<d::u32>> v;
+            for (std::uint32_t b = 0; b < batch; ++b) v.push_back(k.let(name + "_v" + std::to_string(b), source(j + b * lanes)));
+            for (std::uint32_t b = 0; b < batch; ++b) k.store_unchecked(out, out_base + to + j + b * lanes, v[b]);
+            j = j + batch * lanes;
+        });
         k.while_(j < count, [&] {
             k.store_unchecked(out, out_base + to + j, source(j));
             j = j + lanes;
@@ -297,12 +318,16 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
     };
 
     // ---- decoding one symbol of a built code into `symbol`, or an error in `code`.
-    const auto decode = [&](const std::string& p, const auto& symbol, std::uint32_t counts_at, std::uint32_t sorted_at,
-                            std::uint32_t table_at, std::uint32_t table_bits) {
-        refill();
+    // The table entry of the bits held (within the stream's region by construction: no test,
+    // ir::bounds).
+    const auto table_entry = [&](std::uint32_t table_at, std::uint32_t table_bits) {
+        return wg.unchecked(base + table_at + (low() & ((1u << table_bits) - 1u)));
+    };
+    // `entry`: the table entry of the bits held, read right after a refill.
+    const auto decode_entry = [&](const std::string& p, const auto& symbol, std::uint32_t counts_at, std::uint32_t sorted_at,
+                                  const auto& entry_value) {
         const auto held = k.let(p + "_held", low());
-        // Within the stream's region by construction: no test (ir::bounds).
-        const auto entry = k.let(p + "_entry", wg.unchecked(base + table_at + (held & ((1u << table_bits) - 1u))));
+        const auto entry = k.let(p + "_entry", entry_value);
         const auto len = k.let(p + "_len", entry >> 16u);
         symbol = entry & 0xFFFFu;
         // A table hit with its bits held (the common case) takes one test (an entry with no code
@@ -338,6 +363,11 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
             stop_on_error(); // leaves the loop decode runs in: the common case has no test of `code`
         });
     };
+    const auto decode = [&](const std::string& p, const auto& symbol, std::uint32_t counts_at, std::uint32_t sorted_at,
+                            std::uint32_t table_at, std::uint32_t table_bits) {
+        refill();
+        decode_entry(p, symbol, counts_at, sorted_at, table_entry(table_at, table_bits));
+    };
 
     const auto literal_count = k.let("literal_count", 0u);
     const auto distance_first = k.let("distance_first", 0u);
@@ -348,7 +378,7 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
         k.if_(out_base > out_bytes || cap > out_bytes - out_base, [&] { code = codes::output_overflow; }).else_([&] {
             k.if_((flags & vc::block_flag_uncompressed) != 0u, [&] {
                 k.if_(n > cap, [&] { code = codes::output_overflow; }).else_([&] {
-                    copy("stored_j", 0u, n, [&](const auto& j) { return in.unchecked(in_base + j); });
+                    copy_apart("stored_j", 0u, n, [&](const auto& j) { return in.unchecked(in_base + j); });
                     op = n;
                 });
             }).else_([&] {
@@ -389,7 +419,7 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                             code = codes::output_overflow;
                             k.break_();
                         });
-                        copy("stored_block_j", op, len, [&](const auto& j) { return in.unchecked(in_base + ip + j); });
+                        copy_apart("stored_block_j", op, len, [&](const auto& j) { return in.unchecked(in_base + ip + j); });
                         ip = ip + len;
                         op = op + len;
                         load_ahead(false);
@@ -524,7 +554,19 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                     const auto symbol = k.let("symbol", 0u);
                     const auto distance_symbol = k.let("distance_symbol", 0u);
                     k.while_(true, [&] {
-                        decode("lit_decode", symbol, at.literal_counts, at.literal_sorted, at.literal_table, literal_bits);
+                        // Literals first, in a loop of their own: a table hit, held whole, a
+                        // literal, room for it. It leaves on anything else with the entry of the
+                        // bits held, read right after a refill, which decode_entry takes on.
+                        refill();
+                        const auto entry = k.let("lit_entry", table_entry(at.literal_table, literal_bits));
+                        k.while_((entry >> 16u) <= nbits && (entry & 0xFFFFu) < 256u && op < cap, [&] {
+                            k.store_unchecked(out, out_base + op, entry); // op < cap was just tested
+                            op = op + 1u;
+                            drop(entry >> 16u);
+                            refill();
+                            entry = table_entry(at.literal_table, literal_bits);
+                        });
+                        decode_entry("lit_decode", symbol, at.literal_counts, at.literal_sorted, entry);
                         k.if_(symbol < 256u, [&] {
                             k.if_(op == cap, [&] {
                                 code = codes::output_overflow;
