@@ -368,3 +368,13 @@ if [ "$mode" = final2 ]; then
   unset VYRE_DEVICE
   echo "=== bench_nvcomp"; bench_nvcomp $c --mib 1024 --runs 3 --cases deflate --deflate-blocks 65536,1048576 --deflate-compressors libdeflate 2>&1 | grep -av "^@result"
 fi
+if [ "$mode" = entries ]; then
+  # the literal loop (bench_deflate_x) against table entries that hold a length's and a distance's base and extra bits (bench_deflate_y)
+  export VYRE_DEVICE=nvidia
+  for r in 1 2; do
+    for b in bench_deflate_x bench_deflate_y; do
+      echo "=== corpus round $r $b"; $b $c --mib 1024 --block-sizes 65536,1048576 --runs 3 --variant fast --no-zlib --kernel-only 2>&1 | grep -a "^64 KiB\|^1 MiB\|rror\|fail"
+    done
+  done
+  echo "=== end to end, bench_deflate_y"; bench_deflate_y $c --mib 1024 --block-sizes 65536,1048576 --runs 3 --variant fast --no-zlib 2>&1 | grep -a "^64 KiB\|^1 MiB\|rror\|fail"
+fi
