@@ -9,6 +9,7 @@
 #include <vyre/error.hpp>
 #include <vyre/ops/block_op.hpp>
 #include <vyre/ops/block_program.hpp>
+#include <vyre/ops/compression/detail/deflate_program_parts.hpp>
 #include <vyre/ops/op.hpp>
 
 #include <algorithm>
@@ -39,12 +40,12 @@ namespace vyre::ops::compression {
 //     starts so).
 // A symbol is one table read; a longer code walks the canonical code one bit at a time from the
 // counts. Literals, most of the symbols of data that compresses poorly, take a loop of their own
-// (one table read, one test, one store each); every other symbol leaves it. The code-length code is built in the distance code's place (it is done with before the
-// distance code is built).
+// (one table read, one test, one store each); every other symbol leaves it. The code-length code
+// is built in the distance code's place (it is done with before the distance code is built).
 //
 // One subgroup per stream (lanes > 1): every lane reads the same bits and decodes the same symbols
 // (one instruction stream, uniform control flow, broadcast reads), and the lanes split the work
-// that has width: building a code (see `build` below), stored blocks and match copies. Every lane
+// that has width: building a code (detail::deflate_build_code), stored blocks and match copies. Every lane
 // writes each literal (the same byte to the same place: no branch on the lane). A match reading
 // bytes at or after `fenced` (the output position at the last subgroup barrier) runs a barrier
 // first, as in compression.lz4. With one lane per stream the same program runs serially.
@@ -63,32 +64,6 @@ inline constexpr std::uint32_t deflate_fast_streams_per_workgroup = 4;
 // Bytes each lane of the fast variant loads before it stores them, in stored blocks.
 inline constexpr std::uint32_t deflate_copy_batch = 8;
 
-namespace detail {
-
-namespace deflate_code {
-namespace e = vyre::compression::deflate_error;
-inline constexpr std::uint32_t none = e::none, input_overrun = e::input_overrun, output_overflow = e::output_overflow,
-                               bad_block_type = e::bad_block_type, stored_length_mismatch = e::stored_length_mismatch,
-                               bad_code_lengths = e::bad_code_lengths, incomplete_code = e::incomplete_code,
-                               invalid_symbol = e::invalid_symbol, distance_too_far = e::distance_too_far;
-} // namespace deflate_code
-
-// A table entry with no code of at most the table's bits: its length field (above bit 16) is
-// larger than any count of bits held, so one comparison tells a usable entry.
-inline constexpr std::uint32_t deflate_no_entry = 0xFFFF0000u;
-
-// Where each part of a stream's workgroup memory starts, in u32 words.
-struct deflate_layout {
-    std::uint32_t literal_bits, distance_bits;
-    static constexpr std::uint32_t lengths = 0; // 288 literal/length + 32 distance lengths at most
-    static constexpr std::uint32_t literal_counts = 320, distance_counts = 336; // 16 each
-    static constexpr std::uint32_t literal_sorted = 352, distance_sorted = 640; // 288, 32
-    static constexpr std::uint32_t literal_table = 672;
-    std::uint32_t distance_table() const { return literal_table + (1u << literal_bits); }
-    std::uint32_t words() const { return distance_table() + (1u << distance_bits); }
-};
-
-} // namespace detail
 
 // The program: `lanes` invocations per stream (1, or a power of two up to 32 forming a subgroup),
 // `streams_per_workgroup` streams per workgroup (with one lane per stream, invocation i of the
@@ -123,9 +98,6 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                               : k.let("block_index", d::workgroup_id() * streams_per_workgroup + d::local_id());
     k.if_(block >= params[0u], [&] { k.return_(); });
     const auto base = shared ? k.let("region", d::subgroup_id() * at.words()) : k.let("region", d::local_id() * at.words());
-    const auto sync = [&] {
-        if (shared) k.subgroup_barrier();
-    };
 
     const auto in_base = k.let("in_base", bufs.descriptors[block * 5u]);
     const auto n = k.let("in_size", bufs.descriptors[block * 5u + 1u]);
@@ -235,86 +207,9 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
     };
     const auto stop_on_error = [&] { k.if_(code != codes::none, [&] { k.break_(); }); };
 
-    // ---- building a code from `count` lengths at lengths[first, first + count): counts, symbols
-    // in code order, and the table of `table_bits` at `table_at`. Lane i owns the code lengths l
-    // with (l - 1) mod lanes = i: it alone counts, places and fills the table for symbols of those
-    // lengths (every lane reads every length; no ballots, few barriers). Returns whether the code
-    // is over-subscribed, whether it leaves bit patterns unused, and whether it has codes of 2 bits
-    // or more (an incomplete code is allowed only without them).
-    struct built {
-        d::variable<d::boolean> over;
-        d::variable<d::boolean> incomplete;
-        d::variable<d::boolean> long_codes;
-    };
-    const std::uint32_t max_bits = vc::deflate_max_code_bits;
-    const auto owns = [&](std::uint32_t l) { return lane == (l - 1u) % lanes; };
     const auto build = [&](const auto& first, const auto& count, const auto& counts_at, const auto& sorted_at,
                            const auto& table_at, const auto& table_bits) {
-        sync(); // the lengths are written, and every lane is done reading the old code
-        for (std::uint32_t l = 1; l <= max_bits; ++l) k.if_(owns(l), [&] { k.store(wg, base + counts_at + l, 0u); });
-        const auto entries = k.let("build_entries", d::lit(1u) << table_bits);
-        const auto t = k.let("build_t", lane);
-        k.while_(t < entries, [&] {
-            k.store(wg, base + table_at + t, detail::deflate_no_entry);
-            t = t + lanes;
-        });
-        const auto s1 = k.let("build_s1", 0u);
-        k.while_(s1 < count, [&] {
-            const auto len = k.let("build_len1", wg[base + at.lengths + first + s1]);
-            k.if_(len != 0u && lane == (len - 1u) % lanes, [&] {
-                k.store(wg, base + counts_at + len, wg[base + counts_at + len] + 1u);
-            });
-            s1 = s1 + 1u;
-        });
-        sync(); // counts complete, table cleared
-        // Completeness (the Kraft sum), and where each length starts among the sorted symbols
-        // (place) and in code space (next), for the lengths this lane owns.
-        const auto over = k.let("build_over", false);
-        const auto left = k.let("build_left", 1u);
-        const auto long_sum = k.let("build_long", 0u);
-        const auto offset = k.let("build_offset", 0u);
-        const auto next = k.let("build_next", 0u);
-        const auto previous = k.let("build_previous", 0u);
-        std::vector<d::variable<d::u32>> place, value;
-        for (std::uint32_t l = 1; l <= max_bits; ++l) {
-            const auto have = k.let("build_have" + std::to_string(l), wg[base + counts_at + l]);
-            over = over || have > left * 2u;
-            left = d::select(over, 0u, left * 2u - have);
-            if (l >= 2) long_sum = long_sum + have;
-            offset = offset + previous;
-            next = (next + previous) << 1u;
-            previous = have;
-            place.push_back(k.let("build_place" + std::to_string(l), offset));
-            value.push_back(k.let("build_value" + std::to_string(l), next));
-        }
-        const auto s2 = k.let("build_s2", 0u);
-        k.while_(s2 < count, [&] {
-            const auto len = k.let("build_len2", wg[base + at.lengths + first + s2]);
-            for (std::uint32_t l = 1; l <= max_bits; ++l) {
-                k.if_(len == l && owns(l), [&] {
-                    k.store(wg, base + sorted_at + place[l - 1], s2);
-                    if (l <= 12) {
-                        // Not for an over-subscribed code, which fails the block unused: its
-                        // codes would share entries, written by different lanes.
-                        k.if_(len <= table_bits && !over, [&] {
-                            // The code's bits in stream order are its reversal; every entry whose
-                            // low bits are those holds the symbol.
-                            const auto e = k.let("build_e", d::reverse_bits(value[l - 1]) >> (32u - l));
-                            const auto entry = k.let("build_entry", s2 | (l << 16u));
-                            k.while_(e < entries, [&] {
-                                k.store(wg, base + table_at + e, entry);
-                                e = e + (1u << l);
-                            });
-                        });
-                    }
-                    place[l - 1] = place[l - 1] + 1u;
-                    value[l - 1] = value[l - 1] + 1u;
-                });
-            }
-            s2 = s2 + 1u;
-        });
-        sync(); // the code is built
-        return built{over, k.let("build_incomplete", !over && left != 0u), k.let("build_has_long", long_sum != 0u)};
+        return detail::deflate_build_code(k, wg, base, lane, lanes, first, count, counts_at, sorted_at, table_at, table_bits);
     };
 
     // ---- decoding one symbol of a built code into `symbol`, or an error in `code`.

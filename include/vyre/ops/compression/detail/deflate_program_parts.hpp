@@ -1,0 +1,126 @@
+// Pieces of compression.deflate's program (ops/compression/deflate_program.hpp) that need none of
+// its bit reader: the error codes it writes, the layout of a stream's workgroup memory, and the
+// building of a Huffman code there by the lanes of a subgroup.
+#pragma once
+
+#include <vyre/compression/deflate.hpp>
+#include <vyre/dsl.hpp>
+
+#include <cstdint>
+
+namespace vyre::ops::compression::detail {
+
+namespace deflate_code {
+namespace e = vyre::compression::deflate_error;
+inline constexpr std::uint32_t none = e::none, input_overrun = e::input_overrun, output_overflow = e::output_overflow,
+                               bad_block_type = e::bad_block_type, stored_length_mismatch = e::stored_length_mismatch,
+                               bad_code_lengths = e::bad_code_lengths, incomplete_code = e::incomplete_code,
+                               invalid_symbol = e::invalid_symbol, distance_too_far = e::distance_too_far;
+} // namespace deflate_code
+
+// A table entry with no code of at most the table's bits: its length field (above bit 16) is
+// larger than any count of bits held, so one comparison tells a usable entry.
+inline constexpr std::uint32_t deflate_no_entry = 0xFFFF0000u;
+
+// Where each part of a stream's workgroup memory starts, in u32 words.
+struct deflate_layout {
+    std::uint32_t literal_bits, distance_bits;
+    static constexpr std::uint32_t lengths = 0; // 288 literal/length + 32 distance lengths at most
+    static constexpr std::uint32_t literal_counts = 320, distance_counts = 336; // 16 each
+    static constexpr std::uint32_t literal_sorted = 352, distance_sorted = 640; // 288, 32
+    static constexpr std::uint32_t literal_table = 672;
+    std::uint32_t distance_table() const { return literal_table + (1u << literal_bits); }
+    std::uint32_t words() const { return distance_table() + (1u << distance_bits); }
+};
+
+// What building a code found: over-subscribed, bit patterns left unused, codes of 2 bits or more
+// (an incomplete code is allowed only without them).
+struct deflate_built {
+    vyre::dsl::variable<vyre::dsl::boolean> over;
+    vyre::dsl::variable<vyre::dsl::boolean> incomplete;
+    vyre::dsl::variable<vyre::dsl::boolean> long_codes;
+};
+
+// Builds a code from `count` lengths at lengths[first, first + count) of the stream's region at
+// `base`: counts, symbols in code order, and the table of `table_bits` at `table_at`. Lane i of
+// `lanes` (a subgroup when more than one) owns the code lengths l with (l - 1) mod lanes = i: it
+// alone counts, places and fills the table for symbols of those lengths (every lane reads every
+// length; no ballots, three subgroup barriers).
+inline deflate_built deflate_build_code(vyre::dsl::kernel& k, const vyre::dsl::workgroup_buffer<vyre::dsl::u32>& wg,
+                                        const vyre::dsl::variable<vyre::dsl::u32>& base, const vyre::dsl::variable<vyre::dsl::u32>& lane,
+                                        std::uint32_t lanes, const auto& first, const auto& count, const auto& counts_at,
+                                        const auto& sorted_at, const auto& table_at, const auto& table_bits) {
+    namespace d = vyre::dsl;
+    const auto sync = [&] {
+        if (lanes > 1) k.subgroup_barrier();
+    };
+    const std::uint32_t max_bits = vyre::compression::deflate_max_code_bits;
+    const auto owns = [&](std::uint32_t l) { return lane == (l - 1u) % lanes; };
+    sync(); // the lengths are written, and every lane is done reading the old code
+    for (std::uint32_t l = 1; l <= max_bits; ++l) k.if_(owns(l), [&] { k.store(wg, base + counts_at + l, 0u); });
+    const auto entries = k.let("build_entries", d::lit(1u) << table_bits);
+    const auto t = k.let("build_t", lane);
+    k.while_(t < entries, [&] {
+        k.store(wg, base + table_at + t, deflate_no_entry);
+        t = t + lanes;
+    });
+    const auto s1 = k.let("build_s1", 0u);
+    k.while_(s1 < count, [&] {
+        const auto len = k.let("build_len1", wg[base + deflate_layout::lengths + first + s1]);
+        k.if_(len != 0u && lane == (len - 1u) % lanes, [&] {
+            k.store(wg, base + counts_at + len, wg[base + counts_at + len] + 1u);
+        });
+        s1 = s1 + 1u;
+    });
+    sync(); // counts complete, table cleared
+    // Completeness (the Kraft sum), and where each length starts among the sorted symbols
+    // (place) and in code space (next), for the lengths this lane owns.
+    const auto over = k.let("build_over", false);
+    const auto left = k.let("build_left", 1u);
+    const auto long_sum = k.let("build_long", 0u);
+    const auto offset = k.let("build_offset", 0u);
+    const auto next = k.let("build_next", 0u);
+    const auto previous = k.let("build_previous", 0u);
+    std::vector<d::variable<d::u32>> place, value;
+    for (std::uint32_t l = 1; l <= max_bits; ++l) {
+        const auto have = k.let("build_have" + std::to_string(l), wg[base + counts_at + l]);
+        over = over || have > left * 2u;
+        left = d::select(over, 0u, left * 2u - have);
+        if (l >= 2) long_sum = long_sum + have;
+        offset = offset + previous;
+        next = (next + previous) << 1u;
+        previous = have;
+        place.push_back(k.let("build_place" + std::to_string(l), offset));
+        value.push_back(k.let("build_value" + std::to_string(l), next));
+    }
+    const auto s2 = k.let("build_s2", 0u);
+    k.while_(s2 < count, [&] {
+        const auto len = k.let("build_len2", wg[base + deflate_layout::lengths + first + s2]);
+        for (std::uint32_t l = 1; l <= max_bits; ++l) {
+            k.if_(len == l && owns(l), [&] {
+                k.store(wg, base + sorted_at + place[l - 1], s2);
+                if (l <= 12) {
+                    // Not for an over-subscribed code, which fails the block unused: its
+                    // codes would share entries, written by different lanes.
+                    k.if_(len <= table_bits && !over, [&] {
+                        // The code's bits in stream order are its reversal; every entry whose
+                        // low bits are those holds the symbol.
+                        const auto e = k.let("build_e", d::reverse_bits(value[l - 1]) >> (32u - l));
+                        const auto entry = k.let("build_entry", s2 | (l << 16u));
+                        k.while_(e < entries, [&] {
+                            k.store(wg, base + table_at + e, entry);
+                            e = e + (1u << l);
+                        });
+                    });
+                }
+                place[l - 1] = place[l - 1] + 1u;
+                value[l - 1] = value[l - 1] + 1u;
+            });
+        }
+        s2 = s2 + 1u;
+    });
+    sync(); // the code is built
+    return deflate_built{over, k.let("build_incomplete", !over && left != 0u), k.let("build_has_long", long_sum != 0u)};
+}
+
+} // namespace vyre::ops::compression::detail
