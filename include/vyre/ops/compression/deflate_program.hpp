@@ -40,15 +40,16 @@ namespace vyre::ops::compression {
 //     starts so).
 // A symbol is one table read; a longer code walks the canonical code one bit at a time from the
 // counts. Literals, most of the symbols of data that compresses poorly, take a loop of their own
-// (one table read, one test, one store each); every other symbol leaves it. The code-length code
-// is built in the distance code's place (it is done with before the distance code is built).
+// (a table read, one combined test, a store each) while their codes are in the table and held
+// whole and the output has room; anything else leaves it for the general path. The code-length
+// code is built in the distance code's place (it is done with before the distance code is built).
 //
 // One subgroup per stream (lanes > 1): every lane reads the same bits and decodes the same symbols
 // (one instruction stream, uniform control flow, broadcast reads), and the lanes split the work
-// that has width: building a code (detail::deflate_build_code), stored blocks and match copies. Every lane
-// writes each literal (the same byte to the same place: no branch on the lane). A match reading
-// bytes at or after `fenced` (the output position at the last subgroup barrier) runs a barrier
-// first, as in compression.lz4. With one lane per stream the same program runs serially.
+// that has width: building a code (detail::deflate_build_code), stored blocks and match copies.
+// Every lane writes each literal (the same byte to the same place: no branch on the lane). A match
+// reading bytes at or after `fenced` (the output position at the last subgroup barrier) runs a
+// barrier first, as in compression.lz4. With one lane per stream the same program runs serially.
 
 // Table bits of the literal/length and distance codes: most codes are shorter (longer ones take
 // the canonical walk). The distance table also holds the code-length code, whose codes are at
@@ -63,7 +64,6 @@ inline constexpr std::uint32_t deflate_fast_lanes = 32;
 inline constexpr std::uint32_t deflate_fast_streams_per_workgroup = 4;
 // Bytes each lane of the fast variant loads before it stores them, in stored blocks.
 inline constexpr std::uint32_t deflate_copy_batch = 8;
-
 
 // The program: `lanes` invocations per stream (1, or a power of two up to 32 forming a subgroup),
 // `streams_per_workgroup` streams per workgroup (with one lane per stream, invocation i of the
@@ -120,9 +120,9 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
             j = j + lanes;
         });
     };
-    // The same for a source the copy does not write (the input): each lane
-    // loads `deflate_copy_batch` bytes before it stores them, so their loads wait together (the
-    // compiler keeps a load after a store to a buffer that may alias it).
+    // The same for a source the copy does not write (the input): each lane loads
+    // `deflate_copy_batch` bytes before it stores them, so their loads wait together (the compiler
+    // keeps a load after a store to a buffer that may alias it). With one lane, the plain copy.
     const auto copy_apart = [&](const std::string& name, const auto& to, const auto& count, const auto& source) {
         if (!shared) return copy(name, to, count, source);
         const std::uint32_t batch = deflate_copy_batch;
@@ -255,7 +255,7 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
             }).else_([&] {
                 k.if_(len == 0u, [&] { code = codes::invalid_symbol; }).else_([&] { drop(len); });
             });
-            stop_on_error(); // leaves the loop decode runs in: the common case has no test of `code`
+            stop_on_error(); // leaves the loop decode_entry runs in: the common case has no test of `code`
         });
     };
     const auto decode = [&](const std::string& p, const auto& symbol, std::uint32_t counts_at, std::uint32_t sorted_at,

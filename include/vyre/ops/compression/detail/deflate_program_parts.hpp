@@ -7,6 +7,8 @@
 #include <vyre/dsl.hpp>
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace vyre::ops::compression::detail {
 
