@@ -179,7 +179,13 @@ struct zip_item {
 
 inline zip_item entry(std::string name, bytes data, std::uint16_t method = 0, std::uint32_t unix_mode = 0100644,
                 std::optional<std::uint32_t> declared_size = std::nullopt) {
-    return {std::move(name), std::move(data), method, unix_mode, declared_size};
+    zip_item item;
+    item.name = std::move(name);
+    item.data = std::move(data);
+    item.method = method;
+    item.unix_mode = unix_mode;
+    item.declared_size = declared_size;
+    return item;
 }
 
 inline void put16(bytes& b, std::uint32_t v) {
