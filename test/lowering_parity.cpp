@@ -298,6 +298,62 @@ VYRE_DEVICE_TEST(workgroup_reduction_with_barriers) {
 // A Bytes workgroup buffer: 32 invocations store bytes of neighbouring invocations' words (byte
 // stores must not disturb the other three bytes of a word), then read them back reversed, with one
 // index past the end (loads 0, the store does nothing) and the buffer's length in words.
+// Little-endian U32 loads (ir::load_u32_le) at every byte position of a global and a workgroup
+// Bytes buffer, checked (past the end, and past index 2^32 - 1) and unchecked, as the
+// interpreter gives them.
+VYRE_DEVICE_TEST(little_endian_u32_loads_at_every_byte_position) {
+    program p;
+    p.name = "u32_le";
+    p.workgroup_size = {64, 1, 1};
+    const auto src = buffer_decl::storage("src", 0, buffer_access::read_only, data_type::bytes);
+    const auto out = buffer_decl::storage("out", 1, buffer_access::read_write, data_type::u32);
+    const auto ring = buffer_decl::workgroup("ring", 32, data_type::bytes);
+    p.buffers = {src, out, ring};
+    const auto i = var("i", data_type::u32);
+    const auto at = [&](std::uint32_t row) { return binary(bin_op::add, binary(bin_op::mul, i, lit_u32(6)), lit_u32(row)); };
+    const auto un = bounds::unchecked;
+    const auto below = [&](std::uint32_t n) { return binary(bin_op::min, i, lit_u32(n)); };
+    p.body = {let("i", local_id()),
+              if_(binary(bin_op::lt, i, lit_u32(32)), {store(ring, i, load(src, binary(bin_op::add, i, lit_u32(3))))}),
+              barrier(),
+              store(out, at(0), load_u32_le(src, i)),                                             // past the 24 bytes from 21 on
+              store(out, at(1), load_u32_le(src, binary(bin_op::add, i, lit_u32(0xFFFFFFF0u)))), // past 2^32 - 1 from 13 on
+              store(out, at(2), load_u32_le(src, below(20), un)),
+              store(out, at(3), load_u32_le(ring, i)),
+              store(out, at(4), load_u32_le(ring, below(28), un)),
+              store(out, at(5), load_u32_le(src, binary(bin_op::shl, i, lit_u32(26))))};        // far past the end
+    buffers b(2);
+    b[0].resize(24);
+    std::mt19937 g(vyre::test::test_seed());
+    for (auto& v : b[0]) v = static_cast<std::uint8_t>(g() | 1); // no zero byte: a zero read shows
+    b[1].assign(64 * 6 * 4, 0xEE);
+    check_parity(dev, p, {1, 1, 1}, b);
+    // The interpreter's values, spot-checked against the bytes.
+    buffers ref = b;
+    vyre::reference::run(p, {1, 1, 1}, ref);
+    const auto word = [&](std::uint32_t inv, std::uint32_t row) {
+        std::uint32_t w = 0;
+        std::memcpy(&w, ref[1].data() + (inv * 6 + row) * 4, 4);
+        return w;
+    };
+    const auto le = [&](std::size_t k, int n) {
+        std::uint32_t w = 0;
+        for (int j = 0; j < n; ++j) w |= std::uint32_t(b[0][k + j]) << (8 * j);
+        return w;
+    };
+    BOOST_TEST(word(5, 0) == le(5, 4));
+    BOOST_TEST(word(22, 0) == le(22, 2));
+    BOOST_TEST(word(30, 0) == 0u);
+    BOOST_TEST(word(13, 1) == 0u);
+    BOOST_TEST(word(14, 1) == 0u); // 2^32 - 2: the two bytes past 2^32 - 1 read zero, not bytes 0 and 1
+    BOOST_TEST(word(16, 1) == le(0, 4)); // the index wrapped to 0 before the load
+    BOOST_TEST(word(40, 2) == le(20, 4));
+    BOOST_TEST(word(2, 3) == le(5, 4));   // ring[k] = src[k + 3], zero past src
+    BOOST_TEST(word(19, 3) == le(22, 2));
+    BOOST_TEST(word(0, 5) == le(0, 4));
+    BOOST_TEST(word(1, 5) == 0u);
+}
+
 VYRE_DEVICE_TEST(workgroup_bytes_buffer) {
     program p;
     p.name = "local_bytes";

@@ -365,6 +365,8 @@ BOOST_AUTO_TEST_CASE(unchecked_accesses_out_of_bounds_are_refused) {
     refused(ir::store(out, u(4), u(1), un), "unchecked store to out[4] is out of bounds (4 elements)");
     refused(ir::store(by, u(4), u(1), un), "unchecked store to by[4] is out of bounds (4 elements)");
     refused(ir::store(out, u(0), ir::load(by, u(0xffffffffu), un)), "unchecked load of by[4294967295]");
+    // A little-endian U32 load is four byte loads: by holds 4 bytes, so index 1 reaches by[4].
+    refused(ir::store(out, u(0), ir::load_u32_le(by, u(1), un)), "unchecked load of by[4] is out of bounds (4 elements)");
     // The same accesses checked: zero and nothing.
     BOOST_TEST(run_one(ir::store(out, u(0), ir::load(in, u(4)))) == (std::vector<std::uint64_t>{0, 9, 9, 9}),
                boost::test_tools::per_element());
@@ -373,6 +375,8 @@ BOOST_AUTO_TEST_CASE(unchecked_accesses_out_of_bounds_are_refused) {
     const auto b = make({in, out, by}, {ir::store(out, u(0), ir::load(in, u(1)))});
     BOOST_TEST(ir::to_string(a).find("in[1u unchecked]") != std::string::npos, ir::to_string(a));
     BOOST_TEST(ir::to_string(a).find("out[0u unchecked] =") != std::string::npos);
+    const auto w = make({in, out, by}, {ir::store(out, u(0), ir::load_u32_le(by, u(0), un))});
+    BOOST_TEST(ir::to_string(w).find("by.u32_le[0u unchecked]") != std::string::npos, ir::to_string(w));
     BOOST_TEST(ir::hash(a) != ir::hash(b));
 }
 
@@ -393,6 +397,22 @@ BOOST_AUTO_TEST_CASE(bytes_buffers_are_little_endian_byte_views) {
                    (std::vector<std::uint64_t>{0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0, 2, 2}),
                boost::test_tools::per_element());
     BOOST_TEST(words_of(bufs[2]) == (std::vector<std::uint64_t>{0x111111fe, 0x2222ab22}), boost::test_tools::per_element());
+}
+
+// A little-endian U32 load takes bytes i..i+3 at any byte position; checked, the bytes past the
+// buffer (and past index 2^32 - 1) read zero.
+BOOST_AUTO_TEST_CASE(little_endian_u32_loads_at_every_byte_position) {
+    const auto in = ro("in", 0, data_type::bytes), out = rw("out", 1, data_type::u32);
+    std::vector<ir::node> body;
+    body.push_back(ir::loop("k", u(0), u(9), {ir::store(out, v("k"), ir::load_u32_le(in, v("k")))}));
+    body.push_back(ir::store(out, u(9), ir::load_u32_le(in, u(0xfffffffeu))));
+    body.push_back(ir::store(out, u(10), ir::load_u32_le(in, u(3), ir::bounds::unchecked)));
+    const auto p = make({in, out}, body);
+    std::vector<ref::buffer_data> bufs{words({0x44332211, 0x88776655}), words(std::vector<std::uint64_t>(11, 0xdead))};
+    ref::run(p, {1, 1, 1}, bufs);
+    BOOST_TEST(words_of(bufs[1]) == (std::vector<std::uint64_t>{0x44332211, 0x55443322, 0x66554433, 0x77665544, 0x88776655,
+                                                                0x00887766, 0x00008877, 0x00000088, 0, 0, 0x77665544}),
+               boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(bool_and_u64_buffers) {

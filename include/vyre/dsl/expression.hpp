@@ -96,7 +96,7 @@ struct empty {};
 template <ir::expr_kind K>
 using payload_t = std::conditional_t<
     K == ir::expr_kind::literal, std::uint64_t,
-    std::conditional_t<K == ir::expr_kind::var || K == ir::expr_kind::load || K == ir::expr_kind::buf_len ||
+    std::conditional_t<K == ir::expr_kind::var || K == ir::expr_kind::load || K == ir::expr_kind::load_u32_le || K == ir::expr_kind::buf_len ||
                            K == ir::expr_kind::atomic || K == ir::expr_kind::call,
                        std::string,
                        std::conditional_t<K == ir::expr_kind::invocation_id || K == ir::expr_kind::local_id ||
@@ -274,7 +274,27 @@ struct buffer {
         return expression<ir::expr_kind::load, loaded_t<T>, static_cast<std::uint8_t>(ir::bounds::unchecked), decltype(i)>{
             name, {std::move(i)}};
     }
+    // Bytes i..i+3 of a bytes buffer as one u32, byte i least significant (ir::load_u32_le):
+    // checked, bytes outside the buffer read zero; unchecked, the program has proven i + 3 in
+    // bounds.
+    template <operand I>
+    auto u32_le(const I& index) const {
+        return u32_le_node<static_cast<std::uint8_t>(ir::bounds::checked)>(index);
+    }
+    template <operand I>
+    auto u32_le_unchecked(const I& index) const {
+        return u32_le_node<static_cast<std::uint8_t>(ir::bounds::unchecked)>(index);
+    }
     auto size() const { return expression<ir::expr_kind::buf_len, u32, 0>{name, {}}; }
+
+private:
+    template <std::uint8_t Bounds, class I>
+    auto u32_le_node(const I& index) const {
+        static_assert(std::is_same_v<T, bytes>, "vyre::dsl: u32_le reads a bytes buffer; index other buffers directly");
+        static_assert(detail::fits<I, u32>, "vyre::dsl: a buffer index must be u32; use cast<u32>()");
+        auto i = detail::to_node<u32>(index);
+        return expression<ir::expr_kind::load_u32_le, u32, Bounds, decltype(i)>{name, {std::move(i)}};
+    }
 };
 
 template <class T>
@@ -496,6 +516,10 @@ ir::expr to_ir(const expression<ir::expr_kind::var, T, Op>& e) {
 template <class T, auto Op, class I>
 ir::expr to_ir(const expression<ir::expr_kind::load, T, Op, I>& e) {
     return {ir::expr_kind::load, ir_type<T>, static_cast<std::uint8_t>(Op), 0, e.data, {to_ir(std::get<0>(e.children))}};
+}
+template <class T, auto Op, class I>
+ir::expr to_ir(const expression<ir::expr_kind::load_u32_le, T, Op, I>& e) {
+    return {ir::expr_kind::load_u32_le, ir_type<T>, static_cast<std::uint8_t>(Op), 0, e.data, {to_ir(std::get<0>(e.children))}};
 }
 template <class T, auto Op>
 ir::expr to_ir(const expression<ir::expr_kind::buf_len, T, Op>& e) {

@@ -97,7 +97,7 @@ template <class E>
 struct is_pure;
 template <ir::expr_kind K, class T, auto Op, class... C>
 struct is_pure<expression<K, T, Op, C...>>
-    : std::bool_constant<K != ir::expr_kind::load && K != ir::expr_kind::buf_len && K != ir::expr_kind::atomic &&
+    : std::bool_constant<K != ir::expr_kind::load && K != ir::expr_kind::load_u32_le && K != ir::expr_kind::buf_len && K != ir::expr_kind::atomic &&
                          K != ir::expr_kind::invocation_id && K != ir::expr_kind::local_id &&
                          K != ir::expr_kind::workgroup_id && K != ir::expr_kind::subgroup_local_id &&
                          K != ir::expr_kind::subgroup_id && K != ir::expr_kind::subgroup_size &&

@@ -31,6 +31,10 @@ enum class expr_kind : std::uint8_t {
     subgroup_id,       // which subgroup of the workgroup: local linear id / subgroup_size
     subgroup_size,     // the program's subgroup size, as a U32
     subgroup,          // op: subgroup_op; args by op (below). Only the whole value of a let or assign.
+    // name: a Bytes buffer; args: [byte index i]; op: bounds. Bytes i..i+3 as one U32, byte i
+    // least significant: a little-endian word at any byte position (bit readers, headers). Checked,
+    // each byte outside the buffer (or past index 2^32 - 1) reads zero.
+    load_u32_le,
 };
 
 // Whether a buffer access tests its index. `checked` (the default) gives every access a defined
@@ -102,7 +106,7 @@ constexpr bool is_shift(bin_op op) noexcept { return op == bin_op::shl || op == 
 struct expr {
     expr_kind kind = expr_kind::literal;
     data_type type = data_type::u32; // the type of the value this expression produces
-    std::uint8_t op = 0;             // bin_op, un_op, atomic_op, subgroup_op, axis or bounds (load), by kind
+    std::uint8_t op = 0;             // bin_op, un_op, atomic_op, subgroup_op, axis or bounds (loads), by kind
     std::uint64_t value = 0;         // literal bits (u32/i32/bool: low 32 bits)
     std::string name;                // variable, buffer or function
     std::vector<expr> args;
@@ -133,6 +137,9 @@ constexpr data_type loaded_type(data_type element) noexcept {
 
 inline expr load(const buffer_decl& buffer, expr index, bounds b = bounds::checked) {
     return {expr_kind::load, loaded_type(buffer.element), static_cast<std::uint8_t>(b), 0, buffer.name, {std::move(index)}};
+}
+inline expr load_u32_le(const buffer_decl& buffer, expr index, bounds b = bounds::checked) {
+    return {expr_kind::load_u32_le, data_type::u32, static_cast<std::uint8_t>(b), 0, buffer.name, {std::move(index)}};
 }
 inline expr buf_len(const buffer_decl& buffer) { return {expr_kind::buf_len, data_type::u32, 0, 0, buffer.name, {}}; }
 

@@ -69,6 +69,8 @@ inline void print(std::ostream& os, const expr& e) {
     case expr_kind::var: os << e.name; return;
     case expr_kind::load:
         os << e.name << "["; print(os, e.args[0]); os << (e.bounds() == bounds::unchecked ? " unchecked]" : "]"); return;
+    case expr_kind::load_u32_le:
+        os << e.name << ".u32_le["; print(os, e.args[0]); os << (e.bounds() == bounds::unchecked ? " unchecked]" : "]"); return;
     case expr_kind::buf_len: os << "len(" << e.name << ")"; return;
     case expr_kind::invocation_id: os << "invocation_id." << "xyz"[e.op % 3]; return;
     case expr_kind::local_id: os << "local_id." << "xyz"[e.op % 3]; return;

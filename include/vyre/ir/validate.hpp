@@ -191,6 +191,19 @@ private:
             expect(where, e, loaded_type(b.element), "load result");
             return;
         }
+        case expr_kind::load_u32_le: {
+            if (in_function) fail(where, "functions are pure: no load of \"" + e.name + "\"");
+            const auto& b = buffer(where, e.name);
+            if (b.element != data_type::bytes)
+                fail(where, "a little-endian U32 load reads a Bytes buffer; \"" + b.name + "\" holds " + std::string(name(b.element)) +
+                                " elements (index them directly)");
+            if (e.args.size() != 1) fail(where, "a little-endian U32 load needs one byte index");
+            if (e.op > static_cast<std::uint8_t>(bounds::unchecked)) fail(where, "load of \"" + e.name + "\" with an unknown bounds mode");
+            sub(e.args[0]);
+            expect(where, e.args[0], data_type::u32, "byte index into \"" + e.name + "\"");
+            expect(where, e, data_type::u32, "little-endian U32 load result");
+            return;
+        }
         case expr_kind::buf_len:
             if (in_function) fail(where, "functions are pure: no len(\"" + e.name + "\")");
             buffer(where, e.name);
@@ -354,7 +367,8 @@ private:
                                 op == subgroup_op::all;
             return shared ? subgroup : varying;
         }
-        case expr_kind::load: {
+        case expr_kind::load:
+        case expr_kind::load_u32_le: {
             // Read-only and uniform memory holds one value per index for the whole dispatch. A
             // workgroup buffer is shared by the workgroup: read at a uniform index after a barrier
             // (a subgroup barrier, for an index uniform in the subgroup), every invocation sees the

@@ -131,6 +131,26 @@ private:
                        "    return i < n ? b[i] : " + zero(b.element) + ";\n}\n");
         return name;
     }
+    // Bytes i..i+3 as a little-endian U32. Unchecked: four byte loads from one pointer, so the
+    // compiler forms one address and adds constant offsets (four indices, each a U32 that might
+    // wrap, would each need an address of their own). Checked: the same where all four bytes lie
+    // in the buffer, else byte by byte, zero outside it and past index 2^32 - 1.
+    std::string load_u32_le_helper(const ir::buffer_decl& b, ir::bounds bounds) {
+        const std::string sp = space(b);
+        const std::string name = "vyre_load_u32_le_" + sp;
+        need(name, "static inline uint " + name + "(const __" + sp + " uchar* b, uint i) {\n"
+                   "    const __" + sp + " uchar* p = b + i;\n"
+                   "    return (uint)p[0] | ((uint)p[1] << 8) | ((uint)p[2] << 16) | ((uint)p[3] << 24);\n}\n");
+        if (bounds == ir::bounds::unchecked) return name;
+        const std::string checked = name + "_checked";
+        need(checked, "static inline uint " + checked + "(const __" + sp + " uchar* b, uint words, uint i) {\n"
+                      "    if (i <= 0xFFFFFFFCu && ((i + 3u) >> 2) < words) return " + name + "(b, i);\n"
+                      "    uint v = 0u;\n"
+                      "    for (uint k = 0u; k < 4u; ++k)\n"
+                      "        if (i + k >= i && ((i + k) >> 2) < words) v |= (uint)b[i + k] << (8u * k);\n"
+                      "    return v;\n}\n");
+        return checked;
+    }
     std::string store_helper(const ir::buffer_decl& b) {
         const std::string sp = space(b), t = c_type(b.element);
         const std::string name = "vyre_store_" + sp + "_" + t;
@@ -227,6 +247,12 @@ private:
                                    ? (b.element == data_type::bytes ? "((uint)" : "(") + b.name + "[" + expr(e.args[0]) + "])"
                                    : load_helper(b) + "(" + b.name + ", " + length_of(b) + ", " + expr(e.args[0]) + ")";
             return b.element == data_type::boolean ? "((uint)(" + call + " != 0u))" : call;
+        }
+        case ir::expr_kind::load_u32_le: {
+            const auto& b = *p_.find_buffer(e.name);
+            const std::string helper = load_u32_le_helper(b, e.bounds());
+            return e.bounds() == ir::bounds::unchecked ? helper + "(" + b.name + ", " + expr(e.args[0]) + ")"
+                                                       : helper + "(" + b.name + ", " + length_of(b) + ", " + expr(e.args[0]) + ")";
         }
         case ir::expr_kind::buf_len: return length_of(*p_.find_buffer(e.name));
         case ir::expr_kind::invocation_id: return "(uint)get_global_id(" + axis(e.op) + ")";

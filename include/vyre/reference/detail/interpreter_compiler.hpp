@@ -19,7 +19,7 @@ inline constexpr std::uint32_t none = ~std::uint32_t{0};
 // Expression opcodes are specialised by operand type when compiling, so that evaluation is one
 // switch per node with no type dispatch left in it.
 enum class opcode : std::uint8_t {
-    literal, var, param, load32, load64, load_bool, load_byte, buf_len,
+    literal, var, param, load32, load64, load_bool, load_byte, load_u32_le, buf_len,
     local_id, workgroup_id, invocation_id, subgroup_local_id, subgroup_id,
     add32, add64, sub32, sub64, mul32, mul64,
     div_u32, div_i32, div_u64, mod_u32, mod_i32, mod_u64,
@@ -199,6 +199,12 @@ private:
             c.flag = e.bounds() == ir::bounds::unchecked;
             return push(c);
         }
+        case expr_kind::load_u32_le:
+            c.code = opcode::load_u32_le;
+            c.a = buffer_index(e.name);
+            c.b = expression(e.args.at(0));
+            c.flag = e.bounds() == ir::bounds::unchecked;
+            return push(c);
         case expr_kind::buf_len:
             c.code = opcode::buf_len;
             c.a = buffer_index(e.name);

@@ -206,6 +206,22 @@ private:
             if (races_) races_->read(x.a, k, lane_);
             return b.data[k];
         }
+        case opcode::load_u32_le: {
+            // Four byte loads, each bounded as a byte load is (an index past 2^32 - 1 is past the
+            // buffer too: no buffer holds more than 2^32 bytes).
+            const buffer_view& b = views_[x.a];
+            const std::uint64_t k = arg(x.b);
+            std::uint64_t v = 0;
+            for (std::uint64_t j = 0; j < 4; ++j) {
+                if (k + j >= b.count) {
+                    if (x.flag) unchecked_out_of_bounds("load of", b, k + j);
+                    continue;
+                }
+                if (races_) races_->read(x.a, k + j, lane_);
+                v |= std::uint64_t{b.data[k + j]} << (8 * j);
+            }
+            return v;
+        }
         case opcode::buf_len: return views_[x.a].len;
         case opcode::local_id: return local_ids_[lane_][x.sub];
         case opcode::workgroup_id: return group_[x.sub];
