@@ -11,6 +11,10 @@ static inline uint vyre_load_global_uint(const __global uint* b, uint n, uint i)
 static inline uint vyre_load_local_uint(const __local uint* b, uint n, uint i) {
     return i < n ? b[i] : 0u;
 }
+static inline uint vyre_load_u32_le_global(const __global uchar* b, uint i) {
+    const __global uchar* p = b + i;
+    return (uint)p[0] | ((uint)p[1] << 8) | ((uint)p[2] << 16) | ((uint)p[3] << 24);
+}
 static inline uint vyre_mod_uint(uint a, uint b) {
     return b == 0u ? 0u : a % b;
 }
@@ -87,7 +91,7 @@ void compression_deflate(
                 uint fenced = 0u;
                 uint last = 0u;
                 if (((uint)(in_size >= 4u))) {
-                    ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                    ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                 }
                 while (((uint)(last == 0u))) {
                     if (((uint)(nbits <= 32u))) {
@@ -95,7 +99,7 @@ void compression_deflate(
                             bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                             ip = (ip + 4u);
                             nbits = (nbits + 32u);
-                            ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                            ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                         } else {
                             while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                 bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -154,7 +158,7 @@ void compression_deflate(
                         ip = (ip + stored_len);
                         op = (op + stored_len);
                         if (((uint)(in_size >= 4u))) {
-                            ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                            ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                         }
                         continue;
                     }
@@ -180,7 +184,7 @@ void compression_deflate(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                     bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -202,7 +206,7 @@ void compression_deflate(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                     bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -224,7 +228,7 @@ void compression_deflate(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                     bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -261,7 +265,7 @@ void compression_deflate(
                                         bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                         ip = (ip + 4u);
                                         nbits = (nbits + 32u);
-                                        ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                        ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                                     } else {
                                         while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                             bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -695,7 +699,7 @@ void compression_deflate(
                                         bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                         ip = (ip + 4u);
                                         nbits = (nbits + 32u);
-                                        ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                        ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                                     } else {
                                         while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                             bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -766,7 +770,7 @@ void compression_deflate(
                                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                                 ip = (ip + 4u);
                                                 nbits = (nbits + 32u);
-                                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                                ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                                             } else {
                                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                                     bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -792,7 +796,7 @@ void compression_deflate(
                                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                                 ip = (ip + 4u);
                                                 nbits = (nbits + 32u);
-                                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                                ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                                             } else {
                                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                                     bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -816,7 +820,7 @@ void compression_deflate(
                                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                                 ip = (ip + 4u);
                                                 nbits = (nbits + 32u);
-                                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                                ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                                             } else {
                                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                                     bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -868,7 +872,7 @@ void compression_deflate(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                     bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -888,7 +892,7 @@ void compression_deflate(
                                     bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                     ip = (ip + 4u);
                                     nbits = (nbits + 32u);
-                                    ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                    ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                                 } else {
                                     while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                         bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -974,7 +978,7 @@ void compression_deflate(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                     bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));

@@ -15,6 +15,10 @@ static inline uint vyre_load_global_uint(const __global uint* b, uint n, uint i)
 static inline uint vyre_load_local_uint(const __local uint* b, uint n, uint i) {
     return i < n ? b[i] : 0u;
 }
+static inline uint vyre_load_u32_le_global(const __global uchar* b, uint i) {
+    const __global uchar* p = b + i;
+    return (uint)p[0] | ((uint)p[1] << 8) | ((uint)p[2] << 16) | ((uint)p[3] << 24);
+}
 static inline uint vyre_mod_uint(uint a, uint b) {
     return b == 0u ? 0u : a % b;
 }
@@ -96,7 +100,8 @@ void compression_deflate_fast(
                     code = 2u;
                 } else {
                     uint stored_j = lane;
-                    while (((uint)((stored_j + 224u) < in_size))) {
+                    uint stored_j_batched_end = (in_size - min(in_size, 224u));
+                    while (((uint)(stored_j < stored_j_batched_end))) {
                         uint stored_j_v0 = ((uint)input[(in_base + (stored_j + 0u))]);
                         uint stored_j_v1 = ((uint)input[(in_base + (stored_j + 32u))]);
                         uint stored_j_v2 = ((uint)input[(in_base + (stored_j + 64u))]);
@@ -113,11 +118,11 @@ void compression_deflate_fast(
                         output[(((out_base + 0u) + stored_j) + 160u)] = (uchar)(stored_j_v5);
                         output[(((out_base + 0u) + stored_j) + 192u)] = (uchar)(stored_j_v6);
                         output[(((out_base + 0u) + stored_j) + 224u)] = (uchar)(stored_j_v7);
-                        stored_j = (stored_j + 256u);
+                        stored_j = (min(stored_j, 4294967039u) + 256u);
                     }
                     while (((uint)(stored_j < in_size))) {
                         output[((out_base + 0u) + stored_j)] = (uchar)(((uint)input[(in_base + stored_j)]));
-                        stored_j = (stored_j + 32u);
+                        stored_j = (min(stored_j, 4294967263u) + 32u);
                     }
                     op = in_size;
                 }
@@ -125,7 +130,7 @@ void compression_deflate_fast(
                 uint fenced = 0u;
                 uint last = 0u;
                 if (((uint)(in_size >= 4u))) {
-                    ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                    ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                 }
                 while (((uint)(last == 0u))) {
                     if (((uint)(nbits <= 32u))) {
@@ -133,7 +138,7 @@ void compression_deflate_fast(
                             bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                             ip = (ip + 4u);
                             nbits = (nbits + 32u);
-                            ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                            ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                         } else {
                             while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                 bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -185,7 +190,8 @@ void compression_deflate_fast(
                             break;
                         }
                         uint stored_block_j = lane;
-                        while (((uint)((stored_block_j + 224u) < stored_len))) {
+                        uint stored_block_j_batched_end = (stored_len - min(stored_len, 224u));
+                        while (((uint)(stored_block_j < stored_block_j_batched_end))) {
                             uint stored_block_j_v0 = ((uint)input[((in_base + ip) + (stored_block_j + 0u))]);
                             uint stored_block_j_v1 = ((uint)input[((in_base + ip) + (stored_block_j + 32u))]);
                             uint stored_block_j_v2 = ((uint)input[((in_base + ip) + (stored_block_j + 64u))]);
@@ -202,16 +208,16 @@ void compression_deflate_fast(
                             output[(((out_base + op) + stored_block_j) + 160u)] = (uchar)(stored_block_j_v5);
                             output[(((out_base + op) + stored_block_j) + 192u)] = (uchar)(stored_block_j_v6);
                             output[(((out_base + op) + stored_block_j) + 224u)] = (uchar)(stored_block_j_v7);
-                            stored_block_j = (stored_block_j + 256u);
+                            stored_block_j = (min(stored_block_j, 4294967039u) + 256u);
                         }
                         while (((uint)(stored_block_j < stored_len))) {
                             output[((out_base + op) + stored_block_j)] = (uchar)(((uint)input[((in_base + ip) + stored_block_j)]));
-                            stored_block_j = (stored_block_j + 32u);
+                            stored_block_j = (min(stored_block_j, 4294967263u) + 32u);
                         }
                         ip = (ip + stored_len);
                         op = (op + stored_len);
                         if (((uint)(in_size >= 4u))) {
-                            ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                            ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                         }
                         continue;
                     }
@@ -237,7 +243,7 @@ void compression_deflate_fast(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                     bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -259,7 +265,7 @@ void compression_deflate_fast(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                     bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -281,7 +287,7 @@ void compression_deflate_fast(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                     bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -318,7 +324,7 @@ void compression_deflate_fast(
                                         bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                         ip = (ip + 4u);
                                         nbits = (nbits + 32u);
-                                        ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                        ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                                     } else {
                                         while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                             bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -755,7 +761,7 @@ void compression_deflate_fast(
                                         bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                         ip = (ip + 4u);
                                         nbits = (nbits + 32u);
-                                        ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                        ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                                     } else {
                                         while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                             bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -826,7 +832,7 @@ void compression_deflate_fast(
                                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                                 ip = (ip + 4u);
                                                 nbits = (nbits + 32u);
-                                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                                ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                                             } else {
                                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                                     bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -852,7 +858,7 @@ void compression_deflate_fast(
                                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                                 ip = (ip + 4u);
                                                 nbits = (nbits + 32u);
-                                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                                ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                                             } else {
                                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                                     bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -876,7 +882,7 @@ void compression_deflate_fast(
                                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                                 ip = (ip + 4u);
                                                 nbits = (nbits + 32u);
-                                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                                ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                                             } else {
                                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                                     bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -928,7 +934,7 @@ void compression_deflate_fast(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                     bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -948,7 +954,7 @@ void compression_deflate_fast(
                                     bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                     ip = (ip + 4u);
                                     nbits = (nbits + 32u);
-                                    ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                    ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                                 } else {
                                     while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                         bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));
@@ -1034,7 +1040,7 @@ void compression_deflate_fast(
                                 bits = (bits | ((ulong)(ahead) << ((ulong)(nbits) & 63ul)));
                                 ip = (ip + 4u);
                                 nbits = (nbits + 32u);
-                                ahead = (((((uint)input[(in_base + min(ip, (in_size - 4u)))]) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 1u)]) << (8u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 2u)]) << (16u & 31u))) | (((uint)input[((in_base + min(ip, (in_size - 4u))) + 3u)]) << (24u & 31u)));
+                                ahead = vyre_load_u32_le_global(input, (in_base + min(ip, (in_size - 4u))));
                             } else {
                                 while (((uint)(((uint)(nbits <= 56u)) && ((uint)(ip < in_size))))) {
                                     bits = (bits | ((ulong)(((uint)input[(in_base + ip)])) << ((ulong)(nbits) & 63ul)));

@@ -72,7 +72,7 @@ void compression_lz4_fast(
                     while (((uint)(stored_j < in_size))) {
                         uint stored_j_byte = ((uint)input[(in_base + stored_j)]);
                         output[(((out_base + 0u) + stored_j) + 0u)] = (uchar)(stored_j_byte);
-                        stored_j = (stored_j + 32u);
+                        stored_j = (min(stored_j, 4294967263u) + 32u);
                     }
                     op = in_size;
                 }
@@ -143,7 +143,7 @@ void compression_lz4_fast(
                     while (((uint)(literal_j < literal_length))) {
                         uint literal_j_byte = ((uint)input[(literal_at + literal_j)]);
                         output[(((out_base + op) + literal_j) + 0u)] = (uchar)(literal_j_byte);
-                        literal_j = (literal_j + 32u);
+                        literal_j = (min(literal_j, 4294967263u) + 32u);
                     }
                     ip = after_literals;
                     op = (op + literal_length);
@@ -189,7 +189,7 @@ void compression_lz4_fast(
                         while (((uint)(match_j < match_length))) {
                             uint match_j_byte = ((uint)output[((out_base + match_from) + match_j)]);
                             output[(((out_base + op) + match_j) + 0u)] = (uchar)(match_j_byte);
-                            match_j = (match_j + 32u);
+                            match_j = (min(match_j, 4294967263u) + 32u);
                         }
                     } else {
                         uint repeat_j = lane;
@@ -198,7 +198,7 @@ void compression_lz4_fast(
                         while (((uint)(repeat_j < match_length))) {
                             uint repeat_j_byte = ((uint)output[((out_base + match_from) + repeat_j_at)]);
                             output[((out_base + op) + repeat_j)] = (uchar)(repeat_j_byte);
-                            repeat_j = (repeat_j + 32u);
+                            repeat_j = (min(repeat_j, 4294967263u) + 32u);
                             repeat_j_at = (repeat_j_at + repeat_j_step);
                             repeat_j_at = (((uint)(repeat_j_at >= offset)) ? (repeat_j_at - offset) : repeat_j_at);
                         }

@@ -20,7 +20,10 @@
 #include <cstring>
 #include <random>
 #include <span>
+#include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace vyre::test {
 
@@ -178,6 +181,48 @@ block_run check_batch(runtime::context& ctx, const ops::block_kernel& kernel, co
                                                                   << int(want.output[first]) << ")");
     }
     return got;
+}
+
+// ---- blocks of nearly 4 GiB ---------------------------------------------------------------------
+
+// The largest output a one-block dispatch can address, less a little: a subgroup's copy index
+// stepping past 2^32 - 1 would wrap here (32 lanes stepping from 2^32 - 32 + lane).
+inline constexpr std::uint32_t huge_block_bytes = 0xFFFFFFF0u;
+
+// Why a huge block's test is left out on a device, or empty where it runs: where the device
+// holds the dispatch (two buffers of 4 GiB) and the host the test's copies (about 16 GiB more),
+// such as the NVIDIA GPU of the GPU test machine. (PoCL there allocates at most 2 GiB at once.)
+inline std::string huge_block_unfit(const runtime::device_info& device) {
+    const std::uint64_t gib = std::uint64_t{1} << 30;
+    const std::uint64_t host = std::uint64_t(sysconf(_SC_PHYS_PAGES)) * std::uint64_t(sysconf(_SC_PAGESIZE));
+    if (device.max_allocation < runtime::padded_bytes(huge_block_bytes))
+        return "the device allocates at most " + std::to_string(device.max_allocation) + " bytes at once";
+    if (device.global_memory < 12 * gib) return "the device has " + std::to_string(device.global_memory) + " bytes of memory";
+    if (host < 48 * gib) return "the host has " + std::to_string(host) + " bytes of memory";
+    return {};
+}
+
+// n bytes that differ from their neighbours and repeat nowhere near (a counter through a 64-bit
+// mixing step), quick to make at gigabytes.
+inline std::vector<std::uint8_t> huge_pattern(std::size_t n) {
+    std::vector<std::uint8_t> v(n);
+    for (std::size_t i = 0; i < n; i += 8) {
+        std::uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull;
+        x ^= x >> 31;
+        std::memcpy(v.data() + i, &x, std::min<std::size_t>(8, n - i));
+    }
+    return v;
+}
+
+// One block alone in a dispatch, input and output regions at offset 0, the output buffer exactly
+// `capacity` bytes (plus the canary padding run_device checks).
+inline block_run run_alone(runtime::context& ctx, const ops::block_kernel& kernel, std::vector<std::uint8_t> input,
+                           std::uint32_t capacity, std::uint32_t flags) {
+    block_batch b;
+    b.blocks.push_back({0, static_cast<std::uint32_t>(input.size()), 0, capacity, flags});
+    b.input = std::move(input);
+    b.output.assign(capacity, block_canary);
+    return run_device(ctx, kernel, b);
 }
 
 } // namespace vyre::test

@@ -26,6 +26,7 @@
 #include <ostream>
 #include <random>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -651,6 +652,25 @@ VYRE_DEVICE_TEST(deterministic_over_100_runs) {
             }
             BOOST_TEST(same == 100);
         }
+}
+
+// A flagged uncompressed block of nearly 4 GiB, the most one dispatch addresses: copied whole by
+// the subgroup programs, whose lanes' copy index would otherwise wrap near 2^32 and never end.
+VYRE_DEVICE_TEST(flagged_block_of_nearly_4_gib_is_copied_whole) {
+    if (const std::string why = vyre::test::huge_block_unfit(dev.ctx().device()); !why.empty()) {
+        BOOST_TEST_MESSAGE("left out on " << dev.ctx().device().label() << ": " << why);
+        return;
+    }
+    const bytes input = vyre::test::huge_pattern(vyre::test::huge_block_bytes);
+    for (const auto& [name, kernel] : kernels_for(dev.ctx().device())) {
+        if (std::string_view(name) == "reference") continue; // one lane steps by one: it cannot wrap
+        BOOST_TEST_CONTEXT("program " << name) {
+            const run_result r = vyre::test::run_alone(dev.ctx(), *kernel, input, vyre::test::huge_block_bytes, vc::block_flag_uncompressed);
+            BOOST_TEST(r.statuses.at(0).code == de::none);
+            BOOST_TEST(r.statuses.at(0).output_size == vyre::test::huge_block_bytes);
+            BOOST_TEST((r.output == input));
+        }
+    }
 }
 
 VYRE_DEVICE_TEST(block_api_keeps_output_on_the_device) {

@@ -346,6 +346,41 @@ VYRE_DEVICE_TEST(fast_program_shapes_agree) {
     }
 }
 
+// Blocks of nearly 4 GiB, the most one dispatch addresses, through the fast program's default
+// shape that copies the most bytes per step (on NVIDIA GPUs 32 lanes of 4 bytes; narrower shapes
+// take minutes for 4 GiB on one subgroup): a flagged uncompressed block, and a match of offset 1
+// that repeats one byte for almost all of it. Their lanes' copy indices would otherwise wrap near
+// 2^32 and the copies never end. (No literal run comes near: its length's extension bytes take
+// 1/255 of its size from the 2^32 - 1 input bytes.)
+VYRE_DEVICE_TEST(blocks_of_nearly_4_gib_are_decoded_whole) {
+    if (const std::string why = vyre::test::huge_block_unfit(dev.ctx().device()); !why.empty()) {
+        BOOST_TEST_MESSAGE("left out on " << dev.ctx().device().label() << ": " << why);
+        return;
+    }
+    const std::uint32_t size = vyre::test::huge_block_bytes;
+    const bytes stored = vyre::test::huge_pattern(size);
+    const bytes tail = to_bytes("tail!");
+    bytes repeats;
+    put_sequence(repeats, {'v'}, 1, size - 1 - static_cast<std::uint32_t>(tail.size()));
+    put_sequence(repeats, tail);
+    const auto native = vyre::runtime::native_subgroups(dev.ctx().device());
+    std::uint32_t widest = 0;
+    const auto step = [&](std::uint32_t shape) { return cz::lz4_op::lanes_of(native, shape) * cz::lz4_op::unroll_of(native, shape); };
+    for (std::uint32_t shape = 1; shape < cz::lz4_op::shapes; ++shape)
+        if (step(shape) > step(widest)) widest = shape;
+    const vo::block_kernel kernel = cz::lz4_op::kernel(vo::block_variant::fast, native, widest);
+    BOOST_TEST_MESSAGE("fast program, " << cz::lz4_op::lanes_of(native, widest) << " lanes per block, unroll "
+                                        << cz::lz4_op::unroll_of(native, widest));
+    const run_result s = vyre::test::run_alone(dev.ctx(), kernel, stored, size, vc::block_flag_uncompressed);
+    BOOST_TEST((s.statuses.at(0) == vc::block_status{lz::none, size}));
+    BOOST_TEST((s.output == stored));
+    const run_result r = vyre::test::run_alone(dev.ctx(), kernel, repeats, size, 0);
+    BOOST_TEST((r.statuses.at(0) == vc::block_status{lz::none, size}));
+    const auto body_end = r.output.end() - static_cast<std::ptrdiff_t>(tail.size());
+    BOOST_TEST(std::all_of(r.output.begin(), body_end, [](std::uint8_t b) { return b == 'v'; }));
+    BOOST_TEST(std::equal(body_end, r.output.end(), tail.begin()));
+}
+
 // A launch's parameter buffer is made once for launches with the same counts and made again when
 // they change: a batch with more blocks, decoded with the buffer of a smaller one, would leave its
 // last blocks undecoded.

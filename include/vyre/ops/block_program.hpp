@@ -6,6 +6,7 @@
 #include <vyre/ops/block_op.hpp>
 #include <vyre/ops/op.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <utility>
@@ -25,6 +26,15 @@ inline block_program_buffers declare_block_buffers(dsl::kernel& k) {
     return {k.input<dsl::bytes>("input", block_binding::input), k.input<dsl::u32>("descriptors", block_binding::descriptors),
             k.output<dsl::bytes>("output", block_binding::output), k.output<dsl::u32>("statuses", block_binding::statuses),
             k.uniform<dsl::u32>("params", block_binding::params)};
+}
+
+// The next index of a lane's strided loop `while (j < count) { ...; j = j + step; }`: j + step,
+// held at 2^32 - 1 instead of wrapping. A block may be nearly 4 GiB long, and a wrapped index
+// would fall back below its count and the loop would never end; held, it ends the loop (no count
+// exceeds 2^32 - 1). One `min` per step.
+template <class J>
+auto strided_next(const J& j, std::uint32_t step) {
+    return dsl::min(j, 0xFFFFFFFFu - step) + step;
 }
 
 // The signature of every block op: bytes in, bytes out.

@@ -112,7 +112,8 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
     // out[out_base + to + j] = source(j) for j < count, lane i taking j = i, i + lanes, ... Every
     // caller has checked to + count <= cap first, so the stores need no test of their own
     // (ir::bounds), nor do the sources' loads: input within [in_base, in_base + n), output before
-    // out_base + to.
+    // out_base + to. Its counts are a match's (at most 258) or, with one lane, anything: j + lanes
+    // cannot wrap then. Stored bytes, whose counts reach 2^32 - 1, go through copy_apart.
     const auto copy = [&](const std::string& name, const auto& to, const auto& count, const auto& source) {
         const auto j = k.let(name, lane);
         k.while_(j < count, [&] {
@@ -123,19 +124,22 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
     // The same for a source the copy does not write (the input): each lane loads
     // `deflate_copy_batch` bytes before it stores them, so their loads wait together (the compiler
     // keeps a load after a store to a buffer that may alias it). With one lane, the plain copy.
+    // A flagged uncompressed block's count may be near 2^32: the batches run while
+    // j + (batch - 1) * lanes < count, written so that it cannot wrap, and j steps by strided_next.
     const auto copy_apart = [&](const std::string& name, const auto& to, const auto& count, const auto& source) {
         if (!shared) return copy(name, to, count, source);
         const std::uint32_t batch = deflate_copy_batch;
         const auto j = k.let(name, lane);
-        k.while_(j + (batch - 1u) * lanes < count, [&] {
+        const auto batched_end = k.let(name + "_batched_end", count - d::min(count, (batch - 1u) * lanes));
+        k.while_(j < batched_end, [&] {
             std::vector<d::variable<d::u32>> v;
             for (std::uint32_t b = 0; b < batch; ++b) v.push_back(k.let(name + "_v" + std::to_string(b), source(j + b * lanes)));
             for (std::uint32_t b = 0; b < batch; ++b) k.store_unchecked(out, out_base + to + j + b * lanes, v[b]);
-            j = j + batch * lanes;
+            j = strided_next(j, batch * lanes);
         });
         k.while_(j < count, [&] {
             k.store_unchecked(out, out_base + to + j, source(j));
-            j = j + lanes;
+            j = strided_next(j, lanes);
         });
     };
 
@@ -157,8 +161,7 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
     const auto load_ahead = [&](bool sure) {
         const auto load = [&] {
             const auto at_ = in_base + d::min(ip, n - 4u);
-            ahead = in.unchecked(at_) | (in.unchecked(at_ + 1u) << 8u) | (in.unchecked(at_ + 2u) << 16u) |
-                    (in.unchecked(at_ + 3u) << 24u);
+            ahead = in.u32_le_unchecked(at_);
         };
         if (sure) load();
         else k.if_(n >= 4u, load);

@@ -268,7 +268,11 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
     // leaves the source), then writes those that belong to the copy. Every caller has checked
     // to + count <= cap, and every source stays inside the block's input or before out_base + to,
     // so neither the loads nor the stores test their indices (ir::bounds); nor do the ring's,
-    // masked into this block's part.
+    // masked into this block's part. A count may be near 2^32 (a literal run or a match of a
+    // block of nearly 4 GiB): j steps by strided_next, and a byte is written while
+    // u * lanes < count - j, which cannot wrap as j + u * lanes < count would. (Where
+    // j + u * lanes wraps, the load's index falls below u * lanes, inside the source, and the
+    // byte is not written.)
     const auto copy = [&](const std::string& name, const auto& to, const auto& count, const auto& source, bool keep) {
         const auto j = k.let(name, lane);
         k.while_(j < count, [&] {
@@ -282,9 +286,9 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                     if (keep) k.store_unchecked(ring, ring_base + ((to + j + u * lanes) & slot_mask), bytes[u]);
                 };
                 if (u == 0) write();
-                else k.if_(j + u * lanes < count, write);
+                else k.if_(u * lanes < count - j, write);
             }
-            j = j + lanes * unroll;
+            j = strided_next(j, lanes * unroll);
         });
     };
 
@@ -304,7 +308,7 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
             const auto byte = k.let(name + "_byte", read(at));
             k.store_unchecked(out, out_base + to + j, byte);
             if (keep) k.store_unchecked(ring, ring_base + ((to + j) & slot_mask), byte);
-            j = j + lanes;
+            j = strided_next(j, lanes);
             at = at + step;
             at = d::select(at >= period, at - period, at);
         });
