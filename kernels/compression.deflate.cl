@@ -1029,11 +1029,8 @@ void compression_deflate(
                                 break;
                             }
                         }
-                        if (((uint)(distance_symbol >= 30u))) {
-                            code = 7u;
-                            break;
-                        }
-                        uint distance_bits = (((uint)(distance_symbol < 4u)) ? 0u : ((distance_symbol >> (1u & 31u)) - 1u));
+                        uint bad_distance_symbol = ((uint)(distance_symbol >= 30u));
+                        uint distance_bits = (((uint)(((uint)(distance_symbol < 4u)) || bad_distance_symbol)) ? 0u : ((distance_symbol >> (1u & 31u)) - 1u));
                         uint distance_extra = 0u;
                         if (((uint)(nbits < distance_bits))) {
                             code = 1u;
@@ -1044,12 +1041,8 @@ void compression_deflate(
                             nbits = (nbits - distance_bits);
                         }
                         uint distance = ((((uint)(distance_symbol < 4u)) ? (1u + distance_symbol) : (((2u + (distance_symbol & 1u)) << (distance_bits & 31u)) + 1u)) + distance_extra);
-                        if (((uint)(distance > op))) {
-                            code = 8u;
-                            break;
-                        }
-                        if (((uint)(match_length > (capacity - op)))) {
-                            code = 2u;
+                        if (((uint)(((uint)(bad_distance_symbol || ((uint)(distance > op)))) || ((uint)(match_length > (capacity - op)))))) {
+                            code = (bad_distance_symbol ? 7u : (((uint)(distance > op)) ? 8u : 2u));
                             break;
                         }
                         uint match_from = (op - distance);

@@ -1091,11 +1091,8 @@ void compression_deflate_fast(
                                 break;
                             }
                         }
-                        if (((uint)(distance_symbol >= 30u))) {
-                            code = 7u;
-                            break;
-                        }
-                        uint distance_bits = (((uint)(distance_symbol < 4u)) ? 0u : ((distance_symbol >> (1u & 31u)) - 1u));
+                        uint bad_distance_symbol = ((uint)(distance_symbol >= 30u));
+                        uint distance_bits = (((uint)(((uint)(distance_symbol < 4u)) || bad_distance_symbol)) ? 0u : ((distance_symbol >> (1u & 31u)) - 1u));
                         uint distance_extra = 0u;
                         if (((uint)(nbits < distance_bits))) {
                             code = 1u;
@@ -1106,12 +1103,8 @@ void compression_deflate_fast(
                             nbits = (nbits - distance_bits);
                         }
                         uint distance = ((((uint)(distance_symbol < 4u)) ? (1u + distance_symbol) : (((2u + (distance_symbol & 1u)) << (distance_bits & 31u)) + 1u)) + distance_extra);
-                        if (((uint)(distance > op))) {
-                            code = 8u;
-                            break;
-                        }
-                        if (((uint)(match_length > (capacity - op)))) {
-                            code = 2u;
+                        if (((uint)(((uint)(bad_distance_symbol || ((uint)(distance > op)))) || ((uint)(match_length > (capacity - op)))))) {
+                            code = (bad_distance_symbol ? 7u : (((uint)(distance > op)) ? 8u : 2u));
                             break;
                         }
                         uint match_from = (op - distance);
@@ -1127,9 +1120,13 @@ void compression_deflate_fast(
                             }
                         } else {
                             uint repeat_j = lane;
+                            uint repeat_j_at = vyre_mod_uint(lane, distance);
+                            uint repeat_j_step = vyre_mod_uint(32u, distance);
                             while (((uint)(repeat_j < match_length))) {
-                                output[((out_base + op) + repeat_j)] = (uchar)(((uint)output[((out_base + match_from) + vyre_mod_uint(repeat_j, distance))]));
+                                output[((out_base + op) + repeat_j)] = (uchar)(((uint)output[((out_base + match_from) + repeat_j_at)]));
                                 repeat_j = (repeat_j + 32u);
+                                repeat_j_at = (repeat_j_at + repeat_j_step);
+                                repeat_j_at = (((uint)(repeat_j_at >= distance)) ? (repeat_j_at - distance) : repeat_j_at);
                             }
                         }
                         op = (op + match_length);

@@ -121,6 +121,20 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
             j = j + lanes;
         });
     };
+    // An overlapping match (period < count): out[out_base + to + j] = read(j mod period). Lane i's
+    // place in the pattern moves on by lanes mod period per step: an addition and a comparison
+    // instead of a division per byte (runs of one byte repeated are matches of distance 1).
+    const auto repeat = [&](const std::string& name, const auto& to, const auto& count, const auto& period, const auto& read) {
+        const auto j = k.let(name, lane);
+        const auto at_ = k.let(name + "_at", lane % period);
+        const auto step = k.let(name + "_step", d::lit<d::u32>(lanes) % period);
+        k.while_(j < count, [&] {
+            k.store_unchecked(out, out_base + to + j, read(at_));
+            j = j + lanes;
+            at_ = at_ + step;
+            at_ = d::select(at_ >= period, at_ - period, at_);
+        });
+    };
     // The same for a source the copy does not write (the input): each lane loads
     // `deflate_copy_batch` bytes before it stores them, so their loads wait together (the compiler
     // keeps a load after a store to a buffer that may alias it). With one lane, the plain copy.
@@ -490,21 +504,18 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                                                       length_extra);
                         decode("dist_decode", distance_symbol, at.distance_counts, at.distance_sorted, at.distance_table(),
                                distance_bits);
-                        k.if_(distance_symbol >= vc::deflate_max_distance_codes, [&] {
-                            code = codes::invalid_symbol;
-                            k.break_();
-                        });
-                        const auto distance_bits_n = k.let("distance_bits", d::select(distance_symbol < 4u, 0u, (distance_symbol >> 1u) - 1u));
+                        // Symbols 30 and 31 take no extra bits here, so that they fail below as
+                        // invalid, not for want of input; the three tests share one branch.
+                        const auto bad_distance_symbol = k.let("bad_distance_symbol", distance_symbol >= vc::deflate_max_distance_codes);
+                        const auto distance_bits_n = k.let(
+                            "distance_bits", d::select(distance_symbol < 4u || bad_distance_symbol, 0u, (distance_symbol >> 1u) - 1u));
                         const auto distance_extra = take_held("distance_extra", distance_bits_n, true);
                         const auto distance = k.let("distance", d::select(distance_symbol < 4u, 1u + distance_symbol,
                                                                           ((2u + (distance_symbol & 1u)) << distance_bits_n) + 1u) +
                                                                     distance_extra);
-                        k.if_(distance > op, [&] {
-                            code = codes::distance_too_far;
-                            k.break_();
-                        });
-                        k.if_(length > cap - op, [&] {
-                            code = codes::output_overflow;
+                        k.if_(bad_distance_symbol || distance > op || length > cap - op, [&] {
+                            code = d::select(bad_distance_symbol, d::lit(codes::invalid_symbol),
+                                             d::select(distance > op, d::lit(codes::distance_too_far), d::lit(codes::output_overflow)));
                             k.break_();
                         });
                         const auto from = k.let("match_from", op - distance);
@@ -516,7 +527,7 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                             k.if_(distance >= length, [&] {
                                 copy("match_j", op, length, [&](const auto& j) { return out.unchecked(out_base + from + j); });
                             }).else_([&] {
-                                copy("repeat_j", op, length, [&](const auto& j) { return out.unchecked(out_base + from + j % distance); });
+                                repeat("repeat_j", op, length, distance, [&](const auto& at_) { return out.unchecked(out_base + from + at_); });
                             });
                         } else {
                             // One lane: front to back, an overlapping match reading what it just wrote.
