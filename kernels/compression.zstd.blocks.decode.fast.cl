@@ -118,7 +118,7 @@ void compression_zstd_blocks_decode_fast(
                 uint raw_j = lane;
                 while (((uint)(raw_j < size))) {
                     vyre_store_global_uchar(literals, literals_len, (literals_at + raw_j), vyre_load_global_uchar(input, input_len, (src + (((uint)(literals_type == 0u)) ? raw_j : 0u))));
-                    raw_j = (raw_j + 32u);
+                    raw_j = (min(raw_j, 4294967263u) + 32u);
                 }
             }
         }

@@ -72,7 +72,7 @@ void compression_zstd_blocks_execute(
                         while (((uint)(plain_j < size))) {
                             vyre_store_global_uchar(output, output_len, ((frame_out + op) + plain_j), vyre_load_global_uchar(input, input_len, (src + (((uint)(type == 0u)) ? plain_j : 0u))));
                             vyre_store_global_uint(links, links_len, ((frame_link + op) + plain_j), ((frame_link + op) + plain_j));
-                            plain_j = (plain_j + 1u);
+                            plain_j = (min(plain_j, 4294967294u) + 1u);
                         }
                     }
                 }
@@ -107,7 +107,7 @@ void compression_zstd_blocks_execute(
                     while (((uint)(lit_j < literal_length))) {
                         vyre_store_global_uchar(output, output_len, ((frame_out + op) + lit_j), vyre_load_global_uchar(literals, literals_len, ((literals_at + lit_pos) + lit_j)));
                         vyre_store_global_uint(links, links_len, ((frame_link + op) + lit_j), ((frame_link + op) + lit_j));
-                        lit_j = (lit_j + 1u);
+                        lit_j = (min(lit_j, 4294967294u) + 1u);
                     }
                     op = (op + literal_length);
                     lit_pos = (lit_pos + literal_length);
@@ -120,7 +120,7 @@ void compression_zstd_blocks_execute(
                         } else {
                             vyre_store_global_uint(links, links_len, ((frame_link + op) + match_j), (((frame_link + op) + match_j) - offset));
                         }
-                        match_j = (match_j + 1u);
+                        match_j = (min(match_j, 4294967294u) + 1u);
                     }
                     op = (op + match_length);
                     seq_i = (seq_i + 1u);
@@ -134,7 +134,7 @@ void compression_zstd_blocks_execute(
                         while (((uint)(rest_j < rest))) {
                             vyre_store_global_uchar(output, output_len, ((frame_out + op) + rest_j), vyre_load_global_uchar(literals, literals_len, ((literals_at + lit_pos) + rest_j)));
                             vyre_store_global_uint(links, links_len, ((frame_link + op) + rest_j), ((frame_link + op) + rest_j));
-                            rest_j = (rest_j + 1u);
+                            rest_j = (min(rest_j, 4294967294u) + 1u);
                         }
                     }
                 }

@@ -91,7 +91,7 @@ void compression_zstd_blocks_execute_fast(
                         while (((uint)(plain_j < size))) {
                             vyre_store_global_uchar(output, output_len, ((frame_out + op) + plain_j), vyre_load_global_uchar(input, input_len, (src + (((uint)(type == 0u)) ? plain_j : 0u))));
                             vyre_store_global_uint(links, links_len, ((frame_link + op) + plain_j), ((frame_link + op) + plain_j));
-                            plain_j = (plain_j + 32u);
+                            plain_j = (min(plain_j, 4294967263u) + 32u);
                         }
                     }
                 }
@@ -126,7 +126,7 @@ void compression_zstd_blocks_execute_fast(
                     while (((uint)(lit_j < literal_length))) {
                         vyre_store_global_uchar(output, output_len, ((frame_out + op) + lit_j), vyre_load_global_uchar(literals, literals_len, ((literals_at + lit_pos) + lit_j)));
                         vyre_store_global_uint(links, links_len, ((frame_link + op) + lit_j), ((frame_link + op) + lit_j));
-                        lit_j = (lit_j + 32u);
+                        lit_j = (min(lit_j, 4294967263u) + 32u);
                     }
                     op = (op + literal_length);
                     lit_pos = (lit_pos + literal_length);
@@ -139,7 +139,7 @@ void compression_zstd_blocks_execute_fast(
                         } else {
                             vyre_store_global_uint(links, links_len, ((frame_link + op) + match_j), (((frame_link + op) + match_j) - offset));
                         }
-                        match_j = (match_j + 32u);
+                        match_j = (min(match_j, 4294967263u) + 32u);
                     }
                     op = (op + match_length);
                     seq_i = (seq_i + 1u);
@@ -153,7 +153,7 @@ void compression_zstd_blocks_execute_fast(
                         while (((uint)(rest_j < rest))) {
                             vyre_store_global_uchar(output, output_len, ((frame_out + op) + rest_j), vyre_load_global_uchar(literals, literals_len, ((literals_at + lit_pos) + rest_j)));
                             vyre_store_global_uint(links, links_len, ((frame_link + op) + rest_j), ((frame_link + op) + rest_j));
-                            rest_j = (rest_j + 32u);
+                            rest_j = (min(rest_j, 4294967263u) + 32u);
                         }
                     }
                 }

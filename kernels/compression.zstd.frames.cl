@@ -91,7 +91,7 @@ void compression_zstd_frames(
             uint plain_j = lane;
             while (((uint)(plain_j < size))) {
                 output[((out_base + op) + plain_j)] = (uchar)(((uint)input[(src + (((uint)(type == 0u)) ? plain_j : 0u))]));
-                plain_j = (plain_j + 1u);
+                plain_j = (min(plain_j, 4294967294u) + 1u);
             }
             op = (op + size);
             block = (block + 1u);
@@ -116,7 +116,7 @@ void compression_zstd_frames(
             uint raw_j = lane;
             while (((uint)(raw_j < size))) {
                 literals[(literals_at + raw_j)] = (uchar)(((uint)input[(src + (((uint)(literals_type == 0u)) ? raw_j : 0u))]));
-                raw_j = (raw_j + 1u);
+                raw_j = (min(raw_j, 4294967294u) + 1u);
             }
         } else {
             uint huffman_table = vyre_load_global_uint(blocks, blocks_len, (rec + 7u));
@@ -431,7 +431,7 @@ void compression_zstd_frames(
                 uint lit_j = lane;
                 while (((uint)(lit_j < literal_length))) {
                     output[((out_base + op) + lit_j)] = (uchar)(((uint)literals[((literals_at + lit_pos) + lit_j)]));
-                    lit_j = (lit_j + 1u);
+                    lit_j = (min(lit_j, 4294967294u) + 1u);
                 }
                 op = (op + literal_length);
                 lit_pos = (lit_pos + literal_length);
@@ -439,7 +439,7 @@ void compression_zstd_frames(
                 uint match_j = lane;
                 while (((uint)(match_j < match_length))) {
                     output[((out_base + op) + match_j)] = (uchar)(((uint)output[((out_base + match_from) + match_j)]));
-                    match_j = (match_j + 1u);
+                    match_j = (min(match_j, 4294967294u) + 1u);
                 }
                 op = (op + match_length);
                 seq_i = (seq_i + 1u);
@@ -467,7 +467,7 @@ void compression_zstd_frames(
         uint rest_j = lane;
         while (((uint)(rest_j < rest))) {
             output[((out_base + op) + rest_j)] = (uchar)(((uint)literals[((literals_at + lit_pos) + rest_j)]));
-            rest_j = (rest_j + 1u);
+            rest_j = (min(rest_j, 4294967294u) + 1u);
         }
         op = (op + rest);
         block = (block + 1u);

@@ -113,7 +113,7 @@ void compression_zstd_frames_fast(
             uint plain_j = lane;
             while (((uint)(plain_j < size))) {
                 output[((out_base + op) + plain_j)] = (uchar)(((uint)input[(src + (((uint)(type == 0u)) ? plain_j : 0u))]));
-                plain_j = (plain_j + 32u);
+                plain_j = (min(plain_j, 4294967263u) + 32u);
             }
             op = (op + size);
             block = (block + 1u);
@@ -138,7 +138,7 @@ void compression_zstd_frames_fast(
             uint raw_j = lane;
             while (((uint)(raw_j < size))) {
                 literals[(literals_at + raw_j)] = (uchar)(((uint)input[(src + (((uint)(literals_type == 0u)) ? raw_j : 0u))]));
-                raw_j = (raw_j + 32u);
+                raw_j = (min(raw_j, 4294967263u) + 32u);
             }
         } else {
             uint huffman_table = vyre_load_global_uint(blocks, blocks_len, (rec + 7u));
@@ -482,7 +482,7 @@ void compression_zstd_frames_fast(
                 uint lit_j = lane;
                 while (((uint)(lit_j < literal_length))) {
                     output[((out_base + op) + lit_j)] = (uchar)(((uint)literals[((literals_at + lit_pos) + lit_j)]));
-                    lit_j = (lit_j + 32u);
+                    lit_j = (min(lit_j, 4294967263u) + 32u);
                 }
                 op = (op + literal_length);
                 lit_pos = (lit_pos + literal_length);
@@ -495,13 +495,13 @@ void compression_zstd_frames_fast(
                     uint match_j = lane;
                     while (((uint)(match_j < match_length))) {
                         output[((out_base + op) + match_j)] = (uchar)(((uint)output[((out_base + match_from) + match_j)]));
-                        match_j = (match_j + 32u);
+                        match_j = (min(match_j, 4294967263u) + 32u);
                     }
                 } else {
                     uint repeat_j = lane;
                     while (((uint)(repeat_j < match_length))) {
                         output[((out_base + op) + repeat_j)] = (uchar)(((uint)output[((out_base + match_from) + vyre_mod_uint(repeat_j, offset))]));
-                        repeat_j = (repeat_j + 32u);
+                        repeat_j = (min(repeat_j, 4294967263u) + 32u);
                     }
                 }
                 op = (op + match_length);
@@ -530,7 +530,7 @@ void compression_zstd_frames_fast(
         uint rest_j = lane;
         while (((uint)(rest_j < rest))) {
             output[((out_base + op) + rest_j)] = (uchar)(((uint)literals[((literals_at + lit_pos) + rest_j)]));
-            rest_j = (rest_j + 32u);
+            rest_j = (min(rest_j, 4294967263u) + 32u);
         }
         op = (op + rest);
         block = (block + 1u);

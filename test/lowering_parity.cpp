@@ -295,11 +295,8 @@ VYRE_DEVICE_TEST(workgroup_reduction_with_barriers) {
     }
 }
 
-// A Bytes workgroup buffer: 32 invocations store bytes of neighbouring invocations' words (byte
-// stores must not disturb the other three bytes of a word), then read them back reversed, with one
-// index past the end (loads 0, the store does nothing) and the buffer's length in words.
-// Little-endian U32 loads (ir::load_u32_le) at every byte position of a global and a workgroup
-// Bytes buffer, checked (past the end, and past index 2^32 - 1) and unchecked, as the
+// Little-endian U32 loads (ir::load_u32_le) at every byte position of a global, a workgroup and a
+// uniform Bytes buffer, checked (past the end, and past index 2^32 - 1) and unchecked, as the
 // interpreter gives them.
 VYRE_DEVICE_TEST(little_endian_u32_loads_at_every_byte_position) {
     program p;
@@ -308,9 +305,10 @@ VYRE_DEVICE_TEST(little_endian_u32_loads_at_every_byte_position) {
     const auto src = buffer_decl::storage("src", 0, buffer_access::read_only, data_type::bytes);
     const auto out = buffer_decl::storage("out", 1, buffer_access::read_write, data_type::u32);
     const auto ring = buffer_decl::workgroup("ring", 32, data_type::bytes);
-    p.buffers = {src, out, ring};
+    const auto consts = buffer_decl::storage("consts", 2, buffer_access::uniform, data_type::bytes);
+    p.buffers = {src, out, ring, consts};
     const auto i = var("i", data_type::u32);
-    const auto at = [&](std::uint32_t row) { return binary(bin_op::add, binary(bin_op::mul, i, lit_u32(6)), lit_u32(row)); };
+    const auto at = [&](std::uint32_t row) { return binary(bin_op::add, binary(bin_op::mul, i, lit_u32(8)), lit_u32(row)); };
     const auto un = bounds::unchecked;
     const auto below = [&](std::uint32_t n) { return binary(bin_op::min, i, lit_u32(n)); };
     p.body = {let("i", local_id()),
@@ -321,26 +319,31 @@ VYRE_DEVICE_TEST(little_endian_u32_loads_at_every_byte_position) {
               store(out, at(2), load_u32_le(src, below(20), un)),
               store(out, at(3), load_u32_le(ring, i)),
               store(out, at(4), load_u32_le(ring, below(28), un)),
-              store(out, at(5), load_u32_le(src, binary(bin_op::shl, i, lit_u32(26))))};        // far past the end
-    buffers b(2);
+              store(out, at(5), load_u32_le(src, binary(bin_op::shl, i, lit_u32(26)))),         // far past the end
+              store(out, at(6), load_u32_le(consts, i)),
+              store(out, at(7), load_u32_le(consts, below(12), un))};
+    buffers b(3);
     b[0].resize(24);
     std::mt19937 g(vyre::test::test_seed());
     for (auto& v : b[0]) v = static_cast<std::uint8_t>(g() | 1); // no zero byte: a zero read shows
-    b[1].assign(64 * 6 * 4, 0xEE);
+    b[1].assign(64 * 8 * 4, 0xEE);
+    b[2].resize(16);
+    for (auto& v : b[2]) v = static_cast<std::uint8_t>(g() | 1);
     check_parity(dev, p, {1, 1, 1}, b);
     // The interpreter's values, spot-checked against the bytes.
     buffers ref = b;
     vyre::reference::run(p, {1, 1, 1}, ref);
     const auto word = [&](std::uint32_t inv, std::uint32_t row) {
         std::uint32_t w = 0;
-        std::memcpy(&w, ref[1].data() + (inv * 6 + row) * 4, 4);
+        std::memcpy(&w, ref[1].data() + (inv * 8 + row) * 4, 4);
         return w;
     };
-    const auto le = [&](std::size_t k, int n) {
+    const auto le_of = [&](const std::vector<std::uint8_t>& v, std::size_t k, int n) {
         std::uint32_t w = 0;
-        for (int j = 0; j < n; ++j) w |= std::uint32_t(b[0][k + j]) << (8 * j);
+        for (int j = 0; j < n; ++j) w |= std::uint32_t(v[k + j]) << (8 * j);
         return w;
     };
+    const auto le = [&](std::size_t k, int n) { return le_of(b[0], k, n); };
     BOOST_TEST(word(5, 0) == le(5, 4));
     BOOST_TEST(word(22, 0) == le(22, 2));
     BOOST_TEST(word(30, 0) == 0u);
@@ -352,8 +355,14 @@ VYRE_DEVICE_TEST(little_endian_u32_loads_at_every_byte_position) {
     BOOST_TEST(word(19, 3) == le(22, 2));
     BOOST_TEST(word(0, 5) == le(0, 4));
     BOOST_TEST(word(1, 5) == 0u);
+    BOOST_TEST(word(3, 6) == le_of(b[2], 3, 4));
+    BOOST_TEST(word(14, 6) == le_of(b[2], 14, 2));
+    BOOST_TEST(word(40, 7) == le_of(b[2], 12, 4));
 }
 
+// A Bytes workgroup buffer: 32 invocations store bytes of neighbouring invocations' words (byte
+// stores must not disturb the other three bytes of a word), then read them back reversed, with one
+// index past the end (loads 0, the store does nothing) and the buffer's length in words.
 VYRE_DEVICE_TEST(workgroup_bytes_buffer) {
     program p;
     p.name = "local_bytes";

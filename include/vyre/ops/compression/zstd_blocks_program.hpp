@@ -9,6 +9,7 @@
 #include <vyre/compression/zstd_entropy.hpp>
 #include <vyre/dsl.hpp>
 #include <vyre/error.hpp>
+#include <vyre/ops/block_program.hpp>
 #include <vyre/ops/compression/detail/zstd_program_parts.hpp>
 #include <vyre/ops/op.hpp>
 
@@ -117,7 +118,7 @@ inline ir::program zstd_blocks_decode_program(std::uint32_t lanes, std::uint32_t
                 const auto j = k.let("raw_j", lane);
                 k.while_(j < size, [&] {
                     k.store(lit, lit_at + j, in[src + d::select(lit_type == 0u, j, 0u)]);
-                    j = j + lanes;
+                    j = strided_next(j, lanes);
                 });
             });
         });
@@ -312,13 +313,14 @@ inline ir::program zstd_blocks_execute_program(std::uint32_t lanes, std::uint32_
         const auto type = k.let("type", kind & 3u);
         const auto size = k.let("size", blocks[rec + field::size]);
         const auto src = k.let("src", blocks[rec + field::source]);
-        // out[frame_out + op + j] = source(j) for j < count, a literal each.
+        // out[frame_out + op + j] = source(j) for j < count, a literal each. Records made elsewhere
+        // may hold any U32 count: this and the other copies step by strided_next, so they end.
         const auto literals_out = [&](const std::string& name, const auto& count, const auto& source) {
             const auto j = k.let(name, lane);
             k.while_(j < count, [&] {
                 k.store(out, frame_out + op + j, source(j));
                 k.store(links, frame_link + op + j, frame_link + op + j);
-                j = j + lanes;
+                j = strided_next(j, lanes);
             });
         };
         k.if_(op0 > cap || !within(frame_out + op0, cap - op0, out_bytes), [&] { reason = why::bad_record; }).else_([&] {
@@ -364,7 +366,7 @@ inline ir::program zstd_blocks_execute_program(std::uint32_t lanes, std::uint32_
                             k.store(out, frame_out + op + j, out[from]);
                             k.store(links, frame_link + op + j, frame_link + op + j);
                         }).else_([&] { k.store(links, frame_link + op + j, frame_link + op + j - off); });
-                        j = j + lanes;
+                        j = strided_next(j, lanes);
                     });
                     op = op + ml;
                     i = i + 1u;

@@ -119,11 +119,13 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
     // out[out_base + op + j] = source(j) for j < count, lanes taking j = lane, lane + lanes, ...
     // Every caller checks count <= cap - op first, and its source lies in a range it checked (the
     // block's input or literals, or the output before op): no access tests its index (ir::bounds).
+    // A record's size may be any U32 (records made elsewhere): j steps by strided_next, so a count
+    // near 2^32 ends the loop.
     const auto copy_out = [&](const std::string& name, const auto& count, const auto& source) {
         const auto j = k.let(name, lane);
         k.while_(j < count, [&] {
             k.store_unchecked(out, out_base + op + j, source(j));
-            j = j + lanes;
+            j = strided_next(j, lanes);
         });
     };
 
@@ -172,7 +174,7 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
             const auto j = k.let("raw_j", lane);
             k.while_(j < size, [&] {
                 k.store_unchecked(lit, lit_at + j, in.unchecked(src + d::select(lit_type == 0u, j, 0u)));
-                j = j + lanes;
+                j = strided_next(j, lanes);
             });
         }).else_([&] {
             const auto table = k.let("huffman_table", blocks[rec + field::huffman_table]);
