@@ -100,7 +100,6 @@ private:
     ZSTD_DCtx* zstd_ = nullptr;
     std::size_t zstd_hint_ = 1; // 0 once a zstd frame ended with its output flushed
     LZ4F_dctx* lz4_ = nullptr;
-    std::size_t lz4_hint_ = 1;
     lzma_stream lzma_ = LZMA_STREAM_INIT;
     bz_stream bz_{};
 
