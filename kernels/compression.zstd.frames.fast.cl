@@ -344,6 +344,11 @@ void compression_zstd_frames_fast(
             seq_nacc = (seq_nacc - of_log);
             uint ml_state = (uint)(((seq_acc >> ((ulong)((seq_nacc - ml_log)) & 63ul)) & ((1ul << ((ulong)(ml_log) & 63ul)) - 1ul)));
             seq_nacc = (seq_nacc - ml_log);
+            uint held_op = 0u;
+            uint held_ll = 0u;
+            uint held_ml = 0u;
+            uint held_literal = 0u;
+            uint held_match = 0u;
             uint seq_i = 0u;
             while (((uint)(seq_i < sequences))) {
                 uint ll_entry = vyre_load_local_uint(huffman, 8192u, (((table_base + 0u) + 1u) + ll_state));
@@ -479,6 +484,47 @@ void compression_zstd_frames_fast(
                     reason = 4u;
                     break;
                 }
+                if (((uint)(((uint)(((uint)(((uint)(literal_length <= 32u)) && ((uint)(match_length <= 32u)))) && ((uint)(match_length != 0u)))) && ((uint)(offset >= match_length))))) {
+                    uint step_literal_at = (literals_at + lit_pos);
+                    uint step_from = ((op + literal_length) - offset);
+                    if (((uint)(lane < held_ll))) {
+                        output[((out_base + held_op) + lane)] = (uchar)(held_literal);
+                    }
+                    if (((uint)(lane < held_ml))) {
+                        output[(((out_base + held_op) + held_ll) + lane)] = (uchar)(held_match);
+                    }
+                    held_ll = 0u;
+                    held_ml = 0u;
+                    if (((uint)(min((step_from + match_length), op) > fenced))) {
+                        vyre_sg_barrier();
+                        fenced = op;
+                    }
+                    held_literal = 0u;
+                    if (((uint)(lane < literal_length))) {
+                        held_literal = ((uint)literals[(step_literal_at + lane)]);
+                    }
+                    uint step_source = (step_from + min(lane, (match_length - 1u)));
+                    if (((uint)(step_source < op))) {
+                        held_match = ((uint)output[(out_base + step_source)]);
+                    } else {
+                        held_match = ((uint)literals[(step_literal_at + (step_source - op))]);
+                    }
+                    held_op = op;
+                    held_ll = literal_length;
+                    held_ml = match_length;
+                    op = ((op + literal_length) + match_length);
+                    lit_pos = (lit_pos + literal_length);
+                    seq_i = (seq_i + 1u);
+                    continue;
+                }
+                if (((uint)(lane < held_ll))) {
+                    output[((out_base + held_op) + lane)] = (uchar)(held_literal);
+                }
+                if (((uint)(lane < held_ml))) {
+                    output[(((out_base + held_op) + held_ll) + lane)] = (uchar)(held_match);
+                }
+                held_ll = 0u;
+                held_ml = 0u;
                 uint lit_j = lane;
                 while (((uint)(lit_j < literal_length))) {
                     output[((out_base + op) + lit_j)] = (uchar)(((uint)literals[((literals_at + lit_pos) + lit_j)]));
@@ -499,14 +545,26 @@ void compression_zstd_frames_fast(
                     }
                 } else {
                     uint repeat_j = lane;
+                    uint repeat_at = vyre_mod_uint(lane, offset);
+                    uint repeat_step = vyre_mod_uint(32u, offset);
                     while (((uint)(repeat_j < match_length))) {
-                        output[((out_base + op) + repeat_j)] = (uchar)(((uint)output[((out_base + match_from) + vyre_mod_uint(repeat_j, offset))]));
+                        output[((out_base + op) + repeat_j)] = (uchar)(((uint)output[((out_base + match_from) + repeat_at)]));
                         repeat_j = (min(repeat_j, 4294967263u) + 32u);
+                        repeat_at = (repeat_at + repeat_step);
+                        repeat_at = (((uint)(repeat_at >= offset)) ? (repeat_at - offset) : repeat_at);
                     }
                 }
                 op = (op + match_length);
                 seq_i = (seq_i + 1u);
             }
+            if (((uint)(lane < held_ll))) {
+                output[((out_base + held_op) + lane)] = (uchar)(held_literal);
+            }
+            if (((uint)(lane < held_ml))) {
+                output[(((out_base + held_op) + held_ll) + lane)] = (uchar)(held_match);
+            }
+            held_ll = 0u;
+            held_ml = 0u;
             if (((uint)(reason != 0u))) {
                 break;
             }

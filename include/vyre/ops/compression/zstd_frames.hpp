@@ -59,9 +59,11 @@ inline constexpr std::uint32_t zstd_frames_reference_workgroup = 4;
 //     the same workgroup memory: thousands of frames' tables do not stay in the L1 cache, and
 //     every sequence reads them on its serial path;
 //   - the sequences are decoded by every lane alike (the same bits, the same states: uniform
-//     control flow), and the lanes split each sequence's literal copy and match copy, as
-//     compression.deflate does (a match reading bytes written since the last barrier waits at
-//     one).
+//     control flow). A short sequence (literals and match of at most 32 bytes each, a match that
+//     does not overlap itself) is one load and one store of a byte per lane, its stores held back
+//     until the next sequence is decoded; the lanes split a longer sequence's literal copy and
+//     match copy, as compression.deflate does (a match reading bytes written since the last
+//     barrier waits at one).
 // The bit reader keeps up to 64 bits of a backward bitstream; reads past the stream's first byte
 // give zeros and are counted, so that a stream consumed inexactly is caught at its end.
 inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames_per_workgroup) {
@@ -120,7 +122,8 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
     // Every caller checks count <= cap - op first, and its source lies in a range it checked (the
     // block's input or literals, or the output before op): no access tests its index (ir::bounds).
     // A record's size may be any U32 (records made elsewhere): j steps by strided_next, so a count
-    // near 2^32 ends the loop.
+    // near 2^32 ends the loop. (Loading several bytes a lane before storing them was measured
+    // slower: doc/ops/compression.zstd.frames.md.)
     const auto copy_out = [&](const std::string& name, const auto& count, const auto& source) {
         const auto j = k.let(name, lane);
         k.while_(j < count, [&] {
@@ -243,6 +246,21 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
             // the length codes' values at `values`).
             const auto decode_sequences = [&](const auto& tb, const auto& l_at, const auto& o_at, const auto& m_at, const auto& values) {
                 const auto states = detail::zstd_start_sequences(k, reader, seq, tb, l_at, o_at, m_at);
+                // A short sequence's bytes, loaded and not yet stored (held_ll + held_ml of them
+                // at held_op; see below).
+                struct held_bytes {
+                    d::variable<d::u32> op, ll, ml, literal, match;
+                };
+                std::optional<held_bytes> held;
+                if (shared)
+                    held.emplace(held_bytes{k.let("held_op", 0u), k.let("held_ll", 0u), k.let("held_ml", 0u), k.let("held_literal", 0u),
+                                            k.let("held_match", 0u)});
+                const auto put_held = [&] {
+                    k.if_(lane < held->ll, [&] { k.store_unchecked(out, out_base + held->op + lane, held->literal); });
+                    k.if_(lane < held->ml, [&] { k.store_unchecked(out, out_base + held->op + held->ll + lane, held->match); });
+                    held->ll = 0u;
+                    held->ml = 0u;
+                };
                 const auto i = k.let("seq_i", 0u);
                 k.while_(i < nseq, [&] {
                     const auto sq = detail::zstd_decode_sequence(k, reader, seq, tb, states, l_at, o_at, m_at, i, nseq, values);
@@ -279,6 +297,43 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
                         reason = why::offset;
                         k.break_();
                     });
+                    if (shared) {
+                        // A short sequence in one step: literals and match of at most `lanes`
+                        // bytes each, a match that does not overlap itself. Each lane reads its
+                        // literal byte and its match byte before it writes either, so the two
+                        // reads wait together where the copies below wait for each in turn. A
+                        // match byte that this sequence's literals write comes from the scratch
+                        // (the literal it copies), so only bytes of earlier sequences need the
+                        // barrier; lanes past the match read its last source byte again, inside
+                        // what the barrier covers (as compression.lz4's fast program does).
+                        //
+                        // The step's bytes are held in registers and stored after the next
+                        // sequence is decoded, so that their loads' latency passes while it
+                        // decodes. Held bytes are stored before any later load of the output.
+                        k.if_(ll <= lanes && ml <= lanes && ml != 0u && off >= ml, [&] {
+                            const auto literal_at = k.let("step_literal_at", lit_at + lit_pos);
+                            const auto from = k.let("step_from", op + ll - off);
+                            put_held();
+                            k.if_(d::min(from + ml, op) > fenced, [&] {
+                                k.subgroup_barrier();
+                                fenced = op;
+                            });
+                            held->literal = 0u;
+                            k.if_(lane < ll, [&] { held->literal = lit.unchecked(literal_at + lane); });
+                            const auto source = k.let("step_source", from + d::min(lane, ml - 1u));
+                            k.if_(source < op, [&] { held->match = out.unchecked(out_base + source); }).else_([&] {
+                                held->match = lit.unchecked(literal_at + (source - op));
+                            });
+                            held->op = op;
+                            held->ll = ll;
+                            held->ml = ml;
+                            op = op + ll + ml;
+                            lit_pos = lit_pos + ll;
+                            i = i + 1u;
+                            k.continue_();
+                        });
+                        put_held();
+                    }
                     copy_out("lit_j", ll, [&](const auto& j) { return lit.unchecked(lit_at + lit_pos + j); });
                     op = op + ll;
                     lit_pos = lit_pos + ll;
@@ -291,7 +346,18 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
                         k.if_(off >= ml, [&] {
                             copy_out("match_j", ml, [&](const auto& j) { return out.unchecked(out_base + from + j); });
                         }).else_([&] {
-                            copy_out("repeat_j", ml, [&](const auto& j) { return out.unchecked(out_base + from + j % off); });
+                            // An overlapping match: lane i's place in the pattern moves on by
+                            // lanes mod off per step, an addition and a comparison instead of a
+                            // division per byte (a run of one byte is a match of offset 1).
+                            const auto j = k.let("repeat_j", lane);
+                            const auto at = k.let("repeat_at", lane % off);
+                            const auto step = k.let("repeat_step", d::lit<d::u32>(lanes) % off);
+                            k.while_(j < ml, [&] {
+                                k.store_unchecked(out, out_base + op + j, out.unchecked(out_base + from + at));
+                                j = strided_next(j, lanes);
+                                at = at + step;
+                                at = d::select(at >= off, at - off, at);
+                            });
                         });
                     } else {
                         copy_out("match_j", ml, [&](const auto& j) { return out.unchecked(out_base + from + j); });
@@ -299,6 +365,7 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
                     op = op + ml;
                     i = i + 1u;
                 });
+                if (shared) put_held(); // also where a check failed: its bytes lie in the frame's region
             };
             if (shared) {
                 // The subgroup stages the block's tables in the frame's workgroup memory (the
