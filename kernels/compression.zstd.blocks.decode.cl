@@ -8,9 +8,6 @@ static inline uint vyre_load_global_uchar(const __global uchar* b, uint words, u
 static inline uint vyre_load_global_uint(const __global uint* b, uint n, uint i) {
     return i < n ? b[i] : 0u;
 }
-static inline uint vyre_load_local_uint(const __local uint* b, uint n, uint i) {
-    return i < n ? b[i] : 0u;
-}
 static inline void vyre_store_global_uchar(__global uchar* b, uint words, uint i, uint v) {
     if ((i >> 2) < words) b[i] = (uchar)v;
 }
@@ -188,7 +185,7 @@ void compression_zstd_blocks_decode(
                                     }
                                 }
                             }
-                            uint huffman_entry = vyre_load_local_uint(huffman, 8192u, (table_base + ((uint)(((huf_acc >> ((ulong)((huf_nacc - huffman_bits)) & 63ul)) & ((1ul << ((ulong)(huffman_bits) & 63ul)) - 1ul))) & huffman_mask)));
+                            uint huffman_entry = (huffman[(table_base + ((uint)(((huf_acc >> ((ulong)((huf_nacc - huffman_bits)) & 63ul)) & ((1ul << ((ulong)(huffman_bits) & 63ul)) - 1ul))) & huffman_mask))]);
                             huf_nacc = (huf_nacc - (huffman_entry >> (8u & 31u)));
                             vyre_store_global_uchar(literals, literals_len, (stream_to + symbol_i), (huffman_entry & 255u));
                             symbol_i = (symbol_i + 1u);

@@ -5,9 +5,6 @@ static inline uint vyre_load_constant_uint(const __constant uint* b, uint n, uin
 static inline uint vyre_load_global_uint(const __global uint* b, uint n, uint i) {
     return i < n ? b[i] : 0u;
 }
-static inline uint vyre_load_local_uint(const __local uint* b, uint n, uint i) {
-    return i < n ? b[i] : 0u;
-}
 static inline void vyre_store_global_uchar(__global uchar* b, uint words, uint i, uint v) {
     if ((i >> 2) < words) b[i] = (uchar)v;
 }
@@ -211,7 +208,7 @@ void compression_zstd_frames(
                                 }
                             }
                         }
-                        uint huffman_entry = vyre_load_local_uint(huffman, 8192u, (table_base + ((uint)(((huf_acc >> ((ulong)((huf_nacc - huffman_bits)) & 63ul)) & ((1ul << ((ulong)(huffman_bits) & 63ul)) - 1ul))) & huffman_mask)));
+                        uint huffman_entry = (huffman[(table_base + ((uint)(((huf_acc >> ((ulong)((huf_nacc - huffman_bits)) & 63ul)) & ((1ul << ((ulong)(huffman_bits) & 63ul)) - 1ul))) & huffman_mask))]);
                         huf_nacc = (huf_nacc - (huffman_entry >> (8u & 31u)));
                         vyre_store_global_uchar(literals, literals_len, (stream_to + symbol_i), (huffman_entry & 255u));
                         symbol_i = (symbol_i + 1u);
@@ -412,20 +409,10 @@ void compression_zstd_frames(
                         rep1 = offset;
                     }
                 }
-                if (((uint)(literal_length > (size - lit_pos)))) {
-                    reason = 5u;
-                    break;
-                }
-                if (((uint)(((ulong)(literal_length) + (ulong)(match_length)) > (ulong)((maximum - (op - block_start)))))) {
-                    reason = 6u;
-                    break;
-                }
-                if (((uint)(((ulong)(literal_length) + (ulong)(match_length)) > (ulong)((capacity - op))))) {
-                    reason = 7u;
-                    break;
-                }
-                if (((uint)(((uint)(offset == 0u)) || ((uint)(offset > (op + literal_length)))))) {
-                    reason = 4u;
+                ulong sequence_bytes = ((ulong)(literal_length) + (ulong)(match_length));
+                uint sequence_fault = (((uint)(literal_length > (size - lit_pos))) ? 5u : (((uint)(sequence_bytes > (ulong)((maximum - (op - block_start))))) ? 6u : (((uint)(sequence_bytes > (ulong)((capacity - op)))) ? 7u : (((uint)(((uint)(offset == 0u)) || ((uint)(offset > (op + literal_length))))) ? 4u : 0u))));
+                if (((uint)(sequence_fault != 0u))) {
+                    reason = sequence_fault;
                     break;
                 }
                 uint lit_j = lane;

@@ -236,7 +236,7 @@ void compression_zstd_frames_fast(
                                 }
                             }
                         }
-                        uint huffman_entry = vyre_load_local_uint(huffman, 8192u, (table_base + ((uint)(((huf_acc >> ((ulong)((huf_nacc - huffman_bits)) & 63ul)) & ((1ul << ((ulong)(huffman_bits) & 63ul)) - 1ul))) & huffman_mask)));
+                        uint huffman_entry = (huffman[(table_base + ((uint)(((huf_acc >> ((ulong)((huf_nacc - huffman_bits)) & 63ul)) & ((1ul << ((ulong)(huffman_bits) & 63ul)) - 1ul))) & huffman_mask))]);
                         huf_nacc = (huf_nacc - (huffman_entry >> (8u & 31u)));
                         vyre_store_global_uchar(literals, literals_len, (stream_to + symbol_i), (huffman_entry & 255u));
                         symbol_i = (symbol_i + 1u);
@@ -351,11 +351,11 @@ void compression_zstd_frames_fast(
             uint held_match = 0u;
             uint seq_i = 0u;
             while (((uint)(seq_i < sequences))) {
-                uint ll_entry = vyre_load_local_uint(huffman, 8192u, (((table_base + 0u) + 1u) + ll_state));
-                uint of_entry = vyre_load_local_uint(huffman, 8192u, (((table_base + 513u) + 1u) + of_state));
-                uint ml_entry = vyre_load_local_uint(huffman, 8192u, (((table_base + 1026u) + 1u) + ml_state));
-                uint ll_value = vyre_load_local_uint(huffman, 8192u, ((table_base + 1539u) + ((ll_entry >> (4u & 31u)) & 63u)));
-                uint ml_value = vyre_load_local_uint(huffman, 8192u, (((table_base + 1539u) + 36u) + ((ml_entry >> (4u & 31u)) & 63u)));
+                uint ll_entry = (huffman[(((table_base + 0u) + 1u) + ll_state)]);
+                uint of_entry = (huffman[(((table_base + 513u) + 1u) + of_state)]);
+                uint ml_entry = (huffman[(((table_base + 1026u) + 1u) + ml_state)]);
+                uint ll_value = (huffman[((table_base + 1539u) + ((ll_entry >> (4u & 31u)) & 63u))]);
+                uint ml_value = (huffman[(((table_base + 1539u) + 36u) + ((ml_entry >> (4u & 31u)) & 63u))]);
                 uint of_code = ((of_entry >> (4u & 31u)) & 31u);
                 if (((uint)(seq_nacc <= 32u))) {
                     if (((uint)(seq_pos >= 4u))) {
@@ -468,20 +468,10 @@ void compression_zstd_frames_fast(
                         rep1 = offset;
                     }
                 }
-                if (((uint)(literal_length > (size - lit_pos)))) {
-                    reason = 5u;
-                    break;
-                }
-                if (((uint)(((ulong)(literal_length) + (ulong)(match_length)) > (ulong)((maximum - (op - block_start)))))) {
-                    reason = 6u;
-                    break;
-                }
-                if (((uint)(((ulong)(literal_length) + (ulong)(match_length)) > (ulong)((capacity - op))))) {
-                    reason = 7u;
-                    break;
-                }
-                if (((uint)(((uint)(offset == 0u)) || ((uint)(offset > (op + literal_length)))))) {
-                    reason = 4u;
+                ulong sequence_bytes = ((ulong)(literal_length) + (ulong)(match_length));
+                uint sequence_fault = (((uint)(literal_length > (size - lit_pos))) ? 5u : (((uint)(sequence_bytes > (ulong)((maximum - (op - block_start))))) ? 6u : (((uint)(sequence_bytes > (ulong)((capacity - op)))) ? 7u : (((uint)(((uint)(offset == 0u)) || ((uint)(offset > (op + literal_length))))) ? 4u : 0u))));
+                if (((uint)(sequence_fault != 0u))) {
+                    reason = sequence_fault;
                     break;
                 }
                 if (((uint)(((uint)(((uint)(((uint)(literal_length <= 32u)) && ((uint)(match_length <= 32u)))) && ((uint)(match_length != 0u)))) && ((uint)(offset >= match_length))))) {

@@ -281,20 +281,17 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
                             rep1 = off;
                         });
                     });
-                    k.if_(ll > size - lit_pos, [&] {
-                        reason = why::literals_overrun;
-                        k.break_();
-                    });
-                    k.if_(d::cast<d::u64>(ll) + d::cast<d::u64>(ml) > d::cast<d::u64>(maximum - (op - block_start)), [&] {
-                        reason = why::block_maximum;
-                        k.break_();
-                    });
-                    k.if_(d::cast<d::u64>(ll) + d::cast<d::u64>(ml) > d::cast<d::u64>(cap - op), [&] {
-                        reason = why::capacity;
-                        k.break_();
-                    });
-                    k.if_(off == 0u || off > op + ll, [&] {
-                        reason = why::offset;
+                    // The sequence's tests, in this order, in one branch: the first that fails
+                    // names the reason.
+                    const auto bytes = k.let("sequence_bytes", d::cast<d::u64>(ll) + d::cast<d::u64>(ml));
+                    const auto fault = k.let(
+                        "sequence_fault",
+                        d::select(ll > size - lit_pos, d::lit(why::literals_overrun),
+                                  d::select(bytes > d::cast<d::u64>(maximum - (op - block_start)), d::lit(why::block_maximum),
+                                            d::select(bytes > d::cast<d::u64>(cap - op), d::lit(why::capacity),
+                                                      d::select(off == 0u || off > op + ll, d::lit(why::offset), d::lit(why::none))))));
+                    k.if_(fault != why::none, [&] {
+                        reason = fault;
                         k.break_();
                     });
                     if (shared) {

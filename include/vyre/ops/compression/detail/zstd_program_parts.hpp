@@ -11,6 +11,7 @@
 #include <bit>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace vyre::ops::compression::detail {
 
@@ -192,7 +193,8 @@ inline zstd_stream_verdicts zstd_decode_huffman_streams(zd::kernel& k, const zst
             const auto mask = k.let("huffman_mask", (zd::lit(1u) << bits) - 1u);
             k.while_(i < symbols, [&] {
                 reader.refill(hs);
-                const auto e = k.let("huffman_entry", huff[base + (zstd_bits::peek(hs, bits) & mask)]);
+                // base + at most 2^11 - 1: inside the unit's part of workgroup memory (bits <= 11 was checked)
+                const auto e = k.let("huffman_entry", huff.unchecked(base + (zstd_bits::peek(hs, bits) & mask)));
                 hs.nacc = hs.nacc - (e >> 8u);
                 k.store(lit, to + i, e & 0xFFu);
                 i = i + 1u;
@@ -224,6 +226,17 @@ zstd_sequence_states zstd_start_sequences(zd::kernel& k, const zstd_bits& reader
     return {ll_log, of_log, ml_log, ls, os, ms};
 }
 
+// A word of a block's sequence tables. From workgroup memory, where zstd_stage_sequence_tables
+// put them, the read tests no index (ir::bounds): each is the unit's base, a table's place in
+// zstd_staged, and a state below 2^9 (accuracy logs are checked at most 9 before the tables are
+// staged, and every state is masked to its table's log) or a 6-bit code, so it stays inside the
+// unit's zstd_staged::words. From the tables' buffer it is tested.
+template <class Tables>
+auto zstd_table_word(const Tables& tables, const auto& at) {
+    if constexpr (std::is_same_v<Tables, zd::workgroup_buffer<zd::u32>>) return tables.unchecked(at);
+    else return tables[at];
+}
+
 // One sequence: its literal length, match length and offset value (before repeat offsets are
 // applied), and the states moved on unless it is the block's last (i + 1 == nseq). The length
 // codes' values are at tables[values] (zstd_entropy.hpp's layout puts them at 0).
@@ -236,11 +249,11 @@ zstd_sequence zstd_decode_sequence(zd::kernel& k, const zstd_bits& reader, const
                                    const zstd_sequence_states& st, const auto& llt, const auto& oft, const auto& mlt, const auto& i,
                                    const auto& nseq, const auto& values) {
     namespace c = vyre::compression;
-    const auto le = k.let("ll_entry", tables[llt + 1u + st.ls]);
-    const auto oe = k.let("of_entry", tables[oft + 1u + st.os]);
-    const auto me = k.let("ml_entry", tables[mlt + 1u + st.ms]);
-    const auto lv = k.let("ll_value", tables[values + ((le >> 4u) & 63u)]);
-    const auto mv = k.let("ml_value", tables[values + c::zstd_match_values_at + ((me >> 4u) & 63u)]);
+    const auto le = k.let("ll_entry", zstd_table_word(tables, llt + 1u + st.ls));
+    const auto oe = k.let("of_entry", zstd_table_word(tables, oft + 1u + st.os));
+    const auto me = k.let("ml_entry", zstd_table_word(tables, mlt + 1u + st.ms));
+    const auto lv = k.let("ll_value", zstd_table_word(tables, values + ((le >> 4u) & 63u)));
+    const auto mv = k.let("ml_value", zstd_table_word(tables, values + c::zstd_match_values_at + ((me >> 4u) & 63u)));
     const auto of_code = k.let("of_code", (oe >> 4u) & 31u);
     reader.refill(seq);
     const auto of_extra = reader.read(seq, "of_extra", of_code);
@@ -270,6 +283,8 @@ inline constexpr std::uint32_t slot_words = 1u + (1u << vyre::compression::zstd_
 inline constexpr std::uint32_t literal_length = 0, offset = slot_words, match_length = 2 * slot_words, values = 3 * slot_words;
 inline constexpr std::uint32_t value_words = vyre::compression::zstd_match_values_at + 64; // every 6-bit code
 inline constexpr std::uint32_t words = values + value_words;
+// A unit's tables take the place of its Huffman table (2^11 words), which bounds every staged read.
+static_assert(words <= 1u << vyre::compression::zstd_huffman_max_bits, "a block's sequence tables fit a Huffman table's place");
 } // namespace zstd_staged
 
 // Copies a block's three FSE tables (at llt, oft and mlt in `tables`, already checked by
