@@ -212,7 +212,7 @@ void compression_zstd_blocks_decode_fast(
                             }
                             uint huffman_entry = (huffman[(table_base + ((uint)(((huf_acc >> ((ulong)((huf_nacc - huffman_bits)) & 63ul)) & ((1ul << ((ulong)(huffman_bits) & 63ul)) - 1ul))) & huffman_mask))]);
                             huf_nacc = (huf_nacc - (huffman_entry >> (8u & 31u)));
-                            vyre_store_global_uchar(literals, literals_len, (stream_to + symbol_i), (huffman_entry & 255u));
+                            literals[(stream_to + symbol_i)] = (uchar)((huffman_entry & 255u));
                             symbol_i = (symbol_i + 1u);
                         }
                         if (((uint)((huf_marked ^ 1u) || (((uint)(((uint)(huf_pos == 0u)) && ((uint)(huf_nacc == huf_virt)))) ^ 1u)))) {
@@ -409,15 +409,13 @@ void compression_zstd_blocks_decode_fast(
                                 }
                             }
                         }
-                        uint ll_bits = (uint)(((seq_acc >> ((ulong)((seq_nacc - (ll_entry & 15u))) & 63ul)) & ((1ul << ((ulong)((ll_entry & 15u)) & 63ul)) - 1ul)));
-                        seq_nacc = (seq_nacc - (ll_entry & 15u));
-                        ll_state = (((ll_entry >> (10u & 31u)) + ll_bits) & ((1u << (ll_log & 31u)) - 1u));
-                        uint ml_bits = (uint)(((seq_acc >> ((ulong)((seq_nacc - (ml_entry & 15u))) & 63ul)) & ((1ul << ((ulong)((ml_entry & 15u)) & 63ul)) - 1ul)));
-                        seq_nacc = (seq_nacc - (ml_entry & 15u));
-                        ml_state = (((ml_entry >> (10u & 31u)) + ml_bits) & ((1u << (ml_log & 31u)) - 1u));
-                        uint of_bits = (uint)(((seq_acc >> ((ulong)((seq_nacc - (of_entry & 15u))) & 63ul)) & ((1ul << ((ulong)((of_entry & 15u)) & 63ul)) - 1ul)));
-                        seq_nacc = (seq_nacc - (of_entry & 15u));
-                        of_state = (((of_entry >> (10u & 31u)) + of_bits) & ((1u << (of_log & 31u)) - 1u));
+                        uint ml_nbits = (ml_entry & 15u);
+                        uint of_nbits = (of_entry & 15u);
+                        uint state_bits = (uint)(((seq_acc >> ((ulong)((seq_nacc - (((ll_entry & 15u) + ml_nbits) + of_nbits))) & 63ul)) & ((1ul << ((ulong)((((ll_entry & 15u) + ml_nbits) + of_nbits)) & 63ul)) - 1ul)));
+                        seq_nacc = (seq_nacc - (((ll_entry & 15u) + ml_nbits) + of_nbits));
+                        ll_state = (((ll_entry >> (10u & 31u)) + (state_bits >> ((ml_nbits + of_nbits) & 31u))) & ((1u << (ll_log & 31u)) - 1u));
+                        ml_state = (((ml_entry >> (10u & 31u)) + ((state_bits >> (of_nbits & 31u)) & ((1u << (ml_nbits & 31u)) - 1u))) & ((1u << (ml_log & 31u)) - 1u));
+                        of_state = (((of_entry >> (10u & 31u)) + (state_bits & ((1u << (of_nbits & 31u)) - 1u))) & ((1u << (of_log & 31u)) - 1u));
                     }
                     uint offset_slot = 0u;
                     uint offset_value = 0u;

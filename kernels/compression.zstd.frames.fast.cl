@@ -30,9 +30,6 @@ static inline uint vyre_sg_fetch(uint v, uint src) {
 #endif
 static inline uint vyre_sg_ballot(uint p) { return sub_group_reduce_add(p != 0u ? 1u << vyre_sg_lane() : 0u); }
 static inline void vyre_sg_barrier(void) { sub_group_barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE); }
-static inline void vyre_store_global_uchar(__global uchar* b, uint words, uint i, uint v) {
-    if ((i >> 2) < words) b[i] = (uchar)v;
-}
 static inline void vyre_store_global_uint(__global uint* b, uint n, uint i, uint v) {
     if (i < n) b[i] = v;
 }
@@ -238,7 +235,7 @@ void compression_zstd_frames_fast(
                         }
                         uint huffman_entry = (huffman[(table_base + ((uint)(((huf_acc >> ((ulong)((huf_nacc - huffman_bits)) & 63ul)) & ((1ul << ((ulong)(huffman_bits) & 63ul)) - 1ul))) & huffman_mask))]);
                         huf_nacc = (huf_nacc - (huffman_entry >> (8u & 31u)));
-                        vyre_store_global_uchar(literals, literals_len, (stream_to + symbol_i), (huffman_entry & 255u));
+                        literals[(stream_to + symbol_i)] = (uchar)((huffman_entry & 255u));
                         symbol_i = (symbol_i + 1u);
                     }
                     if (((uint)((huf_marked ^ 1u) || (((uint)(((uint)(huf_pos == 0u)) && ((uint)(huf_nacc == huf_virt)))) ^ 1u)))) {
@@ -439,15 +436,13 @@ void compression_zstd_frames_fast(
                             }
                         }
                     }
-                    uint ll_bits = (uint)(((seq_acc >> ((ulong)((seq_nacc - (ll_entry & 15u))) & 63ul)) & ((1ul << ((ulong)((ll_entry & 15u)) & 63ul)) - 1ul)));
-                    seq_nacc = (seq_nacc - (ll_entry & 15u));
-                    ll_state = (((ll_entry >> (10u & 31u)) + ll_bits) & ((1u << (ll_log & 31u)) - 1u));
-                    uint ml_bits = (uint)(((seq_acc >> ((ulong)((seq_nacc - (ml_entry & 15u))) & 63ul)) & ((1ul << ((ulong)((ml_entry & 15u)) & 63ul)) - 1ul)));
-                    seq_nacc = (seq_nacc - (ml_entry & 15u));
-                    ml_state = (((ml_entry >> (10u & 31u)) + ml_bits) & ((1u << (ml_log & 31u)) - 1u));
-                    uint of_bits = (uint)(((seq_acc >> ((ulong)((seq_nacc - (of_entry & 15u))) & 63ul)) & ((1ul << ((ulong)((of_entry & 15u)) & 63ul)) - 1ul)));
-                    seq_nacc = (seq_nacc - (of_entry & 15u));
-                    of_state = (((of_entry >> (10u & 31u)) + of_bits) & ((1u << (of_log & 31u)) - 1u));
+                    uint ml_nbits = (ml_entry & 15u);
+                    uint of_nbits = (of_entry & 15u);
+                    uint state_bits = (uint)(((seq_acc >> ((ulong)((seq_nacc - (((ll_entry & 15u) + ml_nbits) + of_nbits))) & 63ul)) & ((1ul << ((ulong)((((ll_entry & 15u) + ml_nbits) + of_nbits)) & 63ul)) - 1ul)));
+                    seq_nacc = (seq_nacc - (((ll_entry & 15u) + ml_nbits) + of_nbits));
+                    ll_state = (((ll_entry >> (10u & 31u)) + (state_bits >> ((ml_nbits + of_nbits) & 31u))) & ((1u << (ll_log & 31u)) - 1u));
+                    ml_state = (((ml_entry >> (10u & 31u)) + ((state_bits >> (of_nbits & 31u)) & ((1u << (ml_nbits & 31u)) - 1u))) & ((1u << (ml_log & 31u)) - 1u));
+                    of_state = (((of_entry >> (10u & 31u)) + (state_bits & ((1u << (of_nbits & 31u)) - 1u))) & ((1u << (of_log & 31u)) - 1u));
                 }
                 uint offset = 0u;
                 if (((uint)(of_value > 3u))) {
@@ -485,7 +480,7 @@ void compression_zstd_frames_fast(
                     }
                     held_ll = 0u;
                     held_ml = 0u;
-                    if (((uint)(min((step_from + match_length), op) > fenced))) {
+                    if (((uint)(((uint)(step_from < op)) && ((uint)(min((step_from + match_length), op) > fenced))))) {
                         vyre_sg_barrier();
                         fenced = op;
                     }

@@ -74,7 +74,6 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
     detail::zstd_check_shape("zstd_frames_program", "frames", lanes, frames_per_workgroup);
     const bool shared = lanes > 1;
     const std::uint32_t table_words = 1u << c::zstd_huffman_max_bits;
-    static_assert(detail::zstd_staged::words <= 1u << c::zstd_huffman_max_bits, "a block's sequence tables fit the Huffman table's place");
     d::kernel k(entry_name(shared ? zstd_frames_fast_id : zstd_frames_id), {lanes * frames_per_workgroup, 1, 1});
     if (shared) k.use_subgroups(lanes);
     namespace b = zstd_frames_binding;
@@ -311,7 +310,7 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
                             const auto literal_at = k.let("step_literal_at", lit_at + lit_pos);
                             const auto from = k.let("step_from", op + ll - off);
                             put_held();
-                            k.if_(d::min(from + ml, op) > fenced, [&] {
+                            k.if_(from < op && d::min(from + ml, op) > fenced, [&] {
                                 k.subgroup_barrier();
                                 fenced = op;
                             });

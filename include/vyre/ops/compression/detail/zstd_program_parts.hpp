@@ -196,7 +196,9 @@ inline zstd_stream_verdicts zstd_decode_huffman_streams(zd::kernel& k, const zst
                 // base + at most 2^11 - 1: inside the unit's part of workgroup memory (bits <= 11 was checked)
                 const auto e = k.let("huffman_entry", huff.unchecked(base + (zstd_bits::peek(hs, bits) & mask)));
                 hs.nacc = hs.nacc - (e >> 8u);
-                k.store(lit, to + i, e & 0xFFu);
+                // Inside the block's literals: callers check lit_at + size against the scratch, and
+                // the streams' symbols add up to size (segment * (streams - 1) <= size was checked).
+                k.store_unchecked(lit, to + i, e & 0xFFu);
                 i = i + 1u;
             });
             k.if_(!marked || !zstd_bits::exhausted(hs), [&] { v.bad_stream = true; });
@@ -266,11 +268,17 @@ zstd_sequence zstd_decode_sequence(zd::kernel& k, const zstd_bits& reader, const
     const auto ll = k.let("literal_length", (lv & 0xFFFFFFu) + ll_extra);
     k.if_(i + 1u < nseq, [&] {
         reader.refill(seq);
-        const auto lb = reader.read(seq, "ll_bits", le & 15u);
+        // The three states' bits in one read, literal length's highest: at most 9 + 9 + 8 from
+        // tables the walk or compression.zstd.fse_tables built (any table's bits stay below 16, so
+        // every shift below stays below 32).
+        const auto mn = k.let("ml_nbits", me & 15u);
+        const auto on = k.let("of_nbits", oe & 15u);
+        const auto all = reader.read(seq, "state_bits", (le & 15u) + mn + on);
+        const auto lb = all >> (mn + on);
         st.ls = ((le >> 10u) + lb) & ((zd::lit(1u) << st.ll_log) - 1u);
-        const auto mb = reader.read(seq, "ml_bits", me & 15u);
+        const auto mb = (all >> on) & ((zd::lit(1u) << mn) - 1u);
         st.ms = ((me >> 10u) + mb) & ((zd::lit(1u) << st.ml_log) - 1u);
-        const auto ob = reader.read(seq, "of_bits", oe & 15u);
+        const auto ob = all & ((zd::lit(1u) << on) - 1u);
         st.os = ((oe >> 10u) + ob) & ((zd::lit(1u) << st.of_log) - 1u);
     });
     return {ofv, ml, ll};
