@@ -473,6 +473,32 @@ void check_device_route(rt::context& ctx, const bytes& zst, const bytes& want, s
     }
 }
 
+// Files that regenerate nothing: empty frames from libzstd (with and without a checksum, one and
+// two of them), and a hand-made one with a dictionary ID and a raw block of 0 bytes (fuzz_device
+// found it: the route asked OpenCL to read back 0 bytes, which OpenCL refuses).
+VYRE_DEVICE_TEST(device_route_decodes_empty_frames) {
+    const auto empty = [](bool checksum) {
+        ZSTD_CCtx* cc = ZSTD_createCCtx();
+        ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, checksum ? 1 : 0);
+        bytes c(ZSTD_compressBound(0));
+        const std::size_t r = ZSTD_compress2(cc, c.data(), c.size(), nullptr, 0);
+        ZSTD_freeCCtx(cc);
+        BOOST_REQUIRE(!ZSTD_isError(r));
+        c.resize(r);
+        return c;
+    };
+    const bytes checked = empty(true), plain = empty(false);
+    const bytes two = [&] {
+        bytes t = checked;
+        t.insert(t.end(), plain.begin(), plain.end());
+        return t;
+    }();
+    const bytes dictionary_id{0x28, 0xB5, 0x2F, 0xFD, 0x01, 0x00, 0x00, 0x01, 0x00, 0x00};
+    for (const bytes* zst : {&checked, &plain, &two, &dictionary_id}) {
+        BOOST_TEST_CONTEXT("file of " << zst->size() << " bytes") { check_device_route(dev.ctx(), *zst, {}); }
+    }
+}
+
 VYRE_DEVICE_TEST(device_route_decodes_whole_files) {
     const bytes src = mixed_source(1u << 20, 12);
     // Many frames, in one dispatch and in several (a small batch); one frame of many blocks;

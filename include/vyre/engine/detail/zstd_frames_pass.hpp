@@ -363,17 +363,23 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
                 run.hashed_frames += g.count;
             }
             runtime::cl_call("clEnqueueReadBuffer", [&] {
+                // Frames that regenerate nothing (empty frames) have no bytes to move: OpenCL
+                // refuses copies and reads of size 0.
+                const bool bytes = s.output_bytes != 0;
                 if (device_staging) {
-                    last = down.enqueue_copy_buffer(output, *device_staging, 0, s.output_base, s.output_bytes, ran);
+                    if (bytes) last = down.enqueue_copy_buffer(output, *device_staging, 0, s.output_base, s.output_bytes, ran);
                     if (!f->digests.empty())
                         last = down.enqueue_read_buffer_async(set.hash.digests, 0, f->digests.size() * 4, f->digests.data(), hashed);
-                    else if (f->checksums)
+                    else if (f->checksums && bytes)
                         last = down.enqueue_read_buffer_async(output, 0, s.output_bytes, staging.data() + s.output_base, ran);
                 } else {
-                    last = down.enqueue_read_buffer_async(output, 0, s.output_bytes, staging.data() + s.output_base, ran);
+                    if (bytes) last = down.enqueue_read_buffer_async(output, 0, s.output_bytes, staging.data() + s.output_base, ran);
                     if (!f->digests.empty())
                         last = down.enqueue_read_buffer_async(set.hash.digests, 0, f->digests.size() * 4, f->digests.data(), hashed);
                 }
+                // Nothing read back at all (compression.zstd.blocks' statuses came back as it ran):
+                // an event that completes with the group's work.
+                if (last.get() == nullptr) last = down.enqueue_marker(ran);
                 f->done = last;
             });
             runtime::cl_call("clFlush", [&] {
