@@ -12,13 +12,16 @@
 // each row say which path the frames took (device / hybrid / host / split), how much was
 // dispatched and uploaded, and where the time went.
 //   bench_zstd [PATH] [--mib N] [--runs N] [--threads N] [--level L] [--cases frames64k,frames1m,single,rawrle]
-//              [--routes automatic,hybrid,host,device,device:frames,device:blocks]
+//              [--routes automatic,hybrid,host,device,device:frames,device:blocks] [--timeline]
 // --routes: the routes measured on each case (default automatic,hybrid). The automatic route's
 // figures keep the series names "vyre hybrid -> host" / "-> device" (bench/report.py's targets);
 // the others are suffixed " (route NAME)". device takes its program as engine::zstd_options does
 // (automatic); device:frames and device:blocks force compression.zstd.frames or
 // compression.zstd.blocks, whose kern column is then that program alone (for blocks: its passes
 // and the host's scheduling between them, wall clock, input resident).
+// --timeline: after the rounds, one more run of each route into host and into device memory on
+// profiling queues, printed group by group: when the device route walked, uploaded, ran, hashed,
+// copied, waited and checked each group (engine::zstd_group_steps), in ms from its start.
 // PATH is a file (its first N MiB) or a folder (its files in sorted path order, concatenated up to
 // N MiB, as a tar would hold them); default /usr/share. The cases:
 //   frames64k  the data cut into 64 KiB chunks, each one frame (ZSTD_compress2, checksums on)
@@ -50,6 +53,7 @@
 #include <fstream>
 #include <optional>
 #include <random>
+#include <span>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -98,6 +102,7 @@ struct settings {
     // Kernel-only figures of other program shapes on the raw/RLE case: "reference" (the seed's
     // one block per invocation) or WORKGROUPxUNROLLxSLICE of the cooperative program.
     std::vector<std::string> shapes;
+    bool timeline = false; // one more run of each route on profiling queues: when each group's steps ran
 };
 
 bytes load_input(const settings& s) {
@@ -280,6 +285,31 @@ double blocks_seconds(rt::context& ctx, const fmt::zstd_file& file, std::span<co
     return median(t);
 }
 
+// One more run into host and into device memory with zstd_options::timeline, each group's steps
+// printed (ms from the route's start; "-" where a step did not run).
+void print_timelines(rt::context& ctx, std::span<const std::uint8_t> in, eng::zstd_options options, std::span<std::uint8_t> out) {
+    options.timeline = true;
+    const fmt::zstd_file parsed = fmt::parse_zstd(in, {std::uint64_t{1} << 40, 31});
+    const eng::zstd_report into_host = eng::decompress_zstd_into(ctx, in, parsed, out, options);
+    const auto d = eng::decompress_zstd_to_device(ctx, in, options, out);
+    ctx.finish();
+    for (const auto& [what, report] : {std::pair{"->host", &into_host}, std::pair{"->device", &d.report}}) {
+        if (report->timeline.empty()) continue;
+        std::printf("#   timeline %s (ms from the route's start; whole route %.2f ms):\n#   %5s %7s %15s %15s %15s %15s %15s %15s %15s %15s %15s\n",
+                    what, report->device_seconds * 1e3, "group", "frames", "walk", "enqueue", "upload", "tables", "kernel", "hash",
+                    "output", "wait", "check");
+        for (std::size_t k = 0; k < report->timeline.size(); ++k) {
+            const eng::zstd_group_steps& g = report->timeline[k];
+            std::printf("#   %5zu %7zu", k, g.frames);
+            for (const double* step : {g.walk, g.enqueue, g.upload, g.tables, g.kernel, g.hash, g.output, g.wait, g.check}) {
+                if (step[0] == 0 && step[1] == 0) std::printf(" %15s", "-");
+                else std::printf(" %7.2f-%-7.2f", step[0], step[1]);
+            }
+            std::printf("\n");
+        }
+    }
+}
+
 std::vector<std::string> split(const std::string& s) {
     std::vector<std::string> out;
     std::stringstream ss(s);
@@ -289,7 +319,7 @@ std::vector<std::string> split(const std::string& s) {
 
 void usage() {
     std::fprintf(stderr, "usage: bench_zstd [PATH (/usr/share)] [--mib N (256)] [--runs N (rounds, 7)] [--threads N (all cores)]\n"
-                         "       [--level L (3)] [--frames-per-dispatch N (the route's default)] [--cases frames64k,frames1m,single,rawrle] [--routes automatic,hybrid,host,device,device:frames,device:blocks (automatic,hybrid)]\n"
+                         "       [--level L (3)] [--frames-per-dispatch N (the route's default)] [--cases frames64k,frames1m,single,rawrle] [--routes automatic,hybrid,host,device,device:frames,device:blocks (automatic,hybrid)] [--timeline]\n"
                          "       [--shapes reference,256x8x16384,... (kernel-only figures of program shapes, raw/RLE case)]\n");
     std::exit(2);
 }
@@ -316,6 +346,7 @@ int main(int argc, char** argv) {
         else if (a == "--level") s.level = std::stoi(value());
         else if (a == "--cases") s.cases = split(value());
         else if (a == "--shapes") s.shapes = split(value());
+        else if (a == "--timeline") s.timeline = true;
         else if (a == "--routes") {
             s.routes.clear();
             for (const auto& name : split(value())) {
@@ -511,6 +542,7 @@ int main(int argc, char** argv) {
                             double(rp->device_input_bytes) / double(1 << 20), rp->device_seconds * 1e3, rp->host_seconds * 1e3,
                             rp->wait_seconds * 1e3, rp->transfers, rp->batches, rp->block_batches, rp->resolve_rounds,
                             rp->device_hashed_frames);
+            if (s.timeline) print_timelines(ctx, in, options_for(choice), pin_out.span());
             std::fflush(stdout);
         }
     }

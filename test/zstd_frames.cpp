@@ -564,6 +564,45 @@ VYRE_DEVICE_TEST(device_route_decodes_whole_files) {
     BOOST_TEST(both.report.block_batches == 1u);
 }
 
+// zstd_options::timeline: a group's steps, in the order the route takes them, into host and into
+// device memory, over more groups than the route keeps in flight (so buffer sets are reused).
+VYRE_DEVICE_TEST(device_route_records_its_timeline) {
+    const bytes mixed = mixed_source(40 * 4096, vyre::test::test_seed());
+    const bytes src(mixed.begin(), mixed.begin() + 40 * 4096);
+    const bytes zst = compress_frames(src, 4096, 3);
+    eng::zstd_options o = device_route(1, eng::zstd_device_program::frames);
+    o.frames_per_dispatch = 4;
+    o.timeline = true;
+    const auto host = eng::decompress_zstd(dev.ctx(), zst, o);
+    BOOST_TEST((host.bytes == src));
+    const auto d = eng::decompress_zstd_to_device(dev.ctx(), zst, o);
+    for (const eng::zstd_report* r : {&host.report, &d.report}) {
+        BOOST_TEST_REQUIRE(r->timeline.size() == r->batches);
+        BOOST_TEST(r->batches == 10u);
+        BOOST_TEST(r->batches > eng::detail::zstd_groups_in_flight);
+        std::size_t next = 0;
+        for (const eng::zstd_group_steps& g : r->timeline) {
+            BOOST_TEST(g.first == next);
+            next += g.frames;
+            BOOST_TEST(g.walk[0] <= g.walk[1]);
+            BOOST_TEST(g.walk[1] <= g.enqueue[0]);
+            BOOST_TEST(g.enqueue[0] <= g.enqueue[1]);
+            BOOST_TEST(g.enqueue[1] <= g.wait[0]);
+            BOOST_TEST(g.wait[1] <= g.check[0]);
+            BOOST_TEST(g.check[1] <= r->device_seconds * 1e3 + 1e-6);
+            // Device steps: each recorded, none ending before it began.
+            for (const double* step : {g.upload, g.kernel, g.output}) {
+                BOOST_TEST(step[1] > 0.0);
+                BOOST_TEST(step[0] <= step[1]);
+            }
+        }
+        BOOST_TEST(next == 40u);
+    }
+    // Without the option nothing is recorded.
+    o.timeline = false;
+    BOOST_TEST(eng::decompress_zstd(dev.ctx(), zst, o).report.timeline.empty());
+}
+
 VYRE_DEVICE_TEST(device_route_decodes_the_zstd_tools_files) {
     if (!vyre::test::have_tool("zstd")) {
         BOOST_TEST_MESSAGE("the zstd command line tool is absent: its files are not tested here (CI installs it)");

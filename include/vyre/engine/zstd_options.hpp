@@ -99,6 +99,19 @@ struct zstd_options {
     std::uint64_t max_output_bytes = std::uint64_t{16} << 30;
     // Threads of the host pass; 0: all hardware threads.
     unsigned threads = 0;
+    // Route device: record when each group's steps ran (zstd_report::timeline). Its queues then
+    // take profiling, which costs a little; for benchmarks (bench_zstd --timeline).
+    bool timeline = false;
+};
+
+// When one group of frames went through each step of the device route (zstd_options::timeline),
+// in milliseconds from the route's start, [begin, end): on the host, its walk (planning), the
+// enqueue of its work, the wait for its results and their check; on the device (OpenCL profiling, placed on the host's clock by
+// the upload's enqueue time), its upload, the FSE tables' build, the program, the hash and the
+// copy of its output. A step that did not run reads 0, 0.
+struct zstd_group_steps {
+    std::size_t first = 0, frames = 0;
+    double walk[2]{}, enqueue[2]{}, upload[2]{}, tables[2]{}, kernel[2]{}, hash[2]{}, output[2]{}, wait[2]{}, check[2]{};
 };
 
 // Who did what. split.device_*: raw/RLE blocks whose device result was kept; split.cpu_*: blocks
@@ -137,6 +150,7 @@ struct zstd_report {
     // Decoded bytes of each frame, in file order (skippable frames excluded): where one frame's
     // output ends in the packed result, for callers that decode many files as one (engine/unpack.hpp).
     std::vector<std::uint64_t> frame_bytes;
+    std::vector<zstd_group_steps> timeline; // with zstd_options::timeline, route device
 };
 
 struct zstd_result {

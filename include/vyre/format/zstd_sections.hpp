@@ -582,53 +582,70 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
     });
     for (const auto& e : failures)
         if (e) std::rethrow_exception(e);
-    std::uint64_t blocks = 0, tables = s.tables.size(), descriptions = 0;
-    for (const auto& p : plans) {
-        blocks += p.blocks.size();
-        tables += p.tables.size();
-        descriptions += p.descriptions.size();
-    }
-    s.blocks.reserve(blocks);
-    s.tables.reserve(tables);
-    s.fse_descriptions.reserve(descriptions);
-    // Described tables follow every built one on the device.
-    const std::uint64_t described_base = tables;
+    // Where each frame's records and tables land: running sums over the frames, with every size
+    // checked against the program's 32-bit words here, so that the moves below, which hold most of
+    // the bytes, run on every thread (done on one, they took most of the walk's time).
+    struct frame_start {
+        std::uint64_t blocks = 0, tables = 0, descriptions = 0, described = 0, literals = 0;
+    };
+    std::vector<frame_start> starts(which.size() + 1);
+    starts[0].tables = shared;
     for (std::size_t k = 0; k < which.size(); ++k) {
         const zstd_frame& f = file.frames[which[k]];
-        detail::zstd_frame_plan& p = plans[k];
+        const detail::zstd_frame_plan& p = plans[k];
         s.input_bytes = std::max(s.input_bytes, f.offset + f.size - s.input_base);
         detail::zstd_u32(s.input_bytes, "the input size");
         const std::uint64_t out = f.output_offset - s.output_base;
-        s.frames.push_back(detail::zstd_u32(s.blocks.size() / c::zstd_block_words, "the block count"));
-        s.frames.push_back(static_cast<std::uint32_t>(f.blocks.size()));
-        s.frames.push_back(detail::zstd_u32(out, "a frame's output offset"));
-        s.frames.push_back(detail::zstd_u32(f.output_capacity, "a frame's output capacity"));
+        detail::zstd_u32(starts[k].blocks / c::zstd_block_words, "the block count");
+        detail::zstd_u32(out, "a frame's output offset");
+        detail::zstd_u32(f.output_capacity, "a frame's output capacity");
         s.output_bytes = std::max(s.output_bytes, out + f.output_capacity);
         detail::zstd_u32(s.output_bytes, "the output size");
+        starts[k + 1] = {starts[k].blocks + p.blocks.size(), starts[k].tables + p.tables.size(),
+                         starts[k].descriptions + p.descriptions.size(), starts[k].described + p.described_words,
+                         starts[k].literals + p.literal_bytes};
+        s.compressed_blocks += p.compressed_blocks;
+        s.sequences += p.sequences;
+    }
+    const frame_start& total = starts.back();
+    s.literal_bytes = total.literals;
+    s.described_words = total.described;
+    // Every literal offset and table index below is under these totals, so they all fit 32 bits.
+    detail::zstd_u32(s.literal_bytes, "the literals scratch");
+    detail::zstd_u32(total.tables + total.described, "the table words");
+    s.frames.resize(which.size() * c::zstd_frame_words);
+    s.blocks.resize(total.blocks);
+    s.tables.resize(total.tables);
+    s.fse_descriptions.resize(total.descriptions);
+    // Described tables follow every built one on the device.
+    const std::uint64_t described_base = total.tables;
+    util::parallel_for(which.size(), threads, [&](std::size_t k) {
+        const zstd_frame& f = file.frames[which[k]];
+        detail::zstd_frame_plan& p = plans[k];
+        const frame_start& at = starts[k];
+        std::uint32_t* frame = s.frames.data() + k * c::zstd_frame_words;
+        frame[0] = static_cast<std::uint32_t>(at.blocks / c::zstd_block_words);
+        frame[1] = static_cast<std::uint32_t>(f.blocks.size());
+        frame[2] = static_cast<std::uint32_t>(f.output_offset - s.output_base);
+        frame[3] = static_cast<std::uint32_t>(f.output_capacity);
         // Move the frame's own tables and literals to where they land (shared tables stay put).
-        const std::uint64_t table_shift = s.tables.size() - shared;
+        const std::uint64_t table_shift = at.tables - shared;
         for (std::size_t r = 0; r < p.blocks.size(); r += c::zstd_block_words) {
             std::uint32_t* rec = p.blocks.data() + r;
             if ((rec[field::kind] & 3u) != 2u) continue;
-            rec[field::literals_at] = detail::zstd_u32(s.literal_bytes + rec[field::literals_at], "the literals scratch");
+            rec[field::literals_at] = static_cast<std::uint32_t>(at.literals + rec[field::literals_at]);
             for (const std::uint32_t t : {field::huffman_table, field::literal_length_table, field::offset_table, field::match_length_table})
-                if (rec[t] >= shared) rec[t] = detail::zstd_u32(rec[t] + table_shift, "the table words");
+                if (rec[t] >= shared) rec[t] = static_cast<std::uint32_t>(rec[t] + table_shift);
         }
-        const std::uint64_t described_at = described_base + s.described_words;
-        for (const auto& [slot, at] : p.described_slots) p.blocks[slot] = detail::zstd_u32(described_at + at, "the table words");
+        const std::uint64_t described_at = described_base + at.described;
+        for (const auto& [slot, d] : p.described_slots) p.blocks[slot] = static_cast<std::uint32_t>(described_at + d);
         for (std::size_t d = 0; d < p.descriptions.size(); d += c::zstd_fse_description_words)
-            p.descriptions[d] = detail::zstd_u32(described_at + p.descriptions[d], "the table words");
-        s.fse_descriptions.insert(s.fse_descriptions.end(), p.descriptions.begin(), p.descriptions.end());
-        s.described_words += p.described_words;
-        s.blocks.insert(s.blocks.end(), p.blocks.begin(), p.blocks.end());
-        s.tables.insert(s.tables.end(), p.tables.begin(), p.tables.end());
-        s.literal_bytes += p.literal_bytes;
-        s.compressed_blocks += p.compressed_blocks;
-        s.sequences += p.sequences;
+            p.descriptions[d] = static_cast<std::uint32_t>(described_at + p.descriptions[d]);
+        std::copy(p.descriptions.begin(), p.descriptions.end(), s.fse_descriptions.begin() + static_cast<std::ptrdiff_t>(at.descriptions));
+        std::copy(p.blocks.begin(), p.blocks.end(), s.blocks.begin() + static_cast<std::ptrdiff_t>(at.blocks));
+        std::copy(p.tables.begin(), p.tables.end(), s.tables.begin() + static_cast<std::ptrdiff_t>(at.tables));
         p = {};
-    }
-    detail::zstd_u32(s.literal_bytes, "the literals scratch");
-    detail::zstd_u32(s.table_words(), "the table words");
+    });
     return s;
 }
 

@@ -139,4 +139,12 @@ private:
     mutable std::shared_ptr<staging_slots> staging_;
 };
 
+// Makes `to` wait for `done`, an event of `from` (another queue of the same context): `from` is
+// flushed first, since a queue that waits on work never submitted waits forever.
+inline void wait_across(bc::command_queue& from, const bc::event& done, bc::command_queue& to) {
+    if (done.get() == nullptr) return;
+    cl_call("clFlush", [&] { from.flush(); });
+    cl_call("clEnqueueBarrierWithWaitList", [&] { to.enqueue_barrier(bc::wait_list(done)); });
+}
+
 } // namespace vyre::runtime

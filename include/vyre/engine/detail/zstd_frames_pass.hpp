@@ -199,6 +199,37 @@ inline void zstd_check_device_frames(const format::zstd_file& file, std::size_t 
     });
 }
 
+// The timeline's device steps (OpenCL profiling, in the device's nanoseconds) placed on the host's
+// clock, in milliseconds from `start`: the first recorded upload was queued when the host says it
+// was enqueued (`enqueued`, seconds), which fixes the offset between the two clocks.
+template <class Recorded>
+void zstd_place_device_steps(const std::vector<Recorded>& recorded, double start, std::vector<zstd_group_steps>& timeline) {
+    const auto at = [](const boost::compute::event& e, cl_profiling_info what) {
+        return double(e.get_profiling_info<cl_ulong>(what)) * 1e-9;
+    };
+    double offset = 0;
+    bool any = false;
+    for (const auto& r : recorded)
+        if (r.upload.get() != nullptr) {
+            offset = r.enqueued - at(r.upload, CL_PROFILING_COMMAND_QUEUED);
+            any = true;
+            break;
+        }
+    if (!any) return;
+    const auto place = [&](const boost::compute::event& e, double (&to)[2]) {
+        if (e.get() == nullptr) return;
+        to[0] = (at(e, CL_PROFILING_COMMAND_START) + offset - start) * 1e3;
+        to[1] = (at(e, CL_PROFILING_COMMAND_END) + offset - start) * 1e3;
+    };
+    for (std::size_t k = 0; k < recorded.size(); ++k) {
+        place(recorded[k].upload, timeline[k].upload);
+        place(recorded[k].tables, timeline[k].tables);
+        place(recorded[k].kernel, timeline[k].kernel);
+        place(recorded[k].hash, timeline[k].hash);
+        place(recorded[k].output, timeline[k].output);
+    }
+}
+
 struct zstd_frames_run {
     std::vector<std::uint64_t> sizes; // each frame's decoded bytes
     // Wall clock: the whole run, the host's planning and checking in it, and its waits for the device.
@@ -210,11 +241,18 @@ struct zstd_frames_run {
     std::uint64_t uploaded = 0;
     std::size_t transfers = 0;
     std::size_t hashed_frames = 0; // checked by bytes.xxh64 on the device
+    std::vector<zstd_group_steps> timeline; // with options.timeline
 };
 
-// Every frame through compression.zstd.frames, checked, group by group over three queues: group
-// k+1 is planned on the host (all cores) and uploaded while group k runs and group k-1 comes
-// back and is checked. Into host memory (device_staging null) every frame's bytes land in
+// Groups of frames in flight on the device route: the host walks group k while the device still
+// works on the groups before it, up to this many of them enqueued at once (each holds a set of
+// buffers). With two, the walk of group k waited for group k-2, whose last frames often still ran
+// beside group k-1 (doc/ops/compression.zstd.frames.md, "Pipeline").
+inline constexpr std::size_t zstd_groups_in_flight = 3;
+
+// Every frame through compression.zstd.frames, checked, group by group over four queues (uploads,
+// two for the programs, results): group k is planned on the host (all cores) and uploaded while
+// the groups before it run, come back and are checked. Into host memory (device_staging null) every frame's bytes land in
 // `staging` at its staging offset; into device memory they land in `device_staging` there, and
 // come back into `staging` only where a checksum needs them and the device does not hash them.
 inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const std::uint8_t> data, const format::zstd_file& file,
@@ -239,22 +277,25 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
         }
     };
     const auto make_queue = [&] {
-        return runtime::cl_call("clCreateCommandQueue", [&] { return bcm::command_queue(ctx.cl_context(), ctx.device().device); });
+        return runtime::cl_call("clCreateCommandQueue", [&] {
+            return bcm::command_queue(ctx.cl_context(), ctx.device().device, options.timeline ? CL_QUEUE_PROFILING_ENABLE : 0);
+        });
     };
     bcm::command_queue up = make_queue(), down = make_queue();
     // Group k's programs run on queue k % 2, so that a group's kernel can start while the one
     // before finishes its last frames rather than after it.
     std::array<runtime::context, 2> program_queues{runtime::context(make_queue()), runtime::context(make_queue())};
-    // Two sets of device buffers, reused group after group (group k takes set k % 2, once group
-    // k-2 has been checked): the NVIDIA driver frees memory only once the whole device is idle,
-    // so a group whose buffers were freed while the next one ran would stall the pipeline.
+    // zstd_groups_in_flight sets of device buffers, reused group after group (group k takes set
+    // k % zstd_groups_in_flight, once the group that last had it has been checked): the NVIDIA
+    // driver frees memory only once the whole device is idle, so a group whose buffers were freed
+    // while the next one ran would stall the pipeline.
     struct buffer_set {
         bcm::buffer input;
         ops::compression::zstd_frames_buffers buffers;
         ops::bytes::xxh64_buffers hash;
     };
     const bool device_hash = zstd_device_hashes(file);
-    std::array<buffer_set, 2> sets;
+    std::array<buffer_set, zstd_groups_in_flight> sets;
     struct in_flight {
         format::zstd_sections sections; // read by the record uploads until the group is done
         bcm::buffer blocks_output;      // compression.zstd.blocks' result, its own buffer
@@ -264,6 +305,13 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
     };
     std::vector<std::unique_ptr<in_flight>> flight(groups.size());
     std::vector<bcm::buffer> retired; // freed once everything is done (see buffer_set)
+    // With options.timeline: each group's device events, and the host's clock when its upload was enqueued.
+    struct recorded_steps {
+        bcm::event upload, tables, kernel, hash, output;
+        double enqueued = 0;
+    };
+    std::vector<recorded_steps> recorded(options.timeline ? groups.size() : 0);
+    if (options.timeline) run.timeline.resize(groups.size());
     // Runs `enqueue`, which may replace buffers of `held` by larger ones: those replaced wait in
     // `retired` rather than being freed now.
     const auto grown = [&](std::initializer_list<bcm::buffer*> held, const auto& enqueue) {
@@ -286,17 +334,24 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
         run.wait_seconds += t1 - t0;
         zstd_check_device_frames(file, groups[k].first, groups[k].count, statuses, flight[k]->checksums ? staging : std::span<std::uint8_t>(),
                                  run.sizes, threads, flight[k]->digests);
-        run.host_seconds += clock() - t1;
+        const double t2 = clock();
+        run.host_seconds += t2 - t1;
+        if (options.timeline) {
+            auto& steps = run.timeline[k];
+            steps.wait[0] = (t0 - start) * 1e3, steps.wait[1] = (t1 - start) * 1e3;
+            steps.check[0] = (t1 - start) * 1e3, steps.check[1] = (t2 - start) * 1e3;
+        }
         // compression.zstd.blocks' output goes with its group: its passes already free their
         // scratch as they return, and keeping every such output would hold a whole file's output
         // on the device even when it comes back to the host.
         flight[k].reset();
     };
     try {
+        std::size_t checked = 0; // groups [0, checked) are finished
         for (std::size_t k = 0; k < groups.size(); ++k) {
             const auto& g = groups[k];
             if (g.windowed) {
-                if (k >= 1) finish(k - 1);
+                while (checked < k) finish(checked++);
                 const zstd_windows_run w = zstd_run_windows(ctx, data, file, g.first, options, staging);
                 run.sizes[g.first] = w.size;
                 if (w.host_frame) run.host_frames.push_back(g.first);
@@ -316,15 +371,26 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             // The FSE tables are built on the device (compression.zstd.fse_tables) from their
             // descriptions: building them was most of the walk's time, and their words most of the upload.
             f->sections = format::plan_zstd_sections(data, file, which, format::zstd_plan_options{threads, format::zstd_default_max_plan_bytes, true});
-            run.host_seconds += clock() - t0;
+            const double t1 = clock();
+            run.host_seconds += t1 - t0;
+            if (options.timeline) {
+                auto& steps = run.timeline[k];
+                steps.first = g.first, steps.frames = g.count;
+                steps.walk[0] = (t0 - start) * 1e3, steps.walk[1] = (t1 - start) * 1e3;
+            }
+            // Only now wait, if at all, for the group whose buffers this one takes: the walk
+            // above ran while the device worked on the groups before.
+            while (checked + zstd_groups_in_flight <= k) finish(checked++);
+            const double t2 = clock();
             const format::zstd_sections& s = f->sections;
             f->checksums = std::any_of(which.begin(), which.end(), [&](std::size_t i) { return file.frames[i].checksum.has_value(); });
-            buffer_set& set = sets[k % 2];
+            buffer_set& set = sets[k % zstd_groups_in_flight];
             runtime::context& program_queue = program_queues[k % 2];
             grown({&set.input}, [&] { runtime::reserve(ctx, set.input, runtime::padded_bytes(s.input_bytes), CL_MEM_READ_ONLY); });
             bcm::event uploaded;
             runtime::cl_call("clEnqueueWriteBuffer",
                              [&] { uploaded = up.enqueue_write_buffer_async(set.input, 0, s.input_bytes, data.data() + s.input_base); });
+            if (options.timeline) recorded[k].upload = uploaded, recorded[k].enqueued = clock();
             // Submitted before another queue waits on it (the blocks program blocks on its queue next).
             runtime::cl_call("clFlush", [&] { up.flush(); });
             runtime::cl_call("clEnqueueBarrierWithWaitList", [&] { program_queue.queue().enqueue_barrier(bcm::wait_list(uploaded)); });
@@ -339,9 +405,12 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
                 run.resolve_rounds += r.rounds;
             } else {
                 auto& b = set.buffers;
+                // The records are written on the upload queue, right behind the group's input:
+                // written on the program queue, they waited for the next group's upload there.
                 grown({&b.frames, &b.blocks, &b.tables, &b.literals, &b.output, &b.statuses, &b.params, &b.fse.descriptions, &b.fse.params},
-                      [&] { ops::compression::enqueue_zstd_frames(program_queue, set.input, s.input_bytes, s, b, options.variant); });
+                      [&] { ops::compression::enqueue_zstd_frames(program_queue, set.input, s.input_bytes, s, b, options.variant, nullptr, &up); });
                 ran = bcm::wait_list(b.dispatch);
+                if (options.timeline) recorded[k].tables = b.fse.dispatch, recorded[k].kernel = b.dispatch;
                 runtime::cl_call("clEnqueueReadBuffer", [&] {
                     last = down.enqueue_read_buffer_async(b.statuses, 0, g.count * c::zstd_status_words * 4,
                                                           statuses.data() + g.first * c::zstd_status_words, ran);
@@ -359,6 +428,7 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
                 grown({&set.hash.ranges, &set.hash.digests, &set.hash.params},
                       [&] { ops::bytes::enqueue_xxh64(program_queue, output, ranges, set.hash); });
                 hashed = bcm::wait_list(set.hash.dispatch);
+                if (options.timeline) recorded[k].hash = set.hash.dispatch;
                 f->digests.assign(g.count * 2, 0);
                 run.hashed_frames += g.count;
             }
@@ -368,12 +438,14 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
                 const bool bytes = s.output_bytes != 0;
                 if (device_staging) {
                     if (bytes) last = down.enqueue_copy_buffer(output, *device_staging, 0, s.output_base, s.output_bytes, ran);
+                    if (bytes && options.timeline) recorded[k].output = last;
                     if (!f->digests.empty())
                         last = down.enqueue_read_buffer_async(set.hash.digests, 0, f->digests.size() * 4, f->digests.data(), hashed);
                     else if (f->checksums && bytes)
                         last = down.enqueue_read_buffer_async(output, 0, s.output_bytes, staging.data() + s.output_base, ran);
                 } else {
                     if (bytes) last = down.enqueue_read_buffer_async(output, 0, s.output_bytes, staging.data() + s.output_base, ran);
+                    if (bytes && options.timeline) recorded[k].output = last;
                     if (!f->digests.empty())
                         last = down.enqueue_read_buffer_async(set.hash.digests, 0, f->digests.size() * 4, f->digests.data(), hashed);
                 }
@@ -390,10 +462,11 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             ++run.dispatches;
             run.uploaded += s.input_bytes;
             run.transfers += 5 + (device_staging && f->checksums) + (!device_staging && !f->digests.empty());
-            if (k >= 1) finish(k - 1); // checked while group k runs
+            if (options.timeline) run.timeline[k].enqueue[0] = (t2 - start) * 1e3, run.timeline[k].enqueue[1] = (clock() - start) * 1e3;
         }
-        finish(groups.size() - 1);
+        while (checked < groups.size()) finish(checked++);
         run.seconds = clock() - start;
+        if (options.timeline) zstd_place_device_steps(recorded, start, run.timeline);
     } catch (...) {
         // Nothing may still write into memory the caller frees.
         for (bcm::command_queue* q : {&up, &program_queues[0].queue(), &program_queues[1].queue(), &down}) {
@@ -424,6 +497,7 @@ inline void zstd_report_device_route(const format::zstd_file& file, const zstd_f
     report.device_seconds = run.seconds;
     report.host_seconds = run.host_seconds;
     report.wait_seconds = run.wait_seconds;
+    report.timeline = run.timeline;
     report.paths.device = file.frames.size();
     report.frame_path.assign(file.frames.size(), zstd_frame_path::device);
     report.frame_bytes.assign(sizes.begin(), sizes.end());

@@ -463,10 +463,11 @@ struct zstd_frames_buffers {
 // the queue's work), the described tables built (compression.zstd.fse_tables), and the program
 // dispatched. The frames write `output` when given (at least
 // s.output_bytes long; nothing outside the frames' regions is written), else r.output. `r` is
-// empty or holds the buffers of a run that has completed.
+// empty or holds the buffers of a run that has completed. `writes`, when given, carries the
+// writes instead of ctx's queue, which waits for them (as enqueue_zstd_fse_tables does).
 inline void enqueue_zstd_frames(runtime::context& ctx, const boost::compute::buffer& input, std::uint64_t input_bytes,
                                 const format::zstd_sections& s, zstd_frames_buffers& r, block_variant v = block_variant::automatic,
-                                const boost::compute::buffer* output = nullptr) {
+                                const boost::compute::buffer* output = nullptr, boost::compute::command_queue* writes = nullptr) {
     namespace c = vyre::compression;
     const std::size_t nframes = s.frame_count();
     if (input_bytes > 0xFFFFFFFFull || s.output_bytes > 0xFFFFFFFFull || s.literal_bytes > 0xFFFFFFFFull)
@@ -500,20 +501,24 @@ inline void enqueue_zstd_frames(runtime::context& ctx, const boost::compute::buf
     r.output_bytes = s.output_bytes;
     r.dispatch = {};
     if (nframes == 0) return;
+    boost::compute::command_queue& to = writes ? *writes : ctx.queue();
+    boost::compute::event written;
     const auto write = [&](boost::compute::buffer& b, const void* from, std::size_t bytes) {
-        if (bytes != 0) runtime::cl_call("clEnqueueWriteBuffer", [&] { ctx.queue().enqueue_write_buffer_async(b, 0, bytes, from); });
+        if (bytes != 0) runtime::cl_call("clEnqueueWriteBuffer", [&] { written = to.enqueue_write_buffer_async(b, 0, bytes, from); });
     };
     try {
         write(r.frames, s.frames.data(), s.frames.size() * 4);
         write(r.blocks, s.blocks.data(), s.blocks.size() * 4);
         write(r.tables, s.tables.data(), s.tables.size() * 4);
-        enqueue_zstd_fse_tables(ctx, r.tables, s.table_words(), s.fse_descriptions, r.fse);
         // Written through the queue into a buffer the run keeps, not made per run: replacing a
         // buffer frees one, which the NVIDIA driver does only once the whole device is idle.
         r.words = {static_cast<std::uint32_t>(nframes), static_cast<std::uint32_t>(input_bytes), static_cast<std::uint32_t>(s.output_bytes),
                    static_cast<std::uint32_t>(s.literal_bytes), static_cast<std::uint32_t>(s.blocks.size()),
                    static_cast<std::uint32_t>(s.table_words())};
         write(r.params, r.words.data(), r.words.size() * 4);
+        // The program waits for the writes above; the tables' build for its own ones too.
+        if (writes) runtime::wait_across(*writes, written, ctx.queue());
+        enqueue_zstd_fse_tables(ctx, r.tables, s.table_words(), s.fse_descriptions, r.fse, writes);
         namespace b = zstd_frames_binding;
         std::vector<runtime::buffer_arg> args(8);
         args[b::input] = {input, static_cast<std::uint32_t>(input.size() / 4)};
@@ -529,6 +534,7 @@ inline void enqueue_zstd_frames(runtime::context& ctx, const boost::compute::buf
     } catch (...) {
         // Writes from `s` may be pending: they finish before the caller may free it.
         try {
+            if (writes) writes->finish();
             ctx.queue().finish();
         } catch (...) {
         }
@@ -541,7 +547,7 @@ inline zstd_frames_buffers enqueue_zstd_frames(runtime::context& ctx, const boos
                                                const format::zstd_sections& s, block_variant v = block_variant::automatic,
                                                const boost::compute::buffer* output = nullptr) {
     zstd_frames_buffers r;
-    enqueue_zstd_frames(ctx, input, input_bytes, s, r, v, output);
+    enqueue_zstd_frames(ctx, input, input_bytes, s, r, v, output, nullptr);
     return r;
 }
 

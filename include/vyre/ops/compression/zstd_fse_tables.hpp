@@ -130,8 +130,11 @@ struct zstd_fse_tables_buffers {
 // Enqueues the build of every described table into `tables` (its first `table_words` words; the
 // buffer is read-write) on ctx's queue, nothing waited for: `descriptions` is written from where it
 // is, so it must outlive the queue's work. `b` is empty or holds the buffers of a completed run.
+// `writes`, when given, carries the writes instead of ctx's queue, which waits for them: a
+// pipeline keeps them in order with its other uploads there (engine/detail/zstd_frames_pass.hpp).
 inline void enqueue_zstd_fse_tables(runtime::context& ctx, const boost::compute::buffer& tables, std::uint64_t table_words,
-                                    std::span<const std::uint32_t> descriptions, zstd_fse_tables_buffers& b) {
+                                    std::span<const std::uint32_t> descriptions, zstd_fse_tables_buffers& b,
+                                    boost::compute::command_queue* writes = nullptr) {
     namespace c = vyre::compression;
     const std::uint64_t count = descriptions.size() / c::zstd_fse_description_words;
     if (descriptions.size() % c::zstd_fse_description_words != 0)
@@ -145,10 +148,13 @@ inline void enqueue_zstd_fse_tables(runtime::context& ctx, const boost::compute:
     runtime::reserve(ctx, b.descriptions, descriptions.size_bytes(), CL_MEM_READ_ONLY);
     runtime::reserve(ctx, b.params, zstd_fse_tables_param_words * 4, CL_MEM_READ_ONLY);
     b.words = {static_cast<std::uint32_t>(count), static_cast<std::uint32_t>(table_words)};
+    boost::compute::command_queue& to = writes ? *writes : ctx.queue();
+    boost::compute::event written;
     runtime::cl_call("clEnqueueWriteBuffer", [&] {
-        ctx.queue().enqueue_write_buffer_async(b.descriptions, 0, descriptions.size_bytes(), descriptions.data());
-        ctx.queue().enqueue_write_buffer_async(b.params, 0, b.words.size() * 4, b.words.data());
+        to.enqueue_write_buffer_async(b.descriptions, 0, descriptions.size_bytes(), descriptions.data());
+        written = to.enqueue_write_buffer_async(b.params, 0, b.words.size() * 4, b.words.data());
     });
+    if (writes) runtime::wait_across(*writes, written, ctx.queue());
     namespace bind = zstd_fse_tables_binding;
     const auto words = [](const boost::compute::buffer& x) { return static_cast<std::uint32_t>(x.size() / 4); };
     std::vector<runtime::buffer_arg> args(3);
