@@ -861,6 +861,37 @@ BOOST_AUTO_TEST_CASE(the_walk_keeps_to_its_memory_budget) {
     BOOST_CHECK_NO_THROW(fmt::plan_zstd_sections(file, parsed, all, 2, needed));
 }
 
+// Frames are walked, and their records and tables moved into place, on any number of threads:
+// the layout is the same on every count.
+BOOST_AUTO_TEST_CASE(the_walk_is_the_same_on_any_number_of_threads) {
+    const bytes src = mixed_source(300u << 10, 12);
+    const bytes file = compress_frames(src, 4096, 3);
+    const fmt::zstd_file parsed = fmt::parse_zstd(file);
+    std::vector<std::size_t> all(parsed.frames.size());
+    std::iota(all.begin(), all.end(), std::size_t{0});
+    BOOST_TEST_REQUIRE(all.size() > 100u);
+    for (const bool described : {false, true}) {
+        const auto one = fmt::plan_zstd_sections(file, parsed, all, fmt::zstd_plan_options{1, fmt::zstd_default_max_plan_bytes, described});
+        BOOST_TEST(one.frame_count() == all.size());
+        BOOST_TEST((described ? !one.fse_descriptions.empty() : one.fse_descriptions.empty()));
+        for (const unsigned threads : {2u, 3u, 8u}) {
+            BOOST_TEST_CONTEXT("threads " << threads << (described ? ", tables described" : "")) {
+                const auto many = fmt::plan_zstd_sections(file, parsed, all, fmt::zstd_plan_options{threads, fmt::zstd_default_max_plan_bytes, described});
+                BOOST_TEST((many.frames == one.frames));
+                BOOST_TEST((many.blocks == one.blocks));
+                BOOST_TEST((many.tables == one.tables));
+                BOOST_TEST((many.fse_descriptions == one.fse_descriptions));
+                BOOST_TEST(many.described_words == one.described_words);
+                BOOST_TEST(many.literal_bytes == one.literal_bytes);
+                BOOST_TEST(many.input_bytes == one.input_bytes);
+                BOOST_TEST(many.output_bytes == one.output_bytes);
+                BOOST_TEST(many.sequences == one.sequences);
+                BOOST_TEST(many.compressed_blocks == one.compressed_blocks);
+            }
+        }
+    }
+}
+
 // Which files the automatic route sends to compression.zstd.blocks: on a GPU, few frames with
 // compressed blocks and enough output; never on a CPU device, never small or many-framed files.
 // And which groups of the device route it decodes.
