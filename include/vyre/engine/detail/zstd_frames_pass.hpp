@@ -391,9 +391,8 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             runtime::cl_call("clEnqueueWriteBuffer",
                              [&] { uploaded = up.enqueue_write_buffer_async(set.input, 0, s.input_bytes, data.data() + s.input_base); });
             if (options.timeline) recorded[k].upload = uploaded, recorded[k].enqueued = clock();
-            // Submitted before another queue waits on it (the blocks program blocks on its queue next).
-            runtime::cl_call("clFlush", [&] { up.flush(); });
-            runtime::cl_call("clEnqueueBarrierWithWaitList", [&] { program_queue.queue().enqueue_barrier(bcm::wait_list(uploaded)); });
+            // The upload is flushed before the program queue waits on it (the blocks program blocks on its queue next).
+            runtime::wait_across(up, uploaded, program_queue.queue());
             bcm::wait_list ran;
             bcm::event last;
             if (by_blocks(g, s)) {
