@@ -461,9 +461,7 @@ void check_device_route(rt::context& ctx, const bytes& zst, const bytes& want, s
             // Frames that declare their size and carry a checksum are hashed on the device.
             const fmt::zstd_file parsed = fmt::parse_zstd(zst);
             const bool hashable = std::any_of(parsed.frames.begin(), parsed.frames.end(), [](const fmt::zstd_frame& f) { return f.checksum.has_value(); }) &&
-                                  std::all_of(parsed.frames.begin(), parsed.frames.end(), [](const fmt::zstd_frame& f) {
-                                      return !f.checksum || (f.content_size && *f.content_size <= eng::detail::zstd_device_hash_max_frame);
-                                  });
+                                  eng::detail::zstd_device_hashes(parsed);
             BOOST_TEST((d.report.device_hashed_frames != 0) == hashable);
             BOOST_TEST((host.report.device_hashed_frames != 0) == hashable);
             bytes back(want.size());
@@ -890,6 +888,35 @@ BOOST_AUTO_TEST_CASE(the_walk_is_the_same_on_any_number_of_threads) {
             }
         }
     }
+}
+
+// Where the device route hashes the frames: short frames always; long ones only when there are
+// many (the longest at most a 128th of the checksummed bytes); never when a checksummed frame
+// does not declare its size. Frames without a checksum do not count.
+BOOST_AUTO_TEST_CASE(the_device_hashes_short_frames_and_many_long_ones) {
+    const auto file = [](std::size_t count, std::uint64_t size, bool checksum = true, bool declared = true) {
+        fmt::zstd_file f;
+        for (std::size_t i = 0; i < count; ++i) {
+            fmt::zstd_frame frame;
+            if (declared) frame.content_size = size;
+            if (checksum) frame.checksum = 0;
+            frame.output_capacity = size;
+            f.frames.push_back(frame);
+        }
+        return f;
+    };
+    namespace d = eng::detail;
+    BOOST_TEST(d::zstd_device_hashes(file(1, 256u << 10)));
+    BOOST_TEST(d::zstd_device_hashes(file(16384, 64u << 10)));
+    BOOST_TEST(d::zstd_device_hashes(file(1024, 1u << 20)));
+    BOOST_TEST(d::zstd_device_hashes(file(128, 4u << 20)));
+    BOOST_TEST(!d::zstd_device_hashes(file(127, 4u << 20)));
+    BOOST_TEST(!d::zstd_device_hashes(file(1, (256u << 10) + 1)));
+    BOOST_TEST(!d::zstd_device_hashes(file(16384, 64u << 10, true, false)));
+    BOOST_TEST(d::zstd_device_hashes(file(1, 1u << 30, false)));
+    fmt::zstd_file mixed = file(1, 16u << 20, false);
+    mixed.frames.push_back(file(1, 1u << 20).frames[0]);
+    BOOST_TEST(!d::zstd_device_hashes(mixed)); // the unchecked frame's bytes are not the checksummed total
 }
 
 // Which files the automatic route sends to compression.zstd.blocks: on a GPU, few frames with

@@ -176,8 +176,8 @@ inline zstd_report decompress_zstd(runtime::context& ctx, std::span<const std::u
 // format::parse_zstd(file).staging_size bytes, reused across calls, in pinned host memory for DMA
 // speed; empty: allocated here (pageable). Nothing else comes back from the device. On the device
 // route the device also checks the frames' checksums (bytes.xxh64) where every checksummed frame
-// declares its size and none exceeds detail::zstd_device_hash_max_frame; otherwise the frames come
-// back into `scratch` to be hashed there.
+// declares its size and detail::zstd_device_hashes finds the frames short enough; otherwise the
+// frames come back into `scratch` to be hashed there.
 inline zstd_device_result decompress_zstd_to_device(runtime::context& ctx, std::span<const std::uint8_t> file,
                                                     const zstd_options& options = {}, std::span<std::uint8_t> scratch = {}) {
     auto [parsed, grown] = detail::zstd_parse_or_grow(file, options);

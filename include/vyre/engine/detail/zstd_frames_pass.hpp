@@ -151,18 +151,24 @@ inline bool zstd_frames_pay(const runtime::device_info& device, const format::zs
 
 // Where the device route hashes frames itself (bytes.xxh64): when every frame that carries a
 // checksum declares its content size (the range to hash is known before decoding; a frame that
-// decodes to another size fails on that first) and none is longer than zstd_device_hash_max_frame.
-// Into device memory the frames then never come back; into host memory the host's cores are spared
-// the hashing, which otherwise holds up the walk of the next group. Four invocations hash a frame, a quarter of it
-// each in order, so the kernel's time grows with the longest frame: on an H200 it hashed 228 MB
-// at 217 GB/s in ranges of 64 KiB but at 13.9 GB/s in ranges of 1 MiB, where reading the frames
-// back and hashing them on the host cores is faster (doc/ops/bytes.md).
-inline constexpr std::uint64_t zstd_device_hash_max_frame = std::uint64_t{256} << 10;
+// decodes to another size fails on that first), and the longest of them is short or a small share
+// of all checksummed bytes. Into device memory the frames then never come back; into host memory
+// the host's cores are spared the hashing, which otherwise holds up the walk of the next group.
+// Each frame's four accumulators walk it in order, so the kernel's time follows the longest frame
+// while the host's cores share the total: a few long frames hash faster on the host, many on the
+// device (measured crossover in doc/ops/bytes.md).
+inline constexpr std::uint64_t zstd_device_hash_short_frame = std::uint64_t{256} << 10;
+inline constexpr std::uint64_t zstd_device_hash_share = 128; // longest frame × this ≤ checksummed bytes
 
 inline bool zstd_device_hashes(const format::zstd_file& file) {
-    return std::all_of(file.frames.begin(), file.frames.end(), [](const format::zstd_frame& f) {
-        return !f.checksum || (f.content_size && *f.content_size <= f.output_capacity && *f.content_size <= zstd_device_hash_max_frame);
-    });
+    std::uint64_t longest = 0, total = 0;
+    for (const format::zstd_frame& f : file.frames) {
+        if (!f.checksum) continue;
+        if (!f.content_size || *f.content_size > f.output_capacity) return false;
+        longest = std::max(longest, *f.content_size);
+        total += *f.content_size;
+    }
+    return longest <= zstd_device_hash_short_frame || longest <= total / zstd_device_hash_share;
 }
 
 // Checks frames [first, first + count): status, content size, and the checksum against the
