@@ -69,6 +69,7 @@
 #include <vyre/format/xz.hpp>
 #include <vyre/format/zip.hpp>
 #include <vyre/format/zip_methods.hpp>
+#include <vyre/format/zstd_descriptions.hpp>
 #include <vyre/format/zstd_frame.hpp>
 #include <vyre/format/zstd_sections.hpp>
 #include <vyre/reference/dataflow.hpp>

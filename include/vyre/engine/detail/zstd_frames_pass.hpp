@@ -86,10 +86,9 @@ inline std::vector<zstd_frame_group> zstd_frame_groups(runtime::context& ctx, co
 // the group holds fewer than `enough` frames and its frames are either fewer than the compute units
 // or long (zstd_blocks_min_frame_output on average: one subgroup decodes a frame at a few tens of
 // MB/s, so a long frame keeps its subgroup busy long after the others are done). The last group of
-// a file of many short frames is short too, and stays with compression.zstd.frames. On an H200:
-// the last group of 16,384 frames of 64 KiB (3,712 frames) through the blocks program cost the
-// whole file 15-17% (15.1-15.4 against 17.1-18.0 GB/s), while 1,024 frames of 1 MiB ran at 9.2-9.3
-// GB/s through it against 6.3-6.5 with a frame per subgroup (doc/ops/compression.zstd.frames.md).
+// a file of many short frames is short too, and stays with compression.zstd.frames: through the
+// blocks program it cost such a file more than it saved, while 1,024 frames of 1 MiB ran faster
+// through it (figures in doc/ops/compression.zstd.frames.md).
 inline constexpr std::uint64_t zstd_blocks_min_frame_output = std::uint64_t{256} << 10;
 
 inline bool zstd_group_takes_blocks(const runtime::device_info& device, const format::zstd_file& file, std::size_t first,
@@ -104,9 +103,9 @@ inline bool zstd_group_takes_blocks(const runtime::device_info& device, const fo
 // host has threads, whose frames hold compressed blocks, goes whole to the device route, where
 // compression.zstd.blocks decodes every block at once. libzstd decodes a frame on one thread, so
 // the host's cores sit idle there; one `zstd -T0` frame is the common case. Small files stay on
-// the host (the passes' fixed costs), and so do files whose passes would not fit the device. On
-// the H100 one frame on the device (context warm) measured 0.85x libzstd at 8 MiB and 1.4x at
-// 16 MiB (doc/ops/compression.zstd.blocks.md).
+// the host (the passes' fixed costs), and so do files whose passes would not fit the device. One
+// frame on the device (context warm) overtook libzstd between 8 and 16 MiB
+// (doc/ops/compression.zstd.blocks.md).
 inline constexpr std::uint64_t zstd_blocks_min_output = std::uint64_t{16} << 20;
 
 inline bool zstd_blocks_pay(const runtime::device_info& device, const format::zstd_file& file, const zstd_options& options,
@@ -125,10 +124,9 @@ inline bool zstd_blocks_pay(const runtime::device_info& device, const format::zs
 }
 
 // The automatic route's other exception: on a GPU, a file of many short frames with compressed
-// blocks goes to the device route, compression.zstd.frames decoding a frame per subgroup. On an
-// H200, 16,384 frames of 64 KiB (libzstd level 3) came out of the device route at 15.6 to 16.5
-// GB/s into host memory, against 11.2 to 13.2 GB/s for libzstd on 16 cores, while 1,024 frames of
-// 1 MiB stayed faster on the host (doc/ops/compression.zstd.frames.md). "Many" is at least three
+// blocks goes to the device route, compression.zstd.frames decoding a frame per subgroup. At 64
+// KiB frames the device route beats libzstd on every host core, into host memory too; at 1 MiB
+// frames it does only into device memory (doc/ops/compression.zstd.frames.md). "Many" is at least three
 // dispatches' worth (zstd_frames_per_compute_unit per compute unit each), as measured; "short" is
 // at most zstd_device_max_frame_output on average. Sizes between are not measured and stay on the host.
 inline constexpr std::uint64_t zstd_device_max_frame_output = std::uint64_t{64} << 10;

@@ -5,10 +5,10 @@
 // How. XXH64 keeps four 64-bit accumulators; accumulator i takes bytes [32j + 8i, 32j + 8i + 8)
 // of every whole 32-byte stripe j, and each step depends on the one before, so a range cannot be
 // cut into chunks as a CRC can. Four invocations take a range, one per accumulator, each reading
-// whole words, 32 stripes' worth at a time; the first then merges the four, hashes the last
-// partial stripe and finishes the digest. A range's time grows with its length (its stripes one
-// after another), so the op suits many ranges, such as the frames of a layer; the host's cores
-// hash a single long range faster.
+// whole words, 32 stripes' worth at a time, a step ahead of hashing them; the first then merges
+// the four, hashes the last partial stripe and finishes the digest. A range's time grows with its
+// length (its stripes one after another), so the op suits many ranges, such as the frames of a
+// layer; the host's cores hash a few long ranges faster.
 #pragma once
 
 #include <vyre/dsl.hpp>

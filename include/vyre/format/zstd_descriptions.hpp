@@ -1,0 +1,176 @@
+// Reading a Zstandard block's table descriptions (RFC 8878 4.1.1 and 4.2.1): an FSE distribution,
+// and a Huffman tree description, its weights direct or FSE-compressed. The host's walk over
+// compressed blocks (format/zstd_sections.hpp) reads them; a malformed one is a format_error that
+// names its byte offset.
+#pragma once
+
+#include <vyre/compression/zstd.hpp>
+#include <vyre/compression/zstd_entropy.hpp>
+#include <vyre/error.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace vyre::format::detail {
+
+// Reads bits first-to-last from the low bit of each byte (FSE table descriptions); past the end
+// it reads zeros, and `used()` tells how far it went.
+class zstd_forward_bits {
+public:
+    explicit zstd_forward_bits(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
+    // n <= 32
+    std::uint32_t peek(std::uint32_t n) const {
+        const std::uint64_t byte = at_ / 8;
+        std::uint64_t word = 0;
+        for (std::uint64_t i = 0; i < 8 && byte + i < bytes_.size(); ++i) word |= std::uint64_t{bytes_[byte + i]} << (8 * i);
+        return static_cast<std::uint32_t>((word >> (at_ % 8)) & ((std::uint64_t{1} << n) - 1));
+    }
+    void skip(std::uint32_t n) { at_ += n; }
+    std::uint64_t used_bytes() const noexcept { return (at_ + 7) / 8; }
+
+private:
+    std::span<const std::uint8_t> bytes_;
+    std::uint64_t at_ = 0;
+};
+
+// An FSE table description (RFC 8878 4.1.1) at the start of `bytes`: the distribution over
+// symbols 0..max_symbol, its accuracy log (at most max_log) and the bytes it took. Throws
+// format_error at `offset` (the description's file offset) when it is malformed.
+struct zstd_counts {
+    std::vector<std::int16_t> counts;
+    std::uint32_t log = 0;
+    std::uint64_t bytes = 0;
+};
+
+inline zstd_counts zstd_read_counts(std::span<const std::uint8_t> bytes, std::uint32_t max_symbol, std::uint32_t max_log,
+                                    std::uint64_t offset, const char* what) {
+    const auto fail = [&](const std::string& why) {
+        throw format_error(std::string("zstd: ") + what + " table description: " + why, offset);
+    };
+    zstd_forward_bits in(bytes);
+    zstd_counts out;
+    out.log = in.peek(4) + 5;
+    in.skip(4);
+    if (out.log > max_log) fail("accuracy log " + std::to_string(out.log) + " above " + std::to_string(max_log));
+    std::int32_t remaining = (1 << out.log) + 1;
+    std::int32_t threshold = 1 << out.log;
+    std::uint32_t bits = out.log + 1;
+    bool previous_zero = false;
+    while (remaining > 1) {
+        if (previous_zero) {
+            std::uint32_t zeros = 0;
+            while (in.peek(2) == 3) {
+                zeros += 3;
+                in.skip(2);
+                if (out.counts.size() + zeros > max_symbol + 1u) fail("zero run past symbol " + std::to_string(max_symbol));
+            }
+            zeros += in.peek(2);
+            in.skip(2);
+            if (out.counts.size() + zeros > max_symbol + 1u) fail("zero run past symbol " + std::to_string(max_symbol));
+            out.counts.insert(out.counts.end(), zeros, 0);
+        }
+        if (out.counts.size() > max_symbol) fail("probabilities past symbol " + std::to_string(max_symbol));
+        const std::int32_t max = (2 * threshold - 1) - remaining;
+        const auto v = static_cast<std::int32_t>(in.peek(bits));
+        std::int32_t count;
+        if ((v & (threshold - 1)) < max) {
+            count = v & (threshold - 1);
+            in.skip(bits - 1);
+        } else {
+            count = v & (2 * threshold - 1);
+            if (count >= threshold) count -= max;
+            in.skip(bits);
+        }
+        --count;
+        remaining -= count < 0 ? -count : count;
+        out.counts.push_back(static_cast<std::int16_t>(count));
+        previous_zero = count == 0;
+        if (remaining <= 1) break;
+        while (remaining < threshold) {
+            --bits;
+            threshold >>= 1;
+        }
+    }
+    if (remaining != 1) fail("probabilities do not sum to " + std::to_string(1u << out.log));
+    out.bytes = in.used_bytes();
+    if (out.bytes > bytes.size()) fail("needs " + std::to_string(out.bytes) + " bytes, " + std::to_string(bytes.size()) + " remain");
+    return out;
+}
+
+// The weights of a Huffman tree description compressed with FSE (RFC 8878 4.2.1.2): two states
+// interleaved over a backward bitstream, until a state update reads past its start.
+inline std::vector<std::uint8_t> zstd_fse_weights(std::span<const std::uint8_t> stream, std::span<const compression::zstd_fse_entry> table,
+                                                  std::uint32_t log, std::uint64_t offset) {
+    const auto fail = [&](const std::string& why) { throw format_error("zstd: Huffman weights: " + why, offset); };
+    if (stream.empty() || stream.back() == 0) fail("the bitstream has no end marker");
+    std::int64_t left = static_cast<std::int64_t>(stream.size()) * 8 - std::countl_zero(stream.back()) - 1;
+    // Bits [left - n, left) of the little-endian number the stream is, zeros below bit 0 (n <= 16).
+    const auto read = [&](std::uint32_t n) {
+        const std::int64_t low = left - n;
+        std::uint32_t v = 0;
+        if (n != 0 && left > 0) {
+            // The bytes holding bits [max(low, 0), left), as one number from bit `first * 8`.
+            const std::int64_t first = std::max<std::int64_t>(low, 0) / 8, last = (left - 1) / 8;
+            std::uint64_t word = 0;
+            for (std::int64_t b = last; b >= first; --b) word = word << 8 | stream[static_cast<std::size_t>(b)];
+            const std::int64_t shift = low - first * 8; // negative: zeros below bit 0
+            v = static_cast<std::uint32_t>((shift >= 0 ? word >> shift : word << -shift) & ((1u << n) - 1u));
+        }
+        left -= n;
+        return v;
+    };
+    std::array<std::uint32_t, 2> state{read(log), read(log)};
+    if (left < 0) fail("the bitstream is shorter than its two states");
+    std::vector<std::uint8_t> weights;
+    for (std::uint32_t which = 0;; which ^= 1u) {
+        const auto& e = table[state[which]];
+        weights.push_back(static_cast<std::uint8_t>(e.symbol));
+        state[which] = e.baseline + read(e.bits);
+        if (left < 0) {
+            weights.push_back(static_cast<std::uint8_t>(table[state[which ^ 1u]].symbol));
+            break;
+        }
+        if (weights.size() > 255) fail("more than 255 weights");
+    }
+    if (weights.size() > 255) fail("more than 255 weights");
+    return weights;
+}
+
+// A Huffman tree description at the start of `bytes` (RFC 8878 4.2.1): the table and the bytes
+// the description took.
+inline std::pair<compression::zstd_huffman_code, std::uint64_t> zstd_read_huffman(std::span<const std::uint8_t> bytes,
+                                                                                   std::uint64_t offset) {
+    const auto fail = [&](const std::string& why) { throw format_error("zstd: Huffman tree description: " + why, offset); };
+    if (bytes.empty()) fail("missing");
+    const std::uint32_t header = bytes[0];
+    std::vector<std::uint8_t> weights;
+    std::uint64_t size = 0;
+    if (header < 128) {
+        size = 1 + header;
+        if (size > bytes.size()) fail("needs " + std::to_string(size) + " bytes, " + std::to_string(bytes.size()) + " remain");
+        const auto body = bytes.subspan(1, header);
+        const zstd_counts c = zstd_read_counts(body, compression::zstd_huffman_max_bits, compression::zstd_huffman_weight_max_log,
+                                               offset + 1, "Huffman weights");
+        const auto table = compression::zstd_fse_table(c.counts, c.log);
+        if (table.empty()) fail("the weights' distribution builds no table");
+        weights = zstd_fse_weights(body.subspan(c.bytes), table, c.log, offset + 1 + c.bytes);
+    } else {
+        const std::uint32_t n = header - 127;
+        size = 1 + (n + 1) / 2;
+        if (size > bytes.size()) fail("needs " + std::to_string(size) + " bytes, " + std::to_string(bytes.size()) + " remain");
+        for (std::uint32_t i = 0; i < n; ++i) weights.push_back(i % 2 == 0 ? bytes[1 + i / 2] >> 4 : bytes[1 + i / 2] & 15u);
+    }
+    auto t = compression::zstd_huffman_from_weights(weights);
+    if (!t)
+        fail("the weights describe no prefix code (of at most " + std::to_string(compression::zstd_huffman_max_bits) +
+             " bits, its longest codes at least a pair)");
+    return {std::move(*t), size};
+}
+
+} // namespace vyre::format::detail
