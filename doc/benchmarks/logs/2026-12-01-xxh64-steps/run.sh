@@ -32,7 +32,7 @@ bytes() { # bytes NAME BINARY: bench_bytes at several range lengths
 }
 one() { # one NAME BINARY ARGS...: one bench_zstd run, 1 GiB
   n=$1; b=$2; shift 2
-  echo "=== $n $(date -u +%T)"; VYRE_DEVICE=nvidia $b $c --mib 1024 --runs 3 "$@" 2>&1 | tee -a $OUT/$n.log | grep -a -v "^@result" | grep -a "timeline\|^#   *[0-9]\|^frames\|ours\|alone\|group\|device\|libzstd"
+  echo "=== $n $(date -u +%T)"; VYRE_DEVICE=nvidia $b $c --mib 1024 --runs 3 "$@" 2>&1 | tee -a $OUT/$n.log | grep -a -v "^@result" | grep -a "timeline\|^#   *[0-9]\|^frames\|ours\|alone\|group\|device\|libzstd\|host walk"
 }
 nv() { echo "=== bench_nvcomp $(date -u +%T)"; bench_nvcomp $c --mib 1024 --runs 3 --cases zstd --zstd-chunks 65536,1048576 2>&1 | tee $OUT/nvcomp.log | grep -a -v "^@result"; }
 if [ "$mode" = hash ]; then
@@ -59,6 +59,13 @@ if [ "$mode" = final ]; then
     one r$r-new bench_zstd_new --routes device,device:frames --cases frames64k,frames1m --timeline
   done
   nv
+fi
+if [ "$mode" = walk ]; then
+  for r in 1 2 3; do
+    one w$r-before bench_zstd_new --routes device:frames --cases frames64k
+    one w$r-walk bench_zstd_walk --routes device:frames --cases frames64k --timeline
+  done
+  tests $here/tests
 fi
 if [ "$mode" = tests ]; then tests $here/tests; fi
 echo "=== end $(date -u +%T)"
