@@ -127,12 +127,25 @@ struct zstd_frame_plan {
     std::uint64_t described_words = 0;
     std::vector<std::pair<std::size_t, std::uint32_t>> described_slots; // (record word, described offset)
     std::uint64_t literal_bytes = 0, compressed_blocks = 0, sequences = 0;
+    // Words not yet taken from the shared budget. They are taken in batches: taken table by table,
+    // frames walked on many threads all waited on the budget's one counter.
+    std::uint64_t uncharged = 0;
+    static constexpr std::uint64_t charge_batch = std::uint64_t{1} << 14;
+
+    void charge(std::uint64_t words) {
+        uncharged += words;
+        if (uncharged >= charge_batch) settle();
+    }
+    void settle() {
+        budget->take(uncharged);
+        uncharged = 0;
+    }
 
     template <class Table>
     std::uint32_t append(const Table& t) {
         const std::size_t before = tables.size();
         const std::uint32_t at = zstd_u32(table_base + std::uint64_t{compression::zstd_append_table(tables, t)}, "the table words");
-        budget->take(tables.size() - before);
+        charge(tables.size() - before);
         return at;
     }
 
@@ -146,7 +159,7 @@ struct zstd_frame_plan {
             return zstd_table_ref{append(table), false};
         }
         const std::uint64_t words = 1 + (std::uint64_t{1} << log);
-        budget->take(words + compression::zstd_fse_description_words);
+        charge(words + compression::zstd_fse_description_words);
         const std::uint32_t at = zstd_u32(described_words, "the table words");
         compression::zstd_append_fse_description(descriptions, at, counts, log);
         described_words += words;
@@ -354,7 +367,7 @@ inline void zstd_plan_blocks(std::span<const std::uint8_t> data, const zstd_fram
     namespace c = compression;
     if (f.dictionary_id != 0)
         throw format_error("zstd: the frame needs dictionary " + std::to_string(f.dictionary_id) + ", and none is supported", f.offset);
-    p.budget->take(count * c::zstd_block_words);
+    p.charge(count * c::zstd_block_words);
     p.blocks.assign(count * c::zstd_block_words, 0u);
     for (std::size_t k = 0; k < count; ++k) {
         const zstd_block& b = f.blocks[first + k];
@@ -369,6 +382,7 @@ inline void zstd_plan_blocks(std::span<const std::uint8_t> data, const zstd_fram
             rec[c::zstd_block_field::maximum] = f.block_maximum_size;
         }
     }
+    p.settle();
 }
 
 // One frame, planned into `p` (its blocks' records, the tables they introduce).
@@ -416,6 +430,7 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
     std::vector<std::exception_ptr> failures(which.size());
     detail::zstd_plan_budget budget;
     budget.limit = options.max_plan_bytes;
+    // Eight frames per turn: frames are short, and the threads share one counter of turns.
     util::parallel_for(which.size(), threads, [&](std::size_t k) {
         try {
             plans[k].input_base = s.input_base;
@@ -426,7 +441,7 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
         } catch (...) {
             failures[k] = std::current_exception();
         }
-    });
+    }, 8);
     for (const auto& e : failures)
         if (e) std::rethrow_exception(e);
     // Where each frame's records and tables land: running sums over the frames, with every size
@@ -492,7 +507,7 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
         std::copy(p.blocks.begin(), p.blocks.end(), s.blocks.begin() + static_cast<std::ptrdiff_t>(at.blocks));
         std::copy(p.tables.begin(), p.tables.end(), s.tables.begin() + static_cast<std::ptrdiff_t>(at.tables));
         p = {};
-    });
+    }, 8);
     return s;
 }
 

@@ -67,5 +67,11 @@ if [ "$mode" = walk ]; then
   done
   tests $here/tests
 fi
+if [ "$mode" = budget ]; then
+  for r in 1 2 3; do
+    one b$r-before bench_zstd_new --routes device:frames --cases frames64k
+    one b$r-budget bench_zstd_budget --routes device:frames --cases frames64k
+  done
+fi
 if [ "$mode" = tests ]; then tests $here/tests; fi
 echo "=== end $(date -u +%T)"
