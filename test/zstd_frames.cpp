@@ -857,6 +857,17 @@ BOOST_AUTO_TEST_CASE(the_walk_keeps_to_its_memory_budget) {
     const std::uint64_t needed = (full.blocks.size() + full.tables.size()) * 4;
     BOOST_CHECK_THROW(fmt::plan_zstd_sections(file, parsed, all, 2, needed / 2), vyre::resource_error);
     BOOST_CHECK_NO_THROW(fmt::plan_zstd_sections(file, parsed, all, 2, needed));
+    // One long frame takes its words from the budget in several batches before its end: the same
+    // limits hold.
+    const bytes long_src = mixed_source(16u << 20, 12);
+    const bytes one = compress_frames(long_src, long_src.size(), 1);
+    const fmt::zstd_file one_parsed = fmt::parse_zstd(one);
+    const std::vector<std::size_t> first{0};
+    const auto whole = fmt::plan_zstd_sections(one, one_parsed, first, 2);
+    const std::uint64_t one_needed = (whole.blocks.size() + whole.tables.size()) * 4;
+    BOOST_TEST_REQUIRE(one_needed / 4 > 2 * fmt::detail::zstd_frame_plan::charge_batch); // words
+    BOOST_CHECK_THROW(fmt::plan_zstd_sections(one, one_parsed, first, 2, one_needed / 2), vyre::resource_error);
+    BOOST_CHECK_NO_THROW(fmt::plan_zstd_sections(one, one_parsed, first, 2, one_needed));
 }
 
 // Frames are walked, and their records and tables moved into place, on any number of threads:
