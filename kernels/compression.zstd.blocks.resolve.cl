@@ -38,7 +38,7 @@ void compression_zstd_blocks_resolve(
         if (((uint)(p != i))) {
             uint q = vyre_load_global_uint(links, links_len, p);
             uint hops = 0u;
-            while (((uint)(((uint)(q != p)) && ((uint)(hops < 8u))))) {
+            while (((uint)(((uint)(q != p)) && ((uint)(hops < 32u))))) {
                 p = q;
                 q = vyre_load_global_uint(links, links_len, p);
                 hops = (hops + 1u);

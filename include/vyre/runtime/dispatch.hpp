@@ -58,6 +58,13 @@ inline bc::event dispatch(context& ctx, const compiled_program& cp, std::array<s
     });
 }
 
+// How long an enqueued command ran on the device, from its event (finished), where ctx's queue
+// profiles; 0 elsewhere and for no event (a launch of no workgroups).
+inline double event_seconds(const context& ctx, const bc::event& e) {
+    if (!e.get() || !ctx.profiling()) return 0;
+    return double(e.get_profiling_info<cl_ulong>(CL_PROFILING_COMMAND_END) - e.get_profiling_info<cl_ulong>(CL_PROFILING_COMMAND_START)) * 1e-9;
+}
+
 // Uploads every buffer, runs, waits, and reads the writable buffers back into `buffers`
 // (indexed by binding, raw little-endian bytes: the same convention as reference::run).
 inline void run(context& ctx, const compiled_program& cp, std::array<std::uint32_t, 3> workgroups,

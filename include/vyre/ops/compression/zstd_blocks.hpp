@@ -118,6 +118,9 @@ struct zstd_blocks_result {
     std::array<std::uint32_t, 3> repeats{1, 4, 8}; // the repeat offsets the last frame's blocks leave
     // Wall clock of each pass, its wait for the device included.
     double decode_seconds = 0, execute_seconds = 0, resolve_seconds = 0;
+    // On a profiling queue, the kernels' own time in each pass (the FSE tables' build, decode,
+    // execute, every resolve round); 0 elsewhere.
+    double tables_kernel_seconds = 0, decode_kernel_seconds = 0, execute_kernel_seconds = 0, resolve_kernel_seconds = 0;
 };
 
 // Regenerates the frames of `s` from `input` (a device buffer holding the file bytes the sections
@@ -170,7 +173,8 @@ inline zstd_blocks_result decode_zstd_blocks(runtime::context& ctx, const boost:
     // The tables planned on the host, then those described built after them (compression.zstd.fse_tables).
     bcm::buffer tables = runtime::allocate(ctx, std::max<std::uint64_t>(1, s.table_words()) * 4);
     runtime::write(ctx, tables, s.tables.data(), s.tables.size() * 4);
-    build_zstd_fse_tables(ctx, tables, s.table_words(), s.fse_descriptions);
+    zstd_fse_tables_buffers fse;
+    enqueue_zstd_fse_tables(ctx, tables, s.table_words(), s.fse_descriptions, fse);
     bcm::buffer literals = runtime::allocate(ctx, std::max<std::uint64_t>(4, runtime::padded_bytes(s.literal_bytes)));
     bcm::buffer sequences = runtime::allocate(ctx, std::max<std::uint64_t>(4, plan.records * c::zstd_sequence_words * 4));
     bcm::buffer summaries = runtime::allocate(ctx, nblocks * c::zstd_summary_words * 4);
@@ -189,8 +193,10 @@ inline zstd_blocks_result decode_zstd_blocks(runtime::context& ctx, const boost:
         args[b::sequences] = {sequences, words(sequences)};
         args[b::summaries] = {summaries, words(summaries)};
         args[b::params] = {params, zstd_decode_param_words};
-        runtime::dispatch(ctx, *kernels.decode, {groups(nblocks, kernels.per_workgroup), 1, 1}, args);
+        const auto ran = runtime::dispatch(ctx, *kernels.decode, {groups(nblocks, kernels.per_workgroup), 1, 1}, args);
         runtime::read(ctx, summaries, summary.data(), summary.size() * 4);
+        r.tables_kernel_seconds = runtime::event_seconds(ctx, fse.dispatch);
+        r.decode_kernel_seconds = runtime::event_seconds(ctx, ran);
     }
     double t1 = clock();
     r.decode_seconds = t1 - t0;
@@ -226,8 +232,9 @@ inline zstd_blocks_result decode_zstd_blocks(runtime::context& ctx, const boost:
         args[b::links] = {links, words(links)};
         args[b::verdicts] = {verdicts, words(verdicts)};
         args[b::params] = {params, zstd_execute_param_words};
-        runtime::dispatch(ctx, *kernels.execute, {groups(nblocks, kernels.per_workgroup), 1, 1}, args);
+        const auto ran = runtime::dispatch(ctx, *kernels.execute, {groups(nblocks, kernels.per_workgroup), 1, 1}, args);
         runtime::read(ctx, verdicts, verdict.data(), verdict.size() * 4);
+        r.execute_kernel_seconds = runtime::event_seconds(ctx, ran);
     }
     t0 = clock();
     r.execute_seconds = t0 - t1;
@@ -253,8 +260,9 @@ inline zstd_blocks_result decode_zstd_blocks(runtime::context& ctx, const boost:
                 throw resource_error(id + ": links still unresolved after " + std::to_string(zstd_blocks_max_rounds) + " rounds");
             runtime::fill(ctx, unresolved, 0, 4);
             args[b::params] = {r.rounds == 0 ? first_params : later_params, zstd_resolve_param_words};
-            runtime::dispatch(ctx, resolve, {u32(nranges), 1, 1}, args);
+            const auto ran = runtime::dispatch(ctx, resolve, {u32(nranges), 1, 1}, args);
             runtime::read(ctx, unresolved, &left, 4);
+            r.resolve_kernel_seconds += runtime::event_seconds(ctx, ran);
         }
     }
     r.resolve_seconds = clock() - t0;

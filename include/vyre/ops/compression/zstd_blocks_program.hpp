@@ -43,8 +43,10 @@ enum : std::uint32_t { ranges = 0, links = 1, output = 2, unresolved = 3, params
 // params: [ranges, first round (1) or a later one (0)]
 inline constexpr std::uint32_t zstd_resolve_param_words = 2;
 inline constexpr std::uint32_t zstd_resolve_workgroup = 256;
-// Links a round follows per byte before it writes back what it reached.
-inline constexpr std::uint32_t zstd_resolve_hops = 8;
+// Links a round follows per byte before it writes back what it reached. Every round reads and
+// writes every byte's link, so fewer, longer rounds pay (measured in
+// doc/ops/compression.zstd.blocks.md, "Performance").
+inline constexpr std::uint32_t zstd_resolve_hops = 32;
 
 // decode: a block per subgroup. Raw and RLE blocks are only checked. A compressed block's
 // literals go into the scratch (lane s decoding Huffman stream s, from a code expanded into
