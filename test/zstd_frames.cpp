@@ -227,6 +227,37 @@ VYRE_DEVICE_TEST(frames_libzstd_writes_decode_byte_for_byte) {
     BOOST_TEST(seen.rle_block);
 }
 
+// compression.zstd.blocks on a profiling queue reports each pass's kernel time (within the pass's
+// wall clock); on a queue that does not profile, none.
+VYRE_DEVICE_TEST(block_passes_report_their_kernels_on_profiling_queues) {
+    const bytes src = mixed_source(300000, 7);
+    const bytes file = compress_frames(src, src.size(), 3);
+    const planned p = plan(file, /*device_tables=*/true);
+    const auto& s = p.sections;
+    bytes padded(file.begin() + static_cast<std::ptrdiff_t>(s.input_base),
+                 file.begin() + static_cast<std::ptrdiff_t>(s.input_base + s.input_bytes));
+    padded.resize(rt::padded_bytes(padded.size()), 0);
+    boost::compute::command_queue q(dev.ctx().cl_context(), dev.ctx().device().device, boost::compute::command_queue::enable_profiling);
+    rt::context profiled(q);
+    const auto input = rt::upload(profiled, std::span<const std::uint8_t>(padded), CL_MEM_READ_ONLY);
+    const auto r = cz::decode_zstd_blocks(profiled, input, s.input_bytes, s);
+    bytes out(s.output_bytes);
+    rt::read(profiled, r.output, out.data(), out.size());
+    BOOST_TEST((packed(decoded{out, r.statuses}, s) == src));
+    BOOST_TEST(r.decode_kernel_seconds > 0.0);
+    BOOST_TEST(r.execute_kernel_seconds > 0.0);
+    BOOST_TEST(r.resolve_kernel_seconds > 0.0);
+    BOOST_TEST(r.decode_kernel_seconds <= r.decode_seconds);
+    BOOST_TEST(r.execute_kernel_seconds <= r.execute_seconds);
+    BOOST_TEST(r.resolve_kernel_seconds <= r.resolve_seconds);
+    BOOST_TEST((r.tables_kernel_seconds > 0.0) == !s.fse_descriptions.empty());
+    if (!dev.ctx().profiling()) {
+        const auto plain = cz::decode_zstd_blocks(dev.ctx(), input, s.input_bytes, s);
+        BOOST_TEST(plain.decode_kernel_seconds + plain.execute_kernel_seconds + plain.resolve_kernel_seconds + plain.tables_kernel_seconds == 0.0);
+        BOOST_TEST(plain.statuses == r.statuses, boost::test_tools::per_element());
+    }
+}
+
 // libzstd writes RLE literals only where a block's literals are one byte repeated, which the
 // files above never give; this frame has them: a compressed block of 20 RLE literals and no
 // sequences, then a last one of 4 raw literals and no sequences.
