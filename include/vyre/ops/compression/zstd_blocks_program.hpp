@@ -261,10 +261,12 @@ inline ir::program zstd_blocks_decode_program(std::uint32_t lanes, std::uint32_t
     return k.program();
 }
 
-// execute: a block per subgroup, its lanes splitting each sequence: literals are copied into the
-// output, and every byte gets a link (its own index for a literal, the index of the byte it
-// copies for a match). A match byte whose source lies below the history's end copies it at once
-// and becomes a literal. Nothing the pass writes is read back, so no lane waits for another.
+// execute: literals are copied into the output, and every byte gets a link (its own index for a
+// literal, the index of the byte it copies for a match). A match byte whose source lies below the
+// history's end copies it at once and becomes a literal. Nothing the pass writes is read back, so
+// no lane waits for another. The fast shape takes a block per subgroup and its sequences a batch
+// at a time (each lane a record, the bytes then written side by side); the reference shape, an
+// invocation per block, one sequence after another.
 inline ir::program zstd_blocks_execute_program(std::uint32_t lanes, std::uint32_t per_workgroup) {
     namespace d = vyre::dsl;
     namespace c = vyre::compression;
@@ -337,42 +339,129 @@ inline ir::program zstd_blocks_execute_program(std::uint32_t lanes, std::uint32_
                 const auto first = k.let("first_record", plan[block * c::zstd_plan_words]);
                 const auto lit_pos = k.let("lit_pos", 0u);
                 k.if_(!within(lit_at, size, lit_bytes), [&] { reason = why::bad_record; });
-                const auto i = k.let("seq_i", 0u);
-                k.while_(reason == why::none && i < run, [&] {
-                    const auto at = k.let("record_at", (first + i) * c::zstd_sequence_words);
-                    const auto ll = k.let("literal_length", seqs[at]);
-                    const auto ml = k.let("match_length", seqs[at + 1u]);
-                    const auto rs = k.let("record_slot", seqs[at + 2u]);
-                    const auto value = k.let("record_offset", seqs[at + 3u]);
-                    const auto off = k.let("offset", d::select(rs == 0u, value, d::select(rs == 1u, r0, d::select(rs == 2u, r1, r2)) - value));
-                    k.if_(d::cast<d::u64>(ll) + d::cast<d::u64>(ml) > d::cast<d::u64>(cap - op), [&] {
-                        reason = why::capacity;
-                        k.break_();
+                if (shared) {
+                    // A batch of up to `lanes` sequences at a time: lane s reads record i + s, the
+                    // sequences' positions are prefix sums over the subgroup, and the lanes then
+                    // write the batch's bytes side by side (byte p by lane p % lanes, which finds
+                    // its sequence by a binary search over the lanes' starts). Each lane checks its
+                    // own sequence as the serial loop would, and the batch stops before the first
+                    // that fails, so the bytes written and the reason are the serial loop's.
+                    // Lengths of 2^26 and more (records made elsewhere) end a batch, so that the
+                    // sums of a batch stay below 2^32.
+                    constexpr std::uint32_t big = 1u << 26;
+                    const auto u64 = [](const auto& x) { return d::cast<d::u64>(x); };
+                    const auto i = k.let("seq_i", 0u);
+                    k.while_(reason == why::none && i < run, [&] {
+                        const auto mine = k.let("mine", i + lane < run);
+                        const auto ll = k.let("literal_length", 0u), ml = k.let("match_length", 0u);
+                        const auto rs = k.let("record_slot", 0u), value = k.let("record_offset", 0u);
+                        k.if_(mine, [&] {
+                            const auto at = k.let("record_at", (first + i + lane) * c::zstd_sequence_words);
+                            ll = seqs[at];
+                            ml = seqs[at + 1u];
+                            rs = seqs[at + 2u];
+                            value = seqs[at + 3u];
+                        });
+                        const auto off = k.let("offset", d::select(rs == 0u, value, d::select(rs == 1u, r0, d::select(rs == 2u, r1, r2)) - value));
+                        const auto exact = k.let("exact", ll < big && ml < big);
+                        const auto inexact = k.let("inexact_lanes", d::subgroup_ballot(!exact));
+                        const auto n = k.let("batch", d::min(run - i, d::min(d::ctz(inexact) + 1u, d::lit(lanes))));
+                        const auto start = k.let("start", d::subgroup_exclusive_add(d::select(exact, ll + ml, d::lit(big))));
+                        const auto lit_start = k.let("lit_start", d::subgroup_exclusive_add(d::select(exact, ll, d::lit(big))));
+                        const auto at_op = k.let("at_op", u64(op) + u64(start));
+                        const auto at_lit = k.let("at_lit", u64(lit_pos) + u64(lit_start));
+                        const auto failure = k.let("failure", why::none);
+                        k.if_(lane < n, [&] {
+                            k.if_(at_op > u64(cap) || u64(ll) + u64(ml) > u64(cap) - at_op, [&] { failure = why::capacity; }).else_([&] {
+                                k.if_(off == 0u || u64(off) > at_op + u64(ll), [&] { failure = why::offset; }).else_([&] {
+                                    // the decode pass checked this: records from elsewhere
+                                    k.if_(at_lit > u64(size) || u64(ll) > u64(size) - at_lit, [&] { failure = why::bad_record; });
+                                });
+                            });
+                        });
+                        const auto failed = k.let("failed_lanes", d::subgroup_ballot(failure != why::none));
+                        const auto f = k.let("first_failed", d::ctz(failed));
+                        const auto failed_why = k.let("failed_why", d::subgroup_broadcast(failure, d::min(f, d::lit(lanes - 1u))));
+                        k.if_(f < n, [&] { reason = failed_why; });
+                        const auto m = k.let("executed", d::min(f, n));
+                        const auto last = k.let("last", d::select(m == 0u, 0u, m - 1u));
+                        const auto last_start = k.let("last_start", d::subgroup_broadcast(start, last));
+                        const auto last_bytes = k.let("last_bytes", d::subgroup_broadcast(ll + ml, last));
+                        const auto last_lit_start = k.let("last_lit_start", d::subgroup_broadcast(lit_start, last));
+                        const auto last_ll = k.let("last_literals", d::subgroup_broadcast(ll, last));
+                        const auto region = k.let("region", d::select(m == 0u, 0u, last_start + last_bytes));
+                        const auto key = k.let("key", d::select(lane < m, start, d::lit(0xFFFFFFFFu)));
+                        const auto base = k.let("base", 0u);
+                        k.while_(base < region, [&] {
+                            const auto p = k.let("p", base + lane);
+                            const auto s = k.let("s", 0u);
+                            for (std::uint32_t step = lanes / 2; step >= 1; step /= 2) {
+                                const auto probe = k.let("probe" + std::to_string(step), d::subgroup_shuffle(key, s + step));
+                                k.if_(probe <= p, [&] { s = s + step; });
+                            }
+                            const auto s_start = k.let("s_start", d::subgroup_shuffle(start, s));
+                            const auto s_ll = k.let("s_literals", d::subgroup_shuffle(ll, s));
+                            const auto s_off = k.let("s_offset", d::subgroup_shuffle(off, s));
+                            const auto s_lit = k.let("s_lit_start", d::subgroup_shuffle(lit_start, s));
+                            k.if_(p < region, [&] {
+                                const auto within = k.let("within", p - s_start);
+                                const auto pos = k.let("pos", op + p);
+                                k.if_(within < s_ll, [&] {
+                                    k.store(out, frame_out + pos, lit[lit_at + lit_pos + s_lit + within]);
+                                    k.store(links, frame_link + pos, frame_link + pos);
+                                }).else_([&] {
+                                    // pos >= s_off (checked above), so the source never wraps below the frame.
+                                    const auto from = k.let("from", frame_out + pos - s_off);
+                                    k.if_(from < history_end, [&] {
+                                        k.store(out, frame_out + pos, out[from]);
+                                        k.store(links, frame_link + pos, frame_link + pos);
+                                    }).else_([&] { k.store(links, frame_link + pos, frame_link + pos - s_off); });
+                                });
+                            });
+                            base = strided_next(base, lanes);
+                        });
+                        op = op + region;
+                        lit_pos = lit_pos + d::select(m == 0u, 0u, last_lit_start + last_ll);
+                        i = i + m;
                     });
-                    k.if_(off == 0u || off > op + ll, [&] {
-                        reason = why::offset;
-                        k.break_();
+                } else {
+                    const auto i = k.let("seq_i", 0u);
+                    k.while_(reason == why::none && i < run, [&] {
+                        const auto at = k.let("record_at", (first + i) * c::zstd_sequence_words);
+                        const auto ll = k.let("literal_length", seqs[at]);
+                        const auto ml = k.let("match_length", seqs[at + 1u]);
+                        const auto rs = k.let("record_slot", seqs[at + 2u]);
+                        const auto value = k.let("record_offset", seqs[at + 3u]);
+                        const auto off = k.let("offset", d::select(rs == 0u, value, d::select(rs == 1u, r0, d::select(rs == 2u, r1, r2)) - value));
+                        k.if_(d::cast<d::u64>(ll) + d::cast<d::u64>(ml) > d::cast<d::u64>(cap - op), [&] {
+                            reason = why::capacity;
+                            k.break_();
+                        });
+                        k.if_(off == 0u || off > op + ll, [&] {
+                            reason = why::offset;
+                            k.break_();
+                        });
+                        k.if_(ll > size - lit_pos, [&] {
+                            reason = why::bad_record; // the decode pass checked this: records from elsewhere
+                            k.break_();
+                        });
+                        literals_out("lit_j", ll, [&](const auto& j) { return lit[lit_at + lit_pos + j]; });
+                        op = op + ll;
+                        lit_pos = lit_pos + ll;
+                        const auto j = k.let("match_j", lane);
+                        k.while_(j < ml, [&] {
+                            // op + j >= off (checked above), so the source never wraps below the frame.
+                            const auto from = k.let("from", frame_out + op + j - off);
+                            k.if_(from < history_end, [&] {
+                                k.store(out, frame_out + op + j, out[from]);
+                                k.store(links, frame_link + op + j, frame_link + op + j);
+                            }).else_([&] { k.store(links, frame_link + op + j, frame_link + op + j - off); });
+                            j = strided_next(j, lanes);
+                        });
+                        op = op + ml;
+                        i = i + 1u;
                     });
-                    k.if_(ll > size - lit_pos, [&] {
-                        reason = why::bad_record; // the decode pass checked this: records from elsewhere
-                        k.break_();
-                    });
-                    literals_out("lit_j", ll, [&](const auto& j) { return lit[lit_at + lit_pos + j]; });
-                    op = op + ll;
-                    lit_pos = lit_pos + ll;
-                    const auto j = k.let("match_j", lane);
-                    k.while_(j < ml, [&] {
-                        // op + j >= off (checked above), so the source never wraps below the frame.
-                        const auto from = k.let("from", frame_out + op + j - off);
-                        k.if_(from < history_end, [&] {
-                            k.store(out, frame_out + op + j, out[from]);
-                            k.store(links, frame_link + op + j, frame_link + op + j);
-                        }).else_([&] { k.store(links, frame_link + op + j, frame_link + op + j - off); });
-                        j = strided_next(j, lanes);
-                    });
-                    op = op + ml;
-                    i = i + 1u;
-                });
+                }
                 k.if_(reason == why::none && (flags & c::zstd_exec_rest) != 0u, [&] {
                     const auto rest = k.let("rest", size - lit_pos);
                     k.if_(rest > cap - op, [&] { reason = why::capacity; }).else_([&] {
