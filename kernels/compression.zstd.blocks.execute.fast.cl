@@ -3,6 +3,9 @@
 #ifdef cl_khr_subgroup_shuffle
 #pragma OPENCL EXTENSION cl_khr_subgroup_shuffle : enable
 #endif
+static inline uint vyre_ctz_uint(uint x) {
+    return x == 0u ? 32u : 31u - clz(x & (0u - x));
+}
 static inline uint vyre_load_constant_uint(const __constant uint* b, uint n, uint i) {
     return i < n ? b[i] : 0u;
 }
@@ -104,45 +107,103 @@ void compression_zstd_blocks_execute_fast(
                 }
                 uint seq_i = 0u;
                 while (((uint)(((uint)(reason == 0u)) && ((uint)(seq_i < run))))) {
-                    uint record_at = ((first_record + seq_i) * 4u);
-                    uint literal_length = vyre_load_global_uint(records, records_len, record_at);
-                    uint match_length = vyre_load_global_uint(records, records_len, (record_at + 1u));
-                    uint record_slot = vyre_load_global_uint(records, records_len, (record_at + 2u));
-                    uint record_offset = vyre_load_global_uint(records, records_len, (record_at + 3u));
+                    uint mine = ((uint)((seq_i + lane) < run));
+                    uint literal_length = 0u;
+                    uint match_length = 0u;
+                    uint record_slot = 0u;
+                    uint record_offset = 0u;
+                    if (mine) {
+                        uint record_at = (((first_record + seq_i) + lane) * 4u);
+                        literal_length = vyre_load_global_uint(records, records_len, record_at);
+                        match_length = vyre_load_global_uint(records, records_len, (record_at + 1u));
+                        record_slot = vyre_load_global_uint(records, records_len, (record_at + 2u));
+                        record_offset = vyre_load_global_uint(records, records_len, (record_at + 3u));
+                    }
                     uint offset = (((uint)(record_slot == 0u)) ? record_offset : ((((uint)(record_slot == 1u)) ? rep0 : (((uint)(record_slot == 2u)) ? rep1 : rep2)) - record_offset));
-                    if (((uint)(((ulong)(literal_length) + (ulong)(match_length)) > (ulong)((capacity - op))))) {
-                        reason = 7u;
-                        break;
-                    }
-                    if (((uint)(((uint)(offset == 0u)) || ((uint)(offset > (op + literal_length)))))) {
-                        reason = 4u;
-                        break;
-                    }
-                    if (((uint)(literal_length > (size - lit_pos)))) {
-                        reason = 1u;
-                        break;
-                    }
-                    uint lit_j = lane;
-                    while (((uint)(lit_j < literal_length))) {
-                        vyre_store_global_uchar(output, output_len, ((frame_out + op) + lit_j), vyre_load_global_uchar(literals, literals_len, ((literals_at + lit_pos) + lit_j)));
-                        vyre_store_global_uint(links, links_len, ((frame_link + op) + lit_j), ((frame_link + op) + lit_j));
-                        lit_j = (min(lit_j, 4294967263u) + 32u);
-                    }
-                    op = (op + literal_length);
-                    lit_pos = (lit_pos + literal_length);
-                    uint match_j = lane;
-                    while (((uint)(match_j < match_length))) {
-                        uint from = (((frame_out + op) + match_j) - offset);
-                        if (((uint)(from < history_end))) {
-                            vyre_store_global_uchar(output, output_len, ((frame_out + op) + match_j), vyre_load_global_uchar(output, output_len, from));
-                            vyre_store_global_uint(links, links_len, ((frame_link + op) + match_j), ((frame_link + op) + match_j));
+                    uint exact = ((uint)(((uint)(literal_length < 67108864u)) && ((uint)(match_length < 67108864u))));
+                    uint inexact_lanes = vyre_sg_ballot((exact ^ 1u));
+                    uint batch = min((run - seq_i), min((vyre_ctz_uint(inexact_lanes) + 1u), 32u));
+                    uint start = sub_group_scan_exclusive_add((exact ? (literal_length + match_length) : 67108864u));
+                    uint lit_start = sub_group_scan_exclusive_add((exact ? literal_length : 67108864u));
+                    ulong at_op = ((ulong)(op) + (ulong)(start));
+                    ulong at_lit = ((ulong)(lit_pos) + (ulong)(lit_start));
+                    uint failure = 0u;
+                    if (((uint)(lane < batch))) {
+                        if (((uint)(((uint)(at_op > (ulong)(capacity))) || ((uint)(((ulong)(literal_length) + (ulong)(match_length)) > ((ulong)(capacity) - at_op)))))) {
+                            failure = 7u;
                         } else {
-                            vyre_store_global_uint(links, links_len, ((frame_link + op) + match_j), (((frame_link + op) + match_j) - offset));
+                            if (((uint)(((uint)(offset == 0u)) || ((uint)((ulong)(offset) > (at_op + (ulong)(literal_length))))))) {
+                                failure = 4u;
+                            } else {
+                                if (((uint)(((uint)(at_lit > (ulong)(size))) || ((uint)((ulong)(literal_length) > ((ulong)(size) - at_lit)))))) {
+                                    failure = 1u;
+                                }
+                            }
                         }
-                        match_j = (min(match_j, 4294967263u) + 32u);
                     }
-                    op = (op + match_length);
-                    seq_i = (seq_i + 1u);
+                    uint failed_lanes = vyre_sg_ballot(((uint)(failure != 0u)));
+                    uint first_failed = vyre_ctz_uint(failed_lanes);
+                    uint failed_why = sub_group_broadcast(failure, (min(first_failed, 31u)) & (32u - 1u));
+                    if (((uint)(first_failed < batch))) {
+                        reason = failed_why;
+                    }
+                    uint executed = min(first_failed, batch);
+                    uint last = (((uint)(executed == 0u)) ? 0u : (executed - 1u));
+                    uint last_start = sub_group_broadcast(start, (last) & (32u - 1u));
+                    uint last_bytes = sub_group_broadcast((literal_length + match_length), (last) & (32u - 1u));
+                    uint last_lit_start = sub_group_broadcast(lit_start, (last) & (32u - 1u));
+                    uint last_literals = sub_group_broadcast(literal_length, (last) & (32u - 1u));
+                    uint region = (((uint)(executed == 0u)) ? 0u : (last_start + last_bytes));
+                    uint key = (((uint)(lane < executed)) ? start : 4294967295u);
+                    uint base = 0u;
+                    while (((uint)(base < region))) {
+                        uint p = (base + lane);
+                        uint s = 0u;
+                        uint probe16 = vyre_sg_fetch(key, ((s + 16u)) & (32u - 1u));
+                        if (((uint)(probe16 <= p))) {
+                            s = (s + 16u);
+                        }
+                        uint probe8 = vyre_sg_fetch(key, ((s + 8u)) & (32u - 1u));
+                        if (((uint)(probe8 <= p))) {
+                            s = (s + 8u);
+                        }
+                        uint probe4 = vyre_sg_fetch(key, ((s + 4u)) & (32u - 1u));
+                        if (((uint)(probe4 <= p))) {
+                            s = (s + 4u);
+                        }
+                        uint probe2 = vyre_sg_fetch(key, ((s + 2u)) & (32u - 1u));
+                        if (((uint)(probe2 <= p))) {
+                            s = (s + 2u);
+                        }
+                        uint probe1 = vyre_sg_fetch(key, ((s + 1u)) & (32u - 1u));
+                        if (((uint)(probe1 <= p))) {
+                            s = (s + 1u);
+                        }
+                        uint s_start = vyre_sg_fetch(start, (s) & (32u - 1u));
+                        uint s_literals = vyre_sg_fetch(literal_length, (s) & (32u - 1u));
+                        uint s_offset = vyre_sg_fetch(offset, (s) & (32u - 1u));
+                        uint s_lit_start = vyre_sg_fetch(lit_start, (s) & (32u - 1u));
+                        if (((uint)(p < region))) {
+                            uint within = (p - s_start);
+                            uint pos = (op + p);
+                            if (((uint)(within < s_literals))) {
+                                vyre_store_global_uchar(output, output_len, (frame_out + pos), vyre_load_global_uchar(literals, literals_len, (((literals_at + lit_pos) + s_lit_start) + within)));
+                                vyre_store_global_uint(links, links_len, (frame_link + pos), (frame_link + pos));
+                            } else {
+                                uint from = ((frame_out + pos) - s_offset);
+                                if (((uint)(from < history_end))) {
+                                    vyre_store_global_uchar(output, output_len, (frame_out + pos), vyre_load_global_uchar(output, output_len, from));
+                                    vyre_store_global_uint(links, links_len, (frame_link + pos), (frame_link + pos));
+                                } else {
+                                    vyre_store_global_uint(links, links_len, (frame_link + pos), ((frame_link + pos) - s_offset));
+                                }
+                            }
+                        }
+                        base = (min(base, 4294967263u) + 32u);
+                    }
+                    op = (op + region);
+                    lit_pos = (lit_pos + (((uint)(executed == 0u)) ? 0u : (last_lit_start + last_literals)));
+                    seq_i = (seq_i + executed);
                 }
                 if (((uint)(((uint)(reason == 0u)) && ((uint)((flags & 1073741824u) != 0u))))) {
                     uint rest = (size - lit_pos);

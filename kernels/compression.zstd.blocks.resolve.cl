@@ -33,27 +33,118 @@ void compression_zstd_blocks_resolve(
     uint bytes = vyre_load_global_uint(ranges, ranges_len, ((range * 3u) + 2u));
     uint j = (uint)get_local_id(0);
     while (((uint)(j < bytes))) {
-        uint i = (link_at + j);
-        uint p = vyre_load_global_uint(links, links_len, i);
-        if (((uint)(p != i))) {
-            uint q = vyre_load_global_uint(links, links_len, p);
-            uint hops = 0u;
-            while (((uint)(((uint)(q != p)) && ((uint)(hops < 32u))))) {
-                p = q;
-                q = vyre_load_global_uint(links, links_len, p);
-                hops = (hops + 1u);
+        uint valid0 = ((uint)((bytes - j) > 0u));
+        uint at0 = (j + 0u);
+        uint p0 = 0u;
+        if (valid0) {
+            p0 = vyre_load_global_uint(links, links_len, (link_at + at0));
+        }
+        uint valid1 = ((uint)((bytes - j) > 256u));
+        uint at1 = (j + 256u);
+        uint p1 = 0u;
+        if (valid1) {
+            p1 = vyre_load_global_uint(links, links_len, (link_at + at1));
+        }
+        uint valid2 = ((uint)((bytes - j) > 512u));
+        uint at2 = (j + 512u);
+        uint p2 = 0u;
+        if (valid2) {
+            p2 = vyre_load_global_uint(links, links_len, (link_at + at2));
+        }
+        uint valid3 = ((uint)((bytes - j) > 768u));
+        uint at3 = (j + 768u);
+        uint p3 = 0u;
+        if (valid3) {
+            p3 = vyre_load_global_uint(links, links_len, (link_at + at3));
+        }
+        uint q0 = p0;
+        if (((uint)(valid0 && ((uint)(p0 != (link_at + at0)))))) {
+            q0 = vyre_load_global_uint(links, links_len, p0);
+        }
+        uint q1 = p1;
+        if (((uint)(valid1 && ((uint)(p1 != (link_at + at1)))))) {
+            q1 = vyre_load_global_uint(links, links_len, p1);
+        }
+        uint q2 = p2;
+        if (((uint)(valid2 && ((uint)(p2 != (link_at + at2)))))) {
+            q2 = vyre_load_global_uint(links, links_len, p2);
+        }
+        uint q3 = p3;
+        if (((uint)(valid3 && ((uint)(p3 != (link_at + at3)))))) {
+            q3 = vyre_load_global_uint(links, links_len, p3);
+        }
+        if (((uint)(valid0 && ((uint)(p0 != (link_at + at0)))))) {
+            uint hops0 = 0u;
+            while (((uint)(((uint)(q0 != p0)) && ((uint)(hops0 < 32u))))) {
+                p0 = q0;
+                q0 = vyre_load_global_uint(links, links_len, p0);
+                hops0 = (hops0 + 1u);
             }
-            if (((uint)(hops != 0u))) {
-                vyre_store_global_uint(links, links_len, i, p);
+            if (((uint)(hops0 != 0u))) {
+                vyre_store_global_uint(links, links_len, (link_at + at0), p0);
             }
-            if (((uint)(q != p))) {
+            if (((uint)(q0 != p0))) {
                 vyre_store_global_uint(unresolved, unresolved_len, 0u, 1u);
             } else {
-                if (((uint)(((uint)(hops != 0u)) || first_round))) {
-                    vyre_store_global_uchar(output, output_len, (out_at + j), vyre_load_global_uchar(output, output_len, ((out_at + p) - link_at)));
+                if (((uint)(((uint)(hops0 != 0u)) || first_round))) {
+                    vyre_store_global_uchar(output, output_len, (out_at + at0), vyre_load_global_uchar(output, output_len, ((out_at + p0) - link_at)));
                 }
             }
         }
-        j = (j + 256u);
+        if (((uint)(valid1 && ((uint)(p1 != (link_at + at1)))))) {
+            uint hops1 = 0u;
+            while (((uint)(((uint)(q1 != p1)) && ((uint)(hops1 < 32u))))) {
+                p1 = q1;
+                q1 = vyre_load_global_uint(links, links_len, p1);
+                hops1 = (hops1 + 1u);
+            }
+            if (((uint)(hops1 != 0u))) {
+                vyre_store_global_uint(links, links_len, (link_at + at1), p1);
+            }
+            if (((uint)(q1 != p1))) {
+                vyre_store_global_uint(unresolved, unresolved_len, 0u, 1u);
+            } else {
+                if (((uint)(((uint)(hops1 != 0u)) || first_round))) {
+                    vyre_store_global_uchar(output, output_len, (out_at + at1), vyre_load_global_uchar(output, output_len, ((out_at + p1) - link_at)));
+                }
+            }
+        }
+        if (((uint)(valid2 && ((uint)(p2 != (link_at + at2)))))) {
+            uint hops2 = 0u;
+            while (((uint)(((uint)(q2 != p2)) && ((uint)(hops2 < 32u))))) {
+                p2 = q2;
+                q2 = vyre_load_global_uint(links, links_len, p2);
+                hops2 = (hops2 + 1u);
+            }
+            if (((uint)(hops2 != 0u))) {
+                vyre_store_global_uint(links, links_len, (link_at + at2), p2);
+            }
+            if (((uint)(q2 != p2))) {
+                vyre_store_global_uint(unresolved, unresolved_len, 0u, 1u);
+            } else {
+                if (((uint)(((uint)(hops2 != 0u)) || first_round))) {
+                    vyre_store_global_uchar(output, output_len, (out_at + at2), vyre_load_global_uchar(output, output_len, ((out_at + p2) - link_at)));
+                }
+            }
+        }
+        if (((uint)(valid3 && ((uint)(p3 != (link_at + at3)))))) {
+            uint hops3 = 0u;
+            while (((uint)(((uint)(q3 != p3)) && ((uint)(hops3 < 32u))))) {
+                p3 = q3;
+                q3 = vyre_load_global_uint(links, links_len, p3);
+                hops3 = (hops3 + 1u);
+            }
+            if (((uint)(hops3 != 0u))) {
+                vyre_store_global_uint(links, links_len, (link_at + at3), p3);
+            }
+            if (((uint)(q3 != p3))) {
+                vyre_store_global_uint(unresolved, unresolved_len, 0u, 1u);
+            } else {
+                if (((uint)(((uint)(hops3 != 0u)) || first_round))) {
+                    vyre_store_global_uchar(output, output_len, (out_at + at3), vyre_load_global_uchar(output, output_len, ((out_at + p3) - link_at)));
+                }
+            }
+        }
+        j = (min(j, 4294966271u) + 1024u);
     }
 }

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace vyre::ops::compression {
 
@@ -47,6 +48,8 @@ inline constexpr std::uint32_t zstd_resolve_workgroup = 256;
 // writes every byte's link, so fewer, longer rounds pay (measured in
 // doc/ops/compression.zstd.blocks.md, "Performance").
 inline constexpr std::uint32_t zstd_resolve_hops = 32;
+// Bytes an invocation of resolve follows at once.
+inline constexpr std::uint32_t zstd_resolve_bytes = 4;
 
 // decode: a block per subgroup. Raw and RLE blocks are only checked. A compressed block's
 // literals go into the scratch (lane s decoding Huffman stream s, from a code expanded into
@@ -497,24 +500,41 @@ inline ir::program zstd_blocks_resolve_program() {
     const auto link_at = k.let("link_at", ranges[r * c::zstd_range_words]);
     const auto out_at = k.let("out_at", ranges[r * c::zstd_range_words + 1u]);
     const auto n = k.let("bytes", ranges[r * c::zstd_range_words + 2u]);
+    // Each invocation takes zstd_resolve_bytes bytes a workgroup apart at a time, their first
+    // loads issued together: a byte's chain is a few dependent loads, and one chain at a time
+    // leaves the invocation waiting on each.
     const auto j = k.let("j", d::local_id());
     k.while_(j < n, [&] {
-        const auto i = k.let("i", link_at + j);
-        const auto p = k.let("p", links[i]);
-        k.if_(p != i, [&] {
-            const auto q = k.let("q", links[p]);
-            const auto hops = k.let("hops", 0u);
-            k.while_(q != p && hops < zstd_resolve_hops, [&] {
-                p = q;
-                q = links[p];
-                hops = hops + 1u;
+        std::vector<d::variable<d::u32>> at, p, q;
+        std::vector<d::variable<d::boolean>> valid;
+        for (std::uint32_t u = 0; u < zstd_resolve_bytes; ++u) {
+            const std::string x = std::to_string(u);
+            // j < n, so n - j does not wrap, and j + u * workgroup < n where valid.
+            valid.push_back(k.let("valid" + x, n - j > u * zstd_resolve_workgroup));
+            at.push_back(k.let("at" + x, j + u * zstd_resolve_workgroup));
+            p.push_back(k.let("p" + x, 0u));
+            k.if_(valid[u], [&] { p[u] = links[link_at + at[u]]; });
+        }
+        for (std::uint32_t u = 0; u < zstd_resolve_bytes; ++u) {
+            q.push_back(k.let("q" + std::to_string(u), p[u]));
+            k.if_(valid[u] && p[u] != link_at + at[u], [&] { q[u] = links[p[u]]; });
+        }
+        for (std::uint32_t u = 0; u < zstd_resolve_bytes; ++u) {
+            const auto i = link_at + at[u];
+            k.if_(valid[u] && p[u] != i, [&] {
+                const auto hops = k.let("hops" + std::to_string(u), 0u);
+                k.while_(q[u] != p[u] && hops < zstd_resolve_hops, [&] {
+                    p[u] = q[u];
+                    q[u] = links[p[u]];
+                    hops = hops + 1u;
+                });
+                k.if_(hops != 0u, [&] { k.store(links, i, p[u]); });
+                k.if_(q[u] != p[u], [&] { k.store(unresolved, 0u, 1u); }).else_([&] {
+                    k.if_(hops != 0u || first_round, [&] { k.store(out, out_at + at[u], out[out_at + p[u] - link_at]); });
+                });
             });
-            k.if_(hops != 0u, [&] { k.store(links, i, p); });
-            k.if_(q != p, [&] { k.store(unresolved, 0u, 1u); }).else_([&] {
-                k.if_(hops != 0u || first_round, [&] { k.store(out, out_at + j, out[out_at + p - link_at]); });
-            });
-        });
-        j = j + zstd_resolve_workgroup;
+        }
+        j = strided_next(j, zstd_resolve_bytes * zstd_resolve_workgroup);
     });
     return k.program();
 }
