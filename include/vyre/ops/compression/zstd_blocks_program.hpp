@@ -507,22 +507,23 @@ inline ir::program zstd_blocks_resolve_program() {
     k.while_(j < n, [&] {
         std::vector<d::variable<d::u32>> at, p, q;
         std::vector<d::variable<d::boolean>> valid;
+        std::vector<std::string> x;
+        for (std::uint32_t u = 0; u < zstd_resolve_bytes; ++u) x.push_back(std::to_string(u));
         for (std::uint32_t u = 0; u < zstd_resolve_bytes; ++u) {
-            const std::string x = std::to_string(u);
             // j < n, so n - j does not wrap, and j + u * workgroup < n where valid.
-            valid.push_back(k.let("valid" + x, n - j > u * zstd_resolve_workgroup));
-            at.push_back(k.let("at" + x, j + u * zstd_resolve_workgroup));
-            p.push_back(k.let("p" + x, 0u));
+            valid.push_back(k.let("valid" + x[u], n - j > u * zstd_resolve_workgroup));
+            at.push_back(k.let("at" + x[u], j + u * zstd_resolve_workgroup));
+            p.push_back(k.let("p" + x[u], 0u));
             k.if_(valid[u], [&] { p[u] = links[link_at + at[u]]; });
         }
         for (std::uint32_t u = 0; u < zstd_resolve_bytes; ++u) {
-            q.push_back(k.let("q" + std::to_string(u), p[u]));
+            q.push_back(k.let("q" + x[u], p[u]));
             k.if_(valid[u] && p[u] != link_at + at[u], [&] { q[u] = links[p[u]]; });
         }
         for (std::uint32_t u = 0; u < zstd_resolve_bytes; ++u) {
             const auto i = link_at + at[u];
             k.if_(valid[u] && p[u] != i, [&] {
-                const auto hops = k.let("hops" + std::to_string(u), 0u);
+                const auto hops = k.let("hops" + x[u], 0u);
                 k.while_(q[u] != p[u] && hops < zstd_resolve_hops, [&] {
                     p[u] = q[u];
                     q[u] = links[p[u]];
