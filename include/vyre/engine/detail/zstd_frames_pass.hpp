@@ -371,6 +371,32 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             std::vector<std::size_t> which(g.count);
             std::iota(which.begin(), which.end(), g.first);
             auto& f = flight[k] = std::make_unique<in_flight>();
+            buffer_set& set = sets[k % zstd_groups_in_flight];
+            runtime::context& program_queue = program_queues[k % 2];
+            // The group's input, file bytes [base, + bytes) (what its walk will plan as the
+            // sections' input), goes up on the upload queue and is waited for by the group's programs.
+            bool uploaded_input = false;
+            std::uint64_t uploaded_base = 0, uploaded_bytes = 0;
+            const auto upload_input = [&](std::uint64_t base, std::uint64_t bytes) {
+                grown({&set.input}, [&] { runtime::reserve(ctx, set.input, runtime::padded_bytes(bytes), CL_MEM_READ_ONLY); });
+                bcm::event uploaded;
+                runtime::cl_call("clEnqueueWriteBuffer",
+                                 [&] { uploaded = up.enqueue_write_buffer_async(set.input, 0, bytes, data.data() + base); });
+                if (options.timeline) recorded[k].upload = uploaded, recorded[k].enqueued = clock();
+                // Flushed before the program queue waits on it (the blocks program blocks on its queue next).
+                runtime::wait_across(up, uploaded, program_queue.queue());
+                uploaded_input = true, uploaded_base = base, uploaded_bytes = bytes;
+            };
+            // Where the group's buffer set is free already (no group before it still holds it), its
+            // input is uploaded before the walk, during it: one group of large frames otherwise
+            // waited for its whole walk before the copy began.
+            if (checked + zstd_groups_in_flight > k) {
+                const std::uint64_t base = file.frames[g.first].offset;
+                std::uint64_t bytes = 0;
+                for (std::size_t i = g.first; i < g.first + g.count; ++i)
+                    bytes = std::max(bytes, file.frames[i].offset + file.frames[i].size - base);
+                upload_input(base, bytes);
+            }
             const double t0 = clock();
             // The FSE tables are built on the device (compression.zstd.fse_tables) from their
             // descriptions: building them was most of the walk's time, and their words most of the upload.
@@ -388,15 +414,7 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             const double t2 = clock();
             const format::zstd_sections& s = f->sections;
             f->checksums = std::any_of(which.begin(), which.end(), [&](std::size_t i) { return file.frames[i].checksum.has_value(); });
-            buffer_set& set = sets[k % zstd_groups_in_flight];
-            runtime::context& program_queue = program_queues[k % 2];
-            grown({&set.input}, [&] { runtime::reserve(ctx, set.input, runtime::padded_bytes(s.input_bytes), CL_MEM_READ_ONLY); });
-            bcm::event uploaded;
-            runtime::cl_call("clEnqueueWriteBuffer",
-                             [&] { uploaded = up.enqueue_write_buffer_async(set.input, 0, s.input_bytes, data.data() + s.input_base); });
-            if (options.timeline) recorded[k].upload = uploaded, recorded[k].enqueued = clock();
-            // The upload is flushed before the program queue waits on it (the blocks program blocks on its queue next).
-            runtime::wait_across(up, uploaded, program_queue.queue());
+            if (!uploaded_input || uploaded_base != s.input_base || uploaded_bytes != s.input_bytes) upload_input(s.input_base, s.input_bytes);
             bcm::wait_list ran;
             bcm::event last;
             if (by_blocks(g, s)) {
