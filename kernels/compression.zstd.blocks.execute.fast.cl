@@ -15,6 +15,9 @@ static inline uint vyre_load_global_uchar(const __global uchar* b, uint words, u
 static inline uint vyre_load_global_uint(const __global uint* b, uint n, uint i) {
     return i < n ? b[i] : 0u;
 }
+static inline uint vyre_mod_uint(uint a, uint b) {
+    return b == 0u ? 0u : a % b;
+}
 static inline uint vyre_sg_lane(void) { return (uint)get_sub_group_local_id(); }
 #ifdef cl_khr_subgroup_shuffle
 static inline uint vyre_sg_fetch(uint v, uint src) { return sub_group_shuffle(v, src); }
@@ -190,12 +193,17 @@ void compression_zstd_blocks_execute_fast(
                                 vyre_store_global_uchar(output, output_len, (frame_out + pos), vyre_load_global_uchar(literals, literals_len, (((literals_at + lit_pos) + s_lit_start) + within)));
                                 vyre_store_global_uint(links, links_len, (frame_link + pos), (frame_link + pos));
                             } else {
-                                uint from = ((frame_out + pos) - s_offset);
+                                uint t = (within - s_literals);
+                                uint from_pos = (pos - s_offset);
+                                if (((uint)(t >= s_offset))) {
+                                    from_pos = (((pos - t) - s_offset) + vyre_mod_uint(t, s_offset));
+                                }
+                                uint from = (frame_out + from_pos);
                                 if (((uint)(from < history_end))) {
                                     vyre_store_global_uchar(output, output_len, (frame_out + pos), vyre_load_global_uchar(output, output_len, from));
                                     vyre_store_global_uint(links, links_len, (frame_link + pos), (frame_link + pos));
                                 } else {
-                                    vyre_store_global_uint(links, links_len, (frame_link + pos), ((frame_link + pos) - s_offset));
+                                    vyre_store_global_uint(links, links_len, (frame_link + pos), (frame_link + from_pos));
                                 }
                             }
                         }

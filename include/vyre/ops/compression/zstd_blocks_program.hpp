@@ -413,12 +413,20 @@ inline ir::program zstd_blocks_execute_program(std::uint32_t lanes, std::uint32_
                                     k.store(out, frame_out + pos, lit[lit_at + lit_pos + s_lit + within]);
                                     k.store(links, frame_link + pos, frame_link + pos);
                                 }).else_([&] {
-                                    // pos >= s_off (checked above), so the source never wraps below the frame.
-                                    const auto from = k.let("from", frame_out + pos - s_off);
+                                    // The byte t of a match copies byte t - offset, and where the
+                                    // match overlaps itself (t >= offset) that byte is one of its
+                                    // own: the source is taken before the match, at t % offset, so
+                                    // that no chain runs along a match. The match starts at or
+                                    // after its offset (checked above), so the source never
+                                    // wraps below the frame.
+                                    const auto t = k.let("t", within - s_ll);
+                                    const auto from_pos = k.let("from_pos", pos - s_off);
+                                    k.if_(t >= s_off, [&] { from_pos = pos - t - s_off + t % s_off; });
+                                    const auto from = k.let("from", frame_out + from_pos);
                                     k.if_(from < history_end, [&] {
                                         k.store(out, frame_out + pos, out[from]);
                                         k.store(links, frame_link + pos, frame_link + pos);
-                                    }).else_([&] { k.store(links, frame_link + pos, frame_link + pos - s_off); });
+                                    }).else_([&] { k.store(links, frame_link + pos, frame_link + from_pos); });
                                 });
                             });
                             base = strided_next(base, lanes);
