@@ -511,11 +511,7 @@ inline void dataflow::run_batch(std::uint64_t base, std::uint64_t lanes, const d
     // What the last launch listed: entries, the entries beyond one per node, the nodes' out-edges.
     std::array<std::uint32_t, cnt::words> counters{};
     const auto read_counters = [&] { runtime::read(*ctx_, args_[b::next_count].buffer, counters.data(), sizeof counters); };
-    const auto event_seconds = [&](const boost::compute::event& ev) {
-        if (!ctx_->profiling() || !ev.get()) return 0.0;
-        return double(ev.get_profiling_info<cl_ulong>(CL_PROFILING_COMMAND_END) -
-                      ev.get_profiling_info<cl_ulong>(CL_PROFILING_COMMAND_START)) * 1e-9;
-    };
+    const auto event_seconds = [&](const boost::compute::event& ev) { return runtime::event_seconds(*ctx_, ev); };
     fill(args_[b::next_count].buffer, 0, 4 * cnt::words);
     bind();
     log_.add(runtime::dispatch(*ctx_, ops::dataflow::dataflow_init_kernel(),

@@ -194,9 +194,7 @@ inline std::vector<std::uint32_t> crc32_device(runtime::context& ctx, const boos
     const auto groups = static_cast<std::uint32_t>((chunk_count + crc32_workgroup - 1) / crc32_workgroup);
     const auto ran = runtime::dispatch(ctx, crc32_kernel(), {groups, 1, 1}, args);
     runtime::read(ctx, crc_buffer, crcs.data(), crcs.size() * 4);
-    if (kernel_seconds && ctx.profiling() && ran.get())
-        *kernel_seconds = double(ran.get_profiling_info<cl_ulong>(CL_PROFILING_COMMAND_END) -
-                                 ran.get_profiling_info<cl_ulong>(CL_PROFILING_COMMAND_START)) * 1e-9;
+    if (kernel_seconds && ctx.profiling() && ran.get()) *kernel_seconds = runtime::event_seconds(ctx, ran);
     return crcs;
 }
 

@@ -67,11 +67,7 @@ struct launch_log {
     }
     double seconds() const {
         double s = 0;
-        for (const auto& e : events) {
-            const auto start = e.get_profiling_info<cl_ulong>(CL_PROFILING_COMMAND_START);
-            const auto end = e.get_profiling_info<cl_ulong>(CL_PROFILING_COMMAND_END);
-            s += double(end - start) * 1e-9;
-        }
+        for (const auto& e : events) s += runtime::event_seconds(*ctx, e);
         return s;
     }
 };

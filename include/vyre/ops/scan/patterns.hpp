@@ -218,11 +218,6 @@ inline std::uint32_t scan_workgroups(const runtime::context& ctx, std::uint64_t 
     return static_cast<std::uint32_t>(std::max<std::uint64_t>(1, std::min(chunks, resident)));
 }
 
-inline double event_seconds(const runtime::context& ctx, const boost::compute::event& e) {
-    if (!ctx.profiling() || !e.get()) return 0;
-    return double(e.get_profiling_info<cl_ulong>(CL_PROFILING_COMMAND_END) - e.get_profiling_info<cl_ulong>(CL_PROFILING_COMMAND_START)) * 1e-9;
-}
-
 // The hits of `triples` (entry, pattern, offset), in scan::hit_order: placed by entry (a counting
 // sort), then each entry's sorted by offset and pattern, entries spread over the host's cores.
 inline std::vector<vyre::scan::hit> sorted_hits(const std::vector<std::uint32_t>& triples, std::size_t entries, std::uint32_t patterns) {
@@ -338,7 +333,7 @@ inline scan_result scan_device(runtime::context& ctx, const device_patterns& set
         ++r.dispatches;
         runtime::read(ctx, count_buffer, counts.data(), counts.size() * 4);
         ctx.finish();
-        r.kernel_seconds += detail::event_seconds(ctx, ev);
+        r.kernel_seconds += runtime::event_seconds(ctx, ev);
         const std::uint32_t found = counts[0];
         if (found > capacity) {
             // Room for all of them where it is affordable (one more dispatch); otherwise a range
