@@ -48,5 +48,12 @@ if [ "$mode" = f ]; then
   nv
   VYRE_DEVICES=nvidia tests $here/tests
 fi
+if [ "$mode" = g ]; then
+  for r in 1 2; do
+    for v in final list; do one g$r-$v bench_zstd_$v --mib 1024 --routes device:blocks --cases frames1m; done
+  done
+  for v in final list; do one s-$v bench_zstd_$v --mib 256 --runs 2 --routes device:blocks --cases single; done
+  VYRE_DEVICES=nvidia tests $here/tests
+fi
 if [ "$mode" = tests ]; then tests $here/tests; fi
 echo "=== end $(date -u +%T)"

@@ -35,6 +35,8 @@ inline constexpr std::uint32_t zstd_blocks_per_workgroup = 4;
 inline constexpr std::uint32_t zstd_blocks_fast_lanes = 32;
 // Pointer jumping at least halves each chain per round: output sizes below 2^32 need at most 33.
 inline constexpr std::uint32_t zstd_blocks_max_rounds = 64;
+// Output bytes per entry of the list of bytes the first resolve round leaves short of a literal.
+inline constexpr std::uint64_t zstd_blocks_listed_per = 64;
 
 inline std::vector<op_info> zstd_blocks_infos() {
     const ir::op_signature sig{{ir::data_type::bytes}, ir::data_type::bytes};
@@ -93,11 +95,12 @@ inline zstd_blocks_kernels zstd_blocks_kernels_for(block_variant v, const runtim
 }
 
 // Device memory the passes need beyond the input and the output (the literals' scratch, the
-// sequence records and a link word per output byte), so that a caller can choose another route
+// sequence records, a link word per output byte and the resolve rounds' list), so that a caller can choose another route
 // where it does not fit.
 inline std::uint64_t zstd_blocks_scratch_bytes(const format::zstd_sections& s) {
     const auto plan = vyre::compression::zstd_plan_sequences(s.frames, s.blocks);
-    return s.literal_bytes + plan.records * vyre::compression::zstd_sequence_words * 4 + s.output_bytes * 4;
+    return s.literal_bytes + plan.records * vyre::compression::zstd_sequence_words * 4 + s.output_bytes * 4 +
+           std::max<std::uint64_t>(1024, s.output_bytes / zstd_blocks_listed_per) * 8;
 }
 
 // True when every buffer of the passes fits the device's largest allocation and their offsets fit 32 bits.
@@ -245,24 +248,35 @@ inline zstd_blocks_result decode_zstd_blocks(runtime::context& ctx, const boost:
     const std::size_t nranges = ranges.size() / c::zstd_range_words;
     if (nranges != 0) {
         static const runtime::compiled_program resolve(zstd_blocks_resolve_program());
+        namespace round = zstd_resolve_round;
         const bcm::buffer range_words = upload(ranges);
-        bcm::buffer unresolved = runtime::allocate(ctx, 4);
+        bcm::buffer unresolved = runtime::allocate(ctx, 8);
+        // The bytes the first round leaves short of a literal, listed for the rounds after it
+        // (an entry of 8 bytes for every 64 of output at most; more go over the ranges again).
+        const std::uint32_t capacity = u32(std::max<std::uint64_t>(1024, schedule.links / zstd_blocks_listed_per));
+        bcm::buffer list = runtime::allocate(ctx, std::uint64_t{capacity} * 8);
         namespace b = zstd_resolve_binding;
-        std::vector<runtime::buffer_arg> args(5);
+        std::vector<runtime::buffer_arg> args(6);
         args[b::ranges] = {range_words, words(range_words)};
         args[b::links] = {links, words(links)};
         args[b::output] = {r.output, u32(runtime::padded_bytes(s.output_bytes) / 4)};
-        args[b::unresolved] = {unresolved, 1};
-        const std::array<std::uint32_t, zstd_resolve_param_words> first{u32(nranges), 1}, later{u32(nranges), 0};
-        const auto first_params = runtime::make_parameter_buffer(ctx, first), later_params = runtime::make_parameter_buffer(ctx, later);
-        for (std::uint32_t left = 1; left != 0; ++r.rounds) {
+        args[b::unresolved] = {unresolved, 2};
+        args[b::list] = {list, 2 * capacity};
+        std::array<std::uint32_t, 2> left{1, 0}; // still short of a literal, listed by the first round
+        std::uint32_t kind = round::first;
+        runtime::fill(ctx, unresolved, 0, 8);
+        for (; left[0] != 0; ++r.rounds) {
             if (r.rounds == zstd_blocks_max_rounds)
                 throw resource_error(id + ": links still unresolved after " + std::to_string(zstd_blocks_max_rounds) + " rounds");
-            runtime::fill(ctx, unresolved, 0, 4);
-            args[b::params] = {r.rounds == 0 ? first_params : later_params, zstd_resolve_param_words};
-            const auto ran = runtime::dispatch(ctx, resolve, {u32(nranges), 1, 1}, args);
-            runtime::read(ctx, unresolved, &left, 4);
+            if (r.rounds != 0) runtime::fill(ctx, unresolved, 0, 4); // the list's count stays
+            const std::uint32_t units = kind == round::list ? left[1] : u32(nranges);
+            const std::array<std::uint32_t, zstd_resolve_param_words> p{units, kind, zstd_resolve_hops, capacity};
+            args[b::params] = {runtime::make_parameter_buffer(ctx, p), zstd_resolve_param_words};
+            const std::uint32_t workgroups = kind == round::list ? groups(units, zstd_resolve_workgroup) : units;
+            const auto ran = runtime::dispatch(ctx, resolve, {workgroups, 1, 1}, args);
+            runtime::read(ctx, unresolved, left.data(), 8);
             r.resolve_kernel_seconds += runtime::event_seconds(ctx, ran);
+            if (kind == round::first) kind = left[1] <= capacity ? round::list : round::ranges;
         }
     }
     r.resolve_seconds = clock() - t0;

@@ -39,10 +39,18 @@ enum : std::uint32_t { input = 0, blocks = 1, plan = 2, sequences = 3, exec = 4,
 inline constexpr std::uint32_t zstd_execute_param_words = 5;
 
 namespace zstd_resolve_binding {
-enum : std::uint32_t { ranges = 0, links = 1, output = 2, unresolved = 3, params = 4 };
+enum : std::uint32_t { ranges = 0, links = 1, output = 2, unresolved = 3, params = 4, list = 5 };
 }
-// params: [ranges, first round (1) or a later one (0)]
-inline constexpr std::uint32_t zstd_resolve_param_words = 2;
+// unresolved: [a byte is still short of a literal (0 or 1), bytes the first round listed]
+// list: (link index, output index) of each byte the first round left short, up to its capacity
+// params: [ranges (rounds over ranges) or listed bytes (rounds over the list), round kind
+// (zstd_resolve_round), links a byte follows per round, the list's capacity in entries]
+inline constexpr std::uint32_t zstd_resolve_param_words = 4;
+namespace zstd_resolve_round {
+inline constexpr std::uint32_t ranges = 0; // a later round over the ranges
+inline constexpr std::uint32_t first = 1;  // the first round, over the ranges: lists what it leaves
+inline constexpr std::uint32_t list = 2;   // a later round over the listed bytes
+} // namespace zstd_resolve_round
 inline constexpr std::uint32_t zstd_resolve_workgroup = 256;
 // Links a round follows per byte before it writes back what it reached. Every round reads and
 // writes every byte's link, so fewer, longer rounds pay (measured in
@@ -486,15 +494,18 @@ inline ir::program zstd_blocks_execute_program(std::uint32_t lanes, std::uint32_
     return k.program();
 }
 
-// resolve: one round of pointer jumping over the bytes of the blocks in `ranges` (a workgroup
-// each): a byte whose link leads to another match byte follows up to zstd_resolve_hops links and
-// keeps the furthest; one that reaches a literal copies it (in the first round, also those
-// linked to a literal from the start). A byte still short of a literal sets `unresolved`. Links
-// only ever point backwards, so every chain ends, and a link read while another invocation
-// rewrites it is still a byte of the same chain.
+// resolve: one round of pointer jumping. A byte whose link leads to another match byte follows
+// up to params[2] links and keeps the furthest; one that reaches a literal copies it (in the
+// first round, also those linked to a literal from the start). A byte still short of a literal
+// sets `unresolved`, and in the first round is also listed, so that later rounds need visit only
+// those (where the list held them all; otherwise they go over the ranges again). The ranges'
+// rounds take a workgroup per range (a frame's bytes of one block); the list's, an invocation per
+// listed byte. Links only ever point backwards, so every chain ends, and a link read while
+// another invocation rewrites it is still a byte of the same chain.
 inline ir::program zstd_blocks_resolve_program() {
     namespace d = vyre::dsl;
     namespace c = vyre::compression;
+    namespace round = zstd_resolve_round;
     d::kernel k(entry_name(zstd_blocks_resolve_id), {zstd_resolve_workgroup, 1, 1});
     namespace b = zstd_resolve_binding;
     const auto ranges = k.input<d::u32>("ranges", b::ranges);
@@ -502,48 +513,75 @@ inline ir::program zstd_blocks_resolve_program() {
     const auto out = k.output<d::bytes>("output", b::output);
     const auto unresolved = k.output<d::u32>("unresolved", b::unresolved);
     const auto params = k.uniform<d::u32>("params", b::params);
-    const auto r = k.let("range", d::workgroup_id());
-    k.if_(r >= params[0u], [&] { k.return_(); });
-    const auto first_round = k.let("first_round", params[1u] != 0u);
-    const auto link_at = k.let("link_at", ranges[r * c::zstd_range_words]);
-    const auto out_at = k.let("out_at", ranges[r * c::zstd_range_words + 1u]);
-    const auto n = k.let("bytes", ranges[r * c::zstd_range_words + 2u]);
-    // Each invocation takes zstd_resolve_bytes bytes a workgroup apart at a time, their first
-    // loads issued together: a byte's chain is a few dependent loads, and one chain at a time
-    // leaves the invocation waiting on each.
-    const auto j = k.let("j", d::local_id());
-    k.while_(j < n, [&] {
-        std::vector<d::variable<d::u32>> at, p, q;
-        std::vector<d::variable<d::boolean>> valid;
-        std::vector<std::string> x;
-        for (std::uint32_t u = 0; u < zstd_resolve_bytes; ++u) x.push_back(std::to_string(u));
-        for (std::uint32_t u = 0; u < zstd_resolve_bytes; ++u) {
-            // j < n, so n - j does not wrap, and j + u * workgroup < n where valid.
-            valid.push_back(k.let("valid" + x[u], n - j > u * zstd_resolve_workgroup));
-            at.push_back(k.let("at" + x[u], j + u * zstd_resolve_workgroup));
-            p.push_back(k.let("p" + x[u], 0u));
-            k.if_(valid[u], [&] { p[u] = links[link_at + at[u]]; });
-        }
-        for (std::uint32_t u = 0; u < zstd_resolve_bytes; ++u) {
-            q.push_back(k.let("q" + x[u], p[u]));
-            k.if_(valid[u] && p[u] != link_at + at[u], [&] { q[u] = links[p[u]]; });
-        }
-        for (std::uint32_t u = 0; u < zstd_resolve_bytes; ++u) {
-            const auto i = link_at + at[u];
-            k.if_(valid[u] && p[u] != i, [&] {
-                const auto hops = k.let("hops" + x[u], 0u);
-                k.while_(q[u] != p[u] && hops < zstd_resolve_hops, [&] {
-                    p[u] = q[u];
-                    q[u] = links[p[u]];
-                    hops = hops + 1u;
-                });
-                k.if_(hops != 0u, [&] { k.store(links, i, p[u]); });
-                k.if_(q[u] != p[u], [&] { k.store(unresolved, 0u, 1u); }).else_([&] {
-                    k.if_(hops != 0u || first_round, [&] { k.store(out, out_at + at[u], out[out_at + p[u] - link_at]); });
+    const auto list = k.output<d::u32>("list", b::list);
+    const auto units = k.let("units", params[0u]);
+    const auto kind = k.let("round_kind", params[1u]);
+    const auto most = k.let("most_hops", params[2u]);
+    const auto capacity = k.let("capacity", params[3u]);
+    // Byte i (its output at i + delta, as every byte of its frame) with link p and q = links[p]:
+    // follows the chain, keeps how far it got and copies the literal it reached.
+    const auto follow = [&](const auto& i, const auto& p, const auto& q, const auto& delta, const std::string& x) {
+        const auto hops = k.let("hops" + x, 0u);
+        k.while_(q != p && hops < most, [&] {
+            p = q;
+            q = links[p];
+            hops = hops + 1u;
+        });
+        k.if_(hops != 0u, [&] { k.store(links, i, p); });
+        k.if_(q != p, [&] {
+            k.store(unresolved, 0u, 1u);
+            k.if_(kind == round::first, [&] {
+                const auto slot = k.let("slot" + x, d::atomic_add(unresolved, 1u, 1u));
+                k.if_(slot < capacity, [&] {
+                    k.store(list, 2u * slot, i);
+                    k.store(list, 2u * slot + 1u, i + delta);
                 });
             });
-        }
-        j = strided_next(j, zstd_resolve_bytes * zstd_resolve_workgroup);
+        }).else_([&] {
+            k.if_(hops != 0u || kind != round::ranges, [&] { k.store(out, i + delta, out[p + delta]); });
+        });
+    };
+    k.if_(kind == round::list, [&] {
+        const auto e = k.let("entry", d::invocation_id());
+        k.if_(e < units, [&] {
+            const auto i = k.let("i", list[2u * e]);
+            const auto delta = k.let("delta", list[2u * e + 1u] - i);
+            const auto p = k.let("p", links[i]);
+            const auto q = k.let("q", links[p]);
+            follow(i, p, q, delta, "");
+        });
+    }).else_([&] {
+        const auto r = k.let("range", d::workgroup_id());
+        k.if_(r < units, [&] {
+            const auto link_at = k.let("link_at", ranges[r * c::zstd_range_words]);
+            const auto out_at = k.let("out_at", ranges[r * c::zstd_range_words + 1u]);
+            const auto n = k.let("bytes", ranges[r * c::zstd_range_words + 2u]);
+            const auto delta = k.let("delta", out_at - link_at);
+            // Each invocation takes zstd_resolve_bytes bytes a workgroup apart at a time, their
+            // first loads issued together: a byte's chain is a few dependent loads, and one chain
+            // at a time leaves the invocation waiting on each.
+            const auto j = k.let("j", d::local_id());
+            k.while_(j < n, [&] {
+                std::vector<d::variable<d::u32>> at, p, q;
+                std::vector<d::variable<d::boolean>> valid;
+                std::vector<std::string> x;
+                for (std::uint32_t u = 0; u < zstd_resolve_bytes; ++u) x.push_back(std::to_string(u));
+                for (std::uint32_t u = 0; u < zstd_resolve_bytes; ++u) {
+                    // j < n, so n - j does not wrap, and j + u * workgroup < n where valid.
+                    valid.push_back(k.let("valid" + x[u], n - j > u * zstd_resolve_workgroup));
+                    at.push_back(k.let("at" + x[u], link_at + j + u * zstd_resolve_workgroup));
+                    p.push_back(k.let("p" + x[u], 0u));
+                    k.if_(valid[u], [&] { p[u] = links[at[u]]; });
+                }
+                for (std::uint32_t u = 0; u < zstd_resolve_bytes; ++u) {
+                    q.push_back(k.let("q" + x[u], p[u]));
+                    k.if_(valid[u] && p[u] != at[u], [&] { q[u] = links[p[u]]; });
+                }
+                for (std::uint32_t u = 0; u < zstd_resolve_bytes; ++u)
+                    k.if_(valid[u] && p[u] != at[u], [&] { follow(at[u], p[u], q[u], delta, x[u]); });
+                j = strided_next(j, zstd_resolve_bytes * zstd_resolve_workgroup);
+            });
+        });
     });
     return k.program();
 }
