@@ -1378,12 +1378,15 @@ BOOST_AUTO_TEST_CASE(block_programs_agree_with_the_oracle_on_the_interpreter) {
                 words statuses(s.frame_count() * vc::zstd_status_words), ranges;
                 vc::zstd_block_statuses(s.frames, summaries, schedule, as_words(e[8], nblocks), statuses, ranges);
                 BOOST_TEST(statuses == want.statuses, boost::test_tools::per_element());
-                // Rounds of 32 links as the op runs them, and of one link with the list of bytes
-                // the first round leaves short of a literal long enough for all of them, and too
-                // short (the rounds after it then go over the ranges again).
+                // Rounds of 32 links as the op runs them; on the frame of three blocks, also rounds
+                // of one link with the list of bytes the first round leaves short of a literal long
+                // enough for all of them, and too short (the rounds after it then go over the
+                // ranges again). Those take many rounds: once is enough.
                 namespace round = cz::zstd_resolve_round;
                 const std::uint32_t everything = u(std::max<std::uint64_t>(1, schedule.links));
-                for (const auto& [hops, capacity] : {std::pair{cz::zstd_resolve_hops, everything}, std::pair{1u, everything}, std::pair{1u, 4u}}) {
+                std::vector<std::pair<std::uint32_t, std::uint32_t>> settings{{cz::zstd_resolve_hops, everything}};
+                if (chunk == 300000 && lanes == 32) settings.insert(settings.end(), {{1u, everything}, {1u, 4u}});
+                for (const auto& [hops, capacity] : settings) {
                     BOOST_TEST_CONTEXT(hops << " links a round, a list of " << capacity) {
                         std::vector<ref::buffer_data> r(6);
                         r[0] = as_bytes(ranges), r[1] = e[7], r[2] = e[6], r[3].assign(8, 0);
