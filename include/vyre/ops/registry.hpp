@@ -7,6 +7,7 @@
 #include <vyre/ops/bytes/heads.hpp>
 #include <vyre/ops/bytes/xxh64.hpp>
 #include <vyre/ops/compression/deflate.hpp>
+#include <vyre/ops/compression/deflate_split.hpp>
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
 #include <vyre/ops/compression/zstd.hpp>
@@ -42,6 +43,7 @@ inline const std::vector<op_info>& registry() {
         add(compression::zstd_blocks_infos());
         out.push_back(compression::zstd_fse_tables_info());
         add(compression::deflate_op::infos());
+        add(compression::deflate_split_infos());
         out.push_back(graph::bfs_info());
         out.push_back(graph::bitset_init_info());
         out.push_back(graph::bitset_pull_info());

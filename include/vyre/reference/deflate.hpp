@@ -95,6 +95,7 @@ public:
     void align() { position_ = (position_ + 7) & ~std::uint64_t{7}; }
     std::uint32_t byte_position() const { return static_cast<std::uint32_t>((position_ + 7) >> 3); }
     void skip_bytes(std::uint32_t n) { position_ += std::uint64_t{n} * 8; }
+    void skip_bits(std::uint32_t n) { position_ += n; }
     const std::uint8_t* bytes_at_position() const { return in_.data() + (position_ >> 3); }
 
     // A symbol of `h`, or the status code that stops decoding.
@@ -130,7 +131,80 @@ fixed_deflate_lengths() {
     return l;
 }
 
+// A dynamic block's codes (RFC 1951 3.2.7), read after its BTYPE: the code-length code, then the
+// literal/length and distance lengths, built into `lit` and `dist`. Returns the status code that
+// stops decoding (none when both codes are usable), with the checks in the order the comment at
+// the top of this file gives.
+inline std::uint32_t read_dynamic_codes(deflate_reader& r, deflate_code& lit, deflate_code& dist) {
+    namespace e = compression::deflate_error;
+    using namespace vyre::compression;
+    std::array<std::uint8_t, deflate_max_literal_codes + deflate_max_distance_codes> lengths{};
+    std::uint32_t nlen = 0, ndist = 0, ncode = 0;
+    if (!r.take(5, nlen) || !r.take(5, ndist) || !r.take(4, ncode)) return e::input_overrun;
+    nlen += 257;
+    ndist += 1;
+    ncode += 4;
+    if (nlen > deflate_max_literal_codes || ndist > deflate_max_distance_codes) return e::bad_code_lengths;
+    lengths.fill(0);
+    for (std::uint32_t i = 0; i < ncode; ++i) {
+        std::uint32_t l = 0;
+        if (!r.take(3, l)) return e::input_overrun;
+        lengths[deflate_code_length_order[i]] = static_cast<std::uint8_t>(l);
+    }
+    deflate_code lencode;
+    const int left = build_deflate_code(lencode, lengths.data(), deflate_code_length_codes);
+    if (left < 0) return e::bad_code_lengths;
+    if (left > 0) return e::incomplete_code;
+    lengths.fill(0);
+    for (std::uint32_t index = 0; index < nlen + ndist;) {
+        std::uint32_t symbol = 0;
+        if (const std::uint32_t c = r.decode(lencode, symbol); c != e::none) return c;
+        if (symbol < 16) {
+            lengths[index++] = static_cast<std::uint8_t>(symbol);
+            continue;
+        }
+        std::uint32_t value = 0, repeat = 0, extra = 0;
+        if (symbol == 16) {
+            if (index == 0) return e::bad_code_lengths;
+            value = lengths[index - 1];
+            if (!r.take(2, extra)) return e::input_overrun;
+            repeat = 3 + extra;
+        } else if (symbol == 17) {
+            if (!r.take(3, extra)) return e::input_overrun;
+            repeat = 3 + extra;
+        } else {
+            if (!r.take(7, extra)) return e::input_overrun;
+            repeat = 11 + extra;
+        }
+        if (index + repeat > nlen + ndist) return e::bad_code_lengths;
+        for (std::uint32_t i = 0; i < repeat; ++i) lengths[index++] = static_cast<std::uint8_t>(value);
+    }
+    if (lengths[deflate_end_of_block] == 0) return e::bad_code_lengths;
+    const auto check = [&](deflate_code& h, const std::uint8_t* l, std::uint32_t n) {
+        const int unused = build_deflate_code(h, l, n);
+        if (unused < 0) return e::bad_code_lengths;
+        if (unused > 0 && n != std::uint32_t{h.count[0]} + h.count[1]) return e::incomplete_code;
+        return e::none;
+    };
+    if (const std::uint32_t c = check(lit, lengths.data(), nlen); c != e::none) return c;
+    if (const std::uint32_t c = check(dist, lengths.data() + nlen, ndist); c != e::none) return c;
+    return e::none;
+}
+
 } // namespace detail
+
+// Whether a dynamic-Huffman block (BTYPE 2, either BFINAL) whose codes deflate_inflate accepts
+// starts at bit `bit` of `in`: how a stream is cut into pieces that decode apart
+// (format/deflate_split.hpp).
+inline bool deflate_dynamic_block_at(std::span<const std::uint8_t> in, std::uint64_t bit) {
+    if (bit >= std::uint64_t{in.size()} * 8) return false;
+    detail::deflate_reader r(in.subspan(static_cast<std::size_t>(bit >> 3)));
+    r.skip_bits(static_cast<std::uint32_t>(bit & 7));
+    std::uint32_t header = 0;
+    if (!r.take(3, header) || (header >> 1) != 2) return false;
+    detail::deflate_code lit, dist;
+    return detail::read_dynamic_codes(r, lit, dist) == compression::deflate_error::none;
+}
 
 // Inflates one stream, reporting where it stopped in the input.
 inline deflate_measure deflate_inflate(std::span<const std::uint8_t> in, std::span<std::uint8_t> out) {
@@ -143,7 +217,6 @@ inline deflate_measure deflate_inflate(std::span<const std::uint8_t> in, std::sp
     std::uint32_t op = 0;
     const auto fail = [&](std::uint32_t code) { return deflate_measure{{code, op}, r.byte_position()}; };
     detail::deflate_code lit, dist;
-    std::array<std::uint8_t, deflate_max_literal_codes + deflate_max_distance_codes + deflate_fixed_literal_codes> lengths{};
     std::uint32_t last = 0;
     do {
         std::uint32_t type = 0;
@@ -167,55 +240,7 @@ inline deflate_measure deflate_inflate(std::span<const std::uint8_t> in, std::sp
             detail::build_deflate_code(lit, fixed.data(), deflate_fixed_literal_codes);
             detail::build_deflate_code(dist, fixed.data() + deflate_fixed_literal_codes, deflate_fixed_distance_codes);
         } else {
-            std::uint32_t nlen = 0, ndist = 0, ncode = 0;
-            if (!r.take(5, nlen) || !r.take(5, ndist) || !r.take(4, ncode)) return fail(e::input_overrun);
-            nlen += 257;
-            ndist += 1;
-            ncode += 4;
-            if (nlen > deflate_max_literal_codes || ndist > deflate_max_distance_codes) return fail(e::bad_code_lengths);
-            lengths.fill(0);
-            for (std::uint32_t i = 0; i < ncode; ++i) {
-                std::uint32_t l = 0;
-                if (!r.take(3, l)) return fail(e::input_overrun);
-                lengths[deflate_code_length_order[i]] = static_cast<std::uint8_t>(l);
-            }
-            detail::deflate_code lencode;
-            const int left = detail::build_deflate_code(lencode, lengths.data(), deflate_code_length_codes);
-            if (left < 0) return fail(e::bad_code_lengths);
-            if (left > 0) return fail(e::incomplete_code);
-            lengths.fill(0);
-            for (std::uint32_t index = 0; index < nlen + ndist;) {
-                std::uint32_t symbol = 0;
-                if (const std::uint32_t c = r.decode(lencode, symbol); c != e::none) return fail(c);
-                if (symbol < 16) {
-                    lengths[index++] = static_cast<std::uint8_t>(symbol);
-                    continue;
-                }
-                std::uint32_t value = 0, repeat = 0, extra = 0;
-                if (symbol == 16) {
-                    if (index == 0) return fail(e::bad_code_lengths);
-                    value = lengths[index - 1];
-                    if (!r.take(2, extra)) return fail(e::input_overrun);
-                    repeat = 3 + extra;
-                } else if (symbol == 17) {
-                    if (!r.take(3, extra)) return fail(e::input_overrun);
-                    repeat = 3 + extra;
-                } else {
-                    if (!r.take(7, extra)) return fail(e::input_overrun);
-                    repeat = 11 + extra;
-                }
-                if (index + repeat > nlen + ndist) return fail(e::bad_code_lengths);
-                for (std::uint32_t i = 0; i < repeat; ++i) lengths[index++] = static_cast<std::uint8_t>(value);
-            }
-            if (lengths[deflate_end_of_block] == 0) return fail(e::bad_code_lengths);
-            const auto check = [&](detail::deflate_code& h, const std::uint8_t* l, std::uint32_t n) {
-                const int unused = detail::build_deflate_code(h, l, n);
-                if (unused < 0) return e::bad_code_lengths;
-                if (unused > 0 && n != std::uint32_t{h.count[0]} + h.count[1]) return e::incomplete_code;
-                return e::none;
-            };
-            if (const std::uint32_t c = check(lit, lengths.data(), nlen); c != e::none) return fail(c);
-            if (const std::uint32_t c = check(dist, lengths.data() + nlen, ndist); c != e::none) return fail(c);
+            if (const std::uint32_t c = detail::read_dynamic_codes(r, lit, dist); c != e::none) return fail(c);
         }
         for (;;) {
             std::uint32_t symbol = 0;

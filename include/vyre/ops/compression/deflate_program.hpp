@@ -65,12 +65,32 @@ inline constexpr std::uint32_t deflate_fast_streams_per_workgroup = 4;
 // Bytes each lane of the fast variant loads before it stores them, in stored blocks.
 inline constexpr std::uint32_t deflate_copy_batch = 8;
 
-// The program: `lanes` invocations per stream (1, or a power of two up to 32 forming a subgroup),
-// `streams_per_workgroup` streams per workgroup (with one lane per stream, invocation i of the
-// workgroup decodes its stream i alone), table bits as above.
-inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_per_workgroup = 1,
-                                   std::uint32_t literal_bits = deflate_literal_table_bits,
-                                   std::uint32_t distance_bits = deflate_distance_table_bits) {
+// Pieces of one stream (compression.deflate.pieces, ops/compression/deflate_split.hpp): the
+// words of a piece's record, and of its status.
+namespace deflate_piece {
+inline constexpr std::uint32_t words = 7;
+// The stream's bytes from in_base (in_size of them), the piece's first bit (0..7 into them), the
+// bit at or past which it stops at the next block's start (0xFFFFFFFF: only the final block ends
+// it), its output region (u32 elements) and the elements of that region its window takes first.
+inline constexpr std::uint32_t in_base = 0, in_size = 1, start_bit = 2, stop_bit = 3, out_base = 4, capacity = 5, window = 6;
+inline constexpr std::uint32_t status_words = 4;
+// The status code, the elements written (window included), the bit where decoding stopped
+// (relative to in_base), and 1 when the stream's final block ended the piece.
+inline constexpr std::uint32_t code = 0, written = 1, end_bit = 2, final_block = 3;
+} // namespace deflate_piece
+
+namespace detail {
+
+// The program of both ops. Streams: one per descriptor of the block op's buffers, bytes out.
+// Pieces (`pieces`): one per piece record, each element of output a u32 that is a byte (below
+// 256) or a reference, 256 + w, to byte w of the 32 KiB the piece follows (its window, not known
+// while it decodes): the piece's region starts with `window` such references, the output the
+// piece writes follows them, and matches copy references as they copy bytes. A piece starts at
+// its first bit and stops at the first block start at or past its stop bit, or after the
+// stream's final block.
+template <bool pieces>
+ir::program deflate_program_of(std::uint32_t lanes, std::uint32_t streams_per_workgroup, std::uint32_t literal_bits,
+                               std::uint32_t distance_bits) {
     namespace d = vyre::dsl;
     namespace codes = detail::deflate_code;
     namespace vc = vyre::compression;
@@ -84,13 +104,31 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                              ") must be 9..12 for literal/length codes and 7..10 for distances");
     const bool shared = lanes > 1;
     const detail::deflate_layout at{literal_bits, distance_bits};
-    d::kernel k(shared ? entry_name("compression.deflate.fast") : entry_name("compression.deflate"),
+    d::kernel k(pieces   ? entry_name("compression.deflate.pieces")
+                : shared ? entry_name("compression.deflate.fast")
+                         : entry_name("compression.deflate"),
                 {lanes * streams_per_workgroup, 1, 1});
     if (shared) k.use_subgroups(lanes);
-    const block_program_buffers bufs = declare_block_buffers(k);
+    // The block op's five buffers, or the same bindings with piece records and u32 elements out.
+    struct piece_buffers {
+        d::input_buffer<d::bytes> input;
+        d::input_buffer<d::u32> descriptors;
+        d::output_buffer<d::u32> output;
+        d::output_buffer<d::u32> statuses;
+        d::uniform_buffer<d::u32> params;
+    };
+    const auto bufs = [&] {
+        if constexpr (pieces)
+            return piece_buffers{k.input<d::bytes>("input", block_binding::input), k.input<d::u32>("pieces", block_binding::descriptors),
+                                 k.output<d::u32>("output", block_binding::output), k.output<d::u32>("statuses", block_binding::statuses),
+                                 k.uniform<d::u32>("params", block_binding::params)};
+        else
+            return declare_block_buffers(k);
+    }();
     const auto& in = bufs.input;
     const auto& out = bufs.output;
     const auto& params = bufs.params;
+    const std::uint32_t record = pieces ? deflate_piece::words : 5u;
     const d::workgroup_buffer<d::u32> wg = k.workgroup<d::u32>("codes", at.words() * streams_per_workgroup);
 
     const auto lane = shared ? k.let("lane", d::subgroup_local_id()) : k.let("lane", 0u);
@@ -99,15 +137,24 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
     k.if_(block >= params[0u], [&] { k.return_(); });
     const auto base = shared ? k.let("region", d::subgroup_id() * at.words()) : k.let("region", d::local_id() * at.words());
 
-    const auto in_base = k.let("in_base", bufs.descriptors[block * 5u]);
-    const auto n = k.let("in_size", bufs.descriptors[block * 5u + 1u]);
-    const auto out_base = k.let("out_base", bufs.descriptors[block * 5u + 2u]);
-    const auto cap = k.let("capacity", bufs.descriptors[block * 5u + 3u]);
-    const auto flags = k.let("block_flags", bufs.descriptors[block * 5u + 4u]);
+    namespace piece = deflate_piece;
+    // A record's word: a stream descriptor's (5 words) or a piece's.
+    const auto field = [&](std::uint32_t stream_word, std::uint32_t piece_word) {
+        const std::uint32_t word = pieces ? piece_word : stream_word;
+        return bufs.descriptors[block * record + word];
+    };
+    const auto in_base = k.let("in_base", bufs.descriptors[block * record]);
+    const auto n = k.let("in_size", field(1u, piece::in_size));
+    const auto out_base = k.let("out_base", field(2u, piece::out_base));
+    const auto cap = k.let("capacity", field(3u, piece::capacity));
+    const auto flags = pieces ? k.let("block_flags", 0u) : k.let("block_flags", field(4u, 4u));
     const auto in_bytes = k.let("input_bytes", params[1u]);
     const auto out_bytes = k.let("output_bytes", params[2u]);
     const auto code = k.let("code", codes::none);
     const auto op = k.let("op", 0u); // invariant: op <= cap
+    // Pieces: where decoding stopped, and whether the final block ended it.
+    std::optional<d::variable<d::u32>> end_bit, final_block;
+    if (pieces) end_bit.emplace(k.let("end_bit", 0u)), final_block.emplace(k.let("final_block", 0u));
 
     // out[out_base + to + j] = source(j) for j < count, lane i taking j = i, i + lanes, ... Every
     // caller has checked to + count <= cap first, so the stores need no test of their own
@@ -296,8 +343,32 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
             }).else_([&] {
                 const auto fenced = k.let("fenced", 0u);
                 const auto last = k.let("last", 0u);
+                std::optional<d::variable<d::u32>> stop_bit;
+                if (pieces) {
+                    // The window's references first (the first match reading them runs a barrier:
+                    // fenced is 0), then the piece's output after them.
+                    const auto window = k.let("window", field(0u, piece::window));
+                    k.if_(window > cap, [&] { code = codes::output_overflow; }).else_([&] {
+                        const auto j = k.let("window_j", lane);
+                        k.while_(j < window, [&] {
+                            k.store_unchecked(out, out_base + j, j + 256u);
+                            j = j + lanes;
+                        });
+                        op = window;
+                    });
+                    stop_bit.emplace(k.let("stop_bit", field(0u, piece::stop_bit)));
+                }
                 load_ahead(false);
+                if (pieces) {
+                    // The piece's first bit (fewer than 8 into its first byte).
+                    const auto start_bit = k.let("start_bit", field(0u, piece::start_bit));
+                    k.if_(code == codes::none, [&] { take("start_skip", start_bit); });
+                }
                 k.while_(last == 0u, [&] {
+                    if (pieces) {
+                        // Bits read so far: ip < 2^29 (the host's limit on a piece's input).
+                        k.if_(code != codes::none || ip * 8u - nbits >= *stop_bit, [&] { k.break_(); });
+                    }
                     const auto header = take("block_header", 3u);
                     stop_on_error();
                     last = header & 1u;
@@ -472,7 +543,9 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                         refill();
                         const auto entry = k.let("lit_entry", table_entry(at.literal_table, literal_bits));
                         k.while_((entry >> 16u) <= nbits && (entry & 0xFFFFu) < 256u && op < cap, [&] {
-                            k.store_unchecked(out, out_base + op, entry); // op < cap was just tested
+                            // op < cap was just tested; bytes keep the entry's low 8 bits, pieces take the symbol.
+                            if (pieces) k.store_unchecked(out, out_base + op, entry & 0xFFFFu);
+                            else k.store_unchecked(out, out_base + op, entry);
                             op = op + 1u;
                             drop(entry >> 16u);
                             refill();
@@ -537,14 +610,42 @@ inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_pe
                     });
                     stop_on_error();
                 });
+                if (pieces) {
+                    *end_bit = ip * 8u - nbits;
+                    *final_block = last;
+                }
             });
         });
     });
     k.if_(lane == 0u, [&] {
-        k.store(bufs.statuses, block * 2u, code);
-        k.store(bufs.statuses, block * 2u + 1u, op);
+        if (pieces) {
+            k.store(bufs.statuses, block * piece::status_words + piece::code, code);
+            k.store(bufs.statuses, block * piece::status_words + piece::written, op);
+            k.store(bufs.statuses, block * piece::status_words + piece::end_bit, *end_bit);
+            k.store(bufs.statuses, block * piece::status_words + piece::final_block, *final_block);
+        } else {
+            k.store(bufs.statuses, block * 2u, code);
+            k.store(bufs.statuses, block * 2u + 1u, op);
+        }
     });
     return k.program();
+}
+
+} // namespace detail
+
+// The program: `lanes` invocations per stream (1, or a power of two up to 32 forming a subgroup),
+// `streams_per_workgroup` streams per workgroup (with one lane per stream, invocation i of the
+// workgroup decodes its stream i alone), table bits as above.
+inline ir::program deflate_program(std::uint32_t lanes, std::uint32_t streams_per_workgroup = 1,
+                                   std::uint32_t literal_bits = deflate_literal_table_bits,
+                                   std::uint32_t distance_bits = deflate_distance_table_bits) {
+    return detail::deflate_program_of<false>(lanes, streams_per_workgroup, literal_bits, distance_bits);
+}
+
+// compression.deflate.pieces: the pieces of one stream, one per subgroup of `lanes` (or per
+// invocation with one lane), decoded as detail::deflate_program_of says.
+inline ir::program deflate_pieces_program(std::uint32_t lanes, std::uint32_t pieces_per_workgroup = 1) {
+    return detail::deflate_program_of<true>(lanes, pieces_per_workgroup, deflate_literal_table_bits, deflate_distance_table_bits);
 }
 
 } // namespace vyre::ops::compression
