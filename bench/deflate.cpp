@@ -30,8 +30,8 @@
 // member), inflated by ops/compression/deflate_split.hpp (split points found on the host threads,
 // pieces of K KiB of compressed input decoded at once on the device) against libdeflate and zlib
 // on one thread each (one stream has nothing to share among threads). Times: the host's search
-// for split points; host bytes to decompressed bytes in device memory (upload, pieces, windows,
-// join); the same plus the bytes read back; the sum with the search; each checked byte for byte.
+// for split points; host bytes to decompressed bytes in device memory (upload, pieces, join);
+// the same plus the bytes read back; the sum with the search; each checked byte for byte.
 // --shapes adds fixed shapes of the program beside the variants, one row each: L:S:LB:DB is
 // deflate_program(L, S, LB, DB), L lanes per stream (1: the reference program), S streams per
 // workgroup, LB and DB table bits of the literal/length and distance codes; the row is labelled
@@ -451,7 +451,7 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
         }
         std::vector<std::uint8_t> back(input.size());
         auto output = rt::allocate(ctx, rt::padded_bytes(input.size()));
-        std::vector<double> search, device, readback, peer_ld, peer_zlib, pieces_s, windows_s, join_s;
+        std::vector<double> search, device, readback, peer_ld, peer_zlib, pieces_s, join_s;
         cz::deflate_split_result last;
         for (int r = 0; r <= runs; ++r) { // run 0 builds the programs and warms up
             const double t0 = vyre::bench::now_seconds();
@@ -482,7 +482,7 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
             inflateEnd(&z);
             if (zr != Z_STREAM_END || back != input) fail(name + ", " + made + ": zlib's bytes differ from the input");
             if (r == 0) continue;
-            pieces_s.push_back(last.pieces_seconds), windows_s.push_back(last.windows_seconds), join_s.push_back(last.join_seconds);
+            pieces_s.push_back(last.pieces_seconds), join_s.push_back(last.join_seconds);
             search.push_back(t1 - t0), device.push_back(t2 - t1), readback.push_back(t3 - t1), peer_ld.push_back(t5 - t4), peer_zlib.push_back(t7 - t6);
         }
         const double gb = static_cast<double>(input.size()) / 1e9;
@@ -491,9 +491,8 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
         std::printf("%-12s %7.2f %8llu %7u %10.4f %12.2f %12.2f %10.2f %12.2f %12.2f %8.2f\n", made.c_str(),
                     static_cast<double>(input.size()) / static_cast<double>(stream.size()), static_cast<unsigned long long>(last.pieces),
                     last.rounds, s_search, gb / s_device, gb / s_back, gb / all, ld, zl, (gb / all) / ld);
-        std::printf("#   %s: %zu -> %zu bytes; device steps (medians): pieces %.4f s (upload, rounds, statuses), windows %.4f s, join %.4f s\n",
-                    made.c_str(), stream.size(), input.size(), vyre::bench::median(pieces_s), vyre::bench::median(windows_s),
-                    vyre::bench::median(join_s));
+        std::printf("#   %s: %zu -> %zu bytes; device steps (medians): pieces %.4f s (upload, rounds, statuses), join %.4f s\n",
+                    made.c_str(), stream.size(), input.size(), vyre::bench::median(pieces_s), vyre::bench::median(join_s));
         const std::string label = name + " one stream (" + made + ")";
         const auto emit = [&](const std::string& series, const std::string& metric, double v) {
             vyre::bench::emit({"deflate", ctx.device().label(), label, "", 0, series, metric, v});
@@ -503,7 +502,7 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
         emit("libdeflate 1 thread", "GB/s", ld);
         emit("zlib 1 thread", "GB/s", zl);
     }
-    std::printf("# device: host bytes -> bytes in device memory (upload, pieces, windows, join), search excluded; +readback: and\n"
+    std::printf("# device: host bytes -> bytes in device memory (upload, pieces, join), search excluded; +readback: and\n"
                 "# read back; all: search + device + readback; all/ld: against libdeflate on one thread\n");
     return 0;
 }

@@ -20,7 +20,7 @@ static inline void vyre_store_global_uint(__global uint* b, uint n, uint i, uint
 
 __kernel __attribute__((reqd_work_group_size(256, 1, 1)))
 void compression_deflate_join(
-    __global uint* elements, const uint elements_len,
+    __global const uint* elements, const uint elements_len,
     __global const uint* pieces, const uint pieces_len,
     __global const uint* statuses, const uint statuses_len,
     __global const uint* destinations, const uint destinations_len,
@@ -33,28 +33,32 @@ void compression_deflate_join(
     if (((uint)(piece < vyre_load_constant_uint(params, params_len, 0u)))) {
         uint base = vyre_load_global_uint(pieces, pieces_len, ((piece * 7u) + 4u));
         uint window = vyre_load_global_uint(pieces, pieces_len, ((piece * 7u) + 6u));
-        uint written = vyre_load_global_uint(statuses, statuses_len, ((piece * 4u) + 1u));
-        uint previous = (((uint)(piece == 0u)) ? 0u : vyre_load_global_uint(pieces, pieces_len, (((piece - 1u) * 7u) + 4u)));
-        uint previous_written = (((uint)(piece == 0u)) ? 0u : vyre_load_global_uint(statuses, statuses_len, (((piece - 1u) * 4u) + 1u)));
-        uint count = (written - window);
+        uint count = (vyre_load_global_uint(statuses, statuses_len, ((piece * 4u) + 1u)) - window);
         uint share = (vyre_div_uint(count, vyre_load_constant_uint(params, params_len, 1u)) + 1u);
         uint from = min(count, (slice * share));
         uint to = min(count, (from + share));
         uint j = (from + (uint)get_local_id(0));
         while (((uint)(j < to))) {
-            uint window_value = vyre_load_global_uint(elements, elements_len, ((base + window) + j));
-            if (((uint)(window_value >= 256u))) {
-                uint window_at = (window_value - 256u);
-                if (((uint)(((uint)(window_at < 32768u)) && ((uint)((previous_written + window_at) >= 32768u))))) {
-                    window_value = vyre_load_global_uint(elements, elements_len, (((previous + previous_written) - 32768u) + window_at));
-                } else {
-                    window_value = 4294967295u;
+            uint v = vyre_load_global_uint(elements, elements_len, ((base + window) + j));
+            uint at = piece;
+            while (((uint)(v >= 256u))) {
+                uint w = (v - 256u);
+                if (((uint)(((uint)(at == 0u)) || ((uint)(w >= 32768u))))) {
+                    v = 4294967295u;
+                    break;
                 }
+                at = (at - 1u);
+                uint previous_written = vyre_load_global_uint(statuses, statuses_len, ((at * 4u) + 1u));
+                if (((uint)((previous_written + w) < 32768u))) {
+                    v = 4294967295u;
+                    break;
+                }
+                v = vyre_load_global_uint(elements, elements_len, (((vyre_load_global_uint(pieces, pieces_len, ((at * 7u) + 4u)) + previous_written) - 32768u) + w));
             }
-            if (((uint)(window_value >= 256u))) {
+            if (((uint)(v >= 256u))) {
                 vyre_store_global_uint(failures, failures_len, 0u, 1u);
             }
-            vyre_store_global_uchar(output, output_len, (vyre_load_global_uint(destinations, destinations_len, piece) + j), window_value);
+            vyre_store_global_uchar(output, output_len, (vyre_load_global_uint(destinations, destinations_len, piece) + j), v);
             j = (j + 256u);
         }
     }

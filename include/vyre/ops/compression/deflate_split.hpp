@@ -1,20 +1,23 @@
 // One long DEFLATE stream inflated on the device in pieces that decode at once: the host guesses
 // where blocks start (format/deflate_split.hpp), compression.deflate.pieces decodes every piece
-// with references in place of the 32 KiB before it, and two passes put the bytes in order:
+// with references in place of the 32 KiB before it, and compression.deflate.join puts the bytes
+// in order:
 //
 //   1. compression.deflate.pieces (ops/compression/deflate_program.hpp): piece i from its first
 //      bit to the first block start at or past the next piece's first bit. Its output region
 //      (u32 elements) starts with 32,768 references 256 + w to byte w of its window (the last
 //      32 KiB before the piece, not known yet); a match copies references as it copies bytes.
-//      The host then checks that every piece ended exactly where the next one starts: a guess
-//      that was not a block start shows up as a piece that ran past it, and the pieces from there
-//      on are decoded again from where it did end (another round; every round settles at least
-//      one more piece, so the rounds end).
-//   2. compression.deflate.windows: one workgroup, piece after piece, replaces the references in
-//      the last 32 KiB of each piece by the bytes they name (in the piece before, whose last
-//      32 KiB the step before settled). This is the only serial pass: 32 KiB per piece.
-//   3. compression.deflate.join: every piece at once, each element a byte or a reference into the
-//      settled end of the piece before, written to the piece's place in the output.
+//      The host then checks, piece after piece, that each ended exactly where the next one
+//      starts. A guess that was no block start shows up as a piece that ran past it: a new piece
+//      starts where that one ended, and only it is decoded in the next round. A piece whose
+//      output outgrew its region is decoded again in one sixteen times larger (with every other
+//      piece of that round that outgrew its own). Every round settles at least one more piece, so
+//      the rounds end.
+//   2. compression.deflate.join: every element of every piece at once, written to the piece's
+//      place in the output. A reference names an element at the end of the piece before, which
+//      may itself be a reference (a run that spans pieces): the element follows the chain back,
+//      one piece per step, to a byte. Nothing is written to the pieces' regions, so no element
+//      waits for another.
 //
 // A reference to a byte before the stream's first (a corrupt stream) is distance_too_far, as for
 // the whole stream. The caller gives the stream's output size (a gzip member's ISIZE, a ZIP
@@ -50,91 +53,54 @@ inline constexpr std::uint32_t deflate_piece_lanes = deflate_fast_lanes;
 // A piece reads at most this many input bytes: its bit positions stay below 2^32.
 inline constexpr std::uint64_t deflate_piece_max_input = (std::uint64_t{1} << 29) - 1;
 inline constexpr std::uint32_t deflate_join_workgroup = 256;
-// The windows pass is one workgroup stepping piece after piece: as wide as devices allow.
-inline constexpr std::uint32_t deflate_windows_workgroup = 1024;
 // An element no byte stands for: a reference to before the stream's first byte.
 inline constexpr std::uint32_t deflate_no_byte = 0xFFFFFFFFu;
 
-namespace deflate_split_binding {
-inline constexpr std::uint32_t elements = 0, pieces = 1, statuses = 2, params = 3; // windows
-inline constexpr std::uint32_t destinations = 3, output = 4, failures = 5, join_params = 6; // join
-} // namespace deflate_split_binding
+namespace deflate_join_binding {
+inline constexpr std::uint32_t elements = 0, pieces = 1, statuses = 2, destinations = 3, output = 4, failures = 5, params = 6;
+} // namespace deflate_join_binding
 
-namespace detail {
-
-// The byte an element stands for, given the settled end of the piece before (`previous` is where
-// its region starts, `previous_written` its elements): itself below 256, the window byte it
-// names, or deflate_no_byte.
-template <class E, class P, class W>
-auto deflate_window_byte(dsl::kernel& k, const dsl::output_buffer<dsl::u32>& elements, const E& value, const P& previous,
-                         const W& previous_written) {
-    namespace d = vyre::dsl;
-    const auto v = k.let("window_value", value);
-    k.if_(v >= 256u, [&] {
-        const auto w = k.let("window_at", v - 256u);
-        k.if_(w < deflate_piece_window && previous_written + w >= deflate_piece_window, [&] {
-            v = elements[previous + previous_written - deflate_piece_window + w];
-        }).else_([&] { v = d::lit(deflate_no_byte); });
-    });
-    return v;
-}
-
-} // namespace detail
-
-// compression.deflate.windows: see the top of this file. One workgroup.
-inline ir::program deflate_windows_program(std::uint32_t workgroup = deflate_windows_workgroup) {
-    namespace d = vyre::dsl;
-    namespace piece = deflate_piece;
-    d::kernel k(entry_name("compression.deflate.windows"), {workgroup, 1, 1});
-    const auto elements = k.output<d::u32>("elements", deflate_split_binding::elements);
-    const auto pieces = k.input<d::u32>("pieces", deflate_split_binding::pieces);
-    const auto statuses = k.input<d::u32>("statuses", deflate_split_binding::statuses);
-    const auto params = k.uniform<d::u32>("params", deflate_split_binding::params);
-    const auto i = k.let("piece", 1u);
-    k.while_(i < params[0u], [&] {
-        const auto base = k.let("base", pieces[i * piece::words + piece::out_base]);
-        const auto written = k.let("written", statuses[i * piece::status_words + piece::written]);
-        const auto previous = k.let("previous", pieces[(i - 1u) * piece::words + piece::out_base]);
-        const auto previous_written = k.let("previous_written", statuses[(i - 1u) * piece::status_words + piece::written]);
-        const auto j = k.let("j", written - d::min(written, deflate_piece_window) + d::local_id());
-        k.while_(j < written, [&] {
-            const auto v = detail::deflate_window_byte(k, elements, elements[base + j], previous, previous_written);
-            k.store(elements, base + j, v);
-            j = j + workgroup;
-        });
-        k.barrier(); // the next piece reads what this one settled
-        i = i + 1u;
-    });
-    return k.program();
-}
-
-// compression.deflate.join: see the top of this file. params: pieces, slices per piece.
+// compression.deflate.join: see the top of this file. params: pieces, slices per piece (each
+// piece's elements are cut into that many slices, one workgroup each).
 inline ir::program deflate_join_program(std::uint32_t workgroup = deflate_join_workgroup) {
     namespace d = vyre::dsl;
     namespace piece = deflate_piece;
     d::kernel k(entry_name("compression.deflate.join"), {workgroup, 1, 1});
-    const auto elements = k.output<d::u32>("elements", deflate_split_binding::elements);
-    const auto pieces = k.input<d::u32>("pieces", deflate_split_binding::pieces);
-    const auto statuses = k.input<d::u32>("statuses", deflate_split_binding::statuses);
-    const auto destinations = k.input<d::u32>("destinations", deflate_split_binding::destinations);
-    const auto output = k.output<d::bytes>("output", deflate_split_binding::output);
-    const auto failures = k.output<d::u32>("failures", deflate_split_binding::failures);
-    const auto params = k.uniform<d::u32>("params", deflate_split_binding::join_params);
+    const auto elements = k.input<d::u32>("elements", deflate_join_binding::elements);
+    const auto pieces = k.input<d::u32>("pieces", deflate_join_binding::pieces);
+    const auto statuses = k.input<d::u32>("statuses", deflate_join_binding::statuses);
+    const auto destinations = k.input<d::u32>("destinations", deflate_join_binding::destinations);
+    const auto output = k.output<d::bytes>("output", deflate_join_binding::output);
+    const auto failures = k.output<d::u32>("failures", deflate_join_binding::failures);
+    const auto params = k.uniform<d::u32>("params", deflate_join_binding::params);
     const auto i = k.let("piece", d::workgroup_id() / params[1u]);
     const auto slice = k.let("slice", d::workgroup_id() % params[1u]);
     k.if_(i < params[0u], [&] {
         const auto base = k.let("base", pieces[i * piece::words + piece::out_base]);
         const auto window = k.let("window", pieces[i * piece::words + piece::window]);
-        const auto written = k.let("written", statuses[i * piece::status_words + piece::written]);
-        const auto previous = k.let("previous", d::select(i == 0u, 0u, pieces[(i - 1u) * piece::words + piece::out_base]));
-        const auto previous_written = k.let("previous_written", d::select(i == 0u, 0u, statuses[(i - 1u) * piece::status_words + piece::written]));
-        const auto count = k.let("count", written - window);
+        const auto count = k.let("count", statuses[i * piece::status_words + piece::written] - window);
         const auto share = k.let("share", count / params[1u] + 1u);
         const auto from = k.let("from", d::min(count, slice * share));
         const auto to = k.let("to", d::min(count, from + share));
         const auto j = k.let("j", from + d::local_id());
         k.while_(j < to, [&] {
-            const auto v = detail::deflate_window_byte(k, elements, elements[base + window + j], previous, previous_written);
+            const auto v = k.let("v", elements[base + window + j]);
+            // A reference: element written - window_bytes + w of the piece before, and so on back.
+            const auto at = k.let("at", i);
+            k.while_(v >= 256u, [&] {
+                const auto w = k.let("w", v - 256u);
+                k.if_(at == 0u || w >= deflate_piece_window, [&] {
+                    v = d::lit(deflate_no_byte);
+                    k.break_();
+                });
+                at = at - 1u;
+                const auto written = k.let("previous_written", statuses[at * piece::status_words + piece::written]);
+                k.if_(written + w < deflate_piece_window, [&] { // before the stream's first byte
+                    v = d::lit(deflate_no_byte);
+                    k.break_();
+                });
+                v = elements[pieces[at * piece::words + piece::out_base] + written - deflate_piece_window + w];
+            });
             k.if_(v >= 256u, [&] { k.store(failures, 0u, 1u); });
             k.store(output, destinations[i] + j, v);
             j = j + workgroup;
@@ -147,8 +113,6 @@ inline std::vector<op_info> deflate_split_infos() {
     return {{"compression.deflate.pieces", 1, "pieces of one DEFLATE stream, each from a guessed block start, references for the window before it",
              {{ir::data_type::bytes}, ir::data_type::u32}, ir::convention::v1(),
              [] { return deflate_pieces_program(deflate_piece_lanes, deflate_fast_streams_per_workgroup); }},
-            {"compression.deflate.windows", 1, "the last 32 KiB of every piece settled, piece after piece",
-             {{ir::data_type::u32}, ir::data_type::u32}, ir::convention::v1(), [] { return deflate_windows_program(); }},
             {"compression.deflate.join", 1, "the pieces' elements written as the stream's bytes, in order",
              {{ir::data_type::u32}, ir::data_type::bytes}, ir::convention::v1(), [] { return deflate_join_program(); }}};
 }
@@ -159,8 +123,8 @@ struct deflate_split_result {
     std::uint64_t pieces = 0;               // pieces the stream decoded in
     std::uint32_t rounds = 0;               // launches of the pieces program (1 when every guess held)
     // Host clock, seconds: the stream's upload and every round of pieces (until their statuses
-    // are back), the windows pass, the join (each waited for before the next is timed).
-    double pieces_seconds = 0, windows_seconds = 0, join_seconds = 0;
+    // are back), then the join (waited for).
+    double pieces_seconds = 0, join_seconds = 0;
 };
 
 namespace detail {
@@ -171,6 +135,14 @@ inline const runtime::compiled_program& deflate_pieces_kernel(lower::subgroup_lo
     static const runtime::compiled_program emulated(deflate_pieces_program(deflate_piece_lanes, 1), lower::subgroup_lowering::emulated);
     return lowering == lower::subgroup_lowering::nvidia_ptx ? warps : lowering == lower::subgroup_lowering::khr ? khr : emulated;
 }
+
+// One piece as the host tracks it: where it starts and stops (bits of the stream), its region of
+// the elements buffer, and what its last decoding reported.
+struct deflate_piece_state {
+    std::uint64_t start = 0, stop = 0; // stop: the next piece's start, or ~0 for the last
+    std::uint64_t base = 0, capacity = 0;
+    std::array<std::uint32_t, deflate_piece::status_words> status{};
+};
 
 } // namespace detail
 
@@ -184,6 +156,7 @@ inline deflate_split_result inflate_split(runtime::context& ctx, std::span<const
                                           std::uint64_t expected, const boost::compute::buffer& output) {
     namespace e = vyre::compression::deflate_error;
     namespace piece = deflate_piece;
+    using state = detail::deflate_piece_state;
     deflate_split_result result;
     const auto clock = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
     const double started = clock();
@@ -193,160 +166,156 @@ inline deflate_split_result inflate_split(runtime::context& ctx, std::span<const
     if (expected > 0xFFFFFFFFull || output.size() < (expected + 3) / 4 * 4)
         throw resource_error("inflate_split: an output of " + std::to_string(expected) + " bytes needs a buffer of " +
                              std::to_string((expected + 3) / 4 * 4) + " bytes and at most 2^32-1 of them");
-    std::vector<std::uint64_t> starts(points.begin(), points.end());
-    const std::uint64_t total_bits = std::uint64_t{stream.size()} * 8;
-    while (!starts.empty() && starts.back() >= total_bits) starts.pop_back();
-    if (starts.empty()) starts.push_back(0);
+    const std::uint64_t total_bits = std::uint64_t{stream.size()} * 8, none = ~std::uint64_t{0};
+    std::vector<state> pieces;
+    for (const std::uint64_t p : points)
+        if (p < total_bits || pieces.empty()) pieces.push_back({p, none});
+    for (std::size_t i = 0; i + 1 < pieces.size(); ++i) pieces[i].stop = pieces[i + 1].start;
     auto input = runtime::allocate(ctx, runtime::padded_bytes(stream.size()), CL_MEM_READ_ONLY);
     runtime::write(ctx, input, stream.data(), stream.size());
     const std::uint32_t input_words = static_cast<std::uint32_t>(input.size() / 4);
     const lower::subgroup_lowering lowering = runtime::native_subgroups(ctx.device());
     const std::uint32_t per_group = lowering == lower::subgroup_lowering::nvidia_ptx ? deflate_fast_streams_per_workgroup : 1;
 
-    // Records of every piece; its capacity from its share of the stream's bits, twice over.
-    std::vector<std::uint32_t> records, statuses;
-    std::vector<std::uint64_t> capacity;
+    // The elements buffer: regions handed out in order, grown (its contents copied) when a
+    // region does not fit; element indices stay below 2^32.
     boost::compute::buffer elements;
-    const auto lay_out = [&] {
-        const std::size_t m = starts.size();
-        records.assign(m * piece::words, 0);
-        statuses.resize(m * piece::status_words, 0);
-        capacity.resize(m, 0);
-        std::uint64_t at = 0;
-        for (std::size_t i = 0; i < m; ++i) {
-            const std::uint64_t from = starts[i], to = i + 1 < m ? starts[i + 1] : total_bits;
-            const std::uint64_t window = i == 0 ? 0 : deflate_piece_window;
-            if (capacity[i] == 0)
-                capacity[i] = window + std::min<std::uint64_t>(expected + 1, 2 * expected * (to - from) / std::max<std::uint64_t>(total_bits, 1) + 65536);
-            const std::uint64_t in_base = from / 8;
-            std::uint32_t* r = records.data() + i * piece::words;
+    std::uint64_t used = 0;
+    const auto window_of = [&](const state& p) { return p.start == 0 ? 0u : deflate_piece_window; };
+    const auto place = [&](state& p, std::uint64_t capacity) {
+        p.capacity = capacity;
+        p.base = used;
+        used += capacity;
+        if (used > 0xFFFFFFFFull) throw resource_error("inflate_split: the pieces' output regions pass 2^32 elements; inflate on the host");
+    };
+    // A first region: twice the piece's share of the output, and 64 KiB.
+    const auto estimate = [&](const state& p) {
+        const std::uint64_t bits = (p.stop == none ? total_bits : p.stop) - p.start;
+        return window_of(p) + std::min<std::uint64_t>(expected + 1, 2 * expected * bits / std::max<std::uint64_t>(total_bits, 1) + 65536);
+    };
+    const auto fit = [&] {
+        const std::size_t bytes = static_cast<std::size_t>(std::max<std::uint64_t>(used, 1) * 4);
+        if (elements.get() != nullptr && elements.size() >= bytes) return;
+        boost::compute::buffer grown = runtime::allocate(ctx, bytes + bytes / 4 > ctx.device().max_allocation ? bytes : bytes + bytes / 4);
+        if (elements.get() != nullptr)
+            runtime::cl_call("clEnqueueCopyBuffer", [&] { ctx.queue().enqueue_copy_buffer(elements, grown, 0, 0, elements.size()); });
+        elements = std::move(grown);
+    };
+    for (state& p : pieces) place(p, estimate(p));
+    // Decodes pieces `which` (indices into `pieces`) in one launch and takes their statuses.
+    const auto decode = [&](const std::vector<std::size_t>& which) {
+        fit();
+        std::vector<std::uint32_t> records(which.size() * piece::words);
+        for (std::size_t k = 0; k < which.size(); ++k) {
+            const state& p = pieces[which[k]];
+            const std::uint64_t in_base = p.start / 8;
+            std::uint32_t* r = records.data() + k * piece::words;
             r[piece::in_base] = static_cast<std::uint32_t>(in_base);
             r[piece::in_size] = static_cast<std::uint32_t>(std::min<std::uint64_t>(stream.size() - in_base, deflate_piece_max_input));
-            r[piece::start_bit] = static_cast<std::uint32_t>(from % 8);
-            r[piece::stop_bit] = i + 1 < m ? static_cast<std::uint32_t>(std::min<std::uint64_t>(to - in_base * 8, 0xFFFFFFFEull)) : 0xFFFFFFFFu;
-            r[piece::window] = static_cast<std::uint32_t>(window);
-            r[piece::out_base] = static_cast<std::uint32_t>(at);
-            r[piece::capacity] = static_cast<std::uint32_t>(capacity[i]);
-            at += capacity[i];
-            if (at > 0xFFFFFFFFull / 4) throw resource_error("inflate_split: the pieces' output regions outgrow one buffer; inflate on the host");
+            r[piece::start_bit] = static_cast<std::uint32_t>(p.start % 8);
+            r[piece::stop_bit] = p.stop == none ? 0xFFFFFFFFu : static_cast<std::uint32_t>(std::min<std::uint64_t>(p.stop - in_base * 8, 0xFFFFFFFEull));
+            r[piece::out_base] = static_cast<std::uint32_t>(p.base);
+            r[piece::capacity] = static_cast<std::uint32_t>(p.capacity);
+            r[piece::window] = window_of(p);
         }
-        runtime::reserve(ctx, elements, static_cast<std::size_t>(std::max<std::uint64_t>(at, 1) * 4));
-    };
-    lay_out();
-    // Rounds: decode pieces [settled, m), then settle them in order while each ends where the next
-    // starts. A layout that moved the elements to a larger buffer lost the settled pieces' output:
-    // they are decoded again.
-    std::size_t settled = 0;
-    const auto relay = [&] {
-        const cl_mem before = elements.get();
-        lay_out();
-        if (elements.get() != before) settled = 0;
-    };
-    for (;;) {
-        const std::size_t m = starts.size();
-        const std::uint32_t count = static_cast<std::uint32_t>(m - settled);
-        const auto record_buffer = runtime::upload(ctx, std::span<const std::uint32_t>(records.data() + settled * piece::words, count * piece::words),
-                                                   CL_MEM_READ_ONLY);
+        const std::uint32_t count = static_cast<std::uint32_t>(which.size());
+        const auto record_buffer = runtime::upload(ctx, std::span<const std::uint32_t>(records), CL_MEM_READ_ONLY);
         auto status_buffer = runtime::allocate(ctx, count * piece::status_words * 4);
         const std::array<std::uint32_t, 4> p{count, static_cast<std::uint32_t>(stream.size()), static_cast<std::uint32_t>(elements.size() / 4), 0};
         const auto params = runtime::make_parameter_buffer(ctx, p);
         const runtime::buffer_arg args[] = {{input, input_words},
                                             {record_buffer, count * piece::words},
-                                            {elements, static_cast<std::uint32_t>(elements.size() / 4)},
+                                            {elements, static_cast<std::uint32_t>(std::min<std::size_t>(elements.size() / 4, 0xFFFFFFFFu))},
                                             {status_buffer, count * piece::status_words},
                                             {params, 4}};
         runtime::dispatch(ctx, detail::deflate_pieces_kernel(lowering), {(count + per_group - 1) / per_group, 1, 1}, args);
-        runtime::read(ctx, status_buffer, statuses.data() + settled * piece::status_words, count * piece::status_words * 4);
+        std::vector<std::uint32_t> back(count * piece::status_words);
+        runtime::read(ctx, status_buffer, back.data(), back.size() * 4);
+        for (std::size_t k = 0; k < which.size(); ++k)
+            std::copy_n(back.data() + k * piece::status_words, piece::status_words, pieces[which[k]].status.begin());
         ++result.rounds;
-        bool again = false;
-        while (settled < starts.size() && !again) {
-            const std::uint32_t* s = statuses.data() + settled * piece::status_words;
-            const std::uint32_t* r = records.data() + settled * piece::words;
-            if (s[piece::code] == e::output_overflow && capacity[settled] < r[piece::window] + expected + 1) {
-                capacity[settled] = r[piece::window] + expected + 1; // this piece alone may hold the whole output
-                relay();
-                again = true;
+    };
+    std::vector<std::size_t> which(pieces.size());
+    for (std::size_t i = 0; i < which.size(); ++i) which[i] = i;
+    std::size_t settled = 0; // pieces [0, settled) start where the stream's blocks do and end where the next starts
+    const auto fail = [&](std::uint32_t code) {
+        result.status = {code, 0};
+        result.pieces = pieces.size();
+        return result;
+    };
+    for (;;) {
+        decode(which);
+        which.clear();
+        while (settled < pieces.size()) {
+            state& p = pieces[settled];
+            const std::uint32_t code = p.status[piece::code];
+            if (code == e::output_overflow && p.capacity < window_of(p) + expected + 1) {
+                // This piece and every later one that outgrew its region, sixteen times larger.
+                for (std::size_t j = settled; j < pieces.size(); ++j) {
+                    state& q = pieces[j];
+                    if (q.status[piece::code] != e::output_overflow || q.capacity >= window_of(q) + expected + 1) continue;
+                    place(q, std::min<std::uint64_t>(window_of(q) + expected + 1, q.capacity * 16));
+                    which.push_back(j);
+                }
                 break;
             }
-            if (s[piece::code] != e::none) {
-                result.status = {s[piece::code], 0};
-                result.pieces = starts.size();
-                return result;
-            }
-            if (s[piece::final_block] != 0) {
-                starts.resize(settled + 1); // the stream ends here; later guesses lay past its end
+            if (code != e::none) return fail(code);
+            if (p.status[piece::final_block] != 0) {
+                pieces.resize(settled + 1); // the stream ends here; later guesses lay past its end
+                ++settled;
                 break;
             }
-            const std::uint64_t end = std::uint64_t{r[piece::in_base]} * 8 + s[piece::end_bit];
-            if (end <= starts[settled] || settled + 1 == starts.size()) { // no progress: never from a well-formed piece
-                result.status = {e::input_overrun, 0};
-                result.pieces = starts.size();
-                return result;
-            }
-            if (end == starts[settled + 1]) {
+            const std::uint64_t end = p.start / 8 * 8 + p.status[piece::end_bit];
+            if (p.stop == none || end <= p.start) return fail(e::input_overrun); // never from a well-formed piece
+            if (end == p.stop) {
                 ++settled;
                 continue;
             }
-            // The next guess was no block start (the piece ran past it): the next piece starts
-            // where this one ended, and guesses before that go.
-            std::vector<std::uint64_t> next(starts.begin(), starts.begin() + static_cast<std::ptrdiff_t>(settled + 1));
-            next.push_back(end);
-            for (const std::uint64_t b : starts)
-                if (b > end) next.push_back(b);
-            starts = std::move(next);
-            capacity.resize(settled + 1);
-            capacity.resize(starts.size(), 0);
+            // The next guess was no block start (the piece ran past it): the guesses up to where
+            // it ended go, and a new piece starts there.
+            std::size_t next = settled + 1;
+            while (next < pieces.size() && pieces[next].start <= end) ++next;
+            state fresh{end, next < pieces.size() ? pieces[next].start : none};
+            place(fresh, estimate(fresh));
+            pieces.erase(pieces.begin() + static_cast<std::ptrdiff_t>(settled + 1), pieces.begin() + static_cast<std::ptrdiff_t>(next));
+            pieces.insert(pieces.begin() + static_cast<std::ptrdiff_t>(settled + 1), fresh);
+            p.stop = end;
             ++settled;
-            relay();
-            again = true;
+            which.push_back(settled);
+            break;
         }
-        if (!again) break;
+        if (which.empty()) break;
     }
-    const std::size_t m = starts.size();
-    result.pieces = m;
+    result.pieces = pieces.size();
     const double pieces_done = clock();
     result.pieces_seconds = pieces_done - started;
-    statuses.resize(m * piece::status_words);
-    records.resize(m * piece::words);
-    // Where each piece's bytes go.
-    std::vector<std::uint32_t> destinations(m);
+    // Where each piece's bytes go, and the records and statuses the join reads.
+    const std::size_t m = pieces.size();
+    std::vector<std::uint32_t> records(m * piece::words), statuses(m * piece::status_words), destinations(m);
     std::uint64_t size = 0;
     std::uint32_t largest = 0;
     for (std::size_t i = 0; i < m; ++i) {
+        const state& p = pieces[i];
+        records[i * piece::words + piece::out_base] = static_cast<std::uint32_t>(p.base);
+        records[i * piece::words + piece::window] = window_of(p);
+        std::copy(p.status.begin(), p.status.end(), statuses.begin() + static_cast<std::ptrdiff_t>(i * piece::status_words));
         destinations[i] = static_cast<std::uint32_t>(std::min<std::uint64_t>(size, 0xFFFFFFFFull));
-        const std::uint32_t bytes = statuses[i * piece::status_words + piece::written] - records[i * piece::words + piece::window];
+        const std::uint32_t bytes = p.status[piece::written] - window_of(p);
         size += bytes;
         largest = std::max(largest, bytes);
     }
-    if (size > expected) {
-        result.status = {e::output_overflow, 0};
-        return result;
-    }
+    if (size > expected) return fail(e::output_overflow);
     const auto record_buffer = runtime::upload(ctx, std::span<const std::uint32_t>(records), CL_MEM_READ_ONLY);
     const auto status_buffer = runtime::upload(ctx, std::span<const std::uint32_t>(statuses), CL_MEM_READ_ONLY);
     const auto destination_buffer = runtime::upload(ctx, std::span<const std::uint32_t>(destinations), CL_MEM_READ_ONLY);
     std::array<std::uint32_t, 1> no_failure{0};
     auto failures = runtime::upload(ctx, std::span<const std::uint32_t>(no_failure));
-    const std::uint32_t element_words = static_cast<std::uint32_t>(elements.size() / 4);
-    if (m > 1) {
-        const std::array<std::uint32_t, 1> p{static_cast<std::uint32_t>(m)};
-        const auto params = runtime::make_parameter_buffer(ctx, p);
-        static const runtime::compiled_program windows(deflate_windows_program());
-        const runtime::buffer_arg args[] = {{elements, element_words},
-                                            {record_buffer, static_cast<std::uint32_t>(records.size())},
-                                            {status_buffer, static_cast<std::uint32_t>(statuses.size())},
-                                            {params, 1}};
-        runtime::dispatch(ctx, windows, {1, 1, 1}, args);
-        ctx.queue().finish();
-    }
-    const double windows_done = clock();
-    result.windows_seconds = windows_done - pieces_done;
     // Slices of about 64 KiB, so that a stream of few pieces still fills the device.
     const std::uint32_t slices = std::max<std::uint32_t>(1, largest / 65536);
     const std::array<std::uint32_t, 2> p{static_cast<std::uint32_t>(m), slices};
     const auto params = runtime::make_parameter_buffer(ctx, p);
     static const runtime::compiled_program join(deflate_join_program());
-    const runtime::buffer_arg args[] = {{elements, element_words},
+    const runtime::buffer_arg args[] = {{elements, static_cast<std::uint32_t>(std::min<std::size_t>(elements.size() / 4, 0xFFFFFFFFu))},
                                         {record_buffer, static_cast<std::uint32_t>(records.size())},
                                         {status_buffer, static_cast<std::uint32_t>(statuses.size())},
                                         {destination_buffer, static_cast<std::uint32_t>(m)},
@@ -355,7 +324,7 @@ inline deflate_split_result inflate_split(runtime::context& ctx, std::span<const
                                         {params, 2}};
     runtime::dispatch(ctx, join, {static_cast<std::uint32_t>(m * slices), 1, 1}, args);
     runtime::read(ctx, failures, no_failure.data(), 4);
-    result.join_seconds = clock() - windows_done;
+    result.join_seconds = clock() - pieces_done;
     result.status = no_failure[0] != 0 ? vyre::compression::block_status{e::distance_too_far, 0}
                                        : vyre::compression::block_status{e::none, static_cast<std::uint32_t>(size)};
     return result;
