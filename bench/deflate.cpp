@@ -491,8 +491,10 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
         std::printf("%-12s %7.2f %8llu %7u %10.4f %12.2f %12.2f %10.2f %12.2f %12.2f %8.2f\n", made.c_str(),
                     static_cast<double>(input.size()) / static_cast<double>(stream.size()), static_cast<unsigned long long>(last.pieces),
                     last.rounds, s_search, gb / s_device, gb / s_back, gb / all, ld, zl, (gb / all) / ld);
-        std::printf("#   %s: %zu -> %zu bytes; device steps (medians): pieces %.4f s (upload, rounds, statuses), join %.4f s\n",
-                    made.c_str(), stream.size(), input.size(), vyre::bench::median(pieces_s), vyre::bench::median(join_s));
+        std::printf("#   %s: %zu -> %zu bytes; device steps (medians): pieces %.4f s (upload, rounds, statuses), join %.4f s; "
+                    "%u false guesses, %u pieces regrown\n",
+                    made.c_str(), stream.size(), input.size(), vyre::bench::median(pieces_s), vyre::bench::median(join_s), last.false_guesses,
+                    last.regrown);
         const std::string label = name + " one stream (" + made + ")";
         const auto emit = [&](const std::string& series, const std::string& metric, double v) {
             vyre::bench::emit({"deflate", ctx.device().label(), label, "", 0, series, metric, v});

@@ -9,10 +9,11 @@
 //      32 KiB before the piece, not known yet); a match copies references as it copies bytes.
 //      The host then checks, piece after piece, that each ended exactly where the next one
 //      starts. A guess that was no block start shows up as a piece that ran past it: a new piece
-//      starts where that one ended, and only it is decoded in the next round. A piece whose
-//      output outgrew its region is decoded again in one sixteen times larger (with every other
-//      piece of that round that outgrew its own). Every round settles at least one more piece, so
-//      the rounds end.
+//      starts where that one ended. A piece whose output outgrew its region is decoded again in
+//      one sixteen times larger. The next round decodes only those new and regrown pieces, all
+//      of them at once (beyond the settled pieces, on the guess that each piece started at a
+//      block). A piece is regrown at most eight times (then it may hold the whole output), and a
+//      round that regrows nothing settles at least one more piece, so the rounds end.
 //   2. compression.deflate.join: every element of every piece at once, written to the piece's
 //      place in the output. A reference names an element at the end of the piece before, which
 //      may itself be a reference (a run that spans pieces): the element follows the chain back,
@@ -122,6 +123,8 @@ struct deflate_split_result {
     vyre::compression::block_status status; // as compression.deflate's for the whole stream; bytes: its output size
     std::uint64_t pieces = 0;               // pieces the stream decoded in
     std::uint32_t rounds = 0;               // launches of the pieces program (1 when every guess held)
+    std::uint32_t false_guesses = 0;        // split points that were no block start
+    std::uint32_t regrown = 0;              // pieces decoded again in a larger region
     // Host clock, seconds: the stream's upload and every round of pieces (until their statuses
     // are back), then the join (waited for).
     double pieces_seconds = 0, join_seconds = 0;
@@ -141,6 +144,7 @@ inline const runtime::compiled_program& deflate_pieces_kernel(lower::subgroup_lo
 struct deflate_piece_state {
     std::uint64_t start = 0, stop = 0; // stop: the next piece's start, or ~0 for the last
     std::uint64_t base = 0, capacity = 0;
+    bool decoded = false; // its status is from its present region and stop
     std::array<std::uint32_t, deflate_piece::status_words> status{};
 };
 
@@ -231,60 +235,79 @@ inline deflate_split_result inflate_split(runtime::context& ctx, std::span<const
         runtime::dispatch(ctx, detail::deflate_pieces_kernel(lowering), {(count + per_group - 1) / per_group, 1, 1}, args);
         std::vector<std::uint32_t> back(count * piece::status_words);
         runtime::read(ctx, status_buffer, back.data(), back.size() * 4);
-        for (std::size_t k = 0; k < which.size(); ++k)
+        for (std::size_t k = 0; k < which.size(); ++k) {
             std::copy_n(back.data() + k * piece::status_words, piece::status_words, pieces[which[k]].status.begin());
+            pieces[which[k]].decoded = true;
+        }
         ++result.rounds;
     };
-    std::vector<std::size_t> which(pieces.size());
-    for (std::size_t i = 0; i < which.size(); ++i) which[i] = i;
     std::size_t settled = 0; // pieces [0, settled) start where the stream's blocks do and end where the next starts
     const auto fail = [&](std::uint32_t code) {
         result.status = {code, 0};
         result.pieces = pieces.size();
         return result;
     };
-    for (;;) {
+    const auto regrowable = [&](const state& p) {
+        return p.status[piece::code] == e::output_overflow && p.capacity < window_of(p) + expected + 1;
+    };
+    // A new piece from `end` (a block start, if the piece that ended there started at one) to the
+    // next guess after it, placed at index i; nothing when a piece starts there already.
+    const auto start_at = [&](std::size_t i, std::uint64_t end) {
+        if (i < pieces.size() && pieces[i].start == end) return;
+        state fresh{end, i < pieces.size() ? pieces[i].start : none};
+        place(fresh, estimate(fresh));
+        pieces.insert(pieces.begin() + static_cast<std::ptrdiff_t>(i), fresh);
+        ++result.false_guesses;
+    };
+    for (bool done = false; !done;) {
+        std::vector<std::size_t> which;
+        for (std::size_t i = 0; i < pieces.size(); ++i)
+            if (!pieces[i].decoded) which.push_back(i);
+        if (which.empty()) return fail(e::input_overrun); // nothing left to try: never from a well-formed stream
         decode(which);
-        which.clear();
-        while (settled < pieces.size()) {
+        // Settle pieces in order while each ends where the next starts.
+        while (settled < pieces.size() && pieces[settled].decoded && !regrowable(pieces[settled])) {
             state& p = pieces[settled];
-            const std::uint32_t code = p.status[piece::code];
-            if (code == e::output_overflow && p.capacity < window_of(p) + expected + 1) {
-                // This piece and every later one that outgrew its region, sixteen times larger.
-                for (std::size_t j = settled; j < pieces.size(); ++j) {
-                    state& q = pieces[j];
-                    if (q.status[piece::code] != e::output_overflow || q.capacity >= window_of(q) + expected + 1) continue;
-                    place(q, std::min<std::uint64_t>(window_of(q) + expected + 1, q.capacity * 16));
-                    which.push_back(j);
-                }
-                break;
-            }
-            if (code != e::none) return fail(code);
+            if (p.status[piece::code] != e::none) return fail(p.status[piece::code]);
             if (p.status[piece::final_block] != 0) {
                 pieces.resize(settled + 1); // the stream ends here; later guesses lay past its end
                 ++settled;
+                done = true;
                 break;
             }
             const std::uint64_t end = p.start / 8 * 8 + p.status[piece::end_bit];
             if (p.stop == none || end <= p.start) return fail(e::input_overrun); // never from a well-formed piece
-            if (end == p.stop) {
-                ++settled;
+            if (end != p.stop) {
+                // The next guess was no block start (the piece ran past it): the guesses before
+                // where it ended go, and a piece starts there.
+                std::size_t next = settled + 1;
+                while (next < pieces.size() && pieces[next].start < end) ++next;
+                pieces.erase(pieces.begin() + static_cast<std::ptrdiff_t>(settled + 1), pieces.begin() + static_cast<std::ptrdiff_t>(next));
+                start_at(settled + 1, end);
+                pieces[settled].stop = end;
+            }
+            ++settled;
+        }
+        if (done) break;
+        // Beyond the settled pieces, guess on: a piece that outgrew its region is decoded again in
+        // one sixteen times larger, and where a piece ran past the next guess, a piece starts
+        // where it ended (all of them in the next round, not one per round).
+        for (std::size_t i = settled; i < pieces.size(); ++i) {
+            state& q = pieces[i];
+            if (!q.decoded) continue;
+            if (regrowable(q)) {
+                place(q, std::min<std::uint64_t>(window_of(q) + expected + 1, q.capacity * 16));
+                q.decoded = false;
+                ++result.regrown;
                 continue;
             }
-            // The next guess was no block start (the piece ran past it): the guesses up to where
-            // it ended go, and a new piece starts there.
-            std::size_t next = settled + 1;
-            while (next < pieces.size() && pieces[next].start <= end) ++next;
-            state fresh{end, next < pieces.size() ? pieces[next].start : none};
-            place(fresh, estimate(fresh));
-            pieces.erase(pieces.begin() + static_cast<std::ptrdiff_t>(settled + 1), pieces.begin() + static_cast<std::ptrdiff_t>(next));
-            pieces.insert(pieces.begin() + static_cast<std::ptrdiff_t>(settled + 1), fresh);
-            p.stop = end;
-            ++settled;
-            which.push_back(settled);
-            break;
+            if (q.status[piece::code] != e::none || q.status[piece::final_block] != 0 || q.stop == none) continue;
+            const std::uint64_t end = q.start / 8 * 8 + q.status[piece::end_bit];
+            if (end <= q.stop) continue;
+            std::size_t next = i + 1;
+            while (next < pieces.size() && pieces[next].start < end) ++next;
+            start_at(next, end);
         }
-        if (which.empty()) break;
     }
     result.pieces = pieces.size();
     const double pieces_done = clock();
