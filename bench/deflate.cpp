@@ -420,6 +420,26 @@ void usage() {
 
 } // namespace
 
+// Whether zlib's inflate passes a block start at bit `bit` of raw DEFLATE `stream` (for messages).
+bool block_start(const std::vector<std::uint8_t>& stream, std::size_t size, std::uint64_t bit) {
+    if (bit == 0) return true;
+    z_stream z{};
+    if (inflateInit2(&z, -15) != Z_OK) return false;
+    std::vector<std::uint8_t> out(size + 1);
+    z.next_in = const_cast<Bytef*>(stream.data());
+    z.avail_in = static_cast<uInt>(stream.size());
+    z.next_out = out.data();
+    z.avail_out = static_cast<uInt>(out.size());
+    bool found = false;
+    while (inflate(&z, Z_BLOCK) == Z_OK) {
+        const std::uint64_t at = std::uint64_t{z.total_in} * 8 - static_cast<std::uint64_t>(z.data_type & 7);
+        if ((z.data_type & 128) != 0 && at == bit) found = true;
+        if (at > bit) break;
+    }
+    inflateEnd(&z);
+    return found;
+}
+
 // --one-stream (see the top of this file).
 int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_kib, int level, int runs, unsigned threads) {
     rt::context ctx(rt::choose_device());
@@ -461,8 +481,14 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
             const double t2 = vyre::bench::now_seconds();
             rt::read(ctx, output, back.data(), back.size());
             const double t3 = vyre::bench::now_seconds();
-            if (last.status.code != 0 || last.status.output_size != input.size() || back != input)
-                fail(name + ", " + made + ", one stream in pieces: the bytes differ from the input");
+            if (last.status.code != 0 || last.status.output_size != input.size() || back != input) {
+                const auto at = std::mismatch(back.begin(), back.end(), input.begin()).first - back.begin();
+                fail(name + ", " + made + ", one stream in pieces: status " + std::to_string(last.status.code) + ", " +
+                     std::to_string(last.status.output_size) + " bytes of " + std::to_string(input.size()) + ", first wrong byte at " +
+                     std::to_string(at) + "; " + std::to_string(last.pieces) + " pieces, " + std::to_string(last.rounds) + " rounds, " +
+                     std::to_string(last.false_guesses) + " false guesses, " + std::to_string(last.regrown) + " regrown; failing piece at bit " +
+                     std::to_string(last.failed_piece) + (block_start(stream, input.size(), last.failed_piece) ? " (a block start)" : " (no block start)"));
+            }
             std::fill(back.begin(), back.end(), 0);
             libdeflate_decompressor* d = libdeflate_alloc_decompressor();
             const double t4 = vyre::bench::now_seconds();

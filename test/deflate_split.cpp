@@ -162,6 +162,36 @@ VYRE_DEVICE_TEST(guesses_that_are_no_block_starts_cost_rounds_not_bytes) {
     inflate_and_check(dev.ctx(), c, {0, 17, 4000, 4001});
 }
 
+VYRE_DEVICE_TEST(random_guesses_among_stored_and_uneven_blocks) {
+    // Text, runs of zeros and random bytes (stored blocks) in turn, and split points at random
+    // bits beside the finder's: false guesses and regrown pieces in the same rounds.
+    std::mt19937_64 rng(vyre::test::test_seed() ^ 0x7a11);
+    const bytes corpus = vyre::test::system_corpus(300000);
+    bytes data;
+    for (int part = 0; part < 12; ++part) {
+        const std::size_t n = 20000 + rng() % 60000;
+        if (part % 3 == 0) data.insert(data.end(), corpus.begin(), corpus.begin() + static_cast<std::ptrdiff_t>(std::min(n, corpus.size())));
+        else if (part % 3 == 1) data.insert(data.end(), n * 4, 0);
+        else {
+            const bytes noise = vyre::test::random_bytes(rng, n);
+            data.insert(data.end(), noise.begin(), noise.end());
+        }
+    }
+    for (const int level : {1, 6, 9}) {
+        const stream_case c{"mixed, zlib level " + std::to_string(level), data, zlib_raw(data, level)};
+        BOOST_TEST_CONTEXT(c.name) {
+            for (int trial = 0; trial < 4; ++trial) {
+                auto points = vyre::format::deflate_split_points(c.stream, 2048 << trial, 2);
+                for (int g = 0; g < 40; ++g) points.push_back(rng() % (c.stream.size() * 8));
+                std::sort(points.begin(), points.end());
+                points.erase(std::unique(points.begin(), points.end()), points.end());
+                const auto r = inflate_and_check(dev.ctx(), c, points);
+                BOOST_TEST(r.false_guesses > 0u);
+            }
+        }
+    }
+}
+
 VYRE_DEVICE_TEST(pieces_that_outgrow_their_region) {
     const auto all = streams(600000);
     const stream_case& c = all.back(); // zeros then text

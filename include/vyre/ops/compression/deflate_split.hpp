@@ -125,6 +125,7 @@ struct deflate_split_result {
     std::uint32_t rounds = 0;               // launches of the pieces program (1 when every guess held)
     std::uint32_t false_guesses = 0;        // split points that were no block start
     std::uint32_t regrown = 0;              // pieces decoded again in a larger region
+    std::uint64_t failed_piece = 0;         // on an error: the bit where the piece that found it starts
     // Host clock, seconds: the stream's upload and every round of pieces (until their statuses
     // are back), then the join (waited for).
     double pieces_seconds = 0, join_seconds = 0;
@@ -268,7 +269,10 @@ inline deflate_split_result inflate_split(runtime::context& ctx, std::span<const
         // Settle pieces in order while each ends where the next starts.
         while (settled < pieces.size() && pieces[settled].decoded && !regrowable(pieces[settled])) {
             state& p = pieces[settled];
-            if (p.status[piece::code] != e::none) return fail(p.status[piece::code]);
+            if (p.status[piece::code] != e::none) {
+                result.failed_piece = p.start;
+                return fail(p.status[piece::code]);
+            }
             if (p.status[piece::final_block] != 0) {
                 pieces.resize(settled + 1); // the stream ends here; later guesses lay past its end
                 ++settled;
@@ -277,15 +281,14 @@ inline deflate_split_result inflate_split(runtime::context& ctx, std::span<const
             }
             const std::uint64_t end = p.start / 8 * 8 + p.status[piece::end_bit];
             if (p.stop == none || end <= p.start) return fail(e::input_overrun); // never from a well-formed piece
-            if (end != p.stop) {
-                // The next guess was no block start (the piece ran past it): the guesses before
-                // where it ended go, and a piece starts there.
-                std::size_t next = settled + 1;
-                while (next < pieces.size() && pieces[next].start < end) ++next;
-                pieces.erase(pieces.begin() + static_cast<std::ptrdiff_t>(settled + 1), pieces.begin() + static_cast<std::ptrdiff_t>(next));
-                start_at(settled + 1, end);
-                pieces[settled].stop = end;
-            }
+            // Every piece that starts before this one's end came from a guess that was no block
+            // start (a piece further on may have ended inside this one): they go, and the next
+            // piece starts where this one ended (made here when no piece starts there).
+            std::size_t next = settled + 1;
+            while (next < pieces.size() && pieces[next].start < end) ++next;
+            pieces.erase(pieces.begin() + static_cast<std::ptrdiff_t>(settled + 1), pieces.begin() + static_cast<std::ptrdiff_t>(next));
+            start_at(settled + 1, end);
+            pieces[settled].stop = end;
             ++settled;
         }
         if (done) break;
