@@ -7,9 +7,11 @@
 // every output region, hostile descriptors, determinism, and the IR programs on the interpreter.
 #include "block_batch.hpp"
 #include "block_bindings.hpp"
+#include "deflate_writers.hpp"
 #include "harness.hpp"
 #include "test_data.hpp"
 
+#include <vyre/format/deflate_split.hpp>
 #include <vyre/ir/validate.hpp>
 #include <vyre/ops/compression/deflate.hpp>
 #include <vyre/reference/deflate.hpp>
@@ -48,6 +50,8 @@ namespace de = vyre::compression::deflate_error;
 namespace ref = vyre::reference;
 namespace rt = vyre::runtime;
 using bytes = std::vector<std::uint8_t>;
+using vyre::test::libdeflate_deflate;
+using vyre::test::zlib_deflate;
 using vyre::test::random_bytes;
 using vyre::test::repetitive_bytes;
 using vyre::test::system_corpus;
@@ -56,30 +60,6 @@ using vyre::test::text_bytes;
 constexpr std::uint8_t canary = vyre::test::block_canary;
 
 // ---- writing streams ------------------------------------------------------------------------------
-
-bytes zlib_deflate(const bytes& data, int level, int strategy = Z_DEFAULT_STRATEGY, int mem_level = 8) {
-    z_stream s{};
-    BOOST_TEST_REQUIRE(deflateInit2(&s, level, Z_DEFLATED, -15, mem_level, strategy) == Z_OK);
-    bytes out(deflateBound(&s, static_cast<uLong>(data.size())) + 16);
-    s.next_in = const_cast<Bytef*>(data.data());
-    s.avail_in = static_cast<uInt>(data.size());
-    s.next_out = out.data();
-    s.avail_out = static_cast<uInt>(out.size());
-    BOOST_TEST_REQUIRE(deflate(&s, Z_FINISH) == Z_STREAM_END);
-    out.resize(s.total_out);
-    deflateEnd(&s);
-    return out;
-}
-
-bytes libdeflate_deflate(const bytes& data, int level) {
-    libdeflate_compressor* c = libdeflate_alloc_compressor(level);
-    BOOST_TEST_REQUIRE(c != nullptr);
-    bytes out(libdeflate_deflate_compress_bound(c, data.size()));
-    out.resize(libdeflate_deflate_compress(c, data.data(), data.size(), out.data(), out.size()));
-    libdeflate_free_compressor(c);
-    BOOST_TEST_REQUIRE(!out.empty());
-    return out;
-}
 
 // zlib's raw inflate of `in` into at most `cap` bytes: the bytes, or nothing where zlib reports an
 // error, a stream that does not end, or more than `cap` bytes.
@@ -524,6 +504,26 @@ BOOST_AUTO_TEST_CASE(mutations_agree_with_zlib) {
     }
     BOOST_TEST(agreed == 6000);
     BOOST_TEST(accepted > 0);
+}
+
+// The split points the host finds for compression.deflate.pieces (test/deflate_split.cpp) are block
+// starts: zlib's own trace of each stream says where its blocks start.
+BOOST_AUTO_TEST_CASE(split_points_are_block_starts) {
+    for (const vyre::test::stream_case& c : vyre::test::split_test_streams(600000)) {
+        BOOST_TEST_CONTEXT(c.name) {
+            const auto truth = vyre::test::zlib_block_starts(c.stream, c.data.size());
+            const auto points = vyre::format::deflate_split_points(c.stream, vyre::test::split_piece_bytes, 2);
+            BOOST_TEST_REQUIRE(!points.empty());
+            BOOST_TEST(points.front() == 0u);
+            BOOST_TEST(std::is_sorted(points.begin(), points.end()));
+            for (const std::uint64_t p : points) BOOST_TEST(std::binary_search(truth.begin(), truth.end(), p), "bit " << p);
+            if (c.dynamic) BOOST_TEST(points.size() > 2u);
+            else BOOST_TEST(points.size() == 1u);
+        }
+    }
+    // Nothing to find in nothing, or in a stream shorter than a piece.
+    BOOST_TEST(vyre::format::deflate_split_points({}, vyre::test::split_piece_bytes).size() == 1u);
+    BOOST_TEST(!vyre::format::find_deflate_block({}, 0, 1000).has_value());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,9 +1,10 @@
-// One DEFLATE stream inflated in pieces (format/deflate_split.hpp, ops/compression/deflate_split.hpp):
-// the split points the host finds are block starts (zlib's own trace says where blocks start), and
-// on every device the pieces give the stream's bytes: on streams of zlib and libdeflate at several
+// One DEFLATE stream inflated in pieces (ops/compression/deflate_split.hpp) on every device: the
+// pieces give the stream's bytes (the split points themselves are checked on the host, under the
+// sanitizers too, in test/deflate_gpu.cpp): on streams of zlib and libdeflate at several
 // levels, with guesses that are no block starts mixed in (more rounds, the same bytes), with
 // pieces whose output outgrows their first region, and on corrupt streams (an error exactly where
 // the CPU reference finds one, never a crash).
+#include "deflate_writers.hpp"
 #include "harness.hpp"
 #include "test_data.hpp"
 
@@ -27,92 +28,11 @@ namespace cz = vyre::ops::compression;
 namespace de = vyre::compression::deflate_error;
 using bytes = std::vector<std::uint8_t>;
 
-bytes zlib_raw(const bytes& data, int level, int strategy = Z_DEFAULT_STRATEGY) {
-    z_stream s{};
-    BOOST_TEST_REQUIRE(deflateInit2(&s, level, Z_DEFLATED, -15, 8, strategy) == Z_OK);
-    bytes out(deflateBound(&s, static_cast<uLong>(data.size())) + 16);
-    s.next_in = const_cast<Bytef*>(data.data());
-    s.avail_in = static_cast<uInt>(data.size());
-    s.next_out = out.data();
-    s.avail_out = static_cast<uInt>(out.size());
-    BOOST_TEST_REQUIRE(deflate(&s, Z_FINISH) == Z_STREAM_END);
-    out.resize(s.total_out);
-    deflateEnd(&s);
-    return out;
-}
+using vyre::test::stream_case;
+using vyre::test::zlib_block_starts;
+constexpr std::uint64_t piece_bytes = vyre::test::split_piece_bytes;
 
-bytes libdeflate_raw(const bytes& data, int level) {
-    libdeflate_compressor* c = libdeflate_alloc_compressor(level);
-    BOOST_TEST_REQUIRE(c != nullptr);
-    bytes out(libdeflate_deflate_compress_bound(c, data.size()));
-    out.resize(libdeflate_deflate_compress(c, data.data(), data.size(), out.data(), out.size()));
-    libdeflate_free_compressor(c);
-    return out;
-}
-
-// Where zlib's inflate says blocks start (bits; the first is 0).
-std::vector<std::uint64_t> zlib_block_starts(const bytes& stream, std::size_t size) {
-    std::vector<std::uint64_t> starts{0};
-    z_stream z{};
-    BOOST_TEST_REQUIRE(inflateInit2(&z, -15) == Z_OK);
-    bytes out(size + 1);
-    z.next_in = const_cast<Bytef*>(stream.data());
-    z.avail_in = static_cast<uInt>(stream.size());
-    z.next_out = out.data();
-    z.avail_out = static_cast<uInt>(out.size());
-    for (;;) {
-        const int r = inflate(&z, Z_BLOCK);
-        if (r != Z_OK) break;
-        // At a block boundary, not after the last block: the next block starts here.
-        if ((z.data_type & 128) != 0 && (z.data_type & 64) == 0)
-            starts.push_back(std::uint64_t{z.total_in} * 8 - static_cast<std::uint64_t>(z.data_type & 7));
-    }
-    inflateEnd(&z);
-    return starts;
-}
-
-struct stream_case {
-    std::string name;
-    bytes data, stream;
-    bool dynamic = true; // written with dynamic-Huffman blocks (split points expected)
-};
-
-// Streams of about `n` bytes of mixed text, code and noise, several writers.
-std::vector<stream_case> streams(std::size_t n) {
-    std::mt19937_64 rng(vyre::test::test_seed() ^ 0x5b117);
-    const bytes corpus = vyre::test::system_corpus(n);
-    std::vector<stream_case> out;
-    for (const int level : {1, 6, 9}) out.push_back({"zlib level " + std::to_string(level), corpus, zlib_raw(corpus, level)});
-    for (const int level : {1, 6, 12}) out.push_back({"libdeflate level " + std::to_string(level), corpus, libdeflate_raw(corpus, level)});
-    out.push_back({"zlib, fixed codes only", corpus, zlib_raw(corpus, 6, Z_FIXED), false});
-    const bytes noise = vyre::test::random_bytes(rng, n / 4);
-    out.push_back({"zlib, random bytes (stored blocks)", noise, zlib_raw(noise, 6), false});
-    // A run of zeros (a ratio near 1000) then text: the first pieces' output far above their share.
-    bytes uneven(n, 0);
-    uneven.insert(uneven.end(), corpus.begin(), corpus.begin() + static_cast<std::ptrdiff_t>(std::min(corpus.size(), n / 2)));
-    out.push_back({"zlib, zeros then text", uneven, zlib_raw(uneven, 6)});
-    return out;
-}
-
-constexpr std::uint64_t piece_bytes = 8192;
-
-BOOST_AUTO_TEST_CASE(split_points_are_block_starts) {
-    for (const stream_case& c : streams(600000)) {
-        BOOST_TEST_CONTEXT(c.name) {
-            const auto truth = zlib_block_starts(c.stream, c.data.size());
-            const auto points = vyre::format::deflate_split_points(c.stream, piece_bytes, 2);
-            BOOST_TEST_REQUIRE(!points.empty());
-            BOOST_TEST(points.front() == 0u);
-            BOOST_TEST(std::is_sorted(points.begin(), points.end()));
-            for (const std::uint64_t p : points) BOOST_TEST(std::binary_search(truth.begin(), truth.end(), p), "bit " << p);
-            if (c.dynamic) BOOST_TEST(points.size() > 2u);
-            else BOOST_TEST(points.size() == 1u);
-        }
-    }
-    // Nothing to find in nothing, or in a stream shorter than a piece.
-    BOOST_TEST(vyre::format::deflate_split_points({}, piece_bytes).size() == 1u);
-    BOOST_TEST(!vyre::format::find_deflate_block({}, 0, 1000).has_value());
-}
+std::vector<stream_case> streams(std::size_t n) { return vyre::test::split_test_streams(n); }
 
 // Inflates c.stream in pieces starting at `points` and checks the bytes against c.data.
 cz::deflate_split_result inflate_and_check(vyre::runtime::context& ctx, const stream_case& c, const std::vector<std::uint64_t>& points) {
@@ -178,7 +98,7 @@ VYRE_DEVICE_TEST(random_guesses_among_stored_and_uneven_blocks) {
         }
     }
     for (const int level : {1, 6, 9}) {
-        const stream_case c{"mixed, zlib level " + std::to_string(level), data, zlib_raw(data, level)};
+        const stream_case c{"mixed, zlib level " + std::to_string(level), data, vyre::test::zlib_deflate(data, level)};
         BOOST_TEST_CONTEXT(c.name) {
             for (int trial = 0; trial < 4; ++trial) {
                 auto points = vyre::format::deflate_split_points(c.stream, 2048 << trial, 2);

@@ -55,6 +55,7 @@
 
 // CPU references and host-side parsers
 #include <vyre/format/bzip2.hpp>
+#include <vyre/format/deflate_split.hpp>
 #include <vyre/format/detect.hpp>
 #include <vyre/format/gzip.hpp>
 #include <vyre/format/libarchive.hpp>
@@ -92,6 +93,7 @@
 #include <vyre/ops/bytes/xxh64.hpp>
 #include <vyre/ops/compression/deflate.hpp>
 #include <vyre/ops/compression/deflate_program.hpp>
+#include <vyre/ops/compression/deflate_split.hpp>
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/lz4_program.hpp>
 #include <vyre/ops/compression/lz4_pages.hpp>
