@@ -521,6 +521,9 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
                     "%u false guesses, %u pieces regrown\n",
                     made.c_str(), stream.size(), input.size(), vyre::bench::median(pieces_s), vyre::bench::median(join_s), last.false_guesses,
                     last.regrown);
+        std::printf("#   %s: rounds of the last run (pieces, ms):", made.c_str());
+        for (const auto& [count, seconds] : last.round_log) std::printf(" %u/%.1f", count, seconds * 1e3);
+        std::printf("\n");
         const std::string label = name + " one stream (" + made + ")";
         const auto emit = [&](const std::string& series, const std::string& metric, double v) {
             vyre::bench::emit({"deflate", ctx.device().label(), label, "", 0, series, metric, v});

@@ -43,6 +43,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace vyre::ops::compression {
@@ -126,6 +127,8 @@ struct deflate_split_result {
     std::uint32_t false_guesses = 0;        // split points that were no block start
     std::uint32_t regrown = 0;              // pieces decoded again in a larger region
     std::uint64_t failed_piece = 0;         // on an error: the bit where the piece that found it starts
+    // Per round: the pieces it decoded and its seconds (host clock, until their statuses were back).
+    std::vector<std::pair<std::uint32_t, double>> round_log;
     // Host clock, seconds: the stream's upload and every round of pieces (until their statuses
     // are back), then the join (waited for).
     double pieces_seconds = 0, join_seconds = 0;
@@ -209,6 +212,7 @@ inline deflate_split_result inflate_split(runtime::context& ctx, std::span<const
     for (state& p : pieces) place(p, estimate(p));
     // Decodes pieces `which` (indices into `pieces`) in one launch and takes their statuses.
     const auto decode = [&](const std::vector<std::size_t>& which) {
+        const double round_started = clock();
         fit();
         std::vector<std::uint32_t> records(which.size() * piece::words);
         for (std::size_t k = 0; k < which.size(); ++k) {
@@ -241,6 +245,7 @@ inline deflate_split_result inflate_split(runtime::context& ctx, std::span<const
             pieces[which[k]].decoded = true;
         }
         ++result.rounds;
+        result.round_log.emplace_back(count, clock() - round_started);
     };
     std::size_t settled = 0; // pieces [0, settled) start where the stream's blocks do and end where the next starts
     const auto fail = [&](std::uint32_t code) {
