@@ -2,6 +2,9 @@
 // zlib inflates the stream completely within the output region, the oracle gives the same bytes
 // and status none; where zlib refuses it (or it needs more room), the oracle reports an error.
 // The first two bytes choose the output region's size (up to 64 KiB), the rest is the stream.
+// The same stream's split points (format/deflate_split.hpp) rise from 0, stay inside it, and each
+// is a block header the oracle accepts.
+#include <vyre/format/deflate_split.hpp>
 #include <vyre/reference/deflate.hpp>
 
 #include <zlib.h>
@@ -37,5 +40,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (zlib_ok && (m.status.output_size != made || !std::equal(theirs.begin(), theirs.begin() + made, ours.begin()))) std::abort();
     // Nothing past what the oracle says it wrote was touched.
     if (!std::all_of(ours.begin() + m.status.output_size, ours.end(), [](std::uint8_t b) { return b == 0xA5; })) std::abort();
+
+    const auto points = vyre::format::deflate_split_points(stream, 16, 1);
+    if (points.empty() || points.front() != 0) std::abort();
+    for (std::size_t i = 1; i < points.size(); ++i)
+        if (points[i] <= points[i - 1] || points[i] >= stream.size() * 8 || !vyre::reference::deflate_dynamic_block_at(stream, points[i]))
+            std::abort();
     return 0;
 }

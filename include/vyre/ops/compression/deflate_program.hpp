@@ -65,20 +65,6 @@ inline constexpr std::uint32_t deflate_fast_streams_per_workgroup = 4;
 // Bytes each lane of the fast variant loads before it stores them, in stored blocks.
 inline constexpr std::uint32_t deflate_copy_batch = 8;
 
-// Pieces of one stream (compression.deflate.pieces, ops/compression/deflate_split.hpp): the
-// words of a piece's record, and of its status.
-namespace deflate_piece {
-inline constexpr std::uint32_t words = 7;
-// The stream's bytes from in_base (in_size of them), the piece's first bit (0..7 into them), the
-// bit at or past which it stops at the next block's start (0xFFFFFFFF: only the final block ends
-// it), its output region (u32 elements) and the elements of that region its window takes first.
-inline constexpr std::uint32_t in_base = 0, in_size = 1, start_bit = 2, stop_bit = 3, out_base = 4, capacity = 5, window = 6;
-inline constexpr std::uint32_t status_words = 4;
-// The status code, the elements written (window included), the bit where decoding stopped
-// (relative to in_base), and 1 when the stream's final block ended the piece.
-inline constexpr std::uint32_t code = 0, written = 1, end_bit = 2, final_block = 3;
-} // namespace deflate_piece
-
 namespace detail {
 
 // The program of both ops. Streams: one per descriptor of the block op's buffers, bytes out.

@@ -1,5 +1,5 @@
 // Pieces of compression.deflate's program (ops/compression/deflate_program.hpp) that need none of
-// its bit reader: the error codes it writes, the layout of a stream's workgroup memory, and the
+// its bit reader: the words of a piece's record and status (compression.deflate.pieces), the error codes it writes, the layout of a stream's workgroup memory, and the
 // building of a Huffman code there by the lanes of a subgroup.
 #pragma once
 
@@ -9,6 +9,24 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
+namespace vyre::ops::compression {
+
+// Pieces of one stream (compression.deflate.pieces, ops/compression/deflate_split.hpp): the
+// words of a piece's record, and of its status.
+namespace deflate_piece {
+inline constexpr std::uint32_t words = 7;
+// The stream's bytes from in_base (in_size of them), the piece's first bit (0..7 into them), the
+// bit at or past which it stops at the next block's start (0xFFFFFFFF: only the final block ends
+// it), its output region (u32 elements) and the elements of that region its window takes first.
+inline constexpr std::uint32_t in_base = 0, in_size = 1, start_bit = 2, stop_bit = 3, out_base = 4, capacity = 5, window = 6;
+inline constexpr std::uint32_t status_words = 4;
+// The status code, the elements written (window included), the bit where decoding stopped
+// (relative to in_base), and 1 when the stream's final block ended the piece.
+inline constexpr std::uint32_t code = 0, written = 1, end_bit = 2, final_block = 3;
+} // namespace deflate_piece
+
+} // namespace vyre::ops::compression
 
 namespace vyre::ops::compression::detail {
 
