@@ -15,7 +15,7 @@
 //                 [--compressors libdeflate,zlib] [--runs N (5)] [--variant reference|fast|automatic[,...]]
 //                 [--threads N] [--no-zlib] [--kernel-only] [--shapes L:S:LB:DB[,...]]
 //   bench_deflate --zip DIR_OR_FILES[,...] [--mib N] ...      (with or without PATH)
-//   bench_deflate PATH --one-stream [--mib N] [--piece-kib K (64)] [--level L] [--runs N] [--threads N]
+//   bench_deflate PATH --one-stream [--mib N] [--piece-kib K (64)] [--search device,host] [--level L] [--runs N] [--threads N]
 // PATH is a file (its first N MiB) or a folder (its files in sorted path order, concatenated up to
 // N MiB, as a tar would hold them), cut into pieces of each block size, each piece compressed as one
 // raw DEFLATE stream by each compressor named (libdeflate by default; zlib's deflate with
@@ -27,11 +27,13 @@
 // ZIP files, so a folder of downloaded wheels is benchmarked as published. The expected bytes of an
 // entry are libdeflate's output checked against the size and CRC-32 its archive records.
 // --one-stream: the first N MiB as ONE raw DEFLATE stream per compressor (a .tar.gz's single
-// member), inflated by ops/compression/deflate_split.hpp (split points found on the host threads,
-// pieces of K KiB of compressed input decoded at once on the device) against libdeflate and zlib
-// on one thread each (one stream has nothing to share among threads). Times: the host's search
-// for split points; host bytes to decompressed bytes in device memory (upload, pieces, join);
-// the same plus the bytes read back; the sum with the search; each checked byte for byte.
+// member), inflated by ops/compression/deflate_split.hpp (split points every K KiB of compressed
+// input, found on the device after the upload or on the host threads (--search, a row each), the
+// pieces decoded at once on the device) against libdeflate and zlib on one thread each (one
+// stream has nothing to share among threads). Times: the search for split points (on the device:
+// with the stream's upload); host bytes to decompressed bytes in device memory without the search
+// (pieces, join; the upload with a host search); the same plus the bytes read back; all of it;
+// each checked byte for byte.
 // --shapes adds fixed shapes of the program beside the variants, one row each: L:S:LB:DB is
 // deflate_program(L, S, LB, DB), L lanes per stream (1: the reference program), S streams per
 // workgroup, LB and DB table bits of the literal/length and distance codes; the row is labelled
@@ -414,7 +416,8 @@ void usage() {
                  "       [--variant reference|fast|automatic[,...] (automatic)] [--threads N (all cores)]\n"
                  "       [--no-zlib (skip the single-threaded zlib peer)] [--kernel-only]\n"
                  "       [--shapes L:S:LB:DB[,...] (fixed shapes of the program, kernel only: L lanes per stream,\n"
-                 "        S streams per workgroup, LB/DB literal/length and distance table bits; e.g. 32:2:10:8,1:1:10:8)]\n");
+                 "        S streams per workgroup, LB/DB literal/length and distance table bits; e.g. 32:2:10:8,1:1:10:8)]\n"
+                 "       bench_deflate PATH --one-stream [--mib N] [--piece-kib K (64)] [--search device,host] [--level L] [--runs N]\n");
     std::exit(2);
 }
 
@@ -441,14 +444,15 @@ bool block_start(const std::vector<std::uint8_t>& stream, std::size_t size, std:
 }
 
 // --one-stream (see the top of this file).
-int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_kib, int level, int runs, unsigned threads) {
+int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_kib, const std::vector<std::string>& searches, int level, int runs,
+               unsigned threads) {
     rt::context ctx(rt::choose_device());
     vyre::bench::print_header(ctx, "bench_deflate --one-stream: one DEFLATE stream in pieces on the device against libdeflate and zlib on one thread");
     const auto input = vyre::bench::read_input_path(path, static_cast<std::size_t>(mib << 20), "bench_deflate");
     const std::string name = vyre::bench::input_label(path);
-    std::printf("# input: %s, %zu bytes; pieces of %llu KiB of compressed input; split points on %u threads; %d runs, median\n",
+    std::printf("# input: %s, %zu bytes; pieces of %llu KiB of compressed input; host search on %u threads; %d runs, median\n",
                 path.c_str(), input.size(), static_cast<unsigned long long>(piece_kib), vyre::util::thread_count(threads), runs);
-    std::printf("%-12s %7s %8s %7s %10s %12s %12s %10s %12s %12s %8s\n", "made with", "ratio", "pieces", "rounds", "search s",
+    std::printf("%-12s %-7s %7s %8s %7s %10s %12s %12s %10s %12s %12s %8s\n", "made with", "search", "ratio", "pieces", "rounds", "search s",
                 "device GB/s", "+readback", "all GB/s", "libdeflate", "zlib", "all/ld");
     for (const std::string made : {"libdeflate", "zlib"}) {
         std::vector<std::uint8_t> stream;
@@ -469,15 +473,22 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
             stream.resize(z.total_out);
             deflateEnd(&z);
         }
+        for (const std::string& where : searches) {
         std::vector<std::uint8_t> back(input.size());
         auto output = rt::allocate(ctx, rt::padded_bytes(input.size()));
-        std::vector<double> search, device, readback, peer_ld, peer_zlib, pieces_s, join_s;
+        std::vector<double> search, device, readback, whole, peer_ld, peer_zlib, pieces_s, join_s;
         cz::deflate_split_result last;
         for (int r = 0; r <= runs; ++r) { // run 0 builds the programs and warms up
             const double t0 = vyre::bench::now_seconds();
-            const auto points = vyre::format::deflate_split_points(stream, piece_kib << 10, threads);
-            const double t1 = vyre::bench::now_seconds();
-            last = cz::inflate_split(ctx, stream, points, input.size(), output);
+            double t1 = t0;
+            if (where == "host") {
+                const auto points = vyre::format::deflate_split_points(stream, piece_kib << 10, threads);
+                t1 = vyre::bench::now_seconds();
+                last = cz::inflate_split(ctx, stream, points, input.size(), output);
+            } else {
+                last = cz::inflate_split(ctx, stream, piece_kib << 10, input.size(), output);
+                t1 = t0 + last.search_seconds;
+            }
             const double t2 = vyre::bench::now_seconds();
             rt::read(ctx, output, back.data(), back.size());
             const double t3 = vyre::bench::now_seconds();
@@ -509,12 +520,13 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
             if (zr != Z_STREAM_END || back != input) fail(name + ", " + made + ": zlib's bytes differ from the input");
             if (r == 0) continue;
             pieces_s.push_back(last.pieces_seconds), join_s.push_back(last.join_seconds);
-            search.push_back(t1 - t0), device.push_back(t2 - t1), readback.push_back(t3 - t1), peer_ld.push_back(t5 - t4), peer_zlib.push_back(t7 - t6);
+            search.push_back(t1 - t0), device.push_back(t2 - t1), readback.push_back(t3 - t1), whole.push_back(t3 - t0);
+            peer_ld.push_back(t5 - t4), peer_zlib.push_back(t7 - t6);
         }
         const double gb = static_cast<double>(input.size()) / 1e9;
         const double s_search = vyre::bench::median(search), s_device = vyre::bench::median(device), s_back = vyre::bench::median(readback);
-        const double all = s_search + s_back, ld = gb / vyre::bench::median(peer_ld), zl = gb / vyre::bench::median(peer_zlib);
-        std::printf("%-12s %7.2f %8llu %7u %10.4f %12.2f %12.2f %10.2f %12.2f %12.2f %8.2f\n", made.c_str(),
+        const double all = vyre::bench::median(whole), ld = gb / vyre::bench::median(peer_ld), zl = gb / vyre::bench::median(peer_zlib);
+        std::printf("%-12s %-7s %7.2f %8llu %7u %10.4f %12.2f %12.2f %10.2f %12.2f %12.2f %8.2f\n", made.c_str(), where.c_str(),
                     static_cast<double>(input.size()) / static_cast<double>(stream.size()), static_cast<unsigned long long>(last.pieces),
                     last.rounds, s_search, gb / s_device, gb / s_back, gb / all, ld, zl, (gb / all) / ld);
         std::printf("#   %s: %zu -> %zu bytes; device steps (medians): pieces %.4f s (upload, rounds, statuses), join %.4f s; "
@@ -524,7 +536,7 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
         std::printf("#   %s: rounds of the last run (pieces, ms):", made.c_str());
         for (const auto& [count, seconds] : last.round_log) std::printf(" %u/%.1f", count, seconds * 1e3);
         std::printf("\n");
-        const std::string label = name + " one stream (" + made + ")";
+        const std::string label = name + " one stream (" + made + ", " + where + " search)";
         const auto emit = [&](const std::string& series, const std::string& metric, double v) {
             vyre::bench::emit({"deflate", ctx.device().label(), label, "", 0, series, metric, v});
         };
@@ -532,9 +544,10 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
         emit("vyre pieces", "e2e GB/s", gb / all);
         emit("libdeflate 1 thread", "GB/s", ld);
         emit("zlib 1 thread", "GB/s", zl);
+        }
     }
-    std::printf("# device: host bytes -> bytes in device memory (upload, pieces, join), search excluded; +readback: and\n"
-                "# read back; all: search + device + readback; all/ld: against libdeflate on one thread\n");
+    std::printf("# device: host bytes -> bytes in device memory (pieces, join; the upload with a host search), the search\n"
+                "# excluded; +readback: and read back; all: all of it; all/ld: against libdeflate on one thread\n");
     return 0;
 }
 
@@ -542,6 +555,7 @@ int main(int argc, char** argv) {
     settings s;
     bool one = false;
     std::uint64_t piece_kib = 64;
+    std::vector<std::string> searches{"device", "host"};
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         const auto value = [&] {
@@ -575,6 +589,12 @@ int main(int argc, char** argv) {
         } else if (a == "--no-zlib") s.zlib_peer = false;
         else if (a == "--one-stream") one = true;
         else if (a == "--piece-kib") piece_kib = std::max<std::uint64_t>(1, std::stoull(value()));
+        else if (a == "--search") {
+            searches = split(value());
+            for (const auto& w : searches)
+                if (w != "device" && w != "host") usage();
+            if (searches.empty()) usage();
+        }
         else if (a == "--kernel-only") s.kernel_only = true;
         else if (a == "--shapes") {
             s.shapes.clear();
@@ -586,7 +606,7 @@ int main(int argc, char** argv) {
     }
     if (s.path.empty() && s.zip.empty()) usage();
     if (one && s.path.empty()) usage();
-    if (one) return one_stream(s.path, s.mib, piece_kib, s.level, s.runs, s.threads);
+    if (one) return one_stream(s.path, s.mib, piece_kib, searches, s.level, s.runs, s.threads);
     if (s.mib == 0 || s.mib > 4095) refuse("--mib: 1 to 4095 (one dispatch addresses below 4 GiB of output)");
     // --shapes: each shape's program (no device needed yet); numbers it does not take are refused.
     std::vector<vyre::ir::program> shape_programs;

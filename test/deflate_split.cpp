@@ -35,9 +35,10 @@ constexpr std::uint64_t piece_bytes = vyre::test::split_piece_bytes;
 std::vector<stream_case> streams(std::size_t n) { return vyre::test::split_test_streams(n); }
 
 // Inflates c.stream in pieces starting at `points` and checks the bytes against c.data.
-cz::deflate_split_result inflate_and_check(vyre::runtime::context& ctx, const stream_case& c, const std::vector<std::uint64_t>& points) {
+cz::deflate_split_result inflate_and_check(vyre::runtime::context& ctx, const stream_case& c, const std::vector<std::uint64_t>& points,
+                                           const cz::deflate_split_options& options = {}) {
     auto output = vyre::runtime::allocate(ctx, (c.data.size() + 3) / 4 * 4 + 4);
-    const cz::deflate_split_result r = cz::inflate_split(ctx, c.stream, points, c.data.size(), output);
+    const cz::deflate_split_result r = cz::inflate_split(ctx, c.stream, points, c.data.size(), output, options);
     BOOST_TEST(r.status.code == de::none);
     BOOST_TEST(r.status.output_size == c.data.size());
     if (r.status.code == de::none && r.status.output_size == c.data.size()) {
@@ -57,6 +58,56 @@ VYRE_DEVICE_TEST(pieces_give_the_stream) {
             if (c.name.find("zeros") == std::string::npos) BOOST_TEST(r.rounds == 1u); // every guess was a block start
             // One piece (the stream alone) gives the same.
             inflate_and_check(dev.ctx(), c, {0});
+        }
+    }
+}
+
+// compression.deflate.block_starts against the host's finder: the same points, bit for bit, on
+// real streams at several piece sizes, on random bytes (chance headers) and on streams with bits
+// flipped, so that both the accepted and the nearly accepted headers are compared.
+VYRE_DEVICE_TEST(the_device_finds_the_hosts_split_points) {
+    std::mt19937_64 rng(vyre::test::test_seed() ^ 0xb10c);
+    std::vector<stream_case> all = streams(400000);
+    const bytes noise = vyre::test::random_bytes(rng, 300000);
+    all.push_back({"random bytes as a stream", noise, noise});
+    for (int k = 0; k < 3; ++k) {
+        bytes broken = all[static_cast<std::size_t>(k) * 2].stream;
+        for (int f = 0; f < 64; ++f) broken[rng() % broken.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+        all.push_back({all[static_cast<std::size_t>(k) * 2].name + ", 64 bits flipped", {}, broken});
+    }
+    std::size_t compared = 0;
+    for (const stream_case& c : all) {
+        auto input = vyre::runtime::allocate(dev.ctx(), vyre::runtime::padded_bytes(c.stream.size()));
+        vyre::runtime::write(dev.ctx(), input, c.stream.data(), c.stream.size());
+        for (const std::uint64_t piece : {std::uint64_t{1000}, std::uint64_t{4096}, piece_bytes, std::uint64_t{65537}}) {
+            BOOST_TEST_CONTEXT(c.name << ", pieces of " << piece << " bytes") {
+                const auto host = vyre::format::deflate_split_points(c.stream, piece, 2);
+                const auto device = cz::find_deflate_blocks(dev.ctx(), input, c.stream.size(), piece);
+                BOOST_TEST(device == host, boost::test_tools::per_element());
+                compared += host.size() - 1;
+            }
+        }
+    }
+    BOOST_TEST(compared > 100u); // points were found, not only the leading 0s
+    // Arguments it refuses: pieces too large for bit offsets in 32 bits, a buffer short of the stream.
+    auto small = vyre::runtime::allocate(dev.ctx(), 1024);
+    BOOST_CHECK_THROW(cz::find_deflate_blocks(dev.ctx(), small, 4096, 512), vyre::resource_error);
+    BOOST_CHECK_THROW(cz::find_deflate_blocks(dev.ctx(), small, std::uint64_t{1} << 40, std::uint64_t{1} << 30), vyre::resource_error);
+    BOOST_TEST(cz::find_deflate_blocks(dev.ctx(), small, 1024, 1024) == std::vector<std::uint64_t>{0});
+}
+
+// The whole route with the points found on the device: the same bytes.
+VYRE_DEVICE_TEST(pieces_from_points_found_on_the_device) {
+    for (const stream_case& c : streams(500000)) {
+        BOOST_TEST_CONTEXT(c.name) {
+            auto output = vyre::runtime::allocate(dev.ctx(), (c.data.size() + 3) / 4 * 4 + 4);
+            const auto r = cz::inflate_split(dev.ctx(), c.stream, piece_bytes, c.data.size(), output);
+            BOOST_TEST_REQUIRE(r.status.code == de::none);
+            BOOST_TEST(r.status.output_size == c.data.size());
+            BOOST_TEST(r.pieces == vyre::format::deflate_split_points(c.stream, piece_bytes, 2).size());
+            bytes back(c.data.size());
+            vyre::runtime::read(dev.ctx(), output, back.data(), back.size());
+            BOOST_TEST((back == c.data), "the pieces' bytes differ from the stream's");
         }
     }
 }
@@ -117,8 +168,10 @@ VYRE_DEVICE_TEST(pieces_that_outgrow_their_region) {
     const stream_case& c = all.back(); // zeros then text
     const auto points = vyre::format::deflate_split_points(c.stream, 64, 2);
     BOOST_TEST_REQUIRE(points.size() > 2u);
-    const auto r = inflate_and_check(dev.ctx(), c, points);
+    // First regions of twice a piece's share: the zeros' pieces outgrow them.
+    const auto r = inflate_and_check(dev.ctx(), c, points, cz::deflate_split_options{2});
     BOOST_TEST(r.rounds > 1u);
+    BOOST_TEST(r.regrown > 0u);
 }
 
 VYRE_DEVICE_TEST(corrupt_streams_fail_where_the_reference_fails) {

@@ -93,6 +93,7 @@
 #include <vyre/ops/bytes/xxh64.hpp>
 #include <vyre/ops/compression/deflate.hpp>
 #include <vyre/ops/compression/deflate_program.hpp>
+#include <vyre/ops/compression/deflate_block_starts.hpp>
 #include <vyre/ops/compression/deflate_split.hpp>
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/lz4_program.hpp>

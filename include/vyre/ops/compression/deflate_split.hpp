@@ -29,9 +29,11 @@
 #include <vyre/compression/deflate.hpp>
 #include <vyre/dsl.hpp>
 #include <vyre/error.hpp>
+#include <vyre/ops/compression/deflate_block_starts.hpp>
 #include <vyre/ops/compression/deflate_program.hpp>
 #include <vyre/ops/op.hpp>
 #include <vyre/runtime/buffer.hpp>
+#include <vyre/runtime/device.hpp>
 #include <vyre/runtime/dispatch.hpp>
 #include <vyre/runtime/parameters.hpp>
 #include <vyre/runtime/program_cache.hpp>
@@ -116,7 +118,8 @@ inline std::vector<op_info> deflate_split_infos() {
              {{ir::data_type::bytes}, ir::data_type::u32}, ir::convention::v1(),
              [] { return deflate_pieces_program(deflate_piece_lanes, deflate_fast_streams_per_workgroup); }},
             {"compression.deflate.join", 1, "the pieces' elements written as the stream's bytes, in order",
-             {{ir::data_type::u32}, ir::data_type::bytes}, ir::convention::v1(), [] { return deflate_join_program(); }}};
+             {{ir::data_type::u32}, ir::data_type::bytes}, ir::convention::v1(), [] { return deflate_join_program(); }},
+            deflate_block_starts_info()};
 }
 
 // What inflating one stream in pieces found.
@@ -129,9 +132,10 @@ struct deflate_split_result {
     std::uint64_t failed_piece = 0;         // on an error: the bit where the piece that found it starts
     // Per round: the pieces it decoded and its seconds (host clock, until their statuses were back).
     std::vector<std::pair<std::uint32_t, double>> round_log;
-    // Host clock, seconds: the stream's upload and every round of pieces (until their statuses
-    // are back), then the join (waited for).
-    double pieces_seconds = 0, join_seconds = 0;
+    // Host clock, seconds: the stream's upload and the search for split points on the device
+    // (inflate_split with a piece size; 0 with the points given), every round of pieces (until
+    // their statuses are back; with the points given, the upload too), then the join (waited for).
+    double search_seconds = 0, pieces_seconds = 0, join_seconds = 0;
 };
 
 namespace detail {
@@ -154,33 +158,83 @@ struct deflate_piece_state {
 
 } // namespace detail
 
+// How large a piece's first region is: `region_factor` times its share of the output (its share
+// of the stream's bits times the output size), plus 64 KiB. A piece that outgrows it is decoded
+// again in a later round, which waits for the slowest such piece, so the default (0) takes the
+// largest factor up to 16 that the device's memory and 2^32 elements allow for the whole stream.
+struct deflate_split_options {
+    std::uint32_t region_factor = 0;
+};
+
+// The factor a first region gets (deflate_split_options::region_factor 0): the stream's
+// regions, each its share times the factor, fill at most half the device's largest buffer and
+// half of 2^32 elements, and at least twice the share.
+inline std::uint64_t deflate_region_factor(const runtime::device_info& device, std::uint64_t expected, std::uint64_t pieces) {
+    const std::uint64_t budget = std::min<std::uint64_t>(device.max_allocation / 4 / 2, std::uint64_t{1} << 31);
+    const std::uint64_t fixed = pieces * (deflate_piece_window + 65536);
+    if (budget <= fixed) return 2;
+    return std::clamp<std::uint64_t>((budget - fixed) / std::max<std::uint64_t>(expected, 1), 2, 16);
+}
+
 // Inflates `stream` (raw DEFLATE) into `output` (a device buffer of at least `expected` bytes,
 // rounded up to a word), the stream's pieces starting at `points` (bits, increasing, the first 0:
-// format::deflate_split_points). On success, status {none, expected}; a stream that decodes to
-// another size gets {output_overflow, 0} when larger (nothing written past `expected`) and
-// {none, size} when smaller; a corrupt stream gets its error code (with 0 bytes: the host
-// reference gives the exact count). Runs on ctx's queue and returns when done.
+// format::deflate_split_points or find_deflate_blocks). On success, status {none, expected}; a
+// stream that decodes to another size gets {output_overflow, 0} when larger (nothing written past
+// `expected`) and {none, size} when smaller; a corrupt stream gets its error code (with 0 bytes:
+// the host reference gives the exact count). Runs on ctx's queue and returns when done.
+// detail::inflate_pieces does the work, the stream already in `input`.
+namespace detail {
+inline double deflate_split_clock() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+inline deflate_split_result inflate_pieces(runtime::context& ctx, const boost::compute::buffer& input, std::uint64_t stream_bytes,
+                                           std::span<const std::uint64_t> points, std::uint64_t expected, const boost::compute::buffer& output,
+                                           const deflate_split_options& options, double started);
+} // namespace detail
+
 inline deflate_split_result inflate_split(runtime::context& ctx, std::span<const std::uint8_t> stream, std::span<const std::uint64_t> points,
-                                          std::uint64_t expected, const boost::compute::buffer& output) {
+                                          std::uint64_t expected, const boost::compute::buffer& output,
+                                          const deflate_split_options& options = {}) {
+    const double started = detail::deflate_split_clock();
+    auto input = runtime::allocate(ctx, runtime::padded_bytes(stream.size()), CL_MEM_READ_ONLY);
+    runtime::write(ctx, input, stream.data(), stream.size());
+    return detail::inflate_pieces(ctx, input, stream.size(), points, expected, output, options, started);
+}
+
+// The same, the split points found on the device (find_deflate_blocks, every `piece_bytes` bytes
+// of the stream) after the stream's upload.
+inline deflate_split_result inflate_split(runtime::context& ctx, std::span<const std::uint8_t> stream, std::uint64_t piece_bytes,
+                                          std::uint64_t expected, const boost::compute::buffer& output,
+                                          const deflate_split_options& options = {}) {
+    const double started = detail::deflate_split_clock();
+    auto input = runtime::allocate(ctx, runtime::padded_bytes(stream.size()), CL_MEM_READ_ONLY);
+    runtime::write(ctx, input, stream.data(), stream.size());
+    const std::vector<std::uint64_t> points = find_deflate_blocks(ctx, input, stream.size(), piece_bytes);
+    const double searched = detail::deflate_split_clock();
+    deflate_split_result r = detail::inflate_pieces(ctx, input, stream.size(), points, expected, output, options, searched);
+    r.search_seconds = searched - started;
+    return r;
+}
+
+inline deflate_split_result detail::inflate_pieces(runtime::context& ctx, const boost::compute::buffer& input, std::uint64_t stream_bytes,
+                                                   std::span<const std::uint64_t> points, std::uint64_t expected,
+                                                   const boost::compute::buffer& output, const deflate_split_options& options, double started) {
     namespace e = vyre::compression::deflate_error;
     namespace piece = deflate_piece;
     using state = detail::deflate_piece_state;
     deflate_split_result result;
-    const auto clock = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
-    const double started = clock();
+    const auto clock = detail::deflate_split_clock;
     if (points.empty() || points.front() != 0 || !std::is_sorted(points.begin(), points.end()) ||
         std::adjacent_find(points.begin(), points.end()) != points.end())
         throw resource_error("inflate_split: split points must rise from 0");
     if (expected > 0xFFFFFFFFull || output.size() < (expected + 3) / 4 * 4)
         throw resource_error("inflate_split: an output of " + std::to_string(expected) + " bytes needs a buffer of " +
                              std::to_string((expected + 3) / 4 * 4) + " bytes and at most 2^32-1 of them");
-    const std::uint64_t total_bits = std::uint64_t{stream.size()} * 8, none = ~std::uint64_t{0};
+    if (input.size() < stream_bytes || input.size() % 4 != 0) throw resource_error("inflate_split: the input buffer does not hold the stream in words");
+    const std::uint64_t total_bits = stream_bytes * 8, none = ~std::uint64_t{0};
     std::vector<state> pieces;
     for (const std::uint64_t p : points)
         if (p < total_bits || pieces.empty()) pieces.push_back({p, none});
     for (std::size_t i = 0; i + 1 < pieces.size(); ++i) pieces[i].stop = pieces[i + 1].start;
-    auto input = runtime::allocate(ctx, runtime::padded_bytes(stream.size()), CL_MEM_READ_ONLY);
-    runtime::write(ctx, input, stream.data(), stream.size());
     const std::uint32_t input_words = static_cast<std::uint32_t>(input.size() / 4);
     const lower::subgroup_lowering lowering = runtime::native_subgroups(ctx.device());
     const std::uint32_t per_group = lowering == lower::subgroup_lowering::nvidia_ptx ? deflate_fast_streams_per_workgroup : 1;
@@ -196,10 +250,13 @@ inline deflate_split_result inflate_split(runtime::context& ctx, std::span<const
         used += capacity;
         if (used > 0xFFFFFFFFull) throw resource_error("inflate_split: the pieces' output regions pass 2^32 elements; inflate on the host");
     };
-    // A first region: twice the piece's share of the output, and 64 KiB.
+    // A first region: the factor times the piece's share of the output, and 64 KiB.
+    const std::uint64_t factor =
+        options.region_factor != 0 ? options.region_factor : deflate_region_factor(ctx.device(), expected, pieces.size());
     const auto estimate = [&](const state& p) {
         const std::uint64_t bits = (p.stop == none ? total_bits : p.stop) - p.start;
-        return window_of(p) + std::min<std::uint64_t>(expected + 1, 2 * expected * bits / std::max<std::uint64_t>(total_bits, 1) + 65536);
+        const double share = static_cast<double>(expected) * static_cast<double>(bits) / static_cast<double>(std::max<std::uint64_t>(total_bits, 1));
+        return window_of(p) + std::min<std::uint64_t>(expected + 1, static_cast<std::uint64_t>(share * static_cast<double>(factor)) + 65536);
     };
     const auto fit = [&] {
         const std::size_t bytes = static_cast<std::size_t>(std::max<std::uint64_t>(used, 1) * 4);
@@ -220,7 +277,7 @@ inline deflate_split_result inflate_split(runtime::context& ctx, std::span<const
             const std::uint64_t in_base = p.start / 8;
             std::uint32_t* r = records.data() + k * piece::words;
             r[piece::in_base] = static_cast<std::uint32_t>(in_base);
-            r[piece::in_size] = static_cast<std::uint32_t>(std::min<std::uint64_t>(stream.size() - in_base, deflate_piece_max_input));
+            r[piece::in_size] = static_cast<std::uint32_t>(std::min<std::uint64_t>(stream_bytes - in_base, deflate_piece_max_input));
             r[piece::start_bit] = static_cast<std::uint32_t>(p.start % 8);
             r[piece::stop_bit] = p.stop == none ? 0xFFFFFFFFu : static_cast<std::uint32_t>(std::min<std::uint64_t>(p.stop - in_base * 8, 0xFFFFFFFEull));
             r[piece::out_base] = static_cast<std::uint32_t>(p.base);
@@ -230,7 +287,7 @@ inline deflate_split_result inflate_split(runtime::context& ctx, std::span<const
         const std::uint32_t count = static_cast<std::uint32_t>(which.size());
         const auto record_buffer = runtime::upload(ctx, std::span<const std::uint32_t>(records), CL_MEM_READ_ONLY);
         auto status_buffer = runtime::allocate(ctx, count * piece::status_words * 4);
-        const std::array<std::uint32_t, 4> p{count, static_cast<std::uint32_t>(stream.size()), static_cast<std::uint32_t>(elements.size() / 4), 0};
+        const std::array<std::uint32_t, 4> p{count, static_cast<std::uint32_t>(stream_bytes), static_cast<std::uint32_t>(elements.size() / 4), 0};
         const auto params = runtime::make_parameter_buffer(ctx, p);
         const runtime::buffer_arg args[] = {{input, input_words},
                                             {record_buffer, count * piece::words},
