@@ -15,7 +15,7 @@
 //                 [--compressors libdeflate,zlib] [--runs N (5)] [--variant reference|fast|automatic[,...]]
 //                 [--threads N] [--no-zlib] [--kernel-only] [--shapes L:S:LB:DB[,...]]
 //   bench_deflate --zip DIR_OR_FILES[,...] [--mib N] ...      (with or without PATH)
-//   bench_deflate PATH --one-stream [--mib N] [--piece-kib K (64)] [--search device,host] [--level L] [--runs N] [--threads N]
+//   bench_deflate PATH --one-stream [--mib N] [--piece-kib K (64)] [--search device,host[:F],...] [--level L] [--runs N] [--threads N]
 // PATH is a file (its first N MiB) or a folder (its files in sorted path order, concatenated up to
 // N MiB, as a tar would hold them), cut into pieces of each block size, each piece compressed as one
 // raw DEFLATE stream by each compressor named (libdeflate by default; zlib's deflate with
@@ -28,8 +28,8 @@
 // entry are libdeflate's output checked against the size and CRC-32 its archive records.
 // --one-stream: the first N MiB as ONE raw DEFLATE stream per compressor (a .tar.gz's single
 // member), inflated by ops/compression/deflate_split.hpp (split points every K KiB of compressed
-// input, found on the device after the upload or on the host threads (--search, a row each), the
-// pieces decoded at once on the device) against libdeflate and zlib on one thread each (one
+// input, found on the device after the upload or on the host threads (--search, a row each; ":F"
+// after either sets deflate_split_options::region_factor), the pieces decoded at once on the device) against libdeflate and zlib on one thread each (one
 // stream has nothing to share among threads). Times: the search for split points (on the device:
 // with the stream's upload); host bytes to decompressed bytes in device memory without the search
 // (pieces, join; the upload with a host search); the same plus the bytes read back; all of it;
@@ -417,7 +417,7 @@ void usage() {
                  "       [--no-zlib (skip the single-threaded zlib peer)] [--kernel-only]\n"
                  "       [--shapes L:S:LB:DB[,...] (fixed shapes of the program, kernel only: L lanes per stream,\n"
                  "        S streams per workgroup, LB/DB literal/length and distance table bits; e.g. 32:2:10:8,1:1:10:8)]\n"
-                 "       bench_deflate PATH --one-stream [--mib N] [--piece-kib K (64)] [--search device,host] [--level L] [--runs N]\n");
+                 "       bench_deflate PATH --one-stream [--mib N] [--piece-kib K (64)] [--search device,host[:F],...] [--level L] [--runs N]\n");
     std::exit(2);
 }
 
@@ -452,7 +452,7 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
     const std::string name = vyre::bench::input_label(path);
     std::printf("# input: %s, %zu bytes; pieces of %llu KiB of compressed input; host search on %u threads; %d runs, median\n",
                 path.c_str(), input.size(), static_cast<unsigned long long>(piece_kib), vyre::util::thread_count(threads), runs);
-    std::printf("%-12s %-7s %7s %8s %7s %10s %12s %12s %10s %12s %12s %8s\n", "made with", "search", "ratio", "pieces", "rounds", "search s",
+    std::printf("%-12s %-9s %7s %8s %7s %10s %12s %12s %10s %12s %12s %8s\n", "made with", "search", "ratio", "pieces", "rounds", "search s",
                 "device GB/s", "+readback", "all GB/s", "libdeflate", "zlib", "all/ld");
     for (const std::string made : {"libdeflate", "zlib"}) {
         std::vector<std::uint8_t> stream;
@@ -474,6 +474,10 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
             deflateEnd(&z);
         }
         for (const std::string& where : searches) {
+        // "device" or "host", then ":F" for first regions of F times a piece's share (default: as memory allows).
+        const std::string on = where.substr(0, where.find(':'));
+        cz::deflate_split_options options;
+        if (where.find(':') != std::string::npos) options.region_factor = static_cast<std::uint32_t>(std::stoul(where.substr(where.find(':') + 1)));
         std::vector<std::uint8_t> back(input.size());
         auto output = rt::allocate(ctx, rt::padded_bytes(input.size()));
         std::vector<double> search, device, readback, whole, peer_ld, peer_zlib, pieces_s, join_s;
@@ -481,12 +485,12 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
         for (int r = 0; r <= runs; ++r) { // run 0 builds the programs and warms up
             const double t0 = vyre::bench::now_seconds();
             double t1 = t0;
-            if (where == "host") {
+            if (on == "host") {
                 const auto points = vyre::format::deflate_split_points(stream, piece_kib << 10, threads);
                 t1 = vyre::bench::now_seconds();
-                last = cz::inflate_split(ctx, stream, points, input.size(), output);
+                last = cz::inflate_split(ctx, stream, points, input.size(), output, options);
             } else {
-                last = cz::inflate_split(ctx, stream, piece_kib << 10, input.size(), output);
+                last = cz::inflate_split(ctx, stream, piece_kib << 10, input.size(), output, options);
                 t1 = t0 + last.search_seconds;
             }
             const double t2 = vyre::bench::now_seconds();
@@ -526,13 +530,13 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
         const double gb = static_cast<double>(input.size()) / 1e9;
         const double s_search = vyre::bench::median(search), s_device = vyre::bench::median(device), s_back = vyre::bench::median(readback);
         const double all = vyre::bench::median(whole), ld = gb / vyre::bench::median(peer_ld), zl = gb / vyre::bench::median(peer_zlib);
-        std::printf("%-12s %-7s %7.2f %8llu %7u %10.4f %12.2f %12.2f %10.2f %12.2f %12.2f %8.2f\n", made.c_str(), where.c_str(),
+        std::printf("%-12s %-9s %7.2f %8llu %7u %10.4f %12.2f %12.2f %10.2f %12.2f %12.2f %8.2f\n", made.c_str(), where.c_str(),
                     static_cast<double>(input.size()) / static_cast<double>(stream.size()), static_cast<unsigned long long>(last.pieces),
                     last.rounds, s_search, gb / s_device, gb / s_back, gb / all, ld, zl, (gb / all) / ld);
         std::printf("#   %s: %zu -> %zu bytes; device steps (medians): pieces %.4f s (upload, rounds, statuses), join %.4f s; "
-                    "%u false guesses, %u pieces regrown\n",
+                    "%u false guesses, %u pieces cut, %u regrown\n",
                     made.c_str(), stream.size(), input.size(), vyre::bench::median(pieces_s), vyre::bench::median(join_s), last.false_guesses,
-                    last.regrown);
+                    last.cut, last.regrown);
         std::printf("#   %s: rounds of the last run (pieces, ms):", made.c_str());
         for (const auto& [count, seconds] : last.round_log) std::printf(" %u/%.1f", count, seconds * 1e3);
         std::printf("\n");
@@ -592,7 +596,9 @@ int main(int argc, char** argv) {
         else if (a == "--search") {
             searches = split(value());
             for (const auto& w : searches)
-                if (w != "device" && w != "host") usage();
+                if (const auto on = w.substr(0, w.find(':')); (on != "device" && on != "host") ||
+                                                              (w.find(':') != std::string::npos && w.find_first_not_of("0123456789", on.size() + 1) != std::string::npos))
+                    usage();
             if (searches.empty()) usage();
         }
         else if (a == "--kernel-only") s.kernel_only = true;

@@ -89,6 +89,20 @@ VYRE_DEVICE_TEST(the_device_finds_the_hosts_split_points) {
         }
     }
     BOOST_TEST(compared > 100u); // points were found, not only the leading 0s
+    // Windows of a range (how a piece that outgrew its region is cut): the host's finder per window.
+    const stream_case& c = all[4]; // libdeflate level 6
+    auto input = vyre::runtime::allocate(dev.ctx(), vyre::runtime::padded_bytes(c.stream.size()));
+    vyre::runtime::write(dev.ctx(), input, c.stream.data(), c.stream.size());
+    for (int trial = 0; trial < 8; ++trial) {
+        const std::uint64_t first = rng() % c.stream.size(), end = first + rng() % (c.stream.size() - first + 1);
+        const std::uint64_t window = 1 + rng() % 3000;
+        std::vector<std::uint64_t> host;
+        for (std::uint64_t at = first; at < end; at += window)
+            if (const auto b = vyre::format::find_deflate_block(c.stream, at * 8, std::min(end, at + window) * 8)) host.push_back(*b);
+        BOOST_TEST_CONTEXT("bytes [" << first << ", " << end << ") in windows of " << window) {
+            BOOST_TEST(cz::find_deflate_blocks_in(dev.ctx(), input, c.stream.size(), first, end, window) == host, boost::test_tools::per_element());
+        }
+    }
     // Arguments it refuses: pieces too large for bit offsets in 32 bits, a buffer short of the stream.
     auto small = vyre::runtime::allocate(dev.ctx(), 1024);
     BOOST_CHECK_THROW(cz::find_deflate_blocks(dev.ctx(), small, 4096, 512), vyre::resource_error);
@@ -164,14 +178,27 @@ VYRE_DEVICE_TEST(random_guesses_among_stored_and_uneven_blocks) {
 }
 
 VYRE_DEVICE_TEST(pieces_that_outgrow_their_region) {
-    const auto all = streams(600000);
-    const stream_case& c = all.back(); // zeros then text
-    const auto points = vyre::format::deflate_split_points(c.stream, 64, 2);
-    BOOST_TEST_REQUIRE(points.size() > 2u);
-    // First regions of twice a piece's share: the zeros' pieces outgrow them.
-    const auto r = inflate_and_check(dev.ctx(), c, points, cz::deflate_split_options{2});
-    BOOST_TEST(r.rounds > 1u);
-    BOOST_TEST(r.regrown > 0u);
+    // 8 MiB of zeros then text, by libdeflate (a block per 300 KB or so of output: a few hundred
+    // bytes of stream each in the zeros). First regions of twice a piece's share: the zeros'
+    // pieces outgrow them. Pieces of 64 bytes hold no block start inside (decoded again whole);
+    // pieces of 4 KiB do (cut there).
+    bytes data(std::size_t{8} << 20, 0);
+    const bytes text = vyre::test::system_corpus(300000);
+    data.insert(data.end(), text.begin(), text.end());
+    const stream_case c{"8 MiB of zeros then text, libdeflate level 6", data, vyre::test::libdeflate_deflate(data, 6)};
+    std::uint32_t cut = 0, regrown = 0;
+    for (const std::uint64_t piece : {std::uint64_t{64}, std::uint64_t{4096}}) {
+        BOOST_TEST_CONTEXT("pieces of " << piece << " bytes") {
+            const auto points = vyre::format::deflate_split_points(c.stream, piece, 2);
+            BOOST_TEST_REQUIRE(points.size() > 2u);
+            const auto r = inflate_and_check(dev.ctx(), c, points, cz::deflate_split_options{2});
+            BOOST_TEST(r.rounds > 1u);
+            BOOST_TEST_MESSAGE("pieces of " << piece << ": " << r.pieces << " pieces, " << r.cut << " cut, " << r.regrown << " regrown");
+            cut += r.cut, regrown += r.regrown;
+        }
+    }
+    BOOST_TEST(cut > 0u);
+    BOOST_TEST(regrown > 0u);
 }
 
 VYRE_DEVICE_TEST(corrupt_streams_fail_where_the_reference_fails) {

@@ -2,8 +2,10 @@
 // the device. The same answer as format::deflate_split_points (format/deflate_split.hpp), which
 // the host reaches by testing bit after bit: for every multiple m of the piece size, the first
 // bit in [m, m + piece size) bytes where a dynamic-Huffman block header starts whose codes the
-// decoder accepts (reference::deflate_dynamic_block_at). Here one invocation takes one byte of
-// the stream and tests its eight bits:
+// decoder accepts (reference::deflate_dynamic_block_at). One workgroup takes one window and goes
+// through it in order, a byte per invocation and 256 bytes a step, and stops after the first step
+// that found a start (a window's first start is what is asked, and most of a window lies past it).
+// An invocation tests its byte's eight bits:
 //
 //   1. Cheap tests on the header's first 74 bits (four word loads): BTYPE 2, HLIT and HDIST in
 //      range, the code-length code's lengths present in the stream and complete (their Kraft
@@ -47,159 +49,189 @@ namespace deflate_block_starts_binding {
 inline constexpr std::uint32_t input = 0, found = 1, params = 2;
 } // namespace deflate_block_starts_binding
 
-// params: the stream's bytes, the piece size in bytes, windows (found's slots: window w covers
-// bytes [(w + 1) * piece, (w + 2) * piece)).
+namespace detail {
+
+// Step 2 at the top of this file: whether the codes of the dynamic block header whose BTYPE ends
+// `start` bits into byte `byte` of `in` (n bytes) are usable. `v` holds the header's bits from
+// BFINAL on, `fields` the code-length code's 3-bit lengths (field f for symbol
+// deflate_code_length_order[f], zeros past HCLEN's), whose Kraft sum is known to be complete.
+inline vyre::dsl::variable<vyre::dsl::boolean> deflate_codes_accepted(vyre::dsl::kernel& k, const vyre::dsl::input_buffer<vyre::dsl::bytes>& in,
+                                                                      const auto& n, const auto& byte, const auto& start, const auto& v,
+                                                                      const auto& fields) {
+    namespace d = vyre::dsl;
+    using vyre::compression::deflate_code_length_codes;
+    using vyre::compression::deflate_code_length_order;
+    // Each code-length symbol's length, and how many symbols have each length (5 bits per length
+    // 1..7), for a canonical decode.
+    std::vector<d::variable<d::u32>> clen;
+    for (std::uint32_t s = 0; s < deflate_code_length_codes; ++s) clen.push_back(k.let("clen" + std::to_string(s), 0u));
+    const auto counts = k.let("clen_counts", d::lit<d::u64>(0));
+    for (std::uint32_t f = 0; f < deflate_code_length_codes; ++f) {
+        auto& l = clen[deflate_code_length_order[f]];
+        l = d::cast<d::u32>(fields >> d::lit<d::u64>(3 * f)) & 7u;
+        counts = counts + d::select(l != 0u, d::lit<d::u64>(1) << d::cast<d::u64>(l * 5u - 5u), d::lit<d::u64>(0));
+    }
+    // The lengths, read a bit at a time: `acc` holds the next `held` bits, `ip` is the next byte.
+    const auto ok = k.let("ok", true);
+    const auto ip = k.let("ip", byte + (start >> 3u));
+    const auto acc = k.let("acc", in[ip] >> (start & 7u));
+    const auto held = k.let("held", 8u - (start & 7u));
+    ip = ip + 1u;
+    const auto take = [&](const auto& count, const auto& value) {
+        const auto t = k.let("take_t", 0u);
+        value = 0u;
+        k.while_(t < count, [&] {
+            k.if_(held == 0u, [&] {
+                k.if_(ip >= n, [&] { ok = false; }); // input_overrun
+                acc = in[ip];
+                ip = ip + 1u;
+                held = 8u;
+            });
+            value = value | ((acc & 1u) << t);
+            acc = acc >> 1u;
+            held = held - 1u;
+            t = t + 1u;
+        });
+    };
+    const auto nlen = k.let("nlen", ((v >> 3u) & 31u) + 257u);
+    const auto total = k.let("total", nlen + ((v >> 8u) & 31u) + 1u);
+    const auto index = k.let("index", 0u);
+    const auto previous = k.let("previous", 0u);
+    const auto lit_kraft = k.let("lit_kraft", 0u);
+    const auto dist_kraft = k.let("dist_kraft", 0u);
+    const auto lit_long = k.let("lit_long", false);
+    const auto dist_long = k.let("dist_long", false);
+    const auto end_of_block = k.let("end_of_block", false);
+    const auto bit = k.let("bit", 0u);
+    const auto extra = k.let("extra", 0u);
+    k.while_(ok && index < total, [&] {
+        // A symbol of the code-length code, its code growing a bit per step (the reference's
+        // decode): its length and its rank among the symbols of that length.
+        const auto code = k.let("code", 0u);
+        const auto first = k.let("first", 0u);
+        const auto length = k.let("length", 1u);
+        const auto rank = k.let("rank", 0xFFFFFFFFu);
+        k.while_(ok && length <= 7u, [&] {
+            take(1u, bit);
+            code = code | bit;
+            const auto c = k.let("c", d::cast<d::u32>(counts >> d::cast<d::u64>(length * 5u - 5u)) & 31u);
+            k.if_(code - first < c, [&] {
+                rank = code - first;
+                k.break_();
+            });
+            first = (first + c) << 1u;
+            code = code << 1u;
+            length = length + 1u;
+        });
+        k.if_(rank == 0xFFFFFFFFu, [&] { ok = false; }); // input ran out (a complete code has no invalid code)
+        const auto symbol = k.let("symbol", 0u);
+        for (std::uint32_t s = 0; s < deflate_code_length_codes; ++s) {
+            k.if_(clen[s] == length, [&] {
+                k.if_(rank == 0u, [&] { symbol = s; });
+                rank = rank - 1u;
+            });
+        }
+        const auto len = k.let("len", symbol);
+        const auto repeat = k.let("repeat", 1u);
+        k.if_(symbol == 16u, [&] {
+            k.if_(index == 0u, [&] { ok = false; });
+            take(2u, extra);
+            len = previous;
+            repeat = 3u + extra;
+        });
+        k.if_(symbol == 17u, [&] {
+            take(3u, extra);
+            len = 0u;
+            repeat = 3u + extra;
+        });
+        k.if_(symbol == 18u, [&] {
+            take(7u, extra);
+            len = 0u;
+            repeat = 11u + extra;
+        });
+        k.if_(index + repeat > total, [&] { ok = false; });
+        k.if_(ok && len != 0u, [&] {
+            const auto literal = k.let("literal", d::min(index + repeat, nlen) - d::min(index, nlen));
+            const auto distance = k.let("distance", repeat - literal);
+            lit_kraft = lit_kraft + (literal << (15u - len));
+            dist_kraft = dist_kraft + (distance << (15u - len));
+            lit_long = lit_long || (len >= 2u && literal != 0u);
+            dist_long = dist_long || (len >= 2u && distance != 0u);
+            end_of_block = end_of_block || (index <= 256u && index + repeat > 256u);
+        });
+        k.if_(lit_kraft > 32768u || dist_kraft > 32768u, [&] { ok = false; }); // over-subscribed: the sums only grow
+        previous = len;
+        index = index + repeat;
+    });
+    return k.let("accepted", ok && end_of_block && (lit_kraft == 32768u || !lit_long) && (dist_kraft == 32768u || !dist_long));
+}
+
+} // namespace detail
+
+// params: the stream's bytes, the window size in bytes, windows, the first window's first byte,
+// the byte where the last window ends (found's slot w: window w, [first + w * size, first +
+// (w + 1) * size) cut at that end, which workgroup w searches).
 inline ir::program deflate_block_starts_program(std::uint32_t workgroup = deflate_block_starts_workgroup) {
     namespace d = vyre::dsl;
-    using vyre::compression::deflate_code_length_order;
     d::kernel k(entry_name("compression.deflate.block_starts"), {workgroup, 1, 1});
     const auto in = k.input<d::bytes>("input", deflate_block_starts_binding::input);
     const auto found = k.output<d::u32>("found", deflate_block_starts_binding::found);
     const auto params = k.uniform<d::u32>("params", deflate_block_starts_binding::params);
+    const auto step = k.workgroup<d::u32>("step", 1);
     const auto n = k.let("n", params[0u]);
     const auto piece = k.let("piece", params[1u]);
-    const auto i = k.let("i", d::invocation_id());
-    const auto window = k.let("window", i / d::max(piece, 1u));
-    k.if_(i < n && window >= 1u && window <= params[2u], [&] {
-        const auto slot = k.let("slot", window - 1u);
-        const auto first_bit = k.let("first_bit", (i - window * piece) * 8u); // of this byte, from the window's start
-        // 16 bytes from the word holding byte i: bits [8i, 8i + 96) at least (zeros past the end).
-        const auto a = k.let("a", i & ~3u);
-        const auto lo = k.let("lo", d::cast<d::u64>(in.u32_le(a)) | (d::cast<d::u64>(in.u32_le(a + 4u)) << d::lit<d::u64>(32)));
-        const auto hi = k.let("hi", d::cast<d::u64>(in.u32_le(a + 8u)) | (d::cast<d::u64>(in.u32_le(a + 12u)) << d::lit<d::u64>(32)));
-        // 64 bits of [lo, hi) from bit s (s < 64; hi << 64 written as two shifts).
-        const auto bits_from = [&](const auto& s) {
-            return (lo >> d::cast<d::u64>(s)) | ((hi << d::lit<d::u64>(1)) << d::cast<d::u64>(63u - s));
-        };
-        const auto o = k.let("o", 0u);
-        k.while_(o < 8u, [&] {
-            const auto q = k.let("q", (i & 3u) * 8u + o);
-            const auto v = k.let("v", d::cast<d::u32>(bits_from(q)));
-            const auto ncode = k.let("ncode", ((v >> 13u) & 15u) + 4u);
-            // Bits the header needs before the lengths: 3 + 14 + 3 per code-length length.
-            const auto header_end = k.let("header_end", i * 8u + o + 17u + ncode * 3u); // < 2^32: n < 2^29
-            const auto cheap = k.let("cheap", ((v >> 1u) & 3u) == 2u && ((v >> 3u) & 31u) <= 29u && ((v >> 8u) & 31u) <= 29u &&
-                                                  header_end <= n * 8u);
-            k.if_(cheap, [&] {
-                // The code-length code's lengths, field f for symbol deflate_code_length_order[f].
-                const auto fields = k.let("fields", bits_from(q + 17u) & ((d::lit<d::u64>(1) << d::cast<d::u64>(ncode * 3u)) - d::lit<d::u64>(1)));
-                std::array<d::variable<d::u32>, vyre::compression::deflate_code_length_codes> clen{
-                    k.let("clen0", 0u), k.let("clen1", 0u), k.let("clen2", 0u), k.let("clen3", 0u), k.let("clen4", 0u),
-                    k.let("clen5", 0u), k.let("clen6", 0u), k.let("clen7", 0u), k.let("clen8", 0u), k.let("clen9", 0u),
-                    k.let("clen10", 0u), k.let("clen11", 0u), k.let("clen12", 0u), k.let("clen13", 0u), k.let("clen14", 0u),
-                    k.let("clen15", 0u), k.let("clen16", 0u), k.let("clen17", 0u), k.let("clen18", 0u)};
-                const auto kraft = k.let("clen_kraft", 0u);
-                const auto counts = k.let("clen_counts", d::lit<d::u64>(0)); // 5 bits per length 1..7
-                for (std::uint32_t f = 0; f < vyre::compression::deflate_code_length_codes; ++f) {
-                    auto& l = clen[deflate_code_length_order[f]];
-                    l = d::cast<d::u32>(fields >> d::lit<d::u64>(3 * f)) & 7u;
-                    kraft = kraft + d::select(l != 0u, 128u >> l, 0u);
-                    counts = counts + d::select(l != 0u, d::lit<d::u64>(1) << d::cast<d::u64>(l * 5u - 5u), d::lit<d::u64>(0));
-                }
-                const auto earlier = k.let("earlier", d::atomic_or(found, slot, 0u));
-                k.if_(kraft == 128u && earlier > first_bit + o, [&] {
-                    // The lengths, read a bit at a time: `acc` holds the next `held` bits, `ip` the
-                    // next byte to load.
-                    const auto start = k.let("start", o + 17u + ncode * 3u);
-                    const auto ip = k.let("ip", i + (start >> 3u));
-                    const auto acc = k.let("acc", in[ip] >> (start & 7u));
-                    const auto held = k.let("held", 8u - (start & 7u));
-                    ip = ip + 1u;
-                    const auto ok = k.let("ok", true);
-                    const auto take = [&](const auto& count, const auto& value) {
-                        const auto t = k.let("take_t", 0u);
-                        value = 0u;
-                        k.while_(t < count, [&] {
-                            k.if_(held == 0u, [&] {
-                                k.if_(ip >= n, [&] { ok = false; });
-                                acc = in[ip];
-                                ip = ip + 1u;
-                                held = 8u;
-                            });
-                            value = value | ((acc & 1u) << t);
-                            acc = acc >> 1u;
-                            held = held - 1u;
-                            t = t + 1u;
+    const auto slot = k.let("slot", d::workgroup_id());
+    k.if_(slot < params[2u], [&] {
+        const auto window_start = k.let("window_start", params[3u] + slot * piece);
+        const auto window_bytes = k.let("window_bytes", d::min(piece, params[4u] - window_start));
+        const auto from = k.let("from", 0u);
+        k.while_(from < window_bytes, [&] {
+            const auto first_bit = k.let("first_bit", (from + d::local_id()) * 8u); // of this byte, from the window's start
+            const auto i = k.let("i", window_start + from + d::local_id());
+            // 16 bytes from the word holding byte i: bits [8i, 8i + 96) at least (zeros past the end).
+            const auto a = k.let("a", i & ~3u);
+            const auto lo = k.let("lo", d::cast<d::u64>(in.u32_le(a)) | (d::cast<d::u64>(in.u32_le(a + 4u)) << d::lit<d::u64>(32)));
+            const auto hi = k.let("hi", d::cast<d::u64>(in.u32_le(a + 8u)) | (d::cast<d::u64>(in.u32_le(a + 12u)) << d::lit<d::u64>(32)));
+            // 64 bits of [lo, hi) from bit s (s < 64; hi << 64 written as two shifts).
+            const auto bits_from = [&](const auto& s) {
+                return (lo >> d::cast<d::u64>(s)) | ((hi << d::lit<d::u64>(1)) << d::cast<d::u64>(63u - s));
+            };
+            const auto o = k.let("o", 0u);
+            k.while_(from + d::local_id() < window_bytes && o < 8u, [&] {
+                const auto q = k.let("q", (i & 3u) * 8u + o);
+                const auto v = k.let("v", d::cast<d::u32>(bits_from(q)));
+                const auto ncode = k.let("ncode", ((v >> 13u) & 15u) + 4u);
+                // The header's bits before the lengths: 3 + 14 + 3 per code-length length (n < 2^29).
+                const auto header_end = k.let("header_end", i * 8u + o + 17u + ncode * 3u);
+                const auto cheap = k.let("cheap", ((v >> 1u) & 3u) == 2u && ((v >> 3u) & 31u) <= 29u && ((v >> 8u) & 31u) <= 29u &&
+                                                      header_end <= n * 8u);
+                k.if_(cheap, [&] {
+                    const auto fields = k.let("fields", bits_from(q + 17u) & ((d::lit<d::u64>(1) << d::cast<d::u64>(ncode * 3u)) - d::lit<d::u64>(1)));
+                    const auto kraft = k.let("clen_kraft", 0u); // in 128ths: complete at 128
+                    for (std::uint32_t f = 0; f < vyre::compression::deflate_code_length_codes; ++f) {
+                        const auto l = k.let("kraft_l" + std::to_string(f), d::cast<d::u32>(fields >> d::lit<d::u64>(3 * f)) & 7u);
+                        kraft = kraft + d::select(l != 0u, 128u >> l, 0u);
+                    }
+                    const auto earlier = k.let("earlier", d::atomic_or(found, slot, 0u));
+                    k.if_(kraft == 128u && earlier > first_bit + o, [&] {
+                        const auto accepted = detail::deflate_codes_accepted(k, in, n, i, o + 17u + ncode * 3u, v, fields);
+                        k.if_(accepted, [&] {
+                            k.let("lowered", d::atomic_min(found, slot, first_bit + o));
+                            k.break_(); // a later bit of this byte is a later start
                         });
-                    };
-                    const auto nlen = k.let("nlen", ((v >> 3u) & 31u) + 257u);
-                    const auto total = k.let("total", nlen + ((v >> 8u) & 31u) + 1u);
-                    const auto index = k.let("index", 0u);
-                    const auto previous = k.let("previous", 0u);
-                    const auto lit_kraft = k.let("lit_kraft", 0u);
-                    const auto dist_kraft = k.let("dist_kraft", 0u);
-                    const auto lit_long = k.let("lit_long", false);
-                    const auto dist_long = k.let("dist_long", false);
-                    const auto end_of_block = k.let("end_of_block", false);
-                    const auto bit = k.let("bit", 0u);
-                    const auto extra = k.let("extra", 0u);
-                    k.while_(ok && index < total, [&] {
-                        // A symbol of the code-length code, its code growing a bit per step.
-                        const auto code = k.let("code", 0u);
-                        const auto first = k.let("first", 0u);
-                        const auto length = k.let("length", 1u);
-                        const auto rank = k.let("rank", 0xFFFFFFFFu);
-                        k.while_(ok && length <= 7u, [&] {
-                            take(1u, bit);
-                            code = code | bit;
-                            const auto c = k.let("c", d::cast<d::u32>(counts >> d::cast<d::u64>(length * 5u - 5u)) & 31u);
-                            k.if_(code - first < c, [&] {
-                                rank = code - first;
-                                k.break_();
-                            });
-                            first = (first + c) << 1u;
-                            code = code << 1u;
-                            length = length + 1u;
-                        });
-                        k.if_(rank == 0xFFFFFFFFu, [&] { ok = false; }); // input ran out (a complete code has no invalid code)
-                        // The symbol: the rank-th, in symbol order, of those with this length.
-                        const auto symbol = k.let("symbol", 0u);
-                        for (std::uint32_t s = 0; s < vyre::compression::deflate_code_length_codes; ++s) {
-                            k.if_(clen[s] == length, [&] {
-                                k.if_(rank == 0u, [&] { symbol = s; });
-                                rank = rank - 1u;
-                            });
-                        }
-                        const auto len = k.let("len", symbol);
-                        const auto repeat = k.let("repeat", 1u);
-                        k.if_(symbol == 16u, [&] {
-                            k.if_(index == 0u, [&] { ok = false; });
-                            take(2u, extra);
-                            len = previous;
-                            repeat = 3u + extra;
-                        });
-                        k.if_(symbol == 17u, [&] {
-                            take(3u, extra);
-                            len = 0u;
-                            repeat = 3u + extra;
-                        });
-                        k.if_(symbol == 18u, [&] {
-                            take(7u, extra);
-                            len = 0u;
-                            repeat = 11u + extra;
-                        });
-                        k.if_(index + repeat > total, [&] { ok = false; });
-                        k.if_(ok && len != 0u, [&] {
-                            const auto literal = k.let("literal", d::min(index + repeat, nlen) - d::min(index, nlen));
-                            const auto distance = k.let("distance", repeat - literal);
-                            lit_kraft = lit_kraft + (literal << (15u - len));
-                            dist_kraft = dist_kraft + (distance << (15u - len));
-                            lit_long = lit_long || (len >= 2u && literal != 0u);
-                            dist_long = dist_long || (len >= 2u && distance != 0u);
-                            end_of_block = end_of_block || (index <= 256u && index + repeat > 256u);
-                        });
-                        // Over-subscribed: the sum only grows.
-                        k.if_(lit_kraft > 32768u || dist_kraft > 32768u, [&] { ok = false; });
-                        previous = len;
-                        index = index + repeat;
-                    });
-                    k.if_(ok && end_of_block && (lit_kraft == 32768u || !lit_long) && (dist_kraft == 32768u || !dist_long), [&] {
-                        k.let("lowered", d::atomic_min(found, slot, first_bit + o));
-                        k.break_(); // a later bit of this byte is a later start
                     });
                 });
+                o = o + 1u;
             });
-            o = o + 1u;
+            // The step's starts are in: one invocation reads the slot for all.
+            k.barrier();
+            k.if_(d::local_id() == 0u, [&] {
+                const auto now = k.let("now", d::atomic_or(found, slot, 0u));
+                k.store(step, 0u, now);
+            });
+            k.barrier();
+            k.if_(step[0u] != deflate_no_block_start, [&] { k.break_(); });
+            from = from + workgroup;
         });
     });
     return k.program();
@@ -210,32 +242,44 @@ inline op_info deflate_block_starts_info() {
             {{ir::data_type::bytes}, ir::data_type::u32}, ir::convention::v1(), [] { return deflate_block_starts_program(); }};
 }
 
-// format::deflate_split_points on the device: `input` holds the stream (its `stream_bytes` bytes,
-// the buffer a whole number of words), the answer the same bits. Runs on ctx's queue and returns
-// when done.
-inline std::vector<std::uint64_t> find_deflate_blocks(runtime::context& ctx, const boost::compute::buffer& input, std::uint64_t stream_bytes,
-                                                      std::uint64_t piece_bytes) {
-    std::vector<std::uint64_t> points{0};
-    if (piece_bytes == 0 || stream_bytes <= piece_bytes) return points;
-    if (piece_bytes > deflate_block_starts_max_piece || stream_bytes >= (std::uint64_t{1} << 29) || input.size() < stream_bytes)
-        throw resource_error("find_deflate_blocks: pieces of " + std::to_string(piece_bytes) + " bytes of a stream of " +
-                             std::to_string(stream_bytes) + " bytes (both below 2^29, the buffer holding the stream)");
-    const std::uint64_t windows = (stream_bytes - 1) / piece_bytes;
+// The first block start (see the top of this file) in each window of `window_bytes` bytes of
+// bytes [first_byte, end_byte) of the stream in `input` (its `stream_bytes` bytes, the buffer a
+// whole number of words), in bits from the stream's start, increasing; a window without one gives
+// none. Runs on ctx's queue and returns when done.
+inline std::vector<std::uint64_t> find_deflate_blocks_in(runtime::context& ctx, const boost::compute::buffer& input, std::uint64_t stream_bytes,
+                                                         std::uint64_t first_byte, std::uint64_t end_byte, std::uint64_t window_bytes) {
+    std::vector<std::uint64_t> points;
+    if (window_bytes == 0 || window_bytes > deflate_block_starts_max_piece || stream_bytes >= (std::uint64_t{1} << 29) ||
+        input.size() < stream_bytes || end_byte > stream_bytes)
+        throw resource_error("find_deflate_blocks: windows of " + std::to_string(window_bytes) + " bytes to byte " + std::to_string(end_byte) +
+                             " of a stream of " + std::to_string(stream_bytes) + " bytes (both sizes below 2^29, the buffer holding the stream)");
+    if (first_byte >= end_byte) return points;
+    const std::uint64_t windows = (end_byte - first_byte + window_bytes - 1) / window_bytes;
     const std::vector<std::uint32_t> none(windows, deflate_no_block_start);
     auto found = runtime::upload(ctx, std::span<const std::uint32_t>(none));
-    const std::array<std::uint32_t, 3> p{static_cast<std::uint32_t>(stream_bytes), static_cast<std::uint32_t>(piece_bytes),
-                                         static_cast<std::uint32_t>(windows)};
+    const std::array<std::uint32_t, 5> p{static_cast<std::uint32_t>(stream_bytes), static_cast<std::uint32_t>(window_bytes),
+                                         static_cast<std::uint32_t>(windows), static_cast<std::uint32_t>(first_byte),
+                                         static_cast<std::uint32_t>(end_byte)};
     const auto params = runtime::make_parameter_buffer(ctx, p);
     static const runtime::compiled_program program(deflate_block_starts_program());
     const runtime::buffer_arg args[] = {{input, static_cast<std::uint32_t>(input.size() / 4)},
                                         {found, static_cast<std::uint32_t>(windows)},
-                                        {params, 3}};
-    const std::uint64_t groups = (stream_bytes + deflate_block_starts_workgroup - 1) / deflate_block_starts_workgroup;
-    runtime::dispatch(ctx, program, {static_cast<std::uint32_t>(groups), 1, 1}, args);
+                                        {params, 5}};
+    runtime::dispatch(ctx, program, {static_cast<std::uint32_t>(windows), 1, 1}, args);
     std::vector<std::uint32_t> back(windows);
     runtime::read(ctx, found, back.data(), back.size() * 4);
     for (std::uint64_t w = 0; w < windows; ++w)
-        if (back[w] != deflate_no_block_start) points.push_back((w + 1) * piece_bytes * 8 + back[w]);
+        if (back[w] != deflate_no_block_start) points.push_back((first_byte + w * window_bytes) * 8 + back[w]);
+    return points;
+}
+
+// format::deflate_split_points on the device, the same bits: 0, then the first block start in
+// each window of `piece_bytes` bytes after the first.
+inline std::vector<std::uint64_t> find_deflate_blocks(runtime::context& ctx, const boost::compute::buffer& input, std::uint64_t stream_bytes,
+                                                      std::uint64_t piece_bytes) {
+    std::vector<std::uint64_t> points{0};
+    if (piece_bytes == 0 || stream_bytes <= piece_bytes) return points;
+    for (const std::uint64_t p : find_deflate_blocks_in(ctx, input, stream_bytes, piece_bytes, stream_bytes, piece_bytes)) points.push_back(p);
     return points;
 }
 

@@ -1,5 +1,6 @@
-// One long DEFLATE stream inflated on the device in pieces that decode at once: the host guesses
-// where blocks start (format/deflate_split.hpp), compression.deflate.pieces decodes every piece
+// One long DEFLATE stream inflated on the device in pieces that decode at once: the device (or
+// the host) guesses where blocks start (compression.deflate.block_starts in
+// ops/compression/deflate_block_starts.hpp; format/deflate_split.hpp), compression.deflate.pieces decodes every piece
 // with references in place of the 32 KiB before it, and compression.deflate.join puts the bytes
 // in order:
 //
@@ -9,11 +10,13 @@
 //      32 KiB before the piece, not known yet); a match copies references as it copies bytes.
 //      The host then checks, piece after piece, that each ended exactly where the next one
 //      starts. A guess that was no block start shows up as a piece that ran past it: a new piece
-//      starts where that one ended. A piece whose output outgrew its region is decoded again in
-//      one sixteen times larger. The next round decodes only those new and regrown pieces, all
-//      of them at once (beyond the settled pieces, on the guess that each piece started at a
-//      block). A piece is regrown at most eight times (then it may hold the whole output), and a
-//      round that regrows nothing settles at least one more piece, so the rounds end.
+//      starts where that one ended. A piece whose output outgrew its region (a run of zeros, say)
+//      is cut at the block starts found inside it, its parts sharing a region sixteen times
+//      larger, or decoded again whole in such a region where none is found or where it was cut
+//      before. The next round decodes only those new, cut and regrown pieces, all of them at once
+//      (beyond the settled pieces, on the guess that each piece started at a block). A piece is
+//      cut once and regrown at most eight times (then it may hold the whole output), and a round
+//      that changes no piece settles at least one more, so the rounds end.
 //   2. compression.deflate.join: every element of every piece at once, written to the piece's
 //      place in the output. A reference names an element at the end of the piece before, which
 //      may itself be a reference (a run that spans pieces): the element follows the chain back,
@@ -129,6 +132,7 @@ struct deflate_split_result {
     std::uint32_t rounds = 0;               // launches of the pieces program (1 when every guess held)
     std::uint32_t false_guesses = 0;        // split points that were no block start
     std::uint32_t regrown = 0;              // pieces decoded again in a larger region
+    std::uint32_t cut = 0;                  // pieces that outgrew their region, cut at block starts inside them
     std::uint64_t failed_piece = 0;         // on an error: the bit where the piece that found it starts
     // Per round: the pieces it decoded and its seconds (host clock, until their statuses were back).
     std::vector<std::pair<std::uint32_t, double>> round_log;
@@ -153,6 +157,7 @@ struct deflate_piece_state {
     std::uint64_t start = 0, stop = 0; // stop: the next piece's start, or ~0 for the last
     std::uint64_t base = 0, capacity = 0;
     bool decoded = false; // its status is from its present region and stop
+    bool cut = false;     // made by cutting a piece that outgrew its region, or that piece
     std::array<std::uint32_t, deflate_piece::status_words> status{};
 };
 
@@ -354,16 +359,51 @@ inline deflate_split_result detail::inflate_pieces(runtime::context& ctx, const 
             ++settled;
         }
         if (done) break;
-        // Beyond the settled pieces, guess on: a piece that outgrew its region is decoded again in
-        // one sixteen times larger, and where a piece ran past the next guess, a piece starts
-        // where it ended (all of them in the next round, not one per round).
+        // Beyond the settled pieces, guess on: a piece that outgrew its region is cut at the
+        // blocks that start inside it, or decoded again in a region sixteen times larger, and
+        // where a piece ran past the next guess, a piece starts where it ended (all of them in the
+        // next round, not one per round).
         for (std::size_t i = settled; i < pieces.size(); ++i) {
             state& q = pieces[i];
             if (!q.decoded) continue;
             if (regrowable(q)) {
-                place(q, std::min<std::uint64_t>(window_of(q) + expected + 1, q.capacity * 16));
-                q.decoded = false;
-                ++result.regrown;
+                const std::uint64_t grown = std::min<std::uint64_t>(window_of(q) + expected + 1, q.capacity * 16) - window_of(q);
+                // Its output is far above its share, and one subgroup decodes it alone: its parts,
+                // from each block start found inside it (windows of a 64th of it, 512 bytes at
+                // least), decode at once, each with its share of the larger region. Cut once;
+                // a part that outgrows its region again, or a piece with no block start inside, is
+                // decoded again whole.
+                std::vector<std::uint64_t> inside;
+                const std::uint64_t stop = q.stop == none ? total_bits : q.stop;
+                if (!q.cut && stop / 8 > q.start / 8 + 1) {
+                    const std::uint64_t from = q.start / 8 + 1, to = stop / 8;
+                    inside = find_deflate_blocks_in(ctx, input, stream_bytes, from, to, std::max<std::uint64_t>(512, (to - from) / 64));
+                    std::erase_if(inside, [&](std::uint64_t b) { return b <= q.start || b >= stop; });
+                }
+                if (inside.empty()) {
+                    place(q, window_of(q) + grown);
+                    q.decoded = false;
+                    ++result.regrown;
+                    continue;
+                }
+                const std::uint64_t whole = stop - q.start, original_stop = q.stop;
+                const auto part = [&](state& r) {
+                    const std::uint64_t bits = (r.stop == none ? total_bits : r.stop) - r.start;
+                    place(r, window_of(r) + std::min<std::uint64_t>(expected + 1, grown * bits / whole + 65536));
+                    r.decoded = false;
+                    r.cut = true;
+                };
+                q.stop = inside.front();
+                part(q);
+                std::vector<state> parts;
+                for (std::size_t k = 0; k < inside.size(); ++k) {
+                    state r{inside[k], k + 1 < inside.size() ? inside[k + 1] : original_stop};
+                    part(r);
+                    parts.push_back(r);
+                }
+                pieces.insert(pieces.begin() + static_cast<std::ptrdiff_t>(i + 1), parts.begin(), parts.end());
+                ++result.cut;
+                i += parts.size();
                 continue;
             }
             if (q.status[piece::code] != e::none || q.status[piece::final_block] != 0 || q.stop == none) continue;
