@@ -537,8 +537,8 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
                     "%u false guesses, %u pieces cut, %u regrown\n",
                     made.c_str(), stream.size(), input.size(), vyre::bench::median(pieces_s), vyre::bench::median(join_s), last.false_guesses,
                     last.cut, last.regrown);
-        std::printf("#   %s: rounds of the last run (pieces, ms):", made.c_str());
-        for (const auto& [count, seconds] : last.round_log) std::printf(" %u/%.1f", count, seconds * 1e3);
+        std::printf("#   %s: rounds of the last run (pieces/ms/largest piece's output in KiB):", made.c_str());
+        for (const auto& round : last.round_log) std::printf(" %u/%.1f/%u", round.pieces, round.seconds * 1e3, round.largest / 1024);
         std::printf("\n");
         const std::string label = name + " one stream (" + made + ", " + where + " search)";
         const auto emit = [&](const std::string& series, const std::string& metric, double v) {

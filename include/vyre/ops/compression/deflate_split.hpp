@@ -12,11 +12,11 @@
 //      starts. A guess that was no block start shows up as a piece that ran past it: a new piece
 //      starts where that one ended. A piece whose output outgrew its region (a run of zeros, say)
 //      is cut at the block starts found inside it, its parts sharing a region sixteen times
-//      larger, or decoded again whole in such a region where none is found or where it was cut
-//      before. The next round decodes only those new, cut and regrown pieces, all of them at once
-//      (beyond the settled pieces, on the guess that each piece started at a block). A piece is
-//      cut once and regrown at most eight times (then it may hold the whole output), and a round
-//      that changes no piece settles at least one more, so the rounds end.
+//      larger, or decoded again whole in such a region where none is found. The next round
+//      decodes only those new, cut and regrown pieces, all of them at once (beyond the settled
+//      pieces, on the guess that each piece started at a block). A cut leaves each part less
+//      input, a piece is regrown at most eight times (then it may hold the whole output), and a
+//      round that changes no piece settles at least one more, so the rounds end.
 //   2. compression.deflate.join: every element of every piece at once, written to the piece's
 //      place in the output. A reference names an element at the end of the piece before, which
 //      may itself be a reference (a run that spans pieces): the element follows the chain back,
@@ -134,8 +134,15 @@ struct deflate_split_result {
     std::uint32_t regrown = 0;              // pieces decoded again in a larger region
     std::uint32_t cut = 0;                  // pieces that outgrew their region, cut at block starts inside them
     std::uint64_t failed_piece = 0;         // on an error: the bit where the piece that found it starts
-    // Per round: the pieces it decoded and its seconds (host clock, until their statuses were back).
-    std::vector<std::pair<std::uint32_t, double>> round_log;
+    // Per round: the pieces it decoded, its seconds (host clock, until their statuses were back),
+    // and the most elements one of its pieces wrote (its window included; the round waits for
+    // its slowest piece, and a piece's time grows with its output).
+    struct round {
+        std::uint32_t pieces = 0;
+        double seconds = 0;
+        std::uint32_t largest = 0;
+    };
+    std::vector<round> round_log;
     // Host clock, seconds: the stream's upload and the search for split points on the device
     // (inflate_split with a piece size; 0 with the points given), every round of pieces (until
     // their statuses are back; with the points given, the upload too), then the join (waited for).
@@ -157,7 +164,6 @@ struct deflate_piece_state {
     std::uint64_t start = 0, stop = 0; // stop: the next piece's start, or ~0 for the last
     std::uint64_t base = 0, capacity = 0;
     bool decoded = false; // its status is from its present region and stop
-    bool cut = false;     // made by cutting a piece that outgrew its region, or that piece
     std::array<std::uint32_t, deflate_piece::status_words> status{};
 };
 
@@ -302,12 +308,14 @@ inline deflate_split_result detail::inflate_pieces(runtime::context& ctx, const 
         runtime::dispatch(ctx, detail::deflate_pieces_kernel(lowering), {(count + per_group - 1) / per_group, 1, 1}, args);
         std::vector<std::uint32_t> back(count * piece::status_words);
         runtime::read(ctx, status_buffer, back.data(), back.size() * 4);
+        std::uint32_t largest = 0;
         for (std::size_t k = 0; k < which.size(); ++k) {
             std::copy_n(back.data() + k * piece::status_words, piece::status_words, pieces[which[k]].status.begin());
             pieces[which[k]].decoded = true;
+            largest = std::max(largest, back[k * piece::status_words + piece::written]);
         }
         ++result.rounds;
-        result.round_log.emplace_back(count, clock() - round_started);
+        result.round_log.push_back({count, clock() - round_started, largest});
     };
     std::size_t settled = 0; // pieces [0, settled) start where the stream's blocks do and end where the next starts
     const auto fail = [&](std::uint32_t code) {
@@ -369,15 +377,15 @@ inline deflate_split_result detail::inflate_pieces(runtime::context& ctx, const 
             if (regrowable(q)) {
                 const std::uint64_t grown = std::min<std::uint64_t>(window_of(q) + expected + 1, q.capacity * 16) - window_of(q);
                 // Its output is far above its share, and one subgroup decodes it alone: its parts,
-                // from each block start found inside it (windows of a 64th of it, 512 bytes at
-                // least), decode at once, each with its share of the larger region. Cut once;
-                // a part that outgrows its region again, or a piece with no block start inside, is
-                // decoded again whole.
+                // from each block start found inside it (windows of a 64th of it, 64 bytes at
+                // least), decode at once, each with its share of the larger region. A part that
+                // outgrows its region again is cut again (each cut leaves less input to a piece,
+                // so cutting ends); a piece with no block start inside is decoded again whole.
                 std::vector<std::uint64_t> inside;
                 const std::uint64_t stop = q.stop == none ? total_bits : q.stop;
-                if (!q.cut && stop / 8 > q.start / 8 + 1) {
+                if (stop / 8 > q.start / 8 + 1) {
                     const std::uint64_t from = q.start / 8 + 1, to = stop / 8;
-                    inside = find_deflate_blocks_in(ctx, input, stream_bytes, from, to, std::max<std::uint64_t>(512, (to - from) / 64));
+                    inside = find_deflate_blocks_in(ctx, input, stream_bytes, from, to, std::max<std::uint64_t>(64, (to - from) / 64));
                     std::erase_if(inside, [&](std::uint64_t b) { return b <= q.start || b >= stop; });
                 }
                 if (inside.empty()) {
@@ -391,7 +399,6 @@ inline deflate_split_result detail::inflate_pieces(runtime::context& ctx, const 
                     const std::uint64_t bits = (r.stop == none ? total_bits : r.stop) - r.start;
                     place(r, window_of(r) + std::min<std::uint64_t>(expected + 1, grown * bits / whole + 65536));
                     r.decoded = false;
-                    r.cut = true;
                 };
                 q.stop = inside.front();
                 part(q);
