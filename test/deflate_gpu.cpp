@@ -14,6 +14,7 @@
 #include <vyre/format/deflate_split.hpp>
 #include <vyre/ir/validate.hpp>
 #include <vyre/ops/compression/deflate.hpp>
+#include <vyre/ops/compression/deflate_split.hpp>
 #include <vyre/reference/deflate.hpp>
 #include <vyre/reference/interpreter.hpp>
 
@@ -524,6 +525,127 @@ BOOST_AUTO_TEST_CASE(split_points_are_block_starts) {
     // Nothing to find in nothing, or in a stream shorter than a piece.
     BOOST_TEST(vyre::format::deflate_split_points({}, vyre::test::split_piece_bytes).size() == 1u);
     BOOST_TEST(!vyre::format::find_deflate_block({}, 0, 1000).has_value());
+}
+
+namespace {
+
+// The u32 words of a little-endian buffer, and back.
+std::vector<std::uint32_t> words_of(const vyre::reference::buffer_data& b) {
+    std::vector<std::uint32_t> w(b.size() / 4);
+    std::memcpy(w.data(), b.data(), w.size() * 4);
+    return w;
+}
+vyre::reference::buffer_data buffer_of(const std::vector<std::uint32_t>& w) {
+    vyre::reference::buffer_data b(w.size() * 4);
+    std::memcpy(b.data(), w.data(), b.size());
+    return b;
+}
+
+// Text in many small blocks: zlib with memLevel 1 ends a block every 128 symbols.
+bytes small_block_stream(const bytes& text) { return vyre::test::zlib_deflate(text, 6, Z_DEFAULT_STRATEGY, 1); }
+
+} // namespace
+
+// compression.deflate.block_starts on the reference interpreter (its own order of invocations,
+// its bounds and race checks) gives the host finder's points; the bytes past the stream in its
+// buffer (0x5A here) change nothing.
+BOOST_AUTO_TEST_CASE(block_starts_on_the_interpreter) {
+    std::mt19937_64 rng(vyre::test::test_seed() ^ 0xb5);
+    const bytes text = system_corpus(60000);
+    const std::vector<std::pair<std::string, bytes>> streams{{"zlib level 6, small blocks", small_block_stream(text)},
+                                                             {"libdeflate level 1", vyre::test::libdeflate_deflate(text, 1)},
+                                                             {"random bytes", vyre::test::random_bytes(rng, 5000)}};
+    std::size_t found = 0;
+    for (const auto& [name, stream] : streams)
+        for (const std::uint32_t window : {700u, 2048u}) {
+            BOOST_TEST_CONTEXT(name << ", windows of " << window) {
+                const auto n = static_cast<std::uint32_t>(stream.size());
+                std::vector<std::uint64_t> host;
+                for (std::uint64_t at = window; at < n; at += window)
+                    if (const auto b = vyre::format::find_deflate_block(stream, at * 8, std::min<std::uint64_t>(n, at + window) * 8)) host.push_back(*b);
+                const std::uint32_t windows = (n - window + window - 1) / window;
+                std::vector<vyre::reference::buffer_data> buffers(3);
+                buffers[0] = stream;
+                buffers[0].resize(vyre::runtime::padded_bytes(stream.size()), 0x5A);
+                buffers[1] = buffer_of(std::vector<std::uint32_t>(windows, cz::deflate_no_block_start));
+                buffers[2] = buffer_of({n, window, windows, window, n});
+                vyre::reference::run(cz::deflate_block_starts_program(), {windows, 1, 1}, buffers, vyre::reference::run_options::checking_races());
+                std::vector<std::uint64_t> got;
+                const auto slots = words_of(buffers[1]);
+                for (std::uint32_t w = 0; w < windows; ++w)
+                    if (slots[w] != cz::deflate_no_block_start) got.push_back(std::uint64_t{window} * (w + 1) * 8 + slots[w]);
+                BOOST_TEST(got == host, boost::test_tools::per_element());
+                found += host.size();
+            }
+        }
+    BOOST_TEST(found > 30u);
+}
+
+// compression.deflate.pieces and compression.deflate.join on the reference interpreter: a
+// stream of many blocks cut at its block starts, each piece decoded from its own start with
+// references for the 32 KiB before it (lockstep subgroups of 32 lanes, one and two pieces per
+// workgroup, and one lane), ends where the next starts, and the join writes the stream's bytes.
+BOOST_AUTO_TEST_CASE(pieces_and_join_on_the_interpreter) {
+    namespace piece = cz::deflate_piece;
+    const bytes text = system_corpus(9000);
+    const bytes stream = small_block_stream(text);
+    const auto points = vyre::format::deflate_split_points(stream, 400, 1);
+    BOOST_TEST_REQUIRE(points.size() >= 4u);
+    const auto truth = vyre::test::zlib_block_starts(stream, text.size());
+    for (const std::uint64_t p : points) BOOST_TEST_REQUIRE(std::binary_search(truth.begin(), truth.end(), p));
+    const auto m = static_cast<std::uint32_t>(points.size());
+    const auto n = static_cast<std::uint32_t>(stream.size());
+    const std::uint32_t capacity = cz::deflate_piece_window + static_cast<std::uint32_t>(text.size()) + 1;
+    std::vector<std::uint32_t> records(m * piece::words);
+    for (std::uint32_t i = 0; i < m; ++i) {
+        std::uint32_t* r = records.data() + i * piece::words;
+        const std::uint64_t in_base = points[i] / 8;
+        r[piece::in_base] = static_cast<std::uint32_t>(in_base);
+        r[piece::in_size] = n - r[piece::in_base];
+        r[piece::start_bit] = static_cast<std::uint32_t>(points[i] % 8);
+        r[piece::stop_bit] = i + 1 < m ? static_cast<std::uint32_t>(points[i + 1] - in_base * 8) : 0xFFFFFFFFu;
+        r[piece::out_base] = i * capacity;
+        r[piece::capacity] = capacity;
+        r[piece::window] = i == 0 ? 0u : cz::deflate_piece_window;
+    }
+    for (const auto& [lanes, per_group] : {std::pair{32u, 1u}, std::pair{32u, 2u}, std::pair{1u, 1u}}) {
+        BOOST_TEST_CONTEXT(lanes << " lanes, " << per_group << " pieces per workgroup") {
+            std::vector<vyre::reference::buffer_data> buffers(5);
+            buffers[0] = stream;
+            buffers[0].resize(vyre::runtime::padded_bytes(stream.size()), 0x5A);
+            buffers[1] = buffer_of(records);
+            buffers[2] = buffer_of(std::vector<std::uint32_t>(std::size_t{m} * capacity, 0xEEEEEEEEu));
+            buffers[3] = buffer_of(std::vector<std::uint32_t>(m * piece::status_words, 0xEEEEEEEEu));
+            buffers[4] = buffer_of({m, n, m * capacity, 0});
+            vyre::reference::run(cz::deflate_pieces_program(lanes, per_group), {(m + per_group - 1) / per_group, 1, 1}, buffers,
+                                 vyre::reference::run_options::checking_races());
+            const auto statuses = words_of(buffers[3]);
+            std::vector<std::uint32_t> destinations(m);
+            std::uint32_t size = 0;
+            for (std::uint32_t i = 0; i < m; ++i) {
+                const std::uint32_t* st = statuses.data() + i * piece::status_words;
+                BOOST_TEST(st[piece::code] == de::none, "piece " << i);
+                BOOST_TEST(st[piece::final_block] == (i + 1 == m ? 1u : 0u), "piece " << i);
+                if (i + 1 < m) BOOST_TEST(points[i] / 8 * 8 + st[piece::end_bit] == points[i + 1], "piece " << i);
+                destinations[i] = size;
+                size += st[piece::written] - records[i * piece::words + piece::window];
+            }
+            BOOST_TEST_REQUIRE(size == text.size());
+            // The join: every element to its place, references followed back to bytes.
+            std::vector<vyre::reference::buffer_data> join(7);
+            join[0] = std::move(buffers[2]);
+            join[1] = buffer_of(records);
+            join[2] = buffer_of(statuses);
+            join[3] = buffer_of(destinations);
+            join[4] = bytes(vyre::runtime::padded_bytes(text.size()), 0xA5);
+            join[5] = buffer_of({0});
+            join[6] = buffer_of({m, 2});
+            vyre::reference::run(cz::deflate_join_program(64), {m * 2, 1, 1}, join, vyre::reference::run_options::checking_races());
+            BOOST_TEST(words_of(join[5])[0] == 0u);
+            join[4].resize(text.size());
+            BOOST_TEST((join[4] == text), "the joined bytes differ from the stream's");
+        }
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

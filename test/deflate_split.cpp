@@ -126,6 +126,38 @@ VYRE_DEVICE_TEST(pieces_from_points_found_on_the_device) {
     }
 }
 
+// Arguments inflate_split refuses, with nothing decoded: split points that do not rise from 0, an
+// output buffer smaller than the expected bytes, more than 2^32 - 1 of them.
+VYRE_DEVICE_TEST(arguments_it_refuses) {
+    const stream_case c = streams(50000)[1];
+    auto output = vyre::runtime::allocate(dev.ctx(), (c.data.size() + 3) / 4 * 4);
+    const auto refused = [&](std::vector<std::uint64_t> points, std::uint64_t expected, const boost::compute::buffer& out) {
+        BOOST_CHECK_THROW(cz::inflate_split(dev.ctx(), c.stream, points, expected, out), vyre::resource_error);
+    };
+    refused({}, c.data.size(), output);
+    refused({8, 800}, c.data.size(), output);
+    refused({0, 800, 400}, c.data.size(), output);
+    refused({0, 800, 800}, c.data.size(), output);
+    refused({0}, c.data.size() + 4, output);
+    refused({0}, std::uint64_t{1} << 32, output);
+    // A piece size past the stream's: one piece, the whole stream.
+    const auto whole = cz::inflate_split(dev.ctx(), c.stream, std::uint64_t{1} << 30, c.data.size(), output);
+    BOOST_TEST(whole.status.code == de::none);
+    BOOST_TEST(whole.pieces == 1u);
+}
+
+// The pieces program with its subgroups emulated in workgroup memory, on every device (where the
+// device has subgroups of its own too): the same bytes.
+VYRE_DEVICE_TEST(pieces_with_subgroups_emulated) {
+    cz::deflate_split_options emulated;
+    emulated.lowering = vyre::lower::subgroup_lowering::emulated;
+    for (const stream_case& c : streams(200000)) {
+        BOOST_TEST_CONTEXT(c.name) {
+            inflate_and_check(dev.ctx(), c, vyre::format::deflate_split_points(c.stream, piece_bytes, 2), emulated);
+        }
+    }
+}
+
 VYRE_DEVICE_TEST(guesses_that_are_no_block_starts_cost_rounds_not_bytes) {
     const stream_case c = streams(400000)[1]; // zlib level 6
     const auto truth = zlib_block_starts(c.stream, c.data.size());

@@ -46,6 +46,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -173,8 +174,13 @@ struct deflate_piece_state {
 // of the stream's bits times the output size), plus 64 KiB. A piece that outgrows it is decoded
 // again in a later round, which waits for the slowest such piece, so the default (0) takes the
 // largest factor up to 16 that the device's memory and 2^32 elements allow for the whole stream.
+//
+// `lowering` picks how the pieces program's subgroups are lowered: the device's own when unset;
+// lower::subgroup_lowering::emulated (workgroup memory and barriers) runs on every device, which
+// is how the tests check that lowering where the device has real subgroups.
 struct deflate_split_options {
     std::uint32_t region_factor = 0;
+    std::optional<lower::subgroup_lowering> lowering;
 };
 
 // The factor a first region gets (deflate_split_options::region_factor 0): the stream's
@@ -247,7 +253,7 @@ inline deflate_split_result detail::inflate_pieces(runtime::context& ctx, const 
         if (p < total_bits || pieces.empty()) pieces.push_back({p, none});
     for (std::size_t i = 0; i + 1 < pieces.size(); ++i) pieces[i].stop = pieces[i + 1].start;
     const std::uint32_t input_words = static_cast<std::uint32_t>(input.size() / 4);
-    const lower::subgroup_lowering lowering = runtime::native_subgroups(ctx.device());
+    const lower::subgroup_lowering lowering = options.lowering.value_or(runtime::native_subgroups(ctx.device()));
     const std::uint32_t per_group = lowering == lower::subgroup_lowering::nvidia_ptx ? deflate_fast_streams_per_workgroup : 1;
 
     // The elements buffer: regions handed out in order, grown (its contents copied) when a
