@@ -41,8 +41,9 @@
 namespace vyre::ops::compression {
 
 inline constexpr std::uint32_t deflate_block_starts_workgroup = 256;
-// A window's offsets in bits stay below 2^32.
+// A window's offsets in bits, and the stream's bit positions, stay below 2^32.
 inline constexpr std::uint64_t deflate_block_starts_max_piece = (std::uint64_t{1} << 29) - 1;
+inline constexpr std::uint64_t deflate_block_starts_max_stream = (std::uint64_t{1} << 29) - 1;
 inline constexpr std::uint32_t deflate_no_block_start = 0xFFFFFFFFu;
 
 namespace deflate_block_starts_binding {
@@ -249,7 +250,7 @@ inline op_info deflate_block_starts_info() {
 inline std::vector<std::uint64_t> find_deflate_blocks_in(runtime::context& ctx, const boost::compute::buffer& input, std::uint64_t stream_bytes,
                                                          std::uint64_t first_byte, std::uint64_t end_byte, std::uint64_t window_bytes) {
     std::vector<std::uint64_t> points;
-    if (window_bytes == 0 || window_bytes > deflate_block_starts_max_piece || stream_bytes >= (std::uint64_t{1} << 29) ||
+    if (window_bytes == 0 || window_bytes > deflate_block_starts_max_piece || stream_bytes > deflate_block_starts_max_stream ||
         input.size() < stream_bytes || end_byte > stream_bytes)
         throw resource_error("find_deflate_blocks: windows of " + std::to_string(window_bytes) + " bytes to byte " + std::to_string(end_byte) +
                              " of a stream of " + std::to_string(stream_bytes) + " bytes (both sizes below 2^29, the buffer holding the stream)");

@@ -62,8 +62,6 @@ inline constexpr std::uint32_t deflate_distance_table_bits = 8;
 // 1 MiB (doc/ops/compression.deflate.md).
 inline constexpr std::uint32_t deflate_fast_lanes = 32;
 inline constexpr std::uint32_t deflate_fast_streams_per_workgroup = 4;
-// Bytes each lane of the fast variant loads before it stores them, in stored blocks.
-inline constexpr std::uint32_t deflate_copy_batch = 8;
 
 namespace detail {
 
@@ -142,53 +140,11 @@ ir::program deflate_program_of(std::uint32_t lanes, std::uint32_t streams_per_wo
     std::optional<d::variable<d::u32>> end_bit, final_block;
     if (pieces) end_bit.emplace(k.let("end_bit", 0u)), final_block.emplace(k.let("final_block", 0u));
 
-    // out[out_base + to + j] = source(j) for j < count, lane i taking j = i, i + lanes, ... Every
-    // caller has checked to + count <= cap first, so the stores need no test of their own
-    // (ir::bounds), nor do the sources' loads: input within [in_base, in_base + n), output before
-    // out_base + to. Its counts are a match's (at most 258) or, with one lane, anything: j + lanes
-    // cannot wrap then. Stored bytes, whose counts reach 2^32 - 1, go through copy_apart.
-    const auto copy = [&](const std::string& name, const auto& to, const auto& count, const auto& source) {
-        const auto j = k.let(name, lane);
-        k.while_(j < count, [&] {
-            k.store_unchecked(out, out_base + to + j, source(j));
-            j = j + lanes;
-        });
-    };
-    // An overlapping match (period < count): out[out_base + to + j] = read(j mod period). Lane i's
-    // place in the pattern moves on by lanes mod period per step: an addition and a comparison
-    // instead of a division per byte (runs of one byte repeated are matches of distance 1).
-    const auto repeat = [&](const std::string& name, const auto& to, const auto& count, const auto& period, const auto& read) {
-        const auto j = k.let(name, lane);
-        const auto at_ = k.let(name + "_at", lane % period);
-        const auto step = k.let(name + "_step", d::lit<d::u32>(lanes) % period);
-        k.while_(j < count, [&] {
-            k.store_unchecked(out, out_base + to + j, read(at_));
-            j = j + lanes;
-            at_ = at_ + step;
-            at_ = d::select(at_ >= period, at_ - period, at_);
-        });
-    };
-    // The same for a source the copy does not write (the input): each lane loads
-    // `deflate_copy_batch` bytes before it stores them, so their loads wait together (the compiler
-    // keeps a load after a store to a buffer that may alias it). With one lane, the plain copy.
-    // A flagged uncompressed block's count may be near 2^32: the batches run while
-    // j + (batch - 1) * lanes < count, written so that it cannot wrap, and j steps by strided_next.
-    const auto copy_apart = [&](const std::string& name, const auto& to, const auto& count, const auto& source) {
-        if (!shared) return copy(name, to, count, source);
-        const std::uint32_t batch = deflate_copy_batch;
-        const auto j = k.let(name, lane);
-        const auto batched_end = k.let(name + "_batched_end", count - d::min(count, (batch - 1u) * lanes));
-        k.while_(j < batched_end, [&] {
-            std::vector<d::variable<d::u32>> v;
-            for (std::uint32_t b = 0; b < batch; ++b) v.push_back(k.let(name + "_v" + std::to_string(b), source(j + b * lanes)));
-            for (std::uint32_t b = 0; b < batch; ++b) k.store_unchecked(out, out_base + to + j + b * lanes, v[b]);
-            j = strided_next(j, batch * lanes);
-        });
-        k.while_(j < count, [&] {
-            k.store_unchecked(out, out_base + to + j, source(j));
-            j = strided_next(j, lanes);
-        });
-    };
+    // Copies spread over the stream's lanes (detail/deflate_program_parts.hpp says which needs what).
+    const detail::deflate_copies<std::decay_t<decltype(out)>, std::decay_t<decltype(out_base)>> copies{k, out, out_base, lane, lanes, shared};
+    const auto copy = [&](const auto&... a) { copies.copy(a...); };
+    const auto repeat = [&](const auto&... a) { copies.repeat(a...); };
+    const auto copy_apart = [&](const auto&... a) { copies.copy_apart(a...); };
 
     // ---- the bit reader: `bits` holds the next `nbits` bits of the stream (zeros above them);
     // `ip` is the next input byte to take (ip <= n). A refill runs only when 32 bits or fewer are

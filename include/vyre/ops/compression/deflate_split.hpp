@@ -389,7 +389,9 @@ inline deflate_split_result detail::inflate_pieces(runtime::context& ctx, const 
                 // so cutting ends); a piece with no block start inside is decoded again whole.
                 std::vector<std::uint64_t> inside;
                 const std::uint64_t stop = q.stop == none ? total_bits : q.stop;
-                if (stop / 8 > q.start / 8 + 1) {
+                // (The device's search takes streams below 2^29 bytes; a longer one, split at points
+                // the host found, has its outgrown pieces decoded again whole.)
+                if (stream_bytes <= deflate_block_starts_max_stream && stop / 8 > q.start / 8 + 1) {
                     const std::uint64_t from = q.start / 8 + 1, to = stop / 8;
                     inside = find_deflate_blocks_in(ctx, input, stream_bytes, from, to, std::max<std::uint64_t>(64, (to - from) / 64));
                     std::erase_if(inside, [&](std::uint64_t b) { return b <= q.start || b >= stop; });

@@ -5,6 +5,7 @@
 
 #include <vyre/compression/deflate.hpp>
 #include <vyre/dsl.hpp>
+#include <vyre/ops/block_program.hpp>
 
 #include <cstdint>
 #include <string>
@@ -25,6 +26,9 @@ inline constexpr std::uint32_t status_words = 4;
 // (relative to in_base), and 1 when the stream's final block ended the piece.
 inline constexpr std::uint32_t code = 0, written = 1, end_bit = 2, final_block = 3;
 } // namespace deflate_piece
+
+// Bytes each lane of the fast variant loads before it stores them, in stored blocks.
+inline constexpr std::uint32_t deflate_copy_batch = 8;
 
 } // namespace vyre::ops::compression
 
@@ -142,5 +146,68 @@ inline deflate_built deflate_build_code(vyre::dsl::kernel& k, const vyre::dsl::w
     sync(); // the code is built
     return deflate_built{over, k.let("build_incomplete", !over && left != 0u), k.let("build_has_long", long_sum != 0u)};
 }
+
+// Copies spread over a stream's lanes, for compression.deflate's program: the kernel, its output
+// buffer, the stream's output base, the lane and how many lanes a stream has (`shared`: more than
+// one, a subgroup).
+template <class Out, class Base>
+struct deflate_copies {
+    vyre::dsl::kernel& k;
+    const Out& out;
+    const Base& out_base;
+    const vyre::dsl::variable<vyre::dsl::u32>& lane;
+    std::uint32_t lanes;
+    bool shared;
+
+    // out[out_base + to + j] = source(j) for j < count, lane i taking j = i, i + lanes, ... Every
+    // caller has checked to + count <= cap first, so the stores need no test of their own
+    // (ir::bounds), nor do the sources' loads: input within [in_base, in_base + n), output before
+    // out_base + to. Its counts are a match's (at most 258) or, with one lane, anything: j + lanes
+    // cannot wrap then. Stored bytes, whose counts reach 2^32 - 1, go through copy_apart.
+    void copy(const std::string& name, const auto& to, const auto& count, const auto& source) const {
+        const auto j = k.let(name, lane);
+        k.while_(j < count, [&] {
+            k.store_unchecked(out, out_base + to + j, source(j));
+            j = j + lanes;
+        });
+    }
+    // An overlapping match (period < count): out[out_base + to + j] = read(j mod period). Lane i's
+    // place in the pattern moves on by lanes mod period per step: an addition and a comparison
+    // instead of a division per byte (runs of one byte repeated are matches of distance 1).
+    void repeat(const std::string& name, const auto& to, const auto& count, const auto& period, const auto& read) const {
+        namespace d = vyre::dsl;
+        const auto j = k.let(name, lane);
+        const auto at_ = k.let(name + "_at", lane % period);
+        const auto step = k.let(name + "_step", d::lit<d::u32>(lanes) % period);
+        k.while_(j < count, [&] {
+            k.store_unchecked(out, out_base + to + j, read(at_));
+            j = j + lanes;
+            at_ = at_ + step;
+            at_ = d::select(at_ >= period, at_ - period, at_);
+        });
+    }
+    // The same for a source the copy does not write (the input): each lane loads
+    // `deflate_copy_batch` bytes before it stores them, so their loads wait together (the compiler
+    // keeps a load after a store to a buffer that may alias it). With one lane, the plain copy.
+    // A flagged uncompressed block's count may be near 2^32: the batches run while
+    // j + (batch - 1) * lanes < count, written so that it cannot wrap, and j steps by strided_next.
+    void copy_apart(const std::string& name, const auto& to, const auto& count, const auto& source) const {
+        namespace d = vyre::dsl;
+        if (!shared) return copy(name, to, count, source);
+        const std::uint32_t batch = deflate_copy_batch;
+        const auto j = k.let(name, lane);
+        const auto batched_end = k.let(name + "_batched_end", count - d::min(count, (batch - 1u) * lanes));
+        k.while_(j < batched_end, [&] {
+            std::vector<d::variable<d::u32>> v;
+            for (std::uint32_t b = 0; b < batch; ++b) v.push_back(k.let(name + "_v" + std::to_string(b), source(j + b * lanes)));
+            for (std::uint32_t b = 0; b < batch; ++b) k.store_unchecked(out, out_base + to + j + b * lanes, v[b]);
+            j = strided_next(j, batch * lanes);
+        });
+        k.while_(j < count, [&] {
+            k.store_unchecked(out, out_base + to + j, source(j));
+            j = strided_next(j, lanes);
+        });
+    }
+};
 
 } // namespace vyre::ops::compression::detail
