@@ -309,6 +309,112 @@ BOOST_AUTO_TEST_CASE(plans_route_by_device_size_and_limits) {
 
 // ---- raw streams -------------------------------------------------------------------------------------
 
+// The long streams that go in pieces: on the device route every one from pieces_min_bytes up; on
+// the automatic route (a GPU) the largest while that shortens the estimated pass, so a lone long
+// stream goes and streams that the host cores decode side by side stay.
+BOOST_AUTO_TEST_CASE(plans_send_the_longest_streams_in_pieces) {
+    namespace vd = vyre::engine::detail;
+    const bytes in(100, 0);
+    const auto stream = [&](std::uint64_t mib) { return ve::deflate_stream{in, mib << 20, 0}; };
+    vyre::runtime::device_info gpu, cpu;
+    gpu.type = CL_DEVICE_TYPE_GPU;
+    cpu.type = CL_DEVICE_TYPE_CPU;
+    gpu.max_allocation = cpu.max_allocation = std::uint64_t{8} << 30; // pieces fit up to 256 MiB of output
+    ve::deflate_options o;
+    o.threads = 16;
+    const auto paths = [&](const vyre::runtime::device_info& d, ve::deflate_route r, const std::vector<ve::deflate_stream>& streams) {
+        o.route = r;
+        const vd::deflate_plan p = vd::make_deflate_plan(d, streams, o);
+        std::string s;
+        for (const ve::deflate_path x : p.paths) s += ve::deflate_path_name(x)[0];
+        BOOST_TEST(p.pieces_streams == static_cast<std::size_t>(std::count(s.begin(), s.end(), 'p')));
+        for (const std::size_t k : p.dispatched) BOOST_TEST((p.paths[k] == ve::deflate_path::device));
+        return s;
+    };
+    using ve::deflate_route;
+    // One .tar.gz of 256 MiB, and one of 64 MiB: the device in pieces; one of 8 MiB, below
+    // pieces_min_bytes: the host.
+    BOOST_TEST(paths(gpu, deflate_route::automatic, {stream(256)}) == "p");
+    BOOST_TEST(paths(gpu, deflate_route::automatic, {stream(64)}) == "p");
+    BOOST_TEST(paths(gpu, deflate_route::automatic, {stream(8)}) == "h");
+    // Sixteen streams of 64 MiB on sixteen host threads: all of them decode at once on the host.
+    BOOST_TEST(paths(gpu, deflate_route::automatic, std::vector<ve::deflate_stream>(16, stream(64))) == std::string(16, 'h'));
+    // One long stream among short ones: only it moves; two as long as each other: neither (the
+    // host takes them side by side in the time the device takes one after the other).
+    BOOST_TEST(paths(gpu, deflate_route::automatic, {stream(1), stream(200), stream(2)}) == "hph");
+    BOOST_TEST(paths(gpu, deflate_route::automatic, {stream(200), stream(200)}) == "hh");
+    // Long streams on one host thread: more of them move (two of three: all three would leave the
+    // host idle while the device decodes one after another).
+    o.threads = 1;
+    BOOST_TEST(paths(gpu, deflate_route::automatic, {stream(100), stream(100), stream(100)}) == "pph");
+    o.threads = 16;
+    // Too large for the pieces' regions on this device (its output above 256 MiB): the host.
+    BOOST_TEST(paths(gpu, deflate_route::automatic, {stream(300)}) == "h");
+    // CPU devices: never on the automatic route; the device route sends every long stream.
+    BOOST_TEST(paths(cpu, deflate_route::automatic, {stream(256)}) == "h");
+    BOOST_TEST(paths(cpu, deflate_route::device, {stream(1), stream(16), stream(200), stream(200)}) == "dppp");
+    BOOST_TEST(paths(gpu, deflate_route::host, {stream(256)}) == "h");
+    // pieces_min_bytes at its maximum turns pieces off.
+    o.pieces_min_bytes = std::numeric_limits<std::uint64_t>::max();
+    BOOST_TEST(paths(gpu, deflate_route::automatic, {stream(256)}) == "h");
+    BOOST_TEST(paths(gpu, deflate_route::device, {stream(256)}) == "d");
+}
+
+// Long streams in pieces (pieces_min_bytes lowered so that streams of a few MiB go): the same
+// bytes as every route, and where a stream is corrupt or lies about its size or CRC-32, the host
+// path takes it and gives the host route's message.
+VYRE_DEVICE_TEST(long_streams_in_pieces_give_the_same_bytes_and_messages) {
+    const bytes content = corpus(std::size_t{3} << 19, 21), short_content = corpus(50000, 22);
+    const bytes good = zlib_deflate(content, 6), short_stream = zlib_deflate(short_content, 6);
+    const std::uint32_t crc = crc_of(content);
+    bytes flipped = good;
+    for (std::size_t i = good.size() / 2; i < good.size() / 2 + 40; ++i) flipped[i] ^= 0x5A;
+    const std::vector<ve::deflate_stream> streams = {
+        {short_stream, short_content.size(), crc_of(short_content)}, {good, content.size(), crc},
+        {good, content.size(), crc ^ 1}, {flipped, content.size(), crc}, {good, content.size() + 1, crc}};
+    std::vector<std::string> first;
+    for (const ve::deflate_route route : routes) {
+        BOOST_TEST_CONTEXT("route " << route) {
+            ve::deflate_options o;
+            o.route = route;
+            o.pieces_min_bytes = std::uint64_t{1} << 20;
+            const ve::deflate_result r = ve::decompress_deflate(dev.ctx(), streams, o);
+            BOOST_TEST(!r.errors[0]);
+            BOOST_TEST(!r.errors[1], r.errors[1].value_or(""));
+            BOOST_TEST((r.content(0).size() == short_content.size() && std::equal(r.content(0).begin(), r.content(0).end(), short_content.begin())));
+            BOOST_TEST((r.content(1).size() == content.size() && std::equal(r.content(1).begin(), r.content(1).end(), content.begin())));
+            BOOST_TEST(r.report.failed_streams == 3u);
+            std::vector<std::string> got;
+            for (std::size_t k = 2; k < streams.size(); ++k) got.push_back(r.errors[k].value_or("(no error)"));
+            BOOST_TEST(contains(got[0], "CRC-32 mismatch: expected "), got[0]);
+            BOOST_TEST(got[2] == "decodes to " + std::to_string(content.size()) + " bytes, " + std::to_string(content.size() + 1) + " expected");
+            if (first.empty()) first = got;
+            else BOOST_TEST(got == first, "the same messages on every route");
+            if (route == ve::deflate_route::device) {
+                BOOST_TEST((r.paths[0] == ve::deflate_path::device));
+                for (std::size_t k = 1; k < streams.size(); ++k) BOOST_TEST((r.paths[k] == ve::deflate_path::pieces));
+                BOOST_TEST(r.report.piece_streams == 4u);
+                BOOST_TEST(r.report.piece_fallbacks == 3u, r.report.piece_fallback_reason);
+                BOOST_TEST(r.report.device_streams == 2u);
+                BOOST_TEST(r.report.host_streams == 3u);
+                BOOST_TEST(r.report.pieces > 4u); // each long stream's input is cut every 16 KiB
+            }
+            if (route == ve::deflate_route::host) BOOST_TEST(r.report.piece_streams == 0u);
+        }
+    }
+    // A gzip file of one long member, as gzip writes it: in pieces on the device route.
+    temp_dir dir;
+    const bytes gz = gzip_tool(dir, content, 6, "long.bin");
+    ve::deflate_options o;
+    o.pieces_min_bytes = std::uint64_t{1} << 20;
+    const gzip_outcome g = gzip_on(dev, gz, ve::deflate_route::device, o);
+    BOOST_TEST(g.error.empty(), g.error);
+    BOOST_TEST(g.data == content);
+    BOOST_TEST(g.report.deflate.piece_streams == 1u);
+    BOOST_TEST(g.report.deflate.piece_fallbacks == 0u, g.report.deflate.piece_fallback_reason);
+    BOOST_TEST(!g.report.whole_on_host);
+}
+
 VYRE_DEVICE_TEST(streams_decode_to_the_same_bytes_on_every_route) {
     std::mt19937_64 rng(vyre::test::test_seed());
     std::vector<bytes> contents = {{}, vyre::test::to_bytes("a"), corpus(200000, 3), vyre::test::random_bytes(rng, 70000),
@@ -627,7 +733,7 @@ struct tree {
 };
 
 ve::unpack_report unpack_files(vyre::test::device_case& dev, const std::vector<fs::path>& files, const fs::path& out,
-                               ve::deflate_route route) {
+                               ve::deflate_route route, std::uint64_t pieces_min = ve::deflate_pieces_min_bytes) {
     std::vector<bytes> data;
     data.reserve(files.size());
     std::vector<ve::unpack_input> inputs;
@@ -639,6 +745,7 @@ ve::unpack_report unpack_files(vyre::test::device_case& dev, const std::vector<f
     o.output_dir = out;
     o.deflate = route;
     o.deflate_device_max_bytes = no_cap;
+    o.deflate_pieces_min_bytes = pieces_min;
     return ve::unpack(dev.ctx(), inputs, o);
 }
 
@@ -685,8 +792,19 @@ VYRE_DEVICE_TEST(zip_tool_levels_and_gzip_files_through_unpack_in_one_pass) {
             BOOST_TEST(r.deflate_device_streams == device);
             // Every deflate stream of the layer in one pass: one dispatch at the default batch size.
             BOOST_TEST(r.deflate_dispatches == (device != 0 ? 1u : 0u));
+            BOOST_TEST(r.deflate_piece_streams == 0u);
         }
     }
+    // The device route with streams from 256 KiB up in pieces: the tar.gz's one stream and
+    // corpus.txt (300,000 bytes) in each ZIP made at levels 1 to 9.
+    const fs::path out = a / "out_pieces";
+    const ve::unpack_report r = unpack_files(dev, inputs, out, ve::deflate_route::device, 256 << 10);
+    BOOST_TEST(r.problems.empty(), problems_of(r));
+    BOOST_TEST(read_file(out / "b.txt") == corpus_txt);
+    check_same_files(t.src, out);
+    BOOST_TEST(r.deflate_piece_streams == 10u);
+    BOOST_TEST(r.deflate_pieces >= 10u);
+    BOOST_TEST(r.deflate_device_streams == r.deflate_streams);
 }
 
 VYRE_DEVICE_TEST(corrupt_entries_and_members_are_named_in_unpack_on_every_route) {

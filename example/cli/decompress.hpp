@@ -218,6 +218,9 @@ inline decoded decode_gzip(std::span<const std::uint8_t> file, const decompress_
     if (p.streams != 0) {
         d.summary += " (" + std::string(vyre::format::gzip_layout_kind_name(g.layout)) + "): " + std::to_string(p.device_streams) +
                      " stream(s) on the device in " + std::to_string(p.batches) + " dispatch(es)";
+        if (p.piece_streams != 0)
+            d.summary += " and " + std::to_string(p.piece_streams - p.piece_fallbacks) + " alone in " + std::to_string(p.pieces) + " pieces" +
+                         (p.piece_fallbacks ? " (" + std::to_string(p.piece_fallbacks) + " left to the host: " + p.piece_fallback_reason + ")" : "");
         if (p.device_streams != 0)
             d.summary += std::string(" (") +
                          vyre::ops::block_variant_name(vyre::ops::resolve<vyre::ops::compression::deflate_op>(options.variant, ctx.device())) +
@@ -308,7 +311,8 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "raw/RLE blocks, compressed blocks on the host with libzstd's block API (the seed's design); host: every frame "
         "on the host; device: every frame regenerated whole on the device, compressed blocks included "
         "(compression.zstd.frames). gzip: device: every member's stream on the device; host: libdeflate on every core; automatic "
-        "(or auto): the device for streams of at most engine::deflate_device_max_bytes (256 KiB), larger ones and every stream on CPU devices on the host. "
+        "(or auto): the device for streams of at most engine::deflate_device_max_bytes (256 KiB), larger ones and every stream on CPU devices on the host, "
+        "except on a GPU a member of 16 MiB or more (engine::deflate_pieces_min_bytes), which the device decodes in pieces. "
         "LZ4: device: every independent block on the device; host: liblz4 on every core; automatic (or auto): the device where "
         "blocks average at most 128 KiB on a GPU")(
         "zstd-program", po::value<std::string>()->default_value("automatic"),

@@ -203,10 +203,14 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         "deflate-route", po::value<std::string>()->default_value("automatic"),
         "where deflate streams (gzip members, ZIP entries) are inflated: device (compression.deflate), host "
         "(libdeflate on every core), or automatic (on GPUs the device for streams up to --deflate-device-max, the "
-        "host for larger ones; the host on CPU devices); gzip files whose members only inflating finds (several "
+        "host for larger ones, except the largest of --deflate-pieces-min or more, which the device decodes in pieces "
+        "while that shortens the pass; the host on CPU devices); gzip files whose members only inflating finds (several "
         "plain members) are inflated on the host on every route")(
         "deflate-device-max", po::value<std::string>()->default_value("256K"),
         "the automatic deflate route's cap: streams that decode to more go to the host cores")(
+        "deflate-pieces-min", po::value<std::string>()->default_value("16M"),
+        "deflate streams this large or larger may be decoded on the device in pieces, one stream at a time (device and "
+        "automatic routes)")(
         "zstd-route", po::value<std::string>()->default_value("automatic"),
         "where zstd frames are decoded: device, host (libzstd, frames in parallel), or automatic (raw/RLE frames, "
         "many short frames and a few long ones on the device, the rest on the host; see doc/ops/compression.zstd.md)")(
@@ -227,7 +231,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     po::positional_options_description positional;
     positional.add("archive", -1);
     po::variables_map vm;
-    if (!parse("unpack", "ARCHIVE... [-o DIR] [--list] [--json] [--flatten] [--keep-setid] [--max-depth N] [--max-total SIZE] [--max-entries N] [--max-ratio R] [--stream-above SIZE] [--window SIZE] [--no-recurse] [--deflate-route automatic|device|host] [--deflate-device-max SIZE] [--zstd-route automatic|device|host] [--lz4-route automatic|device|host] [--host-below SIZE] [--devices all|N|NAME,...]",
+    if (!parse("unpack", "ARCHIVE... [-o DIR] [--list] [--json] [--flatten] [--keep-setid] [--max-depth N] [--max-total SIZE] [--max-entries N] [--max-ratio R] [--stream-above SIZE] [--window SIZE] [--no-recurse] [--deflate-route automatic|device|host] [--deflate-device-max SIZE] [--deflate-pieces-min SIZE] [--zstd-route automatic|device|host] [--lz4-route automatic|device|host] [--host-below SIZE] [--devices all|N|NAME,...]",
                options, args, vm, &positional))
         return 0;
     if (!vm.count("archive")) throw po::error("give at least one archive");
@@ -250,6 +254,7 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     if (const auto r = ve::deflate_route_from_name(route == "auto" ? "automatic" : route)) o.deflate = *r;
     else throw po::error("--deflate-route must be automatic, device or host, not \"" + route + "\"");
     o.deflate_device_max_bytes = parse_size("deflate-device-max", vm["deflate-device-max"].as<std::string>());
+    o.deflate_pieces_min_bytes = parse_size("deflate-pieces-min", vm["deflate-pieces-min"].as<std::string>());
     const std::string zroute = vm["zstd-route"].as<std::string>();
     if (const auto r = ve::zstd_route_from_name(zroute == "auto" ? "automatic" : zroute); r && *r != ve::zstd_route::hybrid) o.zstd = *r;
     else throw po::error("--zstd-route must be automatic, device or host, not \"" + zroute + "\"");
@@ -315,7 +320,8 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
            << ",\"lz4_device_blocks\":" << r.lz4_device_blocks << ",\"lz4_host_blocks\":" << r.lz4_host_blocks << ",\"lz4_dispatches\":" << r.lz4_dispatches
            << ",\"zstd_blocks\":" << r.zstd_blocks << ",\"zstd_dispatches\":" << r.zstd_dispatches
            << ",\"deflate_streams\":" << r.deflate_streams << ",\"deflate_device_streams\":" << r.deflate_device_streams
-           << ",\"deflate_dispatches\":" << r.deflate_dispatches << ",\"deflate_host_files\":" << r.deflate_host_files
+           << ",\"deflate_dispatches\":" << r.deflate_dispatches << ",\"deflate_piece_streams\":" << r.deflate_piece_streams
+           << ",\"deflate_pieces\":" << r.deflate_pieces << ",\"deflate_host_files\":" << r.deflate_host_files
            << ",\"library_streams\":" << r.library_streams << ",\"streamed_archives\":" << r.streamed_archives
            << ",\"stream_windows\":" << r.stream_windows
            << ",\"seconds\":" << seconds
@@ -336,7 +342,10 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
               << (r.lz4_host_blocks ? ", " + std::to_string(r.lz4_host_blocks) + " on the host" : std::string())
               << "; zstd: " << r.zstd_blocks << " blocks in " << r.zstd_dispatches << " dispatch(es); deflate: "
               << r.deflate_streams << " streams, " << r.deflate_device_streams << " on the device in " << r.deflate_dispatches
-              << " dispatch(es), " << r.deflate_streams - r.deflate_device_streams << " on " << threads << " host threads"
+              << " dispatch(es)"
+              << (r.deflate_piece_streams ? " and " + std::to_string(r.deflate_piece_streams) + " alone in " + std::to_string(r.deflate_pieces) + " pieces"
+                                          : std::string())
+              << ", " << r.deflate_streams - r.deflate_device_streams << " on " << threads << " host threads"
               << (r.deflate_host_files ? " (" + std::to_string(r.deflate_host_files) + " gzip file(s) inflated whole)" : std::string())
               << (r.library_streams ? "; xz/lzma/bzip2: " + std::to_string(r.library_streams) + " streams on the host" : std::string())
               << (r.streamed_archives ? "; " + std::to_string(r.streamed_archives) + " archive(s) unpacked in " +

@@ -8,13 +8,18 @@
 //
 //   route      stream
 //   automatic  device when it decodes to at most options.device_max_bytes (deflate_device_max_bytes),
-//              host above; host on a CPU device (PoCL), where libdeflate runs natively on the same
-//              cores the OpenCL program would
-//   device     device
+//              host above, except the largest streams of options.pieces_min_bytes or more
+//              (deflate_pieces_min_bytes), which go to the device in pieces for as long as that
+//              shortens the estimated time of the whole pass (a single .tar.gz does, sixteen
+//              of them on sixteen host cores do not: detail::choose_piece_streams); host on a CPU
+//              device (PoCL), where libdeflate runs natively on the same cores the OpenCL program
+//              would
+//   device     device: in pieces from options.pieces_min_bytes up, in batches below
 //   host       host: libdeflate, streams in parallel on every core (what ran before the device op)
 //
 // On every route a stream that one dispatch cannot hold (input or output above 2^32-1 bytes or the
-// device's largest allocation: compression.deflate's descriptors are 32-bit) goes to the host.
+// device's largest allocation: compression.deflate's descriptors are 32-bit) goes to the host, and
+// so does one too large for pieces (detail::deflate_pieces_fit) that would have gone in pieces.
 //
 // What runs where, in order (the zstd pipeline's shape, engine/zstd_decompress.hpp):
 //
@@ -34,6 +39,12 @@
 //              polling each batch's last readback, and releases the batch's waiters.
 //   3. host    Meanwhile, on every core, the host streams are inflated by libdeflate into their
 //              slots, then each device stream is checked once its batch is back.
+//   4. device  Once the batches are back, the streams in pieces, one after another on the same
+//              thread (ops::compression::inflate_split: upload, split points found on the device,
+//              pieces, join, readback into the stream's slot, then the checks). One that the
+//              pieces cannot decode or that fails a check is inflated on the host there and then,
+//              so its bytes and message are the host route's (deflate_report::piece_fallbacks).
+//              Its content always comes back to the host, keep_on_device or not.
 //
 // The checks, the same on every path: the stream must decode without error to exactly the size
 // it was given, and its CRC-32 (format::crc32_of) must be the one it was given. A failure names
@@ -115,10 +126,24 @@ struct deflate_stream {
     std::span<const std::uint8_t> source = {};
 };
 
-// Where one stream was decoded.
-enum class deflate_path : std::uint8_t { device, host };
+// The smallest stream (bytes of content) that may be decoded on the device in pieces
+// (ops/compression/deflate_split.hpp) rather than by one subgroup or one host core: on the H200
+// one 16 MiB stream in pieces took 0.9 times libdeflate's time on one core, and larger ones less.
+// The automatic route still weighs each such stream against the host cores (see the table above).
+inline constexpr std::uint64_t deflate_pieces_min_bytes = std::uint64_t{16} << 20;
 
-inline const char* deflate_path_name(deflate_path p) noexcept { return p == deflate_path::device ? "device" : "host"; }
+// Where one stream was decoded: in a batch of compression.deflate, on the host, or alone on the
+// device in pieces.
+enum class deflate_path : std::uint8_t { device, host, pieces };
+
+inline const char* deflate_path_name(deflate_path p) noexcept {
+    switch (p) {
+    case deflate_path::device: return "device";
+    case deflate_path::host: return "host";
+    case deflate_path::pieces: return "pieces";
+    }
+    return "?";
+}
 
 struct deflate_options {
     // automatic: the fast program (one stream per subgroup) on GPUs, the reference one (one stream
@@ -126,6 +151,9 @@ struct deflate_options {
     ops::block_variant variant = ops::block_variant::automatic;
     deflate_route route = deflate_route::automatic;
     std::uint64_t device_max_bytes = deflate_device_max_bytes; // the automatic route's crossover
+    // Streams of at least this many bytes may go to the device in pieces (deflate_pieces_min_bytes;
+    // the maximum: never).
+    std::uint64_t pieces_min_bytes = deflate_pieces_min_bytes;
     // Input and output bytes of one dispatch, raised to the largest stream. By default only the
     // device's limits cut batches (ops::device_batch_limits: its largest allocation, 32-bit
     // descriptors), so the streams take as few dispatches as the device allows; smaller batches
@@ -174,8 +202,15 @@ struct deflate_kept {
 // Who did what.
 struct deflate_report {
     std::size_t streams = 0;
-    std::size_t device_streams = 0;    // sent to compression.deflate
+    std::size_t device_streams = 0;    // decoded by compression.deflate, in batches or in pieces
     std::size_t host_streams = 0;      // inflated by libdeflate
+    // Streams the plan sent to the device in pieces (deflate_path::pieces), their pieces in all,
+    // and those of them the host decoded instead (the pieces failed a check or a limit;
+    // piece_fallback_reason has the first one's why), which count as host streams.
+    std::size_t piece_streams = 0;
+    std::uint64_t pieces = 0;
+    std::size_t piece_fallbacks = 0;
+    std::string piece_fallback_reason;
     // Of the host streams, those one dispatch cannot hold (above 4 GiB when no stream of the pass
     // could go to the device, which is then not asked).
     std::size_t oversized_streams = 0;

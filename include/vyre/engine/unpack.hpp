@@ -158,6 +158,8 @@ struct unpack_options {
     deflate_route deflate = deflate_route::automatic;
     // The automatic route's cap: streams decoding to more go to the host cores.
     std::uint64_t deflate_device_max_bytes = engine::deflate_device_max_bytes;
+    // Streams of at least this many bytes may be decoded on the device in pieces (deflate_options).
+    std::uint64_t deflate_pieces_min_bytes = engine::deflate_pieces_min_bytes;
     // Where zstd frames (engine/zstd_decompress.hpp) and LZ4 blocks (engine/lz4_decompress.hpp) go.
     zstd_route zstd = zstd_route::automatic;
     lz4_route lz4 = lz4_route::automatic;
@@ -283,9 +285,13 @@ struct unpack_report {
     // entries; a gzip file inflated whole on the host counts one) and how many of them went to
     // the device, and the dispatches they took. deflate_host_files: gzip files inflated whole on
     // the host (members not found without inflating, or a member's stream failed its checks).
+    // deflate_piece_streams: of the device streams, those decoded alone in pieces (a long gzip
+    // member), and deflate_pieces their pieces.
     std::size_t lz4_device_blocks = 0, lz4_dispatches = 0, lz4_host_blocks = 0;
     std::size_t zstd_blocks = 0, zstd_dispatches = 0;
     std::size_t deflate_streams = 0, deflate_device_streams = 0, deflate_dispatches = 0, deflate_host_files = 0;
+    std::size_t deflate_piece_streams = 0;
+    std::uint64_t deflate_pieces = 0;
     // xz, lzma and bzip2 streams and ZIP entries of methods 12, 14 and 95, decoded on the host.
     std::size_t library_streams = 0;
     // Inputs unpacked in windows (unpack_options::stream_above_bytes), and the windows they took.

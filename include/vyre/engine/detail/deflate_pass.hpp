@@ -9,18 +9,17 @@
 #include <vyre/compression/batch.hpp>
 #include <vyre/compression/block.hpp>
 #include <vyre/compression/deflate.hpp>
+#include <vyre/engine/detail/deflate_checks.hpp>
+#include <vyre/engine/detail/deflate_pieces_pass.hpp>
 #include <vyre/engine/detail/queue_wait.hpp>
 #include <vyre/error.hpp>
-#include <vyre/format/gzip.hpp>
 #include <vyre/ops/block_op.hpp>
 #include <vyre/ops/bytes/crc32.hpp>
 #include <vyre/ops/bytes/heads.hpp>
 #include <vyre/ops/compression/deflate.hpp>
-#include <vyre/reference/deflate.hpp>
 #include <vyre/runtime/buffer.hpp>
 #include <vyre/runtime/context.hpp>
 #include <vyre/runtime/parameters.hpp>
-#include <vyre/util/hex.hpp>
 #include <vyre/util/parallel.hpp>
 
 #include <algorithm>
@@ -49,11 +48,6 @@ inline constexpr std::uint64_t deflate_merge_gap = std::uint64_t{64} << 10;
 // Batch buffer sets in rotation: one uploading, one running, one reading back.
 inline constexpr std::size_t deflate_buffer_sets = 3;
 
-// A stream libdeflate refuses is run through the CPU oracle, which reads a bit at a time, to name
-// the status the device would report; only up to this size, so that a huge corrupt stream does
-// not hold the host pass for the oracle's time. Larger ones are named by libdeflate's verdict.
-inline constexpr std::uint64_t deflate_oracle_bytes = std::uint64_t{64} << 20;
-
 // Host bytes [data, data + bytes) sit at packed_offset of the packed device input.
 struct deflate_input_run {
     const std::uint8_t* data = nullptr;
@@ -79,6 +73,7 @@ struct deflate_plan {
     std::uint64_t largest_input = 0, largest_output = 0;
     std::size_t largest_count = 0;
     std::size_t oversized = 0; // streams one dispatch cannot hold
+    std::size_t pieces_streams = 0; // streams decoded on the device in pieces (deflate_path::pieces)
     // The device streams' content stays on the device (deflate_options::keep_on_device): their
     // slots in the host output are empty.
     bool keep = false;
@@ -111,7 +106,8 @@ inline deflate_plan make_deflate_plan(DeviceOf&& device_of, std::span<const defl
     plan.batch_index.assign(n, deflate_plan::no_batch);
     const std::uint64_t u32_max = std::numeric_limits<std::uint32_t>::max();
     const bool may_dispatch = std::any_of(streams.begin(), streams.end(), [&](const deflate_stream& s) {
-        return options.route == deflate_route::device || (options.route == deflate_route::automatic && s.size <= options.device_max_bytes);
+        return options.route == deflate_route::device ||
+               (options.route == deflate_route::automatic && (s.size <= options.device_max_bytes || (s.size >= options.pieces_min_bytes && deflate_pieces_may_fit(s))));
     });
     const runtime::device_info* device = may_dispatch ? &device_of() : nullptr;
     const std::uint64_t one_dispatch = device ? std::min(u32_max, runtime::max_word_buffer_bytes(*device)) : u32_max;
@@ -138,6 +134,14 @@ inline deflate_plan make_deflate_plan(DeviceOf&& device_of, std::span<const defl
     }
     if (plan.offsets[n] > std::numeric_limits<std::size_t>::max() / 2)
         throw resource_error("deflate: " + std::to_string(plan.offsets[n]) + " bytes of output do not fit in memory");
+    if (device && (options.route == deflate_route::device || !cpu)) {
+        // A large stream goes in pieces rather than in a batch, whose one subgroup it would hold.
+        for (const std::size_t k : plan.dispatched)
+            if (streams[k].size >= options.pieces_min_bytes && deflate_pieces_fit(streams[k], *device)) plan.paths[k] = deflate_path::host;
+        choose_piece_streams(streams, plan.paths, *device, options);
+        std::erase_if(plan.dispatched, [&](std::size_t k) { return plan.paths[k] != deflate_path::device; });
+        for (std::size_t k = 0; k < n; ++k) plan.pieces_streams += plan.paths[k] == deflate_path::pieces;
+    }
     if (plan.dispatched.empty()) return plan;
 
     std::vector<compression::block_extent> extents;
@@ -196,53 +200,6 @@ inline void keep_device_streams(deflate_plan& plan) {
         at += size;
     }
     plan.offsets.back() = at;
-}
-
-// ---- the checks ---------------------------------------------------------------------------------
-
-// What a stream that ended with status `s` did, against the `expected` size; empty when it made
-// exactly that.
-inline std::string deflate_status_failure(const compression::block_status& s, std::uint64_t expected) {
-    if (s.code != compression::deflate_error::none)
-        return std::string(ops::compression::deflate_op::status_name(s.code)) + " after " + std::to_string(s.output_size) +
-               " bytes, " + std::to_string(expected) + " expected";
-    if (s.output_size != expected)
-        return "decodes to " + std::to_string(s.output_size) + " bytes, " + std::to_string(expected) + " expected";
-    return {};
-}
-
-// The checks of a stream that ended with status `s` and made content of CRC-32 `crc`.
-inline std::optional<std::string> deflate_check_crc(const deflate_stream& stream, const compression::block_status& s,
-                                                    std::uint32_t crc) {
-    if (std::string why = deflate_status_failure(s, stream.size); !why.empty()) return why;
-    if (crc != stream.crc32) return "CRC-32 mismatch: expected " + util::hex(stream.crc32, 8) + ", computed " + util::hex(crc, 8);
-    return std::nullopt;
-}
-
-// The checks of a stream that ended with status `s`, its slot `out` holding what it made.
-inline std::optional<std::string> deflate_check(const deflate_stream& stream, const compression::block_status& s,
-                                                std::span<const std::uint8_t> out) {
-    if (std::string why = deflate_status_failure(s, stream.size); !why.empty()) return why;
-    return deflate_check_crc(stream, s, format::crc32_of(out));
-}
-
-// A host stream: libdeflate into its slot. One that fails (refused, or made the wrong bytes) goes
-// through the oracle (see deflate_oracle_bytes), whose status is what the device would report:
-// libdeflate is more lenient than RFC 1951 in places (it may end a corrupt stream where the
-// oracle finds an invalid symbol), and the message must not depend on the route.
-inline std::optional<std::string> deflate_host_stream(const deflate_stream& stream, std::span<std::uint8_t> out) {
-    const format::inflate_outcome r = format::inflate_into(stream.input, out);
-    std::optional<std::string> failure;
-    if (r.result == LIBDEFLATE_SUCCESS) {
-        failure = deflate_check(stream, {compression::deflate_error::none, static_cast<std::uint32_t>(r.produced)}, out);
-        if (!failure) return failure;
-    }
-    if (stream.size <= deflate_oracle_bytes && stream.input.size() <= std::numeric_limits<std::uint32_t>::max())
-        return deflate_check(stream, reference::deflate_inflate(stream.input, out).status, out);
-    if (failure) return failure;
-    if (r.result == LIBDEFLATE_INSUFFICIENT_SPACE)
-        return "decodes to more than the " + std::to_string(stream.size) + " bytes expected (libdeflate)";
-    return "invalid deflate data (libdeflate), " + std::to_string(stream.size) + " bytes expected";
 }
 
 // ---- the device pass ----------------------------------------------------------------------------
@@ -444,8 +401,9 @@ inline deflate_report deflate_run_passes(runtime::context& ctx, const deflate_pl
     const std::size_t n = streams.size();
     deflate_report report;
     report.streams = n;
-    report.device_streams = plan.dispatched.size();
-    report.host_streams = n - plan.dispatched.size();
+    report.device_streams = plan.dispatched.size() + plan.pieces_streams;
+    report.host_streams = n - report.device_streams;
+    report.piece_streams = plan.pieces_streams;
     report.oversized_streams = plan.oversized;
     report.batches = plan.batches.size();
     report.output_bytes = plan.offsets.back();
@@ -466,7 +424,7 @@ inline deflate_report deflate_run_passes(runtime::context& ctx, const deflate_pl
     // Kept streams are checked after both passes, from their CRCs.
     for (int pass = 0; pass < (plan.keep ? 1 : 2); ++pass)
         for (std::size_t k = 0; k < n; ++k)
-            if ((plan.paths[k] == deflate_path::host) == (pass == 0)) order.push_back(k);
+            if (plan.paths[k] == (pass == 0 ? deflate_path::host : deflate_path::device)) order.push_back(k);
     const std::size_t worked = order.size();
 
     using clock = std::chrono::steady_clock;
@@ -522,9 +480,19 @@ inline deflate_report deflate_run_passes(runtime::context& ctx, const deflate_pl
                 pass.kept_checks(kept_crcs, kept_heads);
                 kept_buffer = pass.kept;
             }
-            report.device_seconds = std::chrono::duration<double>(clock::now() - started).count();
             pass.finish();
             report.transfers = pass.transfers;
+            for (std::size_t k = 0; k < n && plan.pieces_streams != 0; ++k) {
+                if (plan.paths[k] != deflate_path::pieces) continue;
+                const deflate_pieces_outcome o = decode_in_pieces(
+                    ctx, streams[k], output.subspan(static_cast<std::size_t>(plan.offsets[k]), static_cast<std::size_t>(streams[k].size)),
+                    errors[k]);
+                report.pieces += o.pieces;
+                if (!o.on_device && report.piece_fallbacks++ == 0) report.piece_fallback_reason = o.fallback_reason;
+            }
+            report.device_streams -= report.piece_fallbacks;
+            report.host_streams += report.piece_fallbacks;
+            report.device_seconds = std::chrono::duration<double>(clock::now() - started).count();
         } catch (...) {
             device_failure = std::current_exception();
             for (auto& p : ready) {

@@ -414,12 +414,15 @@ inline void decode_deflate(run_state& run, std::vector<decode_job*>& jobs) {
         deflate_options o;
         o.route = run.options.deflate;
         o.device_max_bytes = run.options.deflate_device_max_bytes;
+        o.pieces_min_bytes = run.options.deflate_pieces_min_bytes;
         o.threads = run.threads;
         o.keep_on_device = run.options.keep_on_device && !run.tree && !run.options.hash;
         const deflate_result r = decompress_deflate(run.ctx, streams, o);
         run.report.deflate_streams += r.report.streams;
         run.report.deflate_device_streams += r.report.device_streams;
         run.report.deflate_dispatches += r.report.batches;
+        run.report.deflate_piece_streams += r.report.piece_streams - r.report.piece_fallbacks;
+        run.report.deflate_pieces += r.report.pieces;
         run.report.kept_bytes += r.report.kept_bytes;
         run.report.seconds.deflate_device += r.report.device_seconds;
         run.report.seconds.deflate_host += r.report.host_seconds;

@@ -267,6 +267,8 @@ inline void add_run(unpack_report& job, unpack_report&& run) {
     job.deflate_streams += run.deflate_streams;
     job.deflate_device_streams += run.deflate_device_streams;
     job.deflate_dispatches += run.deflate_dispatches;
+    job.deflate_piece_streams += run.deflate_piece_streams;
+    job.deflate_pieces += run.deflate_pieces;
     job.deflate_host_files += run.deflate_host_files;
     job.library_streams += run.library_streams;
     job.streamed_archives += run.streamed_archives;

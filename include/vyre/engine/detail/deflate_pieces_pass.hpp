@@ -1,0 +1,142 @@
+// The deflate pipeline's long streams: which ones the device decodes in pieces
+// (ops/compression/deflate_split.hpp: split points found on the device, the pieces decoded at
+// once, joined in order), and how one is run. A stream of tens of MiB has no stream-level
+// parallelism, so the batches (one subgroup per stream) would decode it at the rate of one
+// subgroup, and libdeflate at the rate of one host core; in pieces the device beats that core.
+// Internal to engine/deflate_decompress.hpp, whose opening comment describes the whole pipeline.
+#pragma once
+
+#include <vyre/engine/detail/deflate_checks.hpp>
+#include <vyre/error.hpp>
+#include <vyre/ops/compression/deflate_block_starts.hpp>
+#include <vyre/ops/compression/deflate_split.hpp>
+#include <vyre/runtime/buffer.hpp>
+#include <vyre/runtime/context.hpp>
+#include <vyre/util/parallel.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace vyre::engine::detail {
+
+// The automatic route's estimate of a stream's time, fitted to the H200's figures for one stream
+// in pieces (doc/ops/compression.deflate.md: streams of 16, 64 and 256 MiB of the mixed corpus,
+// from host bytes to host bytes in 16, 32 and 126 ms) and for libdeflate on one host core (0.9 to
+// 1.4 GB/s on the same streams): in pieces, 6 ms and 2.2 GB/s; on a host core, 1.2 GB/s. The
+// estimates only order the choices below; a stream's bytes and checks are the same either way.
+inline constexpr double deflate_pieces_fixed_seconds = 0.006;
+inline constexpr double deflate_pieces_bytes_per_second = 2.2e9;
+inline constexpr double deflate_host_core_bytes_per_second = 1.2e9;
+
+inline double deflate_pieces_seconds(std::uint64_t bytes) noexcept {
+    return deflate_pieces_fixed_seconds + static_cast<double>(bytes) / deflate_pieces_bytes_per_second;
+}
+
+// Whether inflate_split can take the stream on `device`: its input within the split-point
+// finder's reach, and its output small enough that the pieces' first regions (twice their share
+// at least, four bytes a byte) stay within 2^31 elements and an eighth of the device's largest
+// buffer (deflate_region_factor's budget, halved).
+inline std::uint64_t deflate_pieces_max_bytes(const runtime::device_info& device) noexcept {
+    return std::min<std::uint64_t>(device.max_allocation / 4 / 2, std::uint64_t{1} << 31) / 4;
+}
+inline bool deflate_pieces_fit(const deflate_stream& s, std::uint64_t max_bytes) noexcept {
+    return !s.input.empty() && s.input.size() <= ops::compression::deflate_block_starts_max_stream && s.size <= max_bytes;
+}
+inline bool deflate_pieces_fit(const deflate_stream& s, const runtime::device_info& device) noexcept {
+    return deflate_pieces_fit(s, deflate_pieces_max_bytes(device));
+}
+// On a device with the largest buffers (the most a stream can be on any device).
+inline bool deflate_pieces_may_fit(const deflate_stream& s) noexcept { return deflate_pieces_fit(s, std::uint64_t{1} << 29); }
+
+// The input bytes between split points: about a thousand pieces, each 16 to 64 KiB of input
+// (the sizes measured; more pieces than that only lengthen the join's chains).
+inline std::uint64_t deflate_piece_input_bytes(std::uint64_t input_bytes) noexcept {
+    return std::clamp<std::uint64_t>(input_bytes / 1024, std::uint64_t{16} << 10, std::uint64_t{64} << 10);
+}
+
+// Which of the streams that `paths` gives the host go to the device in pieces: those of at least
+// options.pieces_min_bytes that fit (deflate_pieces_fit). On the device route, all of them. On
+// the automatic route (a GPU), the largest ones for as long as moving one more lowers the longer
+// of the two passes' estimated times: the device's (one stream after another) and the host's (its
+// bytes over every thread, or its largest stream on one thread, whichever is longer). Many large
+// streams thus stay on the host cores, where they decode side by side, and a single one (a
+// .tar.gz) goes to the device when it is large enough to gain.
+inline void choose_piece_streams(std::span<const deflate_stream> streams, std::vector<deflate_path>& paths,
+                                 const runtime::device_info& device, const deflate_options& options) {
+    if (options.route == deflate_route::host) return;
+    std::vector<std::size_t> candidates;
+    std::uint64_t host_bytes = 0, largest_other = 0;
+    for (std::size_t k = 0; k < streams.size(); ++k) {
+        if (paths[k] != deflate_path::host) continue;
+        host_bytes += streams[k].size;
+        if (streams[k].size >= options.pieces_min_bytes && deflate_pieces_fit(streams[k], device))
+            candidates.push_back(k);
+        else
+            largest_other = std::max(largest_other, streams[k].size);
+    }
+    if (options.route == deflate_route::device) {
+        for (const std::size_t k : candidates) paths[k] = deflate_path::pieces;
+        return;
+    }
+    std::stable_sort(candidates.begin(), candidates.end(), [&](std::size_t a, std::size_t b) { return streams[a].size > streams[b].size; });
+    const double threads = util::thread_count(options.threads);
+    const auto host_seconds = [&](std::uint64_t bytes, std::uint64_t largest) {
+        return std::max(static_cast<double>(bytes) / threads, static_cast<double>(largest)) / deflate_host_core_bytes_per_second;
+    };
+    double device_seconds = 0;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        const std::uint64_t size = streams[candidates[i]].size;
+        const std::uint64_t next_largest = std::max(largest_other, i + 1 < candidates.size() ? streams[candidates[i + 1]].size : 0);
+        const double before = std::max(device_seconds, host_seconds(host_bytes, std::max(largest_other, size)));
+        const double moved = device_seconds + deflate_pieces_seconds(size);
+        if (std::max(moved, host_seconds(host_bytes - size, next_largest)) >= before) break;
+        paths[candidates[i]] = deflate_path::pieces;
+        device_seconds = moved;
+        host_bytes -= size;
+    }
+}
+
+// What one stream in pieces did.
+struct deflate_pieces_outcome {
+    bool on_device = false;     // its content came from the pieces, and passed the checks
+    std::uint64_t pieces = 0;   // pieces of the last attempt
+    std::string fallback_reason; // why the host decoded it instead (empty when on_device)
+};
+
+// Decodes stream `s` in pieces on ctx's queue and reads its content into `out`, checking it as
+// every route does. Whatever stops the pieces (a stream they find corrupt or of another size or
+// CRC-32, regions past the device's limits, a failed allocation) leaves the stream to the host
+// path, so the bytes and messages are those of the host route; the outcome says why.
+inline deflate_pieces_outcome decode_in_pieces(runtime::context& ctx, const deflate_stream& s, std::span<std::uint8_t> out,
+                                                std::optional<std::string>& error) {
+    deflate_pieces_outcome o;
+    try {
+        auto output = runtime::allocate(ctx, runtime::padded_bytes(static_cast<std::size_t>(s.size)));
+        const ops::compression::deflate_split_result r =
+            ops::compression::inflate_split(ctx, s.input, deflate_piece_input_bytes(s.input.size()), s.size, output);
+        o.pieces = r.pieces;
+        if (r.status.code == compression::deflate_error::none && r.status.output_size == s.size) {
+            runtime::read(ctx, output, out.data(), out.size());
+            error = deflate_check(s, r.status, out);
+            if (!error) {
+                o.on_device = true;
+                return o;
+            }
+            o.fallback_reason = *error;
+        } else {
+            o.fallback_reason = deflate_status_failure(r.status, s.size);
+        }
+    } catch (const resource_error& e) {
+        o.fallback_reason = e.what();
+    } catch (const opencl_error& e) {
+        o.fallback_reason = e.what();
+    }
+    error = deflate_host_stream(s, out);
+    return o;
+}
+
+} // namespace vyre::engine::detail
