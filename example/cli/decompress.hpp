@@ -216,15 +216,16 @@ inline decoded decode_gzip(std::span<const std::uint8_t> file, const decompress_
     d.summary = "route " + std::string(ve::deflate_route_name(options.route)) + (s.small ? " (a file under --host-below)" : "") + ": " +
                 std::to_string(g.members) + " member(s)";
     if (p.streams != 0) {
-        d.summary += " (" + std::string(vyre::format::gzip_layout_kind_name(g.layout)) + "): " + std::to_string(p.device_streams) +
+        const std::size_t alone = p.piece_streams - p.piece_fallbacks;
+        d.summary += " (" + std::string(vyre::format::gzip_layout_kind_name(g.layout)) + "): " + std::to_string(p.device_streams - alone) +
                      " stream(s) on the device in " + std::to_string(p.batches) + " dispatch(es)";
-        if (p.piece_streams != 0)
-            d.summary += " and " + std::to_string(p.piece_streams - p.piece_fallbacks) + " alone in " + std::to_string(p.pieces) + " pieces" +
-                         (p.piece_fallbacks ? " (" + std::to_string(p.piece_fallbacks) + " left to the host: " + p.piece_fallback_reason + ")" : "");
-        if (p.device_streams != 0)
+        if (p.batches != 0)
             d.summary += std::string(" (") +
                          vyre::ops::block_variant_name(vyre::ops::resolve<vyre::ops::compression::deflate_op>(options.variant, ctx.device())) +
                          " program)";
+        if (p.piece_streams != 0)
+            d.summary += ", " + std::to_string(alone) + " alone on the device in " + std::to_string(p.pieces) + " pieces" +
+                         (p.piece_fallbacks ? " (" + std::to_string(p.piece_fallbacks) + " left to the host: " + p.piece_fallback_reason + ")" : "");
         d.summary += ", " + std::to_string(p.host_streams) + " on the host (libdeflate)";
     }
     if (g.whole_on_host) d.summary += "; inflated whole on the host (libdeflate): " + g.host_reason;
