@@ -354,6 +354,26 @@ BOOST_AUTO_TEST_CASE(plans_send_the_longest_streams_in_pieces) {
     BOOST_TEST(paths(cpu, deflate_route::automatic, {stream(256)}) == "h");
     BOOST_TEST(paths(cpu, deflate_route::device, {stream(1), stream(16), stream(200), stream(200)}) == "dppp");
     BOOST_TEST(paths(gpu, deflate_route::host, {stream(256)}) == "h");
+    // A device context still being made: its wait counts against the device, and the device is not
+    // asked (its context not waited for) unless a stream would go even so.
+    int asked = 0;
+    const auto ask = [&]() -> const vyre::runtime::device_info& {
+        ++asked;
+        return gpu;
+    };
+    const auto waiting = [&](double wait, const std::vector<ve::deflate_stream>& streams) {
+        o.route = deflate_route::automatic;
+        const vd::deflate_plan p = vd::make_deflate_plan(ask, streams, o, wait);
+        std::string s;
+        for (const ve::deflate_path x : p.paths) s += ve::deflate_path_name(x)[0];
+        return s;
+    };
+    BOOST_TEST(waiting(0.25, {stream(256)}) == "h"); // 0.25 s, then 128 ms in pieces, against 224 ms on a core
+    BOOST_TEST(asked == 0);
+    BOOST_TEST(waiting(0.05, {stream(256)}) == "p");
+    BOOST_TEST(asked == 1);
+    BOOST_TEST(waiting(0.05, {stream(64)}) == "h");
+    BOOST_TEST(asked == 1);
     // pieces_min_bytes at its maximum turns pieces off.
     o.pieces_min_bytes = std::numeric_limits<std::uint64_t>::max();
     BOOST_TEST(paths(gpu, deflate_route::automatic, {stream(256)}) == "h");

@@ -260,7 +260,8 @@ namespace vyre::engine {
 // (resource_error, before anything is allocated).
 inline deflate_result decompress_deflate(runtime::context& ctx, std::span<const deflate_stream> streams,
                                          const deflate_options& options = {}) {
-    detail::deflate_plan plan = detail::make_deflate_plan([&]() -> const runtime::device_info& { return ctx.device(); }, streams, options);
+    detail::deflate_plan plan = detail::make_deflate_plan([&]() -> const runtime::device_info& { return ctx.device(); }, streams, options,
+                                                          detail::deflate_device_wait_seconds(ctx));
     if (options.keep_on_device && !plan.dispatched.empty() && plan.device_output_bytes <= deflate_keep_limit(ctx.device()))
         detail::keep_device_streams(plan);
     deflate_result r;

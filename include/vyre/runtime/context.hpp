@@ -38,6 +38,7 @@ public:
     static context in_background(bool profiling = false) {
         context c(deferred{});
         const auto start = std::chrono::steady_clock::now();
+        c.state_->began = start;
         c.state_->made = std::async(std::launch::async, [profiling, start] {
                               ++started_count();
                               auto p = std::make_shared<parts>(make(choose_device(), profiling));
@@ -84,6 +85,18 @@ public:
     // making_seconds() of one not used yet waits for it (or, on first use, makes it): check used().
     double making_seconds() const { return get().making_seconds; }
     double waited_seconds() const noexcept { return double(state_->waited_nanoseconds.load()) * 1e-9; }
+    // Whether using it now would not wait: made on the spot, used already, or made in the
+    // background by now. A caller choosing between the device and the host uses this and
+    // making_began_seconds_ago() to weigh the wait (a GPU driver's start-up) without waiting.
+    bool ready() const {
+        return state_->used.load(std::memory_order_acquire) ||
+               state_->made.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    }
+    // For one made in_background: seconds since making began; 0 for any other.
+    double making_began_seconds_ago() const noexcept {
+        if (state_->began == std::chrono::steady_clock::time_point{}) return 0;
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - state_->began).count();
+    }
 
     // The pinned slots of write_staged (buffer.hpp), made at its first use and shared by copies of
     // this context made after that: pinning memory costs far more than copying through it, so it is
@@ -102,6 +115,7 @@ private:
         std::shared_future<std::shared_ptr<parts>> made;
         std::atomic<bool> used{false};
         std::atomic<std::int64_t> waited_nanoseconds{0};
+        std::chrono::steady_clock::time_point began{}; // in_background's start
     };
     struct deferred {};
     explicit context(deferred) : state_(std::make_shared<shared_state>()) {}

@@ -94,10 +94,12 @@ inline const std::uint8_t* deflate_source_of(const deflate_stream& s) noexcept {
 // `device_of()` gives the device's description; it is asked only when some stream may go to the
 // device, so that a layer whose streams all stay on the host never waits for a context still being
 // made (runtime::context::in_background). Without it, `oversized` counts the streams above the
-// dispatch's 32-bit sizes.
+// dispatch's 32-bit sizes. `device_wait_seconds`: how long asking would wait (the automatic route
+// weighs it before it sends a long stream in pieces; deflate_device_wait_seconds).
 template <class DeviceOf>
     requires std::is_invocable_r_v<const runtime::device_info&, DeviceOf&>
-inline deflate_plan make_deflate_plan(DeviceOf&& device_of, std::span<const deflate_stream> streams, const deflate_options& options) {
+inline deflate_plan make_deflate_plan(DeviceOf&& device_of, std::span<const deflate_stream> streams, const deflate_options& options,
+                                      double device_wait_seconds = 0) {
     deflate_plan plan;
     plan.streams = streams;
     const std::size_t n = streams.size();
@@ -105,10 +107,15 @@ inline deflate_plan make_deflate_plan(DeviceOf&& device_of, std::span<const defl
     plan.offsets.resize(n + 1, 0);
     plan.batch_index.assign(n, deflate_plan::no_batch);
     const std::uint64_t u32_max = std::numeric_limits<std::uint32_t>::max();
-    const bool may_dispatch = std::any_of(streams.begin(), streams.end(), [&](const deflate_stream& s) {
-        return options.route == deflate_route::device ||
-               (options.route == deflate_route::automatic && (s.size <= options.device_max_bytes || (s.size >= options.pieces_min_bytes && deflate_pieces_may_fit(s))));
+    bool may_dispatch = std::any_of(streams.begin(), streams.end(), [&](const deflate_stream& s) {
+        return options.route == deflate_route::device || (options.route == deflate_route::automatic && s.size <= options.device_max_bytes);
     });
+    if (!may_dispatch && options.route == deflate_route::automatic) {
+        // Only long streams might go (in pieces): ask for the device only if one would on the
+        // largest GPU, the wait for its context counted.
+        std::vector<deflate_path> trial(n, deflate_path::host);
+        may_dispatch = choose_piece_streams(streams, trial, deflate_pieces_largest_bytes, options, device_wait_seconds) != 0;
+    }
     const runtime::device_info* device = may_dispatch ? &device_of() : nullptr;
     const std::uint64_t one_dispatch = device ? std::min(u32_max, runtime::max_word_buffer_bytes(*device)) : u32_max;
     const bool cpu = device && deflate_cpu_device(*device);
@@ -138,7 +145,7 @@ inline deflate_plan make_deflate_plan(DeviceOf&& device_of, std::span<const defl
         // A large stream goes in pieces rather than in a batch, whose one subgroup it would hold.
         for (const std::size_t k : plan.dispatched)
             if (streams[k].size >= options.pieces_min_bytes && deflate_pieces_fit(streams[k], *device)) plan.paths[k] = deflate_path::host;
-        choose_piece_streams(streams, plan.paths, *device, options);
+        choose_piece_streams(streams, plan.paths, deflate_pieces_max_bytes(*device), options); // the wait is over
         std::erase_if(plan.dispatched, [&](std::size_t k) { return plan.paths[k] != deflate_path::device; });
         for (std::size_t k = 0; k < n; ++k) plan.pieces_streams += plan.paths[k] == deflate_path::pieces;
     }
@@ -186,8 +193,8 @@ inline deflate_plan make_deflate_plan(DeviceOf&& device_of, std::span<const defl
 }
 
 inline deflate_plan make_deflate_plan(const runtime::device_info& device, std::span<const deflate_stream> streams,
-                                      const deflate_options& options) {
-    return make_deflate_plan([&]() -> const runtime::device_info& { return device; }, streams, options);
+                                      const deflate_options& options, double device_wait_seconds = 0) {
+    return make_deflate_plan([&]() -> const runtime::device_info& { return device; }, streams, options, device_wait_seconds);
 }
 
 // Makes the plan keep its device streams' content on the device: their host slots shrink to nothing.

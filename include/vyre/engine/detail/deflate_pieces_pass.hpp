@@ -49,8 +49,8 @@ inline bool deflate_pieces_fit(const deflate_stream& s, std::uint64_t max_bytes)
 inline bool deflate_pieces_fit(const deflate_stream& s, const runtime::device_info& device) noexcept {
     return deflate_pieces_fit(s, deflate_pieces_max_bytes(device));
 }
-// On a device with the largest buffers (the most a stream can be on any device).
-inline bool deflate_pieces_may_fit(const deflate_stream& s) noexcept { return deflate_pieces_fit(s, std::uint64_t{1} << 29); }
+// The most a stream can be on any device (the largest buffers).
+inline constexpr std::uint64_t deflate_pieces_largest_bytes = std::uint64_t{1} << 29;
 
 // The input bytes between split points: about a thousand pieces, each 16 to 64 KiB of input
 // (the sizes measured; more pieces than that only lengthen the join's chains).
@@ -58,46 +58,59 @@ inline std::uint64_t deflate_piece_input_bytes(std::uint64_t input_bytes) noexce
     return std::clamp<std::uint64_t>(input_bytes / 1024, std::uint64_t{16} << 10, std::uint64_t{64} << 10);
 }
 
+// How long a device context still being made may take to be ready, estimated: what the H200's
+// OpenCL driver took to start (0.24 to 0.26 s, `vyre unpack --timings`) less the time since it began.
+inline constexpr double deflate_context_start_seconds = 0.25;
+
+inline double deflate_device_wait_seconds(const runtime::context& ctx) {
+    return ctx.ready() ? 0.0 : std::max(0.0, deflate_context_start_seconds - ctx.making_began_seconds_ago());
+}
+
 // Which of the streams that `paths` gives the host go to the device in pieces: those of at least
-// options.pieces_min_bytes that fit (deflate_pieces_fit). On the device route, all of them. On
-// the automatic route (a GPU), the largest ones for as long as moving one more lowers the longer
-// of the two passes' estimated times: the device's (one stream after another) and the host's (its
+// options.pieces_min_bytes that fit (at most `max_bytes`, deflate_pieces_max_bytes). On the
+// device route, all of them. On the automatic route (a GPU), the largest ones for as long as
+// moving one more lowers the longer of the two passes' estimated times: the device's (the wait
+// for its context, `device_wait_seconds`, then one stream after another) and the host's (its
 // bytes over every thread, or its largest stream on one thread, whichever is longer). Many large
-// streams thus stay on the host cores, where they decode side by side, and a single one (a
-// .tar.gz) goes to the device when it is large enough to gain.
-inline void choose_piece_streams(std::span<const deflate_stream> streams, std::vector<deflate_path>& paths,
-                                 const runtime::device_info& device, const deflate_options& options) {
-    if (options.route == deflate_route::host) return;
+// streams thus stay on the host cores, where they decode side by side; a single one (a .tar.gz)
+// goes to the device when it is large enough to gain, the wait for the device included. Returns
+// how many go.
+inline std::size_t choose_piece_streams(std::span<const deflate_stream> streams, std::vector<deflate_path>& paths, std::uint64_t max_bytes,
+                                        const deflate_options& options, double device_wait_seconds = 0) {
+    if (options.route == deflate_route::host) return 0;
     std::vector<std::size_t> candidates;
     std::uint64_t host_bytes = 0, largest_other = 0;
     for (std::size_t k = 0; k < streams.size(); ++k) {
         if (paths[k] != deflate_path::host) continue;
         host_bytes += streams[k].size;
-        if (streams[k].size >= options.pieces_min_bytes && deflate_pieces_fit(streams[k], device))
+        if (streams[k].size >= options.pieces_min_bytes && deflate_pieces_fit(streams[k], max_bytes))
             candidates.push_back(k);
         else
             largest_other = std::max(largest_other, streams[k].size);
     }
     if (options.route == deflate_route::device) {
         for (const std::size_t k : candidates) paths[k] = deflate_path::pieces;
-        return;
+        return candidates.size();
     }
     std::stable_sort(candidates.begin(), candidates.end(), [&](std::size_t a, std::size_t b) { return streams[a].size > streams[b].size; });
     const double threads = util::thread_count(options.threads);
     const auto host_seconds = [&](std::uint64_t bytes, std::uint64_t largest) {
         return std::max(static_cast<double>(bytes) / threads, static_cast<double>(largest)) / deflate_host_core_bytes_per_second;
     };
-    double device_seconds = 0;
+    double device_seconds = device_wait_seconds;
+    std::size_t moved = 0;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
         const std::uint64_t size = streams[candidates[i]].size;
         const std::uint64_t next_largest = std::max(largest_other, i + 1 < candidates.size() ? streams[candidates[i + 1]].size : 0);
-        const double before = std::max(device_seconds, host_seconds(host_bytes, std::max(largest_other, size)));
-        const double moved = device_seconds + deflate_pieces_seconds(size);
-        if (std::max(moved, host_seconds(host_bytes - size, next_largest)) >= before) break;
+        const double before = std::max(moved == 0 ? 0.0 : device_seconds, host_seconds(host_bytes, std::max(largest_other, size)));
+        const double after = device_seconds + deflate_pieces_seconds(size);
+        if (std::max(after, host_seconds(host_bytes - size, next_largest)) >= before) break;
         paths[candidates[i]] = deflate_path::pieces;
-        device_seconds = moved;
+        device_seconds = after;
         host_bytes -= size;
+        ++moved;
     }
+    return moved;
 }
 
 // What one stream in pieces did.
