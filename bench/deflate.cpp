@@ -481,7 +481,8 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
         std::vector<std::uint8_t> back(input.size());
         auto output = rt::allocate(ctx, rt::padded_bytes(input.size()));
         std::vector<double> search, device, readback, whole, peer_ld, peer_zlib, pieces_s, join_s;
-        cz::deflate_split_result last;
+        cz::deflate_split_result last, cold;
+        double cold_seconds = 0; // run 0: programs loaded (or built) and the first large buffers allocated
         for (int r = 0; r <= runs; ++r) { // run 0 builds the programs and warms up
             const double t0 = vyre::bench::now_seconds();
             double t1 = t0;
@@ -522,7 +523,11 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
             const double t7 = vyre::bench::now_seconds();
             inflateEnd(&z);
             if (zr != Z_STREAM_END || back != input) fail(name + ", " + made + ": zlib's bytes differ from the input");
-            if (r == 0) continue;
+            if (r == 0) {
+                cold = last;
+                cold_seconds = t3 - t0;
+                continue;
+            }
             pieces_s.push_back(last.pieces_seconds), join_s.push_back(last.join_seconds);
             search.push_back(t1 - t0), device.push_back(t2 - t1), readback.push_back(t3 - t1), whole.push_back(t3 - t0);
             peer_ld.push_back(t5 - t4), peer_zlib.push_back(t7 - t6);
@@ -537,6 +542,9 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
                     "%u false guesses, %u pieces cut, %u regrown\n",
                     made.c_str(), stream.size(), input.size(), vyre::bench::median(pieces_s), vyre::bench::median(join_s), last.false_guesses,
                     last.cut, last.regrown);
+        std::printf("#   %s: first run (programs loaded or built, first buffers): all %.4f s, search %.4f s, pieces %.4f s, join %.4f s, "
+                    "%.2f GB/s\n",
+                    made.c_str(), cold_seconds, cold.search_seconds, cold.pieces_seconds, cold.join_seconds, gb / cold_seconds);
         std::printf("#   %s: rounds of the last run (pieces/ms/largest piece's output in KiB):", made.c_str());
         for (const auto& round : last.round_log) std::printf(" %u/%.1f/%u", round.pieces, round.seconds * 1e3, round.largest / 1024);
         std::printf("\n");

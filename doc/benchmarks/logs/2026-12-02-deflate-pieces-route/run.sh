@@ -57,3 +57,23 @@ if [ "$mode" = e2e ]; then
   [ "${FULL:-0}" = 1 ] && VYRE_DEVICE=nvidia bench_deflate t.tar --one-stream --mib 256 --piece-kib 32 --runs 3 --search device 2>&1 | grep -a -v "^@result" | tail -20
 fi
 echo "=== end $(date -u +%T)"
+if [ "$mode" = cold ]; then
+  cd /dev/shm
+  [ -s t.tar ] || tar cf t.tar /usr/include /usr/share/doc /opt/torch/.venv/lib/python3.12/site-packages/numpy /opt/torch/.venv/lib/python3.12/site-packages/scipy 2>/dev/null
+  for i in 1 2 3; do
+    echo "=== process $i $(date -u +%T)"
+    VYRE_DEVICE=nvidia bench_deflate t.tar --one-stream --mib 256 --piece-kib 32 --runs 3 --search device 2>&1 | grep -a -v "^@result" | grep -a -E "^libdeflate|^zlib|first run"
+  done
+fi
+if [ "$mode" = itar ]; then
+  cd /dev/shm
+  [ -s i.tar.gz ] || { tar cf i.tar /usr/include 2>/dev/null; gzip -6 -k -f i.tar; }; ls -l i.tar i.tar.gz
+  VYRE_DEVICE=nvidia bench_deflate i.tar --one-stream --mib 215 --piece-kib 32 --runs 3 --search device 2>&1 | grep -a -v "^@result" | grep -a -E "^made|^libdeflate|^zlib|#"
+  for i in 1 2 3; do
+    rm -rf /dev/shm/u; mkdir -p /dev/shm/u
+    s=$(date +%s.%N); vyre unpack --timings --deflate-route device i.tar.gz -o /dev/shm/u 2>&1 | grep -a -v "refused:" | tail -2; e=$(date +%s.%N); awk "BEGIN{printf \"wall %.3f\n\", $e-$s}"
+  done
+  for i in 1 2 3; do
+    s=$(date +%s.%N); vyre decompress --force --route device i.tar.gz -o /dev/shm/o.out 2>&1 | tail -2; e=$(date +%s.%N); awk "BEGIN{printf \"wall %.3f\n\", $e-$s}"
+  done
+fi
