@@ -422,6 +422,21 @@ VYRE_DEVICE_TEST(long_streams_in_pieces_give_the_same_bytes_and_messages) {
             if (route == ve::deflate_route::host) BOOST_TEST(r.report.piece_streams == 0u);
         }
     }
+    // keep_on_device: the batched stream stays on the device, the one in pieces comes back.
+    {
+        ve::deflate_options o;
+        o.route = ve::deflate_route::device;
+        o.pieces_min_bytes = std::uint64_t{1} << 20;
+        o.keep_on_device = true;
+        const std::vector<ve::deflate_stream> two = {streams[0], streams[1]};
+        const ve::deflate_result r = ve::decompress_deflate(dev.ctx(), two, o);
+        BOOST_TEST(r.ok());
+        BOOST_REQUIRE(r.kept);
+        BOOST_TEST(r.kept->has(0));
+        BOOST_TEST(!r.kept->has(1));
+        BOOST_TEST((r.content(1).size() == content.size() && std::equal(r.content(1).begin(), r.content(1).end(), content.begin())));
+        BOOST_TEST(r.report.piece_streams == 1u);
+    }
     // A gzip file of one long member, as gzip writes it: in pieces on the device route.
     temp_dir dir;
     const bytes gz = gzip_tool(dir, content, 6, "long.bin");
