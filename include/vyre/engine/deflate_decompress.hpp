@@ -41,7 +41,8 @@
 //              slots, then each device stream is checked once its batch is back.
 //   4. device  Once the batches are back, the streams in pieces, one after another on the same
 //              thread (ops::compression::inflate_split: upload, split points found on the device,
-//              pieces, join, readback into the stream's slot, then the checks). One that the
+//              pieces, join, its CRC-32 on the device (ops::bytes::crc32_device), readback
+//              into the stream's slot, then the checks). One that the
 //              pieces cannot decode or that fails a check is inflated on the host there and then,
 //              so its bytes and message are the host route's (deflate_report::piece_fallbacks).
 //              Its content always comes back to the host, keep_on_device or not.

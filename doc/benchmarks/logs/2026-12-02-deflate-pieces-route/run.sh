@@ -68,7 +68,7 @@ fi
 if [ "$mode" = itar ]; then
   cd /dev/shm
   [ -s i.tar.gz ] || { tar cf i.tar /usr/include 2>/dev/null; gzip -6 -k -f i.tar; }; ls -l i.tar i.tar.gz
-  VYRE_DEVICE=nvidia bench_deflate i.tar --one-stream --mib 215 --piece-kib 32 --runs 3 --search device 2>&1 | grep -a -v "^@result" | grep -a -E "^made|^libdeflate|^zlib|#"
+  [ "${BENCH:-1}" = 1 ] && VYRE_DEVICE=nvidia bench_deflate i.tar --one-stream --mib 215 --piece-kib 32 --runs 3 --search device 2>&1 | grep -a -v "^@result" | grep -a -E "^made|^libdeflate|^zlib|#"
   for i in 1 2 3; do
     rm -rf /dev/shm/u; mkdir -p /dev/shm/u
     s=$(date +%s.%N); vyre unpack --timings --deflate-route device i.tar.gz -o /dev/shm/u 2>&1 | grep -a -v "refused:" | tail -2; e=$(date +%s.%N); awk "BEGIN{printf \"wall %.3f\n\", $e-$s}"

@@ -8,6 +8,7 @@
 
 #include <vyre/engine/detail/deflate_checks.hpp>
 #include <vyre/error.hpp>
+#include <vyre/ops/bytes/crc32.hpp>
 #include <vyre/ops/compression/deflate_block_starts.hpp>
 #include <vyre/ops/compression/deflate_split.hpp>
 #include <vyre/runtime/buffer.hpp>
@@ -15,6 +16,7 @@
 #include <vyre/util/parallel.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -133,8 +135,12 @@ inline deflate_pieces_outcome decode_in_pieces(runtime::context& ctx, const defl
             ops::compression::inflate_split(ctx, s.input, deflate_piece_input_bytes(s.input.size()), s.size, output);
         o.pieces = r.pieces;
         if (r.status.code == compression::deflate_error::none && r.status.output_size == s.size) {
+            // The CRC-32 on the device (bytes.crc32 spreads one range over the whole device),
+            // not on one host core after the readback.
+            const std::array<ops::bytes::byte_range, 1> whole{{{0, s.size}}};
+            const std::uint32_t crc = ops::bytes::crc32_device(ctx, output, whole).at(0);
             runtime::read(ctx, output, out.data(), out.size());
-            error = deflate_check(s, r.status, out);
+            error = deflate_check_crc(s, r.status, crc);
             if (!error) {
                 o.on_device = true;
                 return o;
