@@ -374,6 +374,9 @@ BOOST_AUTO_TEST_CASE(plans_send_the_longest_streams_in_pieces) {
     BOOST_TEST(asked == 1);
     BOOST_TEST(waiting(0.05, {stream(64)}) == "h");
     BOOST_TEST(asked == 1);
+    // A device known to be a CPU device before its context is made: an endless wait, never asked.
+    BOOST_TEST(waiting(std::numeric_limits<double>::infinity(), {stream(512)}) == "h");
+    BOOST_TEST(asked == 1);
     // pieces_min_bytes at its maximum turns pieces off.
     o.pieces_min_bytes = std::numeric_limits<std::uint64_t>::max();
     BOOST_TEST(paths(gpu, deflate_route::automatic, {stream(256)}) == "h");

@@ -15,6 +15,7 @@
 #include <span>
 #include <random>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -242,14 +243,23 @@ VYRE_DEVICE_TEST(context_made_in_the_background) {
     auto ctx = rt::context::in_background();
     const rt::context copy = ctx;
     BOOST_TEST(!ctx.used());
+    // Known as soon as the device is chosen, maybe already; the same once the context is made.
+    const std::optional<bool> early = ctx.is_cpu_device();
+    BOOST_TEST(ctx.making_began_seconds_ago() >= 0.0);
     BOOST_TEST(ctx.device().label() == rt::choose_device().label());
     BOOST_TEST(ctx.used());
+    BOOST_TEST(ctx.ready());
+    const bool cpu = ctx.device().is_cpu() && !ctx.device().is_gpu();
+    BOOST_TEST((ctx.is_cpu_device() == std::optional<bool>(cpu)));
+    if (early) BOOST_TEST(*early == cpu);
     BOOST_TEST(copy.used());
     BOOST_TEST(copy.cl_context().get() == ctx.cl_context().get());
     BOOST_TEST(ctx.making_seconds() > 0.0);
     BOOST_TEST(ctx.waited_seconds() >= 0.0);
     const rt::context at_once;
     BOOST_TEST(at_once.used());
+    BOOST_TEST(at_once.ready());
+    BOOST_TEST(at_once.making_began_seconds_ago() == 0.0);
     BOOST_TEST(at_once.making_seconds() == 0.0);
     BOOST_TEST(at_once.waited_seconds() == 0.0);
     const std::vector<std::uint32_t> words{1, 2, 3, 0xdeadbeefu};
@@ -275,6 +285,8 @@ VYRE_DEVICE_TEST(context_made_on_first_use) {
     const rt::context copy = ctx;
     BOOST_TEST(!ctx.used());
     BOOST_TEST(rt::context::contexts_started() == started); // nothing made yet
+    BOOST_TEST(!ctx.ready());
+    BOOST_TEST(!ctx.is_cpu_device()); // not chosen either
     std::vector<cl_context> seen(4, nullptr);
     std::vector<std::thread> threads;
     for (std::size_t t = 0; t < seen.size(); ++t) threads.emplace_back([&, t] { seen[t] = copy.cl_context().get(); });

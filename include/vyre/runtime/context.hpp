@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <future>
 #include <memory>
+#include <optional>
 
 namespace vyre::runtime {
 
@@ -39,9 +40,11 @@ public:
         context c(deferred{});
         const auto start = std::chrono::steady_clock::now();
         c.state_->began = start;
-        c.state_->made = std::async(std::launch::async, [profiling, start] {
+        c.state_->made = std::async(std::launch::async, [profiling, start, state = c.state_.get()] {
                               ++started_count();
-                              auto p = std::make_shared<parts>(make(choose_device(), profiling));
+                              const device_info info = choose_device();
+                              state->chosen_is_cpu.store(info.is_cpu() && !info.is_gpu() ? 1 : 0, std::memory_order_release);
+                              auto p = std::make_shared<parts>(make(info, profiling));
                               p->making_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                               return p;
                           }).share();
@@ -92,6 +95,16 @@ public:
         return state_->used.load(std::memory_order_acquire) ||
                state_->made.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
     }
+    // Whether the device is a CPU device (PoCL) and not a GPU, once that is known: for one made in
+    // the background, as soon as the device is chosen, before its driver context is made (a GPU
+    // driver's start is the slow part); for any other, once it is ready. Unset before. Once made,
+    // it throws what making the context threw.
+    std::optional<bool> is_cpu_device() const {
+        if (ready()) return device().is_cpu() && !device().is_gpu();
+        const int chosen = state_->chosen_is_cpu.load(std::memory_order_acquire);
+        if (chosen < 0) return std::nullopt;
+        return chosen == 1;
+    }
     // For one made in_background: seconds since making began; 0 for any other.
     double making_began_seconds_ago() const noexcept {
         if (state_->began == std::chrono::steady_clock::time_point{}) return 0;
@@ -112,6 +125,9 @@ private:
     };
     // Shared by copies (their OpenCL handles would be shared anyway).
     struct shared_state {
+        // in_background: -1 until the device is chosen. Set by the thread that makes the context,
+        // so declared first: destroyed after `made`, whose destruction waits for that thread.
+        std::atomic<int> chosen_is_cpu{-1};
         std::shared_future<std::shared_ptr<parts>> made;
         std::atomic<bool> used{false};
         std::atomic<std::int64_t> waited_nanoseconds{0};

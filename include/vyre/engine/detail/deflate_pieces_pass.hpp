@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -62,10 +63,14 @@ inline std::uint64_t deflate_piece_input_bytes(std::uint64_t input_bytes) noexce
 
 // How long a device context still being made may take to be ready, estimated: what the H200's
 // OpenCL driver took to start (0.24 to 0.26 s, `vyre unpack --timings`) less the time since it began.
+// A device known to be a CPU device (chosen, its context not made yet) never gets pieces on the
+// automatic route: an endless wait, so that the plan does not wait for it either.
 inline constexpr double deflate_context_start_seconds = 0.25;
 
 inline double deflate_device_wait_seconds(const runtime::context& ctx) {
-    return ctx.ready() ? 0.0 : std::max(0.0, deflate_context_start_seconds - ctx.making_began_seconds_ago());
+    if (ctx.ready()) return 0.0;
+    if (ctx.is_cpu_device().value_or(false)) return std::numeric_limits<double>::infinity();
+    return std::max(0.0, deflate_context_start_seconds - ctx.making_began_seconds_ago());
 }
 
 // Which of the streams that `paths` gives the host go to the device in pieces: those of at least
