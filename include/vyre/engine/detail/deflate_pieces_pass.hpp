@@ -41,10 +41,9 @@ inline double deflate_pieces_seconds(std::uint64_t bytes) noexcept {
 
 // Whether inflate_split can take the stream on `device`: its input within the split-point
 // finder's reach, and its output small enough that the pieces' first regions (twice their share
-// at least, four bytes a byte) stay within 2^31 elements and an eighth of the device's largest
-// buffer (deflate_region_factor's budget, halved).
+// at least, with room to grow) take at most half of ops::compression::deflate_region_budget.
 inline std::uint64_t deflate_pieces_max_bytes(const runtime::device_info& device) noexcept {
-    return std::min<std::uint64_t>(device.max_allocation / 4 / 2, std::uint64_t{1} << 31) / 4;
+    return ops::compression::deflate_region_budget(device) / 4;
 }
 inline bool deflate_pieces_fit(const deflate_stream& s, std::uint64_t max_bytes) noexcept {
     return !s.input.empty() && s.input.size() <= ops::compression::deflate_block_starts_max_stream && s.size <= max_bytes;
@@ -129,7 +128,7 @@ struct deflate_pieces_outcome {
 
 // Decodes stream `s` in pieces on ctx's queue and reads its content into `out`, checking it as
 // every route does. Whatever stops the pieces (a stream they find corrupt or of another size or
-// CRC-32, regions past the device's limits, a failed allocation) leaves the stream to the host
+// CRC-32, regions past the device's limits, a failed allocation or build) leaves the stream to the host
 // path, so the bytes and messages are those of the host route; the outcome says why.
 inline deflate_pieces_outcome decode_in_pieces(runtime::context& ctx, const deflate_stream& s, std::span<std::uint8_t> out,
                                                 std::optional<std::string>& error) {
@@ -154,9 +153,7 @@ inline deflate_pieces_outcome decode_in_pieces(runtime::context& ctx, const defl
         } else {
             o.fallback_reason = deflate_status_failure(r.status, s.size);
         }
-    } catch (const resource_error& e) {
-        o.fallback_reason = e.what();
-    } catch (const opencl_error& e) {
+    } catch (const vyre::error& e) { // a limit, an allocation, a build: the host still has the stream
         o.fallback_reason = e.what();
     }
     error = deflate_host_stream(s, out);

@@ -183,11 +183,17 @@ struct deflate_split_options {
     std::optional<lower::subgroup_lowering> lowering;
 };
 
+// The elements the first regions of a stream's pieces may take: half the device's largest buffer
+// and half of 2^32 (u32 elements, so a region can grow once).
+inline std::uint64_t deflate_region_budget(const runtime::device_info& device) noexcept {
+    return std::min<std::uint64_t>(device.max_allocation / 4 / 2, std::uint64_t{1} << 31);
+}
+
 // The factor a first region gets (deflate_split_options::region_factor 0): the stream's
-// regions, each its share times the factor, fill at most half the device's largest buffer and
-// half of 2^32 elements, and at least twice the share.
+// regions, each its share times the factor, fill at most deflate_region_budget, and at least
+// twice the share.
 inline std::uint64_t deflate_region_factor(const runtime::device_info& device, std::uint64_t expected, std::uint64_t pieces) {
-    const std::uint64_t budget = std::min<std::uint64_t>(device.max_allocation / 4 / 2, std::uint64_t{1} << 31);
+    const std::uint64_t budget = deflate_region_budget(device);
     const std::uint64_t fixed = pieces * (deflate_piece_window + 65536);
     if (budget <= fixed) return 2;
     return std::clamp<std::uint64_t>((budget - fixed) / std::max<std::uint64_t>(expected, 1), 2, 16);
