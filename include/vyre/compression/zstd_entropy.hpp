@@ -64,22 +64,24 @@ struct zstd_fse_entry {
     std::uint16_t baseline = 0;
 };
 
-// The table of a distribution of `log` accuracy (counts sum to 1 << log, -1 counting as 1), or
-// empty when the counts do not sum so. Symbols of probability -1 take the last cells; the others
-// are spread with the RFC's step.
-inline std::vector<zstd_fse_entry> zstd_fse_table(std::span<const std::int16_t> counts, std::uint32_t log) {
+// The table of a distribution of `log` accuracy (counts sum to 1 << log, -1 counting as 1)
+// written into `table` (1 << log entries), or false when the counts do not sum so or there are
+// more than 256 of them. Symbols of probability -1 take the last cells; the others are spread with
+// the RFC's step. No allocation: the host's walk builds one per Huffman tree description.
+inline bool zstd_fse_table_into(std::span<const std::int16_t> counts, std::uint32_t log, std::span<zstd_fse_entry> table) {
     const std::uint32_t size = 1u << log;
+    if (table.size() != size || counts.size() > 256) return false;
     std::uint64_t total = 0;
-    for (const auto c : counts) total += c == -1 ? 1 : static_cast<std::uint32_t>(c < 0 ? 0 : c);
-    for (const auto c : counts)
-        if (c < -1) return {};
-    if (total != size) return {};
-    std::vector<zstd_fse_entry> table(size);
-    std::vector<std::uint32_t> next(counts.size());
+    for (const auto c : counts) {
+        if (c < -1) return false;
+        total += c == -1 ? 1 : static_cast<std::uint32_t>(c);
+    }
+    if (total != size) return false;
+    std::array<std::uint32_t, 256> next;
     std::uint32_t high = size - 1;
     for (std::size_t s = 0; s < counts.size(); ++s) {
         if (counts[s] == -1) {
-            table[high--].symbol = static_cast<std::uint16_t>(s);
+            table[high--] = {static_cast<std::uint16_t>(s), 0, 0};
             next[s] = 1;
         } else {
             next[s] = static_cast<std::uint32_t>(counts[s]);
@@ -93,13 +95,20 @@ inline std::vector<zstd_fse_entry> zstd_fse_table(std::span<const std::int16_t> 
             do pos = (pos + step) & mask;
             while (pos > high);
         }
-    if (pos != 0) return {};
+    if (pos != 0) return false;
     for (auto& e : table) {
         const std::uint32_t state = next[e.symbol]++;
         const std::uint32_t bits = log - (31u - static_cast<std::uint32_t>(std::countl_zero(state)));
         e.bits = static_cast<std::uint8_t>(bits);
         e.baseline = static_cast<std::uint16_t>((state << bits) - size);
     }
+    return true;
+}
+
+// The same table as a vector, empty where zstd_fse_table_into refuses the counts.
+inline std::vector<zstd_fse_entry> zstd_fse_table(std::span<const std::int16_t> counts, std::uint32_t log) {
+    std::vector<zstd_fse_entry> table(std::size_t{1} << log);
+    if (!zstd_fse_table_into(counts, log, table)) return {};
     return table;
 }
 
@@ -162,8 +171,10 @@ inline std::optional<zstd_huffman_code> zstd_huffman_from_weights(std::span<cons
     if (bits > zstd_huffman_max_bits) return std::nullopt;
     const std::uint32_t rest = (1u << bits) - sum;
     if (!std::has_single_bit(rest)) return std::nullopt;
-    std::vector<std::uint8_t> all(weights.begin(), weights.end());
-    all.push_back(static_cast<std::uint8_t>(std::countr_zero(rest) + 1));
+    std::array<std::uint8_t, 256> every;
+    std::copy(weights.begin(), weights.end(), every.begin());
+    every[weights.size()] = static_cast<std::uint8_t>(std::countr_zero(rest) + 1);
+    const std::span<const std::uint8_t> all(every.data(), weights.size() + 1);
     // The longest codes (weight 1) come at least in a pair: otherwise no code is as long as the
     // table's bits say (libzstd refuses such weights too).
     if (std::count(all.begin(), all.end(), std::uint8_t{1}) < 2) return std::nullopt;
@@ -178,6 +189,7 @@ inline std::optional<zstd_huffman_code> zstd_huffman_from_weights(std::span<cons
         at += n;
     }
     zstd_huffman_code code{bits, {}};
+    code.symbols.reserve(all.size());
     for (std::size_t s = 0; s < all.size(); ++s) {
         const std::uint32_t w = all[s];
         if (!w) continue;

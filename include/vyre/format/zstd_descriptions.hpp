@@ -7,12 +7,14 @@
 #include <vyre/compression/zstd.hpp>
 #include <vyre/compression/zstd_entropy.hpp>
 #include <vyre/error.hpp>
+#include <vyre/util/little_endian.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,7 +30,9 @@ public:
     std::uint32_t peek(std::uint32_t n) const {
         const std::uint64_t byte = at_ / 8;
         std::uint64_t word = 0;
-        for (std::uint64_t i = 0; i < 8 && byte + i < bytes_.size(); ++i) word |= std::uint64_t{bytes_[byte + i]} << (8 * i);
+        if (byte + 8 <= bytes_.size()) word = util::read_le64(bytes_, byte);
+        else
+            for (std::uint64_t i = 0; byte + i < bytes_.size(); ++i) word |= std::uint64_t{bytes_[byte + i]} << (8 * i);
         return static_cast<std::uint32_t>((word >> (at_ % 8)) & ((std::uint64_t{1} << n) - 1));
     }
     void skip(std::uint32_t n) { at_ += n; }
@@ -42,10 +46,15 @@ private:
 // An FSE table description (RFC 8878 4.1.1) at the start of `bytes`: the distribution over
 // symbols 0..max_symbol, its accuracy log (at most max_log) and the bytes it took. Throws
 // format_error at `offset` (the description's file offset) when it is malformed.
+// The counts live in the struct (at most zstd_fse_max_symbols of them): the walk reads one
+// per FSE-compressed table of every block, and an allocation each cost as much as the reading.
 struct zstd_counts {
-    std::vector<std::int16_t> counts;
+    std::array<std::int16_t, compression::zstd_fse_max_symbols> values;
+    std::uint32_t symbols = 0;
     std::uint32_t log = 0;
     std::uint64_t bytes = 0;
+
+    std::span<const std::int16_t> counts() const noexcept { return {values.data(), symbols}; }
 };
 
 inline zstd_counts zstd_read_counts(std::span<const std::uint8_t> bytes, std::uint32_t max_symbol, std::uint32_t max_log,
@@ -53,6 +62,8 @@ inline zstd_counts zstd_read_counts(std::span<const std::uint8_t> bytes, std::ui
     const auto fail = [&](const std::string& why) {
         throw format_error(std::string("zstd: ") + what + " table description: " + why, offset);
     };
+    if (max_symbol >= compression::zstd_fse_max_symbols)
+        throw std::logic_error("zstd_read_counts: symbols up to " + std::to_string(max_symbol) + " do not fit zstd_counts");
     zstd_forward_bits in(bytes);
     zstd_counts out;
     out.log = in.peek(4) + 5;
@@ -68,14 +79,15 @@ inline zstd_counts zstd_read_counts(std::span<const std::uint8_t> bytes, std::ui
             while (in.peek(2) == 3) {
                 zeros += 3;
                 in.skip(2);
-                if (out.counts.size() + zeros > max_symbol + 1u) fail("zero run past symbol " + std::to_string(max_symbol));
+                if (out.symbols + zeros > max_symbol + 1u) fail("zero run past symbol " + std::to_string(max_symbol));
             }
             zeros += in.peek(2);
             in.skip(2);
-            if (out.counts.size() + zeros > max_symbol + 1u) fail("zero run past symbol " + std::to_string(max_symbol));
-            out.counts.insert(out.counts.end(), zeros, 0);
+            if (out.symbols + zeros > max_symbol + 1u) fail("zero run past symbol " + std::to_string(max_symbol));
+            std::fill_n(out.values.begin() + out.symbols, zeros, std::int16_t{0});
+            out.symbols += zeros;
         }
-        if (out.counts.size() > max_symbol) fail("probabilities past symbol " + std::to_string(max_symbol));
+        if (out.symbols > max_symbol) fail("probabilities past symbol " + std::to_string(max_symbol));
         const std::int32_t max = (2 * threshold - 1) - remaining;
         const auto v = static_cast<std::int32_t>(in.peek(bits));
         std::int32_t count;
@@ -89,7 +101,7 @@ inline zstd_counts zstd_read_counts(std::span<const std::uint8_t> bytes, std::ui
         }
         --count;
         remaining -= count < 0 ? -count : count;
-        out.counts.push_back(static_cast<std::int16_t>(count));
+        out.values[out.symbols++] = static_cast<std::int16_t>(count);
         previous_zero = count == 0;
         if (remaining <= 1) break;
         while (remaining < threshold) {
@@ -103,10 +115,18 @@ inline zstd_counts zstd_read_counts(std::span<const std::uint8_t> bytes, std::ui
     return out;
 }
 
+// A Huffman tree description's weights (at most 255): every symbol's but the last.
+struct zstd_weights {
+    std::array<std::uint8_t, 256> values;
+    std::uint32_t count = 0;
+
+    std::span<const std::uint8_t> weights() const noexcept { return {values.data(), count}; }
+};
+
 // The weights of a Huffman tree description compressed with FSE (RFC 8878 4.2.1.2): two states
 // interleaved over a backward bitstream, until a state update reads past its start.
-inline std::vector<std::uint8_t> zstd_fse_weights(std::span<const std::uint8_t> stream, std::span<const compression::zstd_fse_entry> table,
-                                                  std::uint32_t log, std::uint64_t offset) {
+inline zstd_weights zstd_fse_weights(std::span<const std::uint8_t> stream, std::span<const compression::zstd_fse_entry> table,
+                                     std::uint32_t log, std::uint64_t offset) {
     const auto fail = [&](const std::string& why) { throw format_error("zstd: Huffman weights: " + why, offset); };
     if (stream.empty() || stream.back() == 0) fail("the bitstream has no end marker");
     std::int64_t left = static_cast<std::int64_t>(stream.size()) * 8 - std::countl_zero(stream.back()) - 1;
@@ -114,7 +134,9 @@ inline std::vector<std::uint8_t> zstd_fse_weights(std::span<const std::uint8_t> 
     const auto read = [&](std::uint32_t n) {
         const std::int64_t low = left - n;
         std::uint32_t v = 0;
-        if (n != 0 && left > 0) {
+        if (n != 0 && low >= 0 && static_cast<std::uint64_t>(low / 8) + 8 <= stream.size()) {
+            v = static_cast<std::uint32_t>((util::read_le64(stream, static_cast<std::uint64_t>(low / 8)) >> (low % 8)) & ((1u << n) - 1u));
+        } else if (n != 0 && left > 0) {
             // The bytes holding bits [max(low, 0), left), as one number from bit `first * 8`.
             const std::int64_t first = std::max<std::int64_t>(low, 0) / 8, last = (left - 1) / 8;
             std::uint64_t word = 0;
@@ -127,19 +149,19 @@ inline std::vector<std::uint8_t> zstd_fse_weights(std::span<const std::uint8_t> 
     };
     std::array<std::uint32_t, 2> state{read(log), read(log)};
     if (left < 0) fail("the bitstream is shorter than its two states");
-    std::vector<std::uint8_t> weights;
+    zstd_weights out;
     for (std::uint32_t which = 0;; which ^= 1u) {
+        if (out.count >= 255) fail("more than 255 weights");
         const auto& e = table[state[which]];
-        weights.push_back(static_cast<std::uint8_t>(e.symbol));
+        out.values[out.count++] = static_cast<std::uint8_t>(e.symbol);
         state[which] = e.baseline + read(e.bits);
         if (left < 0) {
-            weights.push_back(static_cast<std::uint8_t>(table[state[which ^ 1u]].symbol));
+            if (out.count >= 255) fail("more than 255 weights");
+            out.values[out.count++] = static_cast<std::uint8_t>(table[state[which ^ 1u]].symbol);
             break;
         }
-        if (weights.size() > 255) fail("more than 255 weights");
     }
-    if (weights.size() > 255) fail("more than 255 weights");
-    return weights;
+    return out;
 }
 
 // A Huffman tree description at the start of `bytes` (RFC 8878 4.2.1): the table and the bytes
@@ -149,7 +171,7 @@ inline std::pair<compression::zstd_huffman_code, std::uint64_t> zstd_read_huffma
     const auto fail = [&](const std::string& why) { throw format_error("zstd: Huffman tree description: " + why, offset); };
     if (bytes.empty()) fail("missing");
     const std::uint32_t header = bytes[0];
-    std::vector<std::uint8_t> weights;
+    zstd_weights w;
     std::uint64_t size = 0;
     if (header < 128) {
         size = 1 + header;
@@ -157,16 +179,17 @@ inline std::pair<compression::zstd_huffman_code, std::uint64_t> zstd_read_huffma
         const auto body = bytes.subspan(1, header);
         const zstd_counts c = zstd_read_counts(body, compression::zstd_huffman_max_bits, compression::zstd_huffman_weight_max_log,
                                                offset + 1, "Huffman weights");
-        const auto table = compression::zstd_fse_table(c.counts, c.log);
-        if (table.empty()) fail("the weights' distribution builds no table");
-        weights = zstd_fse_weights(body.subspan(c.bytes), table, c.log, offset + 1 + c.bytes);
+        std::array<compression::zstd_fse_entry, std::size_t{1} << compression::zstd_huffman_weight_max_log> cells;
+        const std::span<compression::zstd_fse_entry> table(cells.data(), std::size_t{1} << c.log);
+        if (!compression::zstd_fse_table_into(c.counts(), c.log, table)) fail("the weights' distribution builds no table");
+        w = zstd_fse_weights(body.subspan(c.bytes), table, c.log, offset + 1 + c.bytes);
     } else {
         const std::uint32_t n = header - 127;
         size = 1 + (n + 1) / 2;
         if (size > bytes.size()) fail("needs " + std::to_string(size) + " bytes, " + std::to_string(bytes.size()) + " remain");
-        for (std::uint32_t i = 0; i < n; ++i) weights.push_back(i % 2 == 0 ? bytes[1 + i / 2] >> 4 : bytes[1 + i / 2] & 15u);
+        for (std::uint32_t i = 0; i < n; ++i) w.values[w.count++] = static_cast<std::uint8_t>(i % 2 == 0 ? bytes[1 + i / 2] >> 4 : bytes[1 + i / 2] & 15u);
     }
-    auto t = compression::zstd_huffman_from_weights(weights);
+    auto t = compression::zstd_huffman_from_weights(w.weights());
     if (!t)
         fail("the weights describe no prefix code (of at most " + std::to_string(compression::zstd_huffman_max_bits) +
              " bits, its longest codes at least a pair)");

@@ -62,6 +62,10 @@ struct zstd_plan_options {
     unsigned threads = 1;
     std::uint64_t max_plan_bytes = zstd_default_max_plan_bytes;
     bool device_tables = false;
+    // Threads kept for walk after walk (the device route walks a group of frames while the device
+    // decodes the one before): planned on these, `threads` unused. Starting the threads anew for
+    // each of a walk's two passes cost a good part of a short group's walk.
+    util::worker_pool* pool = nullptr;
 };
 
 namespace detail {
@@ -101,11 +105,10 @@ struct zstd_defaults {
     zstd_table_ref literal_length, offset, match_length;
 };
 
-// One frame's records and tables, planned on their own (frames are planned in parallel): table
-// offsets count from `table_base` (the shared tables come first), literal offsets from 0.
-// Hostile input makes tables cheaply (a few description bytes give a table of up to 512 words),
-// so the memory every frame's records and tables take is counted against one budget, shared by
-// the frames planned in parallel.
+// Plans of runs of frames are made in parallel, each on its own: table offsets count from
+// `table_base` (the shared tables come first), literal offsets from 0. Hostile input makes tables
+// cheaply (a few description bytes give a table of up to 512 words), so the memory every plan's
+// records and tables take is counted against one budget, shared by the plans made in parallel.
 struct zstd_plan_budget {
     std::atomic<std::uint64_t> used{0};
     std::uint64_t limit = 0;
@@ -117,13 +120,14 @@ struct zstd_plan_budget {
     }
 };
 
+// The records and tables of some consecutive frames (or of a window of one), planned together.
 struct zstd_frame_plan {
     std::uint64_t input_base = 0;
     std::uint32_t table_base = 0;
     zstd_plan_budget* budget = nullptr;
     bool describe = false; // FSE tables described, not built (zstd_plan_options::device_tables)
     std::vector<std::uint32_t> blocks, tables;
-    std::vector<std::uint32_t> descriptions;   // table offsets counted from the frame's first described word
+    std::vector<std::uint32_t> descriptions;   // table offsets counted from the plan's first described word
     std::uint64_t described_words = 0;
     std::vector<std::pair<std::size_t, std::uint32_t>> described_slots; // (record word, described offset)
     std::uint64_t literal_bytes = 0, compressed_blocks = 0, sequences = 0;
@@ -316,7 +320,7 @@ inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_
         }
         case 2: {
             const zstd_counts counts = zstd_read_counts(bytes_at(at), k.max_symbol, k.max_log, at, k.name);
-            k.carried = s.fse_table(counts.counts, counts.log);
+            k.carried = s.fse_table(counts.counts(), counts.log);
             if (!k.carried) fail(std::string("the ") + k.name + " distribution builds no table", at);
             k.origin = {2, at, end};
             at += counts.bytes;
@@ -354,7 +358,7 @@ inline void zstd_carry_into(std::span<const std::uint8_t> data, zstd_carried& ca
             *refs[i] = zstd_table_ref{p.append(c::zstd_fse_rle_table(static_cast<std::uint16_t>(o.at))), false};
         } else {
             const zstd_counts counts = zstd_read_counts(data.subspan(o.at, o.end - o.at), max_symbol[i], max_log[i], o.at, "carried");
-            *refs[i] = p.fse_table(counts.counts, counts.log);
+            *refs[i] = p.fse_table(counts.counts(), counts.log);
         }
     }
 }
@@ -368,10 +372,12 @@ inline void zstd_plan_blocks(std::span<const std::uint8_t> data, const zstd_fram
     if (f.dictionary_id != 0)
         throw format_error("zstd: the frame needs dictionary " + std::to_string(f.dictionary_id) + ", and none is supported", f.offset);
     p.charge(count * c::zstd_block_words);
-    p.blocks.assign(count * c::zstd_block_words, 0u);
+    // Appended: a plan may hold several frames (plan_zstd_sections plans a run of them into one).
+    const std::size_t first_word = p.blocks.size();
+    p.blocks.resize(first_word + count * c::zstd_block_words, 0u);
     for (std::size_t k = 0; k < count; ++k) {
         const zstd_block& b = f.blocks[first + k];
-        std::uint32_t* rec = p.blocks.data() + k * c::zstd_block_words;
+        std::uint32_t* rec = p.blocks.data() + first_word + k * c::zstd_block_words;
         if (b.type == zstd_block_type::compressed) {
             zstd_plan_compressed(data, f, b, p, carried, defaults, rec);
             ++p.compressed_blocks;
@@ -426,50 +432,71 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
         if (f.offset < s.input_base || f.output_offset < s.output_base || (k > 0 && which[k] != which[k - 1] + 1))
             throw resource_error("plan_zstd_sections: frames must be consecutive, in file order");
     }
-    std::vector<detail::zstd_frame_plan> plans(which.size());
-    std::vector<std::exception_ptr> failures(which.size());
+    // Frames are planned in runs of this many consecutive ones, each run into one plan on one
+    // thread: frames are short, and a plan (and its vectors) per frame made the allocator the cost
+    // once many threads walked at once. The threads take runs from one counter.
+    constexpr std::size_t run_frames = 8;
+    const std::size_t runs = (which.size() + run_frames - 1) / run_frames;
+    const auto run_end = [&](std::size_t r) { return std::min(which.size(), (r + 1) * run_frames); };
+    std::vector<detail::zstd_frame_plan> plans(runs);
+    std::vector<std::exception_ptr> failures(runs); // a run's first failure: it stops there
     detail::zstd_plan_budget budget;
     budget.limit = options.max_plan_bytes;
-    // Eight frames per turn: frames are short, and the threads share one counter of turns.
-    util::parallel_for(which.size(), threads, [&](std::size_t k) {
-        try {
-            plans[k].input_base = s.input_base;
-            plans[k].table_base = shared;
-            plans[k].budget = &budget;
-            plans[k].describe = options.device_tables;
-            detail::zstd_plan_frame(data, file.frames[which[k]], defaults, plans[k]);
-        } catch (...) {
-            failures[k] = std::current_exception();
+    // f(r) for every run. Neither pass below throws from f (failures are kept per run).
+    const auto each_run = [&](const auto& f) {
+        if (options.pool) options.pool->run(runs, 1, f);
+        else util::parallel_for(runs, threads, f);
+    };
+    each_run([&](std::size_t r) {
+        detail::zstd_frame_plan& p = plans[r];
+        p.input_base = s.input_base;
+        p.table_base = shared;
+        p.budget = &budget;
+        p.describe = options.device_tables;
+        // Room for a block a frame (a Huffman table of up to 256 symbols, three FSE tables), so
+        // that short frames' vectors do not grow a few words at a time.
+        p.blocks.reserve(run_frames * c::zstd_block_words);
+        p.tables.reserve(run_frames * (1 + 256));
+        if (p.describe) {
+            p.descriptions.reserve(run_frames * 3 * c::zstd_fse_description_words);
+            p.described_slots.reserve(run_frames * 3);
         }
-    }, 8);
+        try {
+            for (std::size_t k = r * run_frames; k < run_end(r); ++k) detail::zstd_plan_frame(data, file.frames[which[k]], defaults, p);
+        } catch (...) {
+            failures[r] = std::current_exception();
+        }
+    });
     for (const auto& e : failures)
         if (e) std::rethrow_exception(e);
-    // Where each frame's records and tables land: running sums over the frames, with every size
+    // Where each run's records and tables land: running sums over the runs, with every size
     // checked against the program's 32-bit words here, so that the moves below, which hold most of
     // the bytes, run on every thread (done on one, they took most of the walk's time).
-    struct frame_start {
-        std::uint64_t blocks = 0, tables = 0, descriptions = 0, described = 0, literals = 0;
-    };
-    std::vector<frame_start> starts(which.size() + 1);
-    starts[0].tables = shared;
     for (std::size_t k = 0; k < which.size(); ++k) {
         const zstd_frame& f = file.frames[which[k]];
-        const detail::zstd_frame_plan& p = plans[k];
         s.input_bytes = std::max(s.input_bytes, f.offset + f.size - s.input_base);
         detail::zstd_u32(s.input_bytes, "the input size");
         const std::uint64_t out = f.output_offset - s.output_base;
-        detail::zstd_u32(starts[k].blocks / c::zstd_block_words, "the block count");
         detail::zstd_u32(out, "a frame's output offset");
         detail::zstd_u32(f.output_capacity, "a frame's output capacity");
         s.output_bytes = std::max(s.output_bytes, out + f.output_capacity);
         detail::zstd_u32(s.output_bytes, "the output size");
-        starts[k + 1] = {starts[k].blocks + p.blocks.size(), starts[k].tables + p.tables.size(),
-                         starts[k].descriptions + p.descriptions.size(), starts[k].described + p.described_words,
-                         starts[k].literals + p.literal_bytes};
+    }
+    struct run_start {
+        std::uint64_t blocks = 0, tables = 0, descriptions = 0, described = 0, literals = 0;
+    };
+    std::vector<run_start> starts(runs + 1);
+    starts[0].tables = shared;
+    for (std::size_t r = 0; r < runs; ++r) {
+        const detail::zstd_frame_plan& p = plans[r];
+        starts[r + 1] = {starts[r].blocks + p.blocks.size(), starts[r].tables + p.tables.size(),
+                         starts[r].descriptions + p.descriptions.size(), starts[r].described + p.described_words,
+                         starts[r].literals + p.literal_bytes};
+        detail::zstd_u32(starts[r + 1].blocks / c::zstd_block_words, "the block count");
         s.compressed_blocks += p.compressed_blocks;
         s.sequences += p.sequences;
     }
-    const frame_start& total = starts.back();
+    const run_start& total = starts.back();
     s.literal_bytes = total.literals;
     s.described_words = total.described;
     // Every literal offset and table index below is under these totals, so they all fit 32 bits.
@@ -481,19 +508,23 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
     s.fse_descriptions.resize(total.descriptions);
     // Described tables follow every built one on the device.
     const std::uint64_t described_base = total.tables;
-    util::parallel_for(which.size(), threads, [&](std::size_t k) {
-        const zstd_frame& f = file.frames[which[k]];
-        detail::zstd_frame_plan& p = plans[k];
-        const frame_start& at = starts[k];
-        std::uint32_t* frame = s.frames.data() + k * c::zstd_frame_words;
-        frame[0] = static_cast<std::uint32_t>(at.blocks / c::zstd_block_words);
-        frame[1] = static_cast<std::uint32_t>(f.blocks.size());
-        frame[2] = static_cast<std::uint32_t>(f.output_offset - s.output_base);
-        frame[3] = static_cast<std::uint32_t>(f.output_capacity);
-        // Move the frame's own tables and literals to where they land (shared tables stay put).
+    each_run([&](std::size_t r) {
+        detail::zstd_frame_plan& p = plans[r];
+        const run_start& at = starts[r];
+        std::uint64_t block = at.blocks / c::zstd_block_words;
+        for (std::size_t k = r * run_frames; k < run_end(r); ++k) {
+            const zstd_frame& f = file.frames[which[k]];
+            std::uint32_t* frame = s.frames.data() + k * c::zstd_frame_words;
+            frame[0] = static_cast<std::uint32_t>(block);
+            frame[1] = static_cast<std::uint32_t>(f.blocks.size());
+            frame[2] = static_cast<std::uint32_t>(f.output_offset - s.output_base);
+            frame[3] = static_cast<std::uint32_t>(f.output_capacity);
+            block += f.blocks.size();
+        }
+        // Move the run's own tables and literals to where they land (shared tables stay put).
         const std::uint64_t table_shift = at.tables - shared;
-        for (std::size_t r = 0; r < p.blocks.size(); r += c::zstd_block_words) {
-            std::uint32_t* rec = p.blocks.data() + r;
+        for (std::size_t w = 0; w < p.blocks.size(); w += c::zstd_block_words) {
+            std::uint32_t* rec = p.blocks.data() + w;
             if ((rec[field::kind] & 3u) != 2u) continue;
             rec[field::literals_at] = static_cast<std::uint32_t>(at.literals + rec[field::literals_at]);
             for (const std::uint32_t t : {field::huffman_table, field::literal_length_table, field::offset_table, field::match_length_table})
@@ -507,7 +538,7 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
         std::copy(p.blocks.begin(), p.blocks.end(), s.blocks.begin() + static_cast<std::ptrdiff_t>(at.blocks));
         std::copy(p.tables.begin(), p.tables.end(), s.tables.begin() + static_cast<std::ptrdiff_t>(at.tables));
         p = {};
-    }, 8);
+    });
     return s;
 }
 

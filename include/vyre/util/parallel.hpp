@@ -107,8 +107,16 @@ void run_beside(unsigned threads, const Worker& worker, Driver&& drive) {
 // would cost about as much as the work. f must not throw (it also runs on the workers).
 class worker_pool {
 public:
+    // Where a thread cannot be started, the pool keeps those that did (the caller's thread takes
+    // part in every run, so a pool of none still does all the work).
     explicit worker_pool(unsigned threads) {
-        for (unsigned t = 1; t < thread_count(threads); ++t) workers_.emplace_back([this] { work_loop(); });
+        for (unsigned t = 1; t < thread_count(threads); ++t) {
+            try {
+                workers_.emplace_back([this] { work_loop(); });
+            } catch (const std::system_error&) {
+                break;
+            }
+        }
     }
     ~worker_pool() {
         {

@@ -265,6 +265,8 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
     namespace c = compression;
     namespace bcm = boost::compute;
     const unsigned threads = util::thread_count(options.threads);
+    // The walk's threads, kept from group to group (made at the first group that walks).
+    std::optional<util::worker_pool> walkers;
     zstd_frames_run run;
     run.sizes.assign(file.frames.size(), 0);
     std::vector<std::uint32_t> statuses(file.frames.size() * c::zstd_status_words, 0);
@@ -400,7 +402,10 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             const double t0 = clock();
             // The FSE tables are built on the device (compression.zstd.fse_tables) from their
             // descriptions: building them was most of the walk's time, and their words most of the upload.
-            f->sections = format::plan_zstd_sections(data, file, which, format::zstd_plan_options{threads, format::zstd_default_max_plan_bytes, true});
+            if (!walkers && threads > 1) walkers.emplace(threads);
+            format::zstd_plan_options plan{threads, format::zstd_default_max_plan_bytes, true};
+            plan.pool = walkers ? &*walkers : nullptr;
+            f->sections = format::plan_zstd_sections(data, file, which, plan);
             const double t1 = clock();
             run.host_seconds += t1 - t0;
             if (options.timeline) {
