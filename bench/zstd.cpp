@@ -396,7 +396,7 @@ int main(int argc, char** argv) {
         std::vector<double> pt;
         for (int r = 0; r < s.runs + 1; ++r) {
             const double t0 = now_seconds();
-            const fmt::zstd_file parsed = fmt::parse_zstd(in, {std::uint64_t{1} << 40, 31});
+            const fmt::zstd_file parsed = fmt::parse_zstd(in, {std::uint64_t{1} << 40, 31, s.threads});
             const double t = now_seconds() - t0;
             if (parsed.block_count != file.block_count) fail("parse", name);
             if (r > 0) pt.push_back(t);
@@ -451,7 +451,7 @@ int main(int argc, char** argv) {
                 // ours, into host memory (parse included)
                 std::memset(pin_out.span().data(), 0, n);
                 double t0 = now_seconds();
-                const fmt::zstd_file parsed = fmt::parse_zstd(in, {std::uint64_t{1} << 40, 31});
+                const fmt::zstd_file parsed = fmt::parse_zstd(in, {std::uint64_t{1} << 40, 31, s.threads});
                 x.report = eng::decompress_zstd_into(ctx, in, parsed, pin_out.span(), options);
                 const double host_t = now_seconds() - t0;
                 if (x.report.output_bytes != n || std::memcmp(pin_out.span().data(), original->data(), n) != 0)

@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -575,6 +576,112 @@ BOOST_AUTO_TEST_CASE(hand_frames_corrupt) {
     s.pop_back();
     BOOST_TEST(error_offset(s) == good.size() + 8);
     BOOST_TEST(vyre::engine::decompress_zstd_host(bytes{}).output.empty());
+}
+
+// ---------------------------------------------------------------- the parse on several threads
+
+namespace {
+
+// Everything parse_zstd says about a file, as one string: two parses agree when these do.
+std::string describe(const fmt::zstd_file& file) {
+    std::ostringstream out;
+    out << file.frames.size() << " frames, " << file.skippable_frames.size() << " skippable, " << file.block_count << " blocks, staging "
+        << file.staging_size << "\n";
+    for (const auto& f : file.frames) {
+        out << f.offset << ' ' << f.size << ' ' << f.window_size << ' ' << f.block_maximum_size << ' ' << f.content_size.value_or(~0ull) << ' '
+            << f.checksum.value_or(0) << ' ' << f.checksum_offset << ' ' << f.first_block << ' ' << f.output_offset << ' '
+            << f.output_capacity << ' ' << f.exact_layout << ':';
+        for (const auto& b : f.blocks)
+            out << ' ' << static_cast<int>(b.type) << '/' << b.last << '/' << b.header_offset << '/' << b.block_size << '/' << b.content_size
+                << '/' << b.regenerated_size.value_or(~0u) << '/' << b.output_offset << '/' << b.output_capacity;
+        out << '\n';
+    }
+    for (const auto& k : file.skippable_frames) out << "skip " << k.offset << ' ' << k.magic << ' ' << k.data_size << '\n';
+    return out.str();
+}
+
+// parse_zstd's result, or what it threw (type, message, offset).
+std::string parse_outcome(std::span<const std::uint8_t> z, unsigned threads, std::uint64_t max_output = std::uint64_t{1} << 40) {
+    fmt::zstd_parse_options o;
+    o.max_output_size = max_output;
+    o.threads = threads;
+    try {
+        return describe(fmt::parse_zstd(z, o));
+    } catch (const vyre::format_error& e) {
+        return std::string("format_error at ") + std::to_string(e.offset()) + ": " + e.what();
+    } catch (const vyre::resource_error& e) {
+        return std::string("resource_error: ") + e.what();
+    }
+}
+
+} // namespace
+
+// Several MiB of frames (raw and RLE blocks, some frames without checksums or sizes), skippable
+// frames between them, and raw content that holds the zstd magic number and whole zstd frames,
+// so that the threads' guesses of where frames start are sometimes wrong: the parse on several
+// threads must say exactly what one walk says, on the file and on broken copies of it.
+BOOST_AUTO_TEST_CASE(parse_on_threads_equals_one_walk) {
+    const std::uint64_t seed = vyre::test::test_seed();
+    BOOST_TEST_CONTEXT("seed " << seed) {
+        std::mt19937_64 rng(seed);
+        bytes z;
+        const bytes nested = [&] {
+            bytes c, f = frame_header({0, false, 0x50, 0, 0, true, 0});
+            raw_block(f, c, pattern(300, 9));
+            rle_block(f, c, 7, 900, true);
+            checksum(f, c);
+            return f;
+        }();
+        while (z.size() < (std::size_t{6} << 20)) {
+            bytes content, f = frame_header({rng() % 2 ? 3u : 0u, false, 0x50, 0, 0, rng() % 3 != 0, 0});
+            const unsigned blocks = 1 + static_cast<unsigned>(rng() % 4);
+            for (unsigned b = 0; b < blocks; ++b) {
+                const bool last = b + 1 == blocks;
+                if (rng() % 5 == 0) {
+                    rle_block(f, content, static_cast<std::uint8_t>(rng()), static_cast<std::uint32_t>(rng() % 60000), last);
+                    continue;
+                }
+                bytes data = pattern(1000 + rng() % 40000, rng());
+                // The magic number and a whole frame inside raw content: false frame starts.
+                if (rng() % 3 == 0) {
+                    const std::size_t at = rng() % (data.size() - 4);
+                    data[at] = 0x28, data[at + 1] = 0xB5, data[at + 2] = 0x2F, data[at + 3] = 0xFD;
+                }
+                if (rng() % 4 == 0) data.insert(data.begin() + static_cast<std::ptrdiff_t>(rng() % data.size()), nested.begin(), nested.end());
+                raw_block(f, content, data, last);
+            }
+            if (f[4] & 0xC0)
+                for (unsigned i = 0; i < 8; ++i) f[6 + i] = static_cast<std::uint8_t>(content.size() >> (8 * i));
+            if (f[4] & 4) checksum(f, content);
+            z.insert(z.end(), f.begin(), f.end());
+            if (rng() % 8 == 0) skippable(z, static_cast<unsigned>(rng() % 16), static_cast<std::uint32_t>(rng() % 3000));
+            if (rng() % 40 == 0) z.insert(z.end(), nested.begin(), nested.end());
+        }
+        const std::string one = parse_outcome(z, 1);
+        BOOST_TEST_REQUIRE(one.rfind("format_error", 0) == std::string::npos);
+        BOOST_TEST_MESSAGE("parse on threads: " << one.substr(0, one.find('\n')));
+        for (const unsigned threads : {2u, 4u, 16u, 0u}) BOOST_TEST_CONTEXT("threads " << threads) BOOST_TEST(parse_outcome(z, threads) == one);
+        // A staging limit passed in the middle of the file.
+        const auto parsed = fmt::parse_zstd(z);
+        const std::uint64_t limit = parsed.staging_size / 2;
+        BOOST_TEST(parse_outcome(z, 4, limit) == parse_outcome(z, 1, limit));
+        BOOST_TEST(parse_outcome(z, 4, limit).rfind("resource_error", 0) == 0u);
+        // Broken copies: bytes changed at random places, the file cut short, garbage after it.
+        for (int round = 0; round < 24; ++round) {
+            bytes bad = z;
+            const std::size_t at = rng() % bad.size();
+            if (round % 3 == 0) bad.resize(at);
+            else if (round % 3 == 1) bad[at] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+            else for (std::size_t i = 0; i < 16; ++i) bad[(at + i * 4099) % bad.size()] = static_cast<std::uint8_t>(rng());
+            BOOST_TEST_CONTEXT("round " << round << " at " << at) BOOST_TEST(parse_outcome(bad, 4) == parse_outcome(bad, 1));
+        }
+        bytes tail = z;
+        tail.insert(tail.end(), {0x28, 0xB5, 0x2F});
+        BOOST_TEST(parse_outcome(tail, 4) == parse_outcome(tail, 1));
+        // Small files stay on one walk; an empty file has no frames.
+        BOOST_TEST(parse_outcome(bytes{}, 4) == parse_outcome(bytes{}, 1));
+        BOOST_TEST(parse_outcome(nested, 4) == parse_outcome(nested, 1));
+    }
 }
 
 // ---------------------------------------------------------------- files written by zstd and pzstd

@@ -222,6 +222,7 @@ inline void decode_zstd(run_state& run, std::vector<decode_job*>& all) {
     try {
         fmt::zstd_parse_options p;
         p.max_output_size = std::max<std::uint64_t>(reserved, 1);
+        p.threads = run.threads;
         const fmt::zstd_file parsed = fmt::parse_zstd(input.bytes, p);
         // Not zero-filled (the decoders write every byte a job's content covers) but faulted in on
         // every thread: the device's read-back into unmapped memory was the decode's largest cost.

@@ -425,6 +425,7 @@ inline void zstd_pack_on_host(const fmt::zstd_file& file, const zstd_pass_result
 inline fmt::zstd_file zstd_parse(std::span<const std::uint8_t> file, const zstd_options& options) {
     fmt::zstd_parse_options p;
     p.max_output_size = options.max_output_bytes;
+    p.threads = options.threads;
     return fmt::parse_zstd(file, p);
 }
 
@@ -439,6 +440,7 @@ struct zstd_parsed {
 inline zstd_parsed zstd_parse_or_grow(std::span<const std::uint8_t> file, const zstd_options& options) {
     fmt::zstd_parse_options p;
     p.max_output_size = ~std::uint64_t{0};
+    p.threads = options.threads;
     zstd_parsed out{fmt::parse_zstd(file, p), std::nullopt};
     if (!zstd_layout_unproven(out.file, file.size())) {
         fmt::check_zstd_staging(out.file, options.max_output_bytes);
