@@ -59,6 +59,16 @@ if [ "$mode" = parse ]; then
   grep -a -A6 'timeline ->' $OUT/t-parse.log
   echo "=== bench_nvcomp $(date -u +%T)"; bench_nvcomp $c --mib 1024 --runs 3 --cases zstd --zstd-chunks 65536,1048576 > $OUT/nvcomp.log 2>&1; grep -a -v "^@result" $OUT/nvcomp.log | tail -3
 fi
+if [ "$mode" = fpd ]; then
+  for r in 1 2 3; do
+    for fpd in 4224 6336; do
+      n=fpd$fpd-r$r; echo "=== $n $(date -u +%T)"
+      VYRE_DEVICE=nvidia bench_zstd_parse $c --mib 1024 --runs 3 --cases frames64k --routes device --frames-per-dispatch $fpd > $OUT/$n.log 2>&1
+      grep -a '^frames64k' $OUT/$n.log
+    done
+  done
+  TESTS="test_format_zstd test_zstd_frames test_zstd_gpu" TEST_TIMEOUT=200 bash $0 tests
+fi
 if [ "$mode" = tests ]; then
   for t in ${TESTS:-test_zstd_frames}; do
     echo "=== $t $(date -u +%T)"
