@@ -7,7 +7,9 @@
 // the same inputs, and its described tables, built as compression.zstd.fse_tables builds them,
 // give the same statuses and bytes. Planned a block per window (format::plan_zstd_window, each
 // window carrying the tables its first block reuses), every frame gives the same block records
-// and the same tables behind them as the whole walk.
+// and the same tables behind them as the whole walk. The parse over segments of a few bytes (the
+// walk ahead from guessed frame starts that parse_zstd does on several threads) gives the same
+// frames, layout and error as one walk.
 #include <vyre/compression/zstd_entropy.hpp>
 #include <vyre/format/zstd_frame.hpp>
 #include <vyre/format/zstd_sections.hpp>
@@ -20,11 +22,75 @@
 #include <cstring>
 #include <numeric>
 #include <span>
+#include <string>
 #include <vector>
+
+namespace {
+
+// Everything a parse says, or what it threw, for comparing two parses of the same bytes.
+struct parse_outcome {
+    bool failed = false;
+    bool format = false;
+    std::uint64_t offset = 0;
+    std::string message;
+    vyre::format::zstd_file file;
+};
+
+parse_outcome parse(std::span<const std::uint8_t> in, const vyre::format::zstd_parse_options& o, std::uint64_t segment) {
+    parse_outcome r;
+    try {
+        r.file = vyre::format::detail::zstd_parse_in_segments(in, o, 1, segment);
+    } catch (const vyre::format_error& e) {
+        r.failed = r.format = true;
+        r.offset = e.offset();
+        r.message = e.what();
+    } catch (const vyre::error& e) {
+        r.failed = true;
+        r.message = e.what();
+    }
+    return r;
+}
+
+bool same(const parse_outcome& a, const parse_outcome& b) {
+    if (a.failed || b.failed) return a.failed == b.failed && a.format == b.format && a.offset == b.offset && a.message == b.message;
+    const auto& x = a.file;
+    const auto& y = b.file;
+    if (x.frames.size() != y.frames.size() || x.skippable_frames.size() != y.skippable_frames.size() || x.block_count != y.block_count ||
+        x.staging_size != y.staging_size)
+        return false;
+    for (std::size_t i = 0; i < x.skippable_frames.size(); ++i)
+        if (x.skippable_frames[i].offset != y.skippable_frames[i].offset || x.skippable_frames[i].data_size != y.skippable_frames[i].data_size)
+            return false;
+    for (std::size_t i = 0; i < x.frames.size(); ++i) {
+        const auto& f = x.frames[i];
+        const auto& g = y.frames[i];
+        if (f.offset != g.offset || f.size != g.size || f.first_block != g.first_block || f.output_offset != g.output_offset ||
+            f.output_capacity != g.output_capacity || f.exact_layout != g.exact_layout || f.content_size != g.content_size ||
+            f.checksum != g.checksum || f.blocks.size() != g.blocks.size())
+            return false;
+        for (std::size_t k = 0; k < f.blocks.size(); ++k) {
+            const auto& p = f.blocks[k];
+            const auto& q = g.blocks[k];
+            if (p.header_offset != q.header_offset || p.type != q.type || p.block_size != q.block_size ||
+                p.regenerated_size != q.regenerated_size || p.output_offset != q.output_offset || p.output_capacity != q.output_capacity)
+                return false;
+        }
+    }
+    return true;
+}
+
+} // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     namespace c = vyre::compression;
     const std::span<const std::uint8_t> in(data, size);
+    {
+        vyre::format::zstd_parse_options o;
+        o.max_output_size = std::uint64_t{8} << 20;
+        const parse_outcome one = parse(in, o, 0);
+        for (const std::uint64_t segment : {1u, 7u, 64u, 509u})
+            if (!same(parse(in, o, segment), one)) std::abort();
+    }
     vyre::format::zstd_file file;
     vyre::format::zstd_sections s;
     try {

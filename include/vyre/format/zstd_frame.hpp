@@ -343,6 +343,44 @@ inline std::vector<zstd_element> zstd_walk_ahead(std::span<const std::uint8_t> d
     return out;
 }
 
+// parse_zstd's walk over segments of `segment` bytes (0 or the file's size: one segment), every
+// segment after the first walked ahead on up to `threads` threads (see parse_zstd). The fuzz
+// target zstd_sections walks tiny segments on one thread and checks that nothing changes.
+inline zstd_file zstd_parse_in_segments(std::span<const std::uint8_t> data, const zstd_parse_options& options, unsigned threads,
+                                        std::uint64_t segment) {
+    zstd_file file;
+    if (segment == 0 || segment > data.size()) segment = std::max<std::uint64_t>(data.size(), 1);
+    const std::uint64_t segments = (data.size() + segment - 1) / segment;
+    std::vector<std::vector<zstd_element>> ahead(segments);
+    if (segments > 1)
+        util::parallel_for(segments - 1, threads, [&](std::size_t k) {
+            const std::uint64_t from = (k + 1) * segment;
+            ahead[k + 1] = zstd_walk_ahead(data, from, std::min<std::uint64_t>(data.size(), from + segment), options);
+        });
+    std::size_t guessed = 0;
+    for (const auto& walked : ahead) guessed += walked.size();
+    file.frames.reserve(guessed + guessed / 16);
+    std::uint64_t pos = 0;
+    for (std::uint64_t k = 0; k < segments; ++k) {
+        const std::uint64_t end = std::min<std::uint64_t>(data.size(), (k + 1) * segment);
+        auto& walked = ahead[k];
+        const auto at = std::lower_bound(walked.begin(), walked.end(), pos, [](const zstd_element& e, std::uint64_t p) { return e.offset < p; });
+        if (at != walked.end() && at->offset == pos) {
+            for (auto e = at; e != walked.end(); ++e) {
+                pos = e->end();
+                zstd_append_element(file, std::move(*e), options);
+            }
+        }
+        walked = {};
+        while (pos < end) {
+            zstd_element e = zstd_parse_element(data, pos, options);
+            pos = e.end();
+            zstd_append_element(file, std::move(e), options);
+        }
+    }
+    return file;
+}
+
 } // namespace detail
 
 // Parses every frame of a .zst file (several frames and skippable frames may follow each other).
@@ -355,41 +393,11 @@ inline std::vector<zstd_element> zstd_walk_ahead(std::span<const std::uint8_t> d
 // starts exactly where it has got to, since the walk from there is the same. Where none does, and
 // for the first segment, it walks on its own, so results and errors are those of one walk.
 inline zstd_file parse_zstd(std::span<const std::uint8_t> data, const zstd_parse_options& options = {}) {
-    zstd_file file;
     constexpr std::uint64_t min_segment = std::uint64_t{1} << 20;
     const unsigned threads = util::thread_count(options.threads);
     const std::uint64_t segments =
         threads <= 1 ? 1 : std::clamp<std::uint64_t>(data.size() / min_segment, 1, std::uint64_t{4} * threads);
-    const std::uint64_t segment = (data.size() + segments - 1) / std::max<std::uint64_t>(segments, 1);
-    std::vector<std::vector<detail::zstd_element>> ahead(segments);
-    if (segments > 1)
-        util::parallel_for(segments - 1, threads, [&](std::size_t k) {
-            const std::uint64_t from = (k + 1) * segment;
-            ahead[k + 1] = detail::zstd_walk_ahead(data, from, std::min<std::uint64_t>(data.size(), from + segment), options);
-        });
-    std::size_t guessed = 0;
-    for (const auto& walked : ahead) guessed += walked.size();
-    file.frames.reserve(guessed + guessed / 16);
-    std::uint64_t pos = 0;
-    for (std::uint64_t k = 0; k < segments; ++k) {
-        const std::uint64_t end = std::min<std::uint64_t>(data.size(), (k + 1) * segment);
-        auto& walked = ahead[k];
-        const auto at = std::lower_bound(walked.begin(), walked.end(), pos,
-                                         [](const detail::zstd_element& e, std::uint64_t p) { return e.offset < p; });
-        if (at != walked.end() && at->offset == pos) {
-            for (auto e = at; e != walked.end(); ++e) {
-                pos = e->end();
-                detail::zstd_append_element(file, std::move(*e), options);
-            }
-        }
-        walked = {};
-        while (pos < end) {
-            detail::zstd_element e = detail::zstd_parse_element(data, pos, options);
-            pos = e.end();
-            detail::zstd_append_element(file, std::move(e), options);
-        }
-    }
-    return file;
+    return detail::zstd_parse_in_segments(data, options, threads, (data.size() + segments - 1) / segments);
 }
 
 // One compression.zstd extent per block (3-byte header + content -> its staging slot, flags 0),
