@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <optional>
 #include <span>
 #include <string>
@@ -220,8 +221,12 @@ inline void zstd_layout_frame(zstd_frame& f, std::uint64_t known_bytes, std::uin
     f.output_capacity = staging - f.output_offset;
 }
 
+// Thrown by zstd_parse_frame when its blocks reach past `stop_past` (a walk ahead's reach).
+struct zstd_walk_stop {};
+
 inline zstd_frame zstd_parse_frame(std::span<const std::uint8_t> data, std::uint64_t pos,
-                                   const zstd_parse_options& options, std::uint64_t& staging) {
+                                   const zstd_parse_options& options, std::uint64_t& staging,
+                                   std::uint64_t stop_past = ~std::uint64_t{0}) {
     zstd_frame f;
     f.offset = pos;
     const zstd_frame_header h = zstd_parse_frame_header(data, pos + 4, options);
@@ -243,6 +248,7 @@ inline zstd_frame zstd_parse_frame(std::span<const std::uint8_t> data, std::uint
         }
         last = b.last;
         at = b.end_offset();
+        if (at > stop_past) throw zstd_walk_stop{};
         f.blocks.push_back(b);
     }
     if (h.has_checksum) {
@@ -283,14 +289,15 @@ struct zstd_element {
     std::uint64_t end() const noexcept { return skippable ? skip.data_offset() + skip.data_size : offset + frame.size; }
 };
 
-inline zstd_element zstd_parse_element(std::span<const std::uint8_t> data, std::uint64_t pos, const zstd_parse_options& options) {
+inline zstd_element zstd_parse_element(std::span<const std::uint8_t> data, std::uint64_t pos, const zstd_parse_options& options,
+                                       std::uint64_t stop_past = ~std::uint64_t{0}) {
     zstd_need(data, pos, 4, "frame magic number");
     const auto magic = static_cast<std::uint32_t>(zstd_read_le(data, pos, 4));
     zstd_element e;
     e.offset = pos;
     if (magic == zstd_magic) {
         std::uint64_t staging = 0;
-        e.frame = zstd_parse_frame(data, pos, options, staging);
+        e.frame = zstd_parse_frame(data, pos, options, staging, stop_past);
     } else if (compression::is_skippable_magic(magic)) {
         zstd_need(data, pos, 8, "skippable frame header");
         e.skippable = true;
@@ -323,7 +330,10 @@ inline void zstd_append_element(zstd_file& file, zstd_element&& e, const zstd_pa
 
 // The elements met walking from the first frame magic number in [from, to) until the walk passes
 // `to` or meets something it cannot parse (it stops there: the file's own walk, if it comes this
-// way, meets it again and reports it).
+// way, meets it again and reports it). A frame whose blocks reach a segment past `to` stops the
+// walk too: a guess inside a frame may read on through fake blocks to the end of the file, and
+// every segment's walk doing so would cost the time and memory of many walks of the file (a long
+// true frame is then walked by the file's own walk instead).
 inline std::vector<zstd_element> zstd_walk_ahead(std::span<const std::uint8_t> data, std::uint64_t from, std::uint64_t to,
                                                  const zstd_parse_options& options) {
     std::vector<zstd_element> out;
@@ -332,10 +342,13 @@ inline std::vector<zstd_element> zstd_walk_ahead(std::span<const std::uint8_t> d
     const std::uint8_t* last = data.data() + std::min<std::uint64_t>(data.size(), to + 3);
     const std::uint8_t* hit = std::search(first, last, std::begin(magic), std::end(magic));
     if (hit == last) return out;
+    const std::uint64_t reach = to + (to - from);
     for (std::uint64_t pos = static_cast<std::uint64_t>(hit - data.data()); pos < to && pos < data.size();) {
         try {
-            out.push_back(zstd_parse_element(data, pos, options));
-        } catch (const error&) {
+            out.push_back(zstd_parse_element(data, pos, options, reach));
+        } catch (const zstd_walk_stop&) {
+            break;
+        } catch (const std::exception&) { // malformed, or out of memory: the file's walk decides
             break;
         }
         pos = out.back().end();

@@ -131,6 +131,9 @@ struct zstd_frame_plan {
     std::uint64_t described_words = 0;
     std::vector<std::pair<std::size_t, std::uint32_t>> described_slots; // (record word, described offset)
     std::uint64_t literal_bytes = 0, compressed_blocks = 0, sequences = 0;
+    // literal_bytes where the frame being planned began: its own literals are checked against 32
+    // bits as when each frame had a plan of its own (the total is checked once all are planned).
+    std::uint64_t frame_literals = 0;
     // Words not yet taken from the shared budget. They are taken in batches: taken table by table,
     // frames walked on many threads all waited on the budget's one counter.
     std::uint64_t uncharged = 0;
@@ -211,7 +214,9 @@ inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_
     std::uint64_t sequences = 0;
     rec[field::size] = regenerated;
     rec[field::source] = input_offset(literals, "a literals offset");
-    rec[field::literals_at] = zstd_u32(s.literal_bytes, "the literals scratch");
+    zstd_u32(s.literal_bytes - s.frame_literals, "the literals scratch");
+    // Past 32 bits only where the run's total is too, which plan_zstd_sections refuses.
+    rec[field::literals_at] = static_cast<std::uint32_t>(s.literal_bytes);
     s.literal_bytes += regenerated;
     std::uint32_t kind = 2;
     if (type == 0) {
@@ -394,6 +399,7 @@ inline void zstd_plan_blocks(std::span<const std::uint8_t> data, const zstd_fram
 // One frame, planned into `p` (its blocks' records, the tables they introduce).
 inline void zstd_plan_frame(std::span<const std::uint8_t> data, const zstd_frame& f, const zstd_defaults& defaults, zstd_frame_plan& p) {
     zstd_carried carried;
+    p.frame_literals = p.literal_bytes;
     zstd_plan_blocks(data, f, 0, f.blocks.size(), defaults, p, carried);
 }
 
@@ -453,15 +459,15 @@ inline zstd_sections plan_zstd_sections(std::span<const std::uint8_t> data, cons
         p.table_base = shared;
         p.budget = &budget;
         p.describe = options.device_tables;
-        // Room for a block a frame (a Huffman table of up to 256 symbols, three FSE tables), so
-        // that short frames' vectors do not grow a few words at a time.
-        p.blocks.reserve(run_frames * c::zstd_block_words);
-        p.tables.reserve(run_frames * (1 + 256));
-        if (p.describe) {
-            p.descriptions.reserve(run_frames * 3 * c::zstd_fse_description_words);
-            p.described_slots.reserve(run_frames * 3);
-        }
         try {
+            // Room for a block a frame (a Huffman table of up to 256 symbols, three FSE tables), so
+            // that short frames' vectors do not grow a few words at a time.
+            p.blocks.reserve(run_frames * c::zstd_block_words);
+            p.tables.reserve(run_frames * (1 + 256));
+            if (p.describe) {
+                p.descriptions.reserve(run_frames * 3 * c::zstd_fse_description_words);
+                p.described_slots.reserve(run_frames * 3);
+            }
             for (std::size_t k = r * run_frames; k < run_end(r); ++k) detail::zstd_plan_frame(data, file.frames[which[k]], defaults, p);
         } catch (...) {
             failures[r] = std::current_exception();
