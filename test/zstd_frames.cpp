@@ -5,6 +5,7 @@
 // bitstreams; the host walk's own errors; and the IR programs on the reference interpreter.
 #include "harness.hpp"
 #include "test_data.hpp"
+#include "zstd_blocks.hpp"
 
 #include <vyre/compression/zstd_blocks.hpp>
 #include <vyre/compression/zstd_entropy.hpp>
@@ -910,13 +911,16 @@ BOOST_AUTO_TEST_CASE(the_walk_is_the_same_on_any_number_of_threads) {
     std::vector<std::size_t> all(parsed.frames.size());
     std::iota(all.begin(), all.end(), std::size_t{0});
     BOOST_TEST_REQUIRE(all.size() > 100u);
+    vyre::util::worker_pool pool(3); // as the device route walks: threads kept from walk to walk
     for (const bool described : {false, true}) {
         const auto one = fmt::plan_zstd_sections(file, parsed, all, fmt::zstd_plan_options{1, fmt::zstd_default_max_plan_bytes, described});
         BOOST_TEST(one.frame_count() == all.size());
         BOOST_TEST((described ? !one.fse_descriptions.empty() : one.fse_descriptions.empty()));
-        for (const unsigned threads : {2u, 3u, 8u}) {
-            BOOST_TEST_CONTEXT("threads " << threads << (described ? ", tables described" : "")) {
-                const auto many = fmt::plan_zstd_sections(file, parsed, all, fmt::zstd_plan_options{threads, fmt::zstd_default_max_plan_bytes, described});
+        for (const unsigned threads : {2u, 3u, 8u, 0u}) {
+            BOOST_TEST_CONTEXT("threads " << threads << (described ? ", tables described" : "") << (threads == 0 ? ", a pool of 3" : "")) {
+                fmt::zstd_plan_options o{std::max(threads, 1u), fmt::zstd_default_max_plan_bytes, described};
+                if (threads == 0) o.pool = &pool;
+                const auto many = fmt::plan_zstd_sections(file, parsed, all, o);
                 BOOST_TEST((many.frames == one.frames));
                 BOOST_TEST((many.blocks == one.blocks));
                 BOOST_TEST((many.tables == one.tables));
@@ -930,6 +934,49 @@ BOOST_AUTO_TEST_CASE(the_walk_is_the_same_on_any_number_of_threads) {
             }
         }
     }
+}
+
+// Frames are planned in runs that share a plan, yet each frame's literals are checked against 32
+// bits on their own, as when every frame had its own plan: two frames of 2^31 literals, a third
+// of one block and a fourth with a malformed block fail on the fourth's format_error (the run's
+// literals passing 2^32 is the merge's resource_error, which comes after every frame's walk).
+BOOST_AUTO_TEST_CASE(the_walk_checks_each_frames_literals_on_their_own) {
+    const auto frame = [](std::uint32_t blocks, std::uint32_t literals) {
+        bytes f;
+        vyre::test::put_le(f, fmt::zstd_magic, 4);
+        f.push_back(0x40); // a 2-byte content size, no checksum
+        f.push_back(0x50); // window log 20: 128 KiB blocks
+        vyre::test::put_le(f, 0, 2); // content size 256
+        for (std::uint32_t b = 0; b < blocks; ++b) {
+            vyre::test::block_header(f, 2, b + 1 == blocks, 5);
+            vyre::test::put_le(f, 0xDu | std::uint64_t{literals} << 4, 3); // RLE literals, 20-bit size
+            f.push_back('x');
+            f.push_back(0); // no sequences
+        }
+        return f;
+    };
+    bytes file;
+    for (const bytes& f : {frame(16384, 131072), frame(16384, 131072), frame(1, 131072), frame(1, 131073)})
+        file.insert(file.end(), f.begin(), f.end());
+    fmt::zstd_parse_options po;
+    po.max_output_size = std::uint64_t{1} << 40;
+    const fmt::zstd_file parsed = fmt::parse_zstd(file, po);
+    BOOST_TEST_REQUIRE(parsed.frames.size() == 4u);
+    const std::vector<std::size_t> all{0, 1, 2, 3};
+    for (const unsigned threads : {1u, 2u}) {
+        try {
+            fmt::plan_zstd_sections(file, parsed, all, threads);
+            BOOST_ERROR("a literals size above the block maximum accepted");
+        } catch (const vyre::format_error& e) {
+            BOOST_TEST(std::string(e.what()).find("above the block maximum") != std::string::npos);
+            BOOST_TEST(e.offset() == parsed.frames[3].blocks[0].content_offset());
+        } catch (const vyre::resource_error& e) {
+            BOOST_ERROR("resource_error before the fourth frame's format_error: " << e.what());
+        }
+    }
+    // Without the fourth frame the run's literals do not fit the scratch's 32-bit offsets.
+    const std::vector<std::size_t> three{0, 1, 2};
+    BOOST_CHECK_THROW(fmt::plan_zstd_sections(file, parsed, three, 1), vyre::resource_error);
 }
 
 // Where the device route hashes the frames: short frames always; long ones only when there are
