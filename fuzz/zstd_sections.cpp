@@ -13,6 +13,7 @@
 #include <vyre/compression/zstd_entropy.hpp>
 #include <vyre/format/zstd_frame.hpp>
 #include <vyre/format/zstd_sections.hpp>
+#include <vyre/format/zstd_window_sections.hpp>
 #include <vyre/reference/zstd_frames.hpp>
 
 #include <zstd.h>

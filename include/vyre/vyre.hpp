@@ -73,6 +73,7 @@
 #include <vyre/format/zstd_descriptions.hpp>
 #include <vyre/format/zstd_frame.hpp>
 #include <vyre/format/zstd_sections.hpp>
+#include <vyre/format/zstd_window_sections.hpp>
 #include <vyre/reference/dataflow.hpp>
 #include <vyre/reference/graph.hpp>
 #include <vyre/reference/interpreter.hpp>

@@ -18,6 +18,7 @@
 #include <vyre/error.hpp>
 #include <vyre/format/zstd_frame.hpp>
 #include <vyre/format/zstd_sections.hpp>
+#include <vyre/format/zstd_window_sections.hpp>
 #include <vyre/ops/compression/zstd_blocks.hpp>
 #include <vyre/runtime/buffer.hpp>
 #include <vyre/runtime/parameters.hpp>
