@@ -27,6 +27,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iterator>
 #include <numeric>
 #include <random>
@@ -592,6 +593,55 @@ VYRE_DEVICE_TEST(device_route_decodes_whole_files) {
     BOOST_TEST((both.bytes == mixed));
     BOOST_TEST(both.report.batches == 6u);
     BOOST_TEST(both.report.block_batches == 1u);
+}
+
+// The device route keeps its queues, buffer sets and walk threads on the context between calls
+// (engine/detail/zstd_frames_pass.hpp, zstd_route_kept): the next call takes them and decodes the
+// same bytes, a larger file grows the sets, a smaller one keeps them, release_kept() frees them,
+// a timeline call makes profiling queues of its own, and calls on two threads at once never share
+// them.
+VYRE_DEVICE_TEST(device_route_keeps_its_queues_and_buffers_between_calls) {
+    rt::context ctx(dev.info()); // a context of its own: nothing kept yet
+    const bytes small_src = mixed_source(200000, 21), large_src = mixed_source(1u << 20, 22);
+    const bytes small = compress_frames(small_src, 65536, 3), large = compress_frames(large_src, 65536, 3);
+    BOOST_TEST(ctx.kept_count() == 0u);
+    BOOST_TEST((eng::decompress_zstd(ctx, small, device_route()).bytes == small_src));
+    BOOST_REQUIRE(ctx.kept_count() == 1u);
+    const auto handles = [&] {
+        auto k = ctx.take_kept<eng::detail::zstd_route_kept>();
+        BOOST_REQUIRE(k);
+        BOOST_TEST(ctx.kept_count() == 0u); // taken: a call now would make its own
+        const std::pair<cl_command_queue, cl_mem> h{k->up.get(), k->sets[0].buffers.output.get()};
+        BOOST_TEST(h.second != nullptr);
+        ctx.keep(std::move(k));
+        return h;
+    };
+    const auto first = handles();
+    BOOST_TEST((eng::decompress_zstd(ctx, large, device_route()).bytes == large_src));
+    const auto grown = handles();
+    BOOST_TEST(grown.first == first.first);   // the same queues
+    BOOST_TEST(grown.second != first.second); // a larger output buffer
+    const auto back = eng::decompress_zstd_to_device(ctx, small, device_route());
+    bytes read(back.output_bytes);
+    rt::read(ctx, back.output, read.data(), read.size());
+    BOOST_TEST((read == small_src));
+    BOOST_TEST((handles() == grown)); // kept, not shrunk
+    ctx.release_kept();
+    BOOST_TEST(ctx.kept_count() == 0u);
+    eng::zstd_options timed = device_route();
+    timed.timeline = true;
+    BOOST_TEST((eng::decompress_zstd(ctx, small, timed).bytes == small_src));
+    auto profiled = ctx.take_kept<eng::detail::zstd_route_kept>();
+    BOOST_REQUIRE(profiled);
+    BOOST_TEST(profiled->profiling);
+    BOOST_TEST(profiled->up.get() != first.first);
+    ctx.keep(std::move(profiled));
+    // Two threads on copies of the context: each takes what is kept or makes its own.
+    auto one = std::async(std::launch::async, [c = ctx, &large] () mutable { return eng::decompress_zstd(c, large, device_route()).bytes; });
+    auto two = std::async(std::launch::async, [c = ctx, &small] () mutable { return eng::decompress_zstd(c, small, device_route()).bytes; });
+    BOOST_TEST((one.get() == large_src));
+    BOOST_TEST((two.get() == small_src));
+    BOOST_TEST(ctx.kept_count() == 1u);
 }
 
 // zstd_options::timeline: a group's steps, in the order the route takes them, into host and into

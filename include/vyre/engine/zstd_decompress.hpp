@@ -117,7 +117,9 @@ inline zstd_report decompress_zstd(runtime::context& ctx, std::span<const std::u
 // parsed.staging_size bytes; on return staging[0, report.output_bytes) is the decompressed file.
 // Staging in pinned host memory (runtime::pinned_host_buffer) makes the readback run at DMA speed,
 // as does a file held there for the upload. Device memory is used only for the dispatched
-// blocks' batches (three sets at the largest batch), none when every frame is a host frame.
+// blocks' batches (three sets at the largest batch), none when every frame is a host frame. The
+// device route keeps its command queues and buffer sets on `ctx` for the next call when they are
+// at most a quarter of the device's memory (runtime::context::release_kept frees them).
 inline zstd_report decompress_zstd_into(runtime::context& ctx, std::span<const std::uint8_t> file,
                                         const format::zstd_file& parsed, std::span<std::uint8_t> staging,
                                         const zstd_options& options = {}) {

@@ -11,7 +11,12 @@
 #include <cstdint>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <typeindex>
+#include <typeinfo>
+#include <utility>
+#include <vector>
 
 namespace vyre::runtime {
 
@@ -116,6 +121,45 @@ public:
     // done once. Like the queue, a context is used from one thread at a time.
     std::shared_ptr<staging_slots>& staging() const noexcept { return staging_; }
 
+    // What an engine keeps on this context from one call to the next (its command queues, device
+    // buffers as large as the last call needed, its walk threads), one object per type T, shared
+    // by every copy of the context. take_kept<T>() hands the kept object to its caller alone and
+    // null when none is kept, or when another call holds it (that caller then makes its own), so
+    // calls on several threads never share one; keep() puts it back when the call is done (an
+    // object already kept is replaced). Device memory kept here stays allocated until
+    // release_kept() or until the context's last copy goes.
+    template <class T>
+    std::shared_ptr<T> take_kept() const {
+        const std::lock_guard<std::mutex> l(state_->kept_lock);
+        for (auto& [type, object] : state_->kept)
+            if (type == std::type_index(typeid(T))) return std::static_pointer_cast<T>(std::exchange(object, nullptr));
+        return nullptr;
+    }
+    template <class T>
+    void keep(std::shared_ptr<T> object) const {
+        std::shared_ptr<void> replaced; // destroyed outside the lock
+        const std::lock_guard<std::mutex> l(state_->kept_lock);
+        for (auto& [type, held] : state_->kept)
+            if (type == std::type_index(typeid(T))) {
+                replaced = std::exchange(held, std::move(object));
+                return;
+            }
+        state_->kept.emplace_back(std::type_index(typeid(T)), std::move(object));
+    }
+    // Frees everything kept (objects taken by a call now running go when it ends, unless it keeps them).
+    void release_kept() const {
+        std::vector<std::pair<std::type_index, std::shared_ptr<void>>> released;
+        const std::lock_guard<std::mutex> l(state_->kept_lock);
+        released.swap(state_->kept);
+    }
+    // How many objects are kept now.
+    std::size_t kept_count() const {
+        const std::lock_guard<std::mutex> l(state_->kept_lock);
+        std::size_t n = 0;
+        for (const auto& entry : state_->kept) n += entry.second != nullptr;
+        return n;
+    }
+
 private:
     struct parts {
         device_info info;
@@ -132,6 +176,8 @@ private:
         std::atomic<bool> used{false};
         std::atomic<std::int64_t> waited_nanoseconds{0};
         std::chrono::steady_clock::time_point began{}; // in_background's start
+        std::mutex kept_lock;
+        std::vector<std::pair<std::type_index, std::shared_ptr<void>>> kept; // take_kept / keep
     };
     struct deferred {};
     explicit context(deferred) : state_(std::make_shared<shared_state>()) {}

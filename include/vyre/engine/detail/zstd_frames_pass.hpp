@@ -254,6 +254,57 @@ struct zstd_frames_run {
 // beside group k-1 (doc/ops/compression.zstd.frames.md, "Pipeline").
 inline constexpr std::size_t zstd_groups_in_flight = 3;
 
+// What the device route keeps on the context from one call to the next
+// (runtime::context::take_kept): its four command queues (uploads, two for the programs,
+// results), zstd_groups_in_flight sets of device buffers, and the walk's threads. Made for each
+// call, they cost milliseconds around a route that itself takes tens of them on a GiB of short
+// frames: making the queues, and freeing every buffer once the device is idle (the NVIDIA driver's
+// rule, see below). Kept only while the sets are at most a quarter of the device's memory
+// (zstd_route_keeps), so that a large file's buffers do not crowd out the next stage's.
+struct zstd_route_buffer_set {
+    boost::compute::buffer input;
+    ops::compression::zstd_frames_buffers buffers;
+    ops::bytes::xxh64_buffers hash;
+
+    std::uint64_t bytes() const {
+        std::uint64_t n = 0;
+        const auto& b = buffers;
+        for (const boost::compute::buffer* x : {&input, &b.frames, &b.blocks, &b.tables, &b.literals, &b.output, &b.statuses, &b.params,
+                                                &b.fse.descriptions, &b.fse.params, &hash.ranges, &hash.digests, &hash.params})
+            if (x->get() != nullptr) n += x->size();
+        return n;
+    }
+};
+
+struct zstd_route_kept {
+    bool profiling = false;
+    boost::compute::command_queue up, down;
+    // Group k's programs run on queue k % 2, so that a group's kernel can start while the one
+    // before finishes its last frames rather than after it.
+    std::array<runtime::context, 2> program_queues;
+    // Group k takes set k % zstd_groups_in_flight, once the group that last had it has been
+    // checked: the NVIDIA driver frees memory only once the whole device is idle, so a group whose
+    // buffers were freed while the next one ran would stall the pipeline.
+    std::array<zstd_route_buffer_set, zstd_groups_in_flight> sets;
+    std::optional<util::worker_pool> walkers; // made at the first group that walks on several threads
+
+    zstd_route_kept(runtime::context& ctx, bool profiling_queues)
+        : profiling(profiling_queues), up(make_queue(ctx, profiling_queues)), down(make_queue(ctx, profiling_queues)),
+          program_queues{runtime::context(make_queue(ctx, profiling_queues)), runtime::context(make_queue(ctx, profiling_queues))} {}
+
+    static boost::compute::command_queue make_queue(runtime::context& ctx, bool profiling_queue) {
+        return runtime::cl_call("clCreateCommandQueue", [&] {
+            return boost::compute::command_queue(ctx.cl_context(), ctx.device().device, profiling_queue ? CL_QUEUE_PROFILING_ENABLE : 0);
+        });
+    }
+};
+
+inline bool zstd_route_keeps(const runtime::device_info& device, const zstd_route_kept& kept) {
+    std::uint64_t bytes = 0;
+    for (const auto& set : kept.sets) bytes += set.bytes();
+    return bytes <= device.global_memory / 4;
+}
+
 // Every frame through compression.zstd.frames, checked, group by group over four queues (uploads,
 // two for the programs, results): group k is planned on the host (all cores) and uploaded while
 // the groups before it run, come back and are checked. Into host memory (device_staging null) every frame's bytes land in
@@ -265,8 +316,6 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
     namespace c = compression;
     namespace bcm = boost::compute;
     const unsigned threads = util::thread_count(options.threads);
-    // The walk's threads, kept from group to group (made at the first group that walks).
-    std::optional<util::worker_pool> walkers;
     zstd_frames_run run;
     run.sizes.assign(file.frames.size(), 0);
     std::vector<std::uint32_t> statuses(file.frames.size() * c::zstd_status_words, 0);
@@ -282,26 +331,14 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
         default: return zstd_group_takes_blocks(ctx.device(), file, g.first, g.count, enough) && ops::compression::zstd_blocks_fit(ctx.device(), s);
         }
     };
-    const auto make_queue = [&] {
-        return runtime::cl_call("clCreateCommandQueue", [&] {
-            return bcm::command_queue(ctx.cl_context(), ctx.device().device, options.timeline ? CL_QUEUE_PROFILING_ENABLE : 0);
-        });
-    };
-    bcm::command_queue up = make_queue(), down = make_queue();
-    // Group k's programs run on queue k % 2, so that a group's kernel can start while the one
-    // before finishes its last frames rather than after it.
-    std::array<runtime::context, 2> program_queues{runtime::context(make_queue()), runtime::context(make_queue())};
-    // zstd_groups_in_flight sets of device buffers, reused group after group (group k takes set
-    // k % zstd_groups_in_flight, once the group that last had it has been checked): the NVIDIA
-    // driver frees memory only once the whole device is idle, so a group whose buffers were freed
-    // while the next one ran would stall the pipeline.
-    struct buffer_set {
-        bcm::buffer input;
-        ops::compression::zstd_frames_buffers buffers;
-        ops::bytes::xxh64_buffers hash;
-    };
+    // The queues, buffer sets and walk threads of an earlier call on this context, else new ones.
+    std::shared_ptr<zstd_route_kept> kept = ctx.take_kept<zstd_route_kept>();
+    if (!kept || kept->profiling != options.timeline) kept = std::make_shared<zstd_route_kept>(ctx, options.timeline);
+    bcm::command_queue &up = kept->up, &down = kept->down;
+    auto& program_queues = kept->program_queues;
+    auto& sets = kept->sets;
+    auto& walkers = kept->walkers;
     const bool device_hash = zstd_device_hashes(file);
-    std::array<buffer_set, zstd_groups_in_flight> sets;
     struct in_flight {
         format::zstd_sections sections; // read by the record uploads until the group is done
         bcm::buffer blocks_output;      // compression.zstd.blocks' result, its own buffer
@@ -310,7 +347,7 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
         std::vector<std::uint32_t> digests; // the device's XXH64 of each frame, where it hashed them
     };
     std::vector<std::unique_ptr<in_flight>> flight(groups.size());
-    std::vector<bcm::buffer> retired; // freed once everything is done (see buffer_set)
+    std::vector<bcm::buffer> retired; // freed once everything is done (see zstd_route_kept::sets)
     // With options.timeline: each group's device events, and the host's clock when its upload was enqueued.
     struct recorded_steps {
         bcm::event upload, tables, kernel, hash, output;
@@ -373,7 +410,7 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             std::vector<std::size_t> which(g.count);
             std::iota(which.begin(), which.end(), g.first);
             auto& f = flight[k] = std::make_unique<in_flight>();
-            buffer_set& set = sets[k % zstd_groups_in_flight];
+            zstd_route_buffer_set& set = sets[k % zstd_groups_in_flight];
             runtime::context& program_queue = program_queues[k % 2];
             // The group's input, file bytes [base, + bytes) (what its walk will plan as the
             // sections' input), goes up on the upload queue and is waited for by the group's programs.
@@ -402,7 +439,7 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             const double t0 = clock();
             // The FSE tables are built on the device (compression.zstd.fse_tables) from their
             // descriptions: building them was most of the walk's time, and their words most of the upload.
-            if (!walkers && threads > 1) walkers.emplace(threads);
+            if (threads > 1 && (!walkers || walkers->threads() != threads)) walkers.emplace(threads);
             format::zstd_plan_options plan{threads, format::zstd_default_max_plan_bytes, true};
             plan.pool = walkers ? &*walkers : nullptr;
             f->sections = format::plan_zstd_sections(data, file, which, plan);
@@ -503,6 +540,8 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
         }
         throw;
     }
+    // Everything is done: the next call on this context may take them.
+    if (zstd_route_keeps(ctx.device(), *kept)) ctx.keep(std::move(kept));
     return run;
 }
 
