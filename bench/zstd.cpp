@@ -12,7 +12,7 @@
 // each row say which path the frames took (device / hybrid / host / split), how much was
 // dispatched and uploaded, and where the time went.
 //   bench_zstd [PATH] [--mib N] [--runs N] [--threads N] [--level L] [--cases frames64k,frames1m,single,rawrle]
-//              [--routes automatic,hybrid,host,device,device:frames,device:blocks] [--timeline]
+//              [--routes automatic,hybrid,host,device,device:frames,device:blocks] [--timeline] [--release-kept]
 // --routes: the routes measured on each case (default automatic,hybrid). The automatic route's
 // figures keep the series names "vyre hybrid -> host" / "-> device" (bench/report.py's targets);
 // the others are suffixed " (route NAME)". device takes its program as engine::zstd_options does
@@ -22,6 +22,9 @@
 // --timeline: after the rounds, one more run of each route into host and into device memory on
 // profiling queues, printed group by group: when the device route walked, uploaded, ran, hashed,
 // copied, waited and checked each group (engine::zstd_group_steps), in ms from its start.
+// --release-kept: frees what the device route keeps on the context (runtime::context::release_kept)
+// at the end of each of our calls, inside its time: every call then makes its queues, buffers and
+// threads anew and frees them, as one-off calls do (to compare with the usual repeated calls).
 // PATH is a file (its first N MiB) or a folder (its files in sorted path order, concatenated up to
 // N MiB, as a tar would hold them); default /usr/share. The cases:
 //   frames64k  the data cut into 64 KiB chunks, each one frame (ZSTD_compress2, checksums on)
@@ -103,6 +106,7 @@ struct settings {
     // one block per invocation) or WORKGROUPxUNROLLxSLICE of the cooperative program.
     std::vector<std::string> shapes;
     bool timeline = false; // one more run of each route on profiling queues: when each group's steps ran
+    bool release_kept = false; // free what the route keeps at the end of each call (timed)
 };
 
 bytes load_input(const settings& s) {
@@ -320,7 +324,7 @@ std::vector<std::string> split(const std::string& s) {
 
 void usage() {
     std::fprintf(stderr, "usage: bench_zstd [PATH (/usr/share)] [--mib N (256)] [--runs N (rounds, 7)] [--threads N (all cores)]\n"
-                         "       [--level L (3)] [--frames-per-dispatch N (the route's default)] [--cases frames64k,frames1m,single,rawrle] [--routes automatic,hybrid,host,device,device:frames,device:blocks (automatic,hybrid)] [--timeline]\n"
+                         "       [--level L (3)] [--frames-per-dispatch N (the route's default)] [--cases frames64k,frames1m,single,rawrle] [--routes automatic,hybrid,host,device,device:frames,device:blocks (automatic,hybrid)] [--timeline] [--release-kept]\n"
                          "       [--shapes reference,256x8x16384,... (kernel-only figures of program shapes, raw/RLE case)]\n");
     std::exit(2);
 }
@@ -348,6 +352,7 @@ int main(int argc, char** argv) {
         else if (a == "--cases") s.cases = split(value());
         else if (a == "--shapes") s.shapes = split(value());
         else if (a == "--timeline") s.timeline = true;
+        else if (a == "--release-kept") s.release_kept = true;
         else if (a == "--routes") {
             s.routes.clear();
             for (const auto& name : split(value())) {
@@ -453,6 +458,7 @@ int main(int argc, char** argv) {
                 double t0 = now_seconds();
                 const fmt::zstd_file parsed = fmt::parse_zstd(in, {std::uint64_t{1} << 40, 31, s.threads});
                 x.report = eng::decompress_zstd_into(ctx, in, parsed, pin_out.span(), options);
+                if (s.release_kept) ctx.release_kept();
                 const double host_t = now_seconds() - t0;
                 if (x.report.output_bytes != n || std::memcmp(pin_out.span().data(), original->data(), n) != 0)
                     fail("ours->host output", name);
@@ -461,6 +467,7 @@ int main(int argc, char** argv) {
                 const auto d = eng::decompress_zstd_to_device(ctx, in, options, pin_out.span());
                 x.dreport = d.report;
                 ctx.finish();
+                if (s.release_kept) ctx.release_kept();
                 const double device_t = now_seconds() - t0;
                 std::memset(pin_out.span().data(), 0, n);
                 rt::read(ctx, d.output, pin_out.span().data(), d.output_bytes);
