@@ -602,10 +602,13 @@ VYRE_DEVICE_TEST(device_route_decodes_whole_files) {
 // them.
 VYRE_DEVICE_TEST(device_route_keeps_its_queues_and_buffers_between_calls) {
     rt::context ctx(dev.info()); // a context of its own: nothing kept yet
+    // The frames program on every group: the blocks program (which a group of fewer frames than
+    // compute units takes on a GPU) returns buffers of its own instead of the kept set's output.
+    const eng::zstd_options frames_route = device_route(std::uint64_t{64} << 20, eng::zstd_device_program::frames);
     const bytes small_src = mixed_source(200000, 21), large_src = mixed_source(1u << 20, 22);
     const bytes small = compress_frames(small_src, 65536, 3), large = compress_frames(large_src, 65536, 3);
     BOOST_TEST(ctx.kept_count() == 0u);
-    BOOST_TEST((eng::decompress_zstd(ctx, small, device_route()).bytes == small_src));
+    BOOST_TEST((eng::decompress_zstd(ctx, small, frames_route).bytes == small_src));
     BOOST_REQUIRE(ctx.kept_count() == 1u);
     const auto handles = [&] {
         auto k = ctx.take_kept<eng::detail::zstd_route_kept>();
@@ -617,18 +620,18 @@ VYRE_DEVICE_TEST(device_route_keeps_its_queues_and_buffers_between_calls) {
         return h;
     };
     const auto first = handles();
-    BOOST_TEST((eng::decompress_zstd(ctx, large, device_route()).bytes == large_src));
+    BOOST_TEST((eng::decompress_zstd(ctx, large, frames_route).bytes == large_src));
     const auto grown = handles();
     BOOST_TEST(grown.first == first.first);   // the same queues
     BOOST_TEST(grown.second != first.second); // a larger output buffer
-    const auto back = eng::decompress_zstd_to_device(ctx, small, device_route());
+    const auto back = eng::decompress_zstd_to_device(ctx, small, frames_route);
     bytes read(back.output_bytes);
     rt::read(ctx, back.output, read.data(), read.size());
     BOOST_TEST((read == small_src));
     BOOST_TEST((handles() == grown)); // kept, not shrunk
     ctx.release_kept();
     BOOST_TEST(ctx.kept_count() == 0u);
-    eng::zstd_options timed = device_route();
+    eng::zstd_options timed = frames_route;
     timed.timeline = true;
     BOOST_TEST((eng::decompress_zstd(ctx, small, timed).bytes == small_src));
     auto profiled = ctx.take_kept<eng::detail::zstd_route_kept>();
@@ -637,8 +640,8 @@ VYRE_DEVICE_TEST(device_route_keeps_its_queues_and_buffers_between_calls) {
     BOOST_TEST(profiled->up.get() != first.first);
     ctx.keep(std::move(profiled));
     // Two threads on copies of the context: each takes what is kept or makes its own.
-    auto one = std::async(std::launch::async, [c = ctx, &large] () mutable { return eng::decompress_zstd(c, large, device_route()).bytes; });
-    auto two = std::async(std::launch::async, [c = ctx, &small] () mutable { return eng::decompress_zstd(c, small, device_route()).bytes; });
+    auto one = std::async(std::launch::async, [c = ctx, &large, &frames_route] () mutable { return eng::decompress_zstd(c, large, frames_route).bytes; });
+    auto two = std::async(std::launch::async, [c = ctx, &small, &frames_route] () mutable { return eng::decompress_zstd(c, small, frames_route).bytes; });
     BOOST_TEST((one.get() == large_src));
     BOOST_TEST((two.get() == small_src));
     BOOST_TEST(ctx.kept_count() == 1u);
