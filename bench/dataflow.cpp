@@ -21,7 +21,7 @@
 //   bench_dataflow [--scale 20,22] [--sources 64,1024,16384] [--edge-factor 16] [--runs 3]
 //                  [--cpu-max-sources N] [--no-bfs] [--no-rmat] [--no-debian]
 //                  [--apt-lists DIR] [--dpkg-status FILE] [--max-depth N] [--seed N]
-//                  [--direction auto,push,pull] [--trace]
+//                  [--direction auto,push,pull] [--trace] [--timeline]
 //
 // --direction runs the engine once per listed direction on every row (default: auto alone); a
 // forced direction's row is named GRAPH/push or GRAPH/pull and emits no @result line (only auto's
@@ -30,6 +30,8 @@
 // run, one line per level: "@level" and then input, sources, direction, run, batch, depth, the
 // direction the level ran, work-list entries, frontier nodes, frontier out-edges, the level's
 // device milliseconds and those of clearing `next` before it.
+// --timeline runs one more one-shot query per row after the timed runs (a fresh engine, then one
+// run) and prints where its time went: the setup's steps, each level's device time, and the rest.
 //
 // --cpu-max-sources N skips the CPU peer (and the comparison) on rows with more sources than N;
 // such rows say so, and nothing is extrapolated. Slow figures are timed once (a run over 20 s is
@@ -93,6 +95,7 @@ struct settings {
     std::uint64_t seed = 0x6a09e667f3bcc908ULL;
     std::vector<en::dataflow_direction> directions{en::dataflow_direction::automatic};
     bool trace = false;
+    bool timeline = false; // one more one-shot per row, printed step by step
 };
 
 std::vector<en::dataflow_direction> parse_directions(const std::string& text) {
@@ -142,6 +145,49 @@ void print_table_header() {
     std::printf("%-12s %9s %10s %7s %10s %14s | %8s %7s | %8s %8s %8s %8s %8s %7s %7s %7s | %8s %7s | %8s %8s %8s %7s | %s\n", "graph",
                 "nodes", "edges", "sources", "findings", "trav.edges", "cpu s", "GTEPS", "setup s", "warm s", "kern s", "GTEPS",
                 "e2e s", "GTEPS", "k/cpu", "e2e/cpu", "1shot s", "1sh/cpu", "bfs k s", "GTEPS", "bfs e2e", "GTEPS", "check");
+}
+
+// --timeline: one more one-shot query (a fresh engine, then one run), step by step in milliseconds.
+// The setup's steps run one after another (engine/detail/dataflow_graph.hpp), host clock; "the
+// rest" is the constructor's time outside them (its checks, allocations and final wait). The query:
+// each level's device time (profiling events), and what the run's wall time spent outside them
+// (launching, the counters' read-back after every level, the findings' read-back and sort).
+// Returns whether its findings equal `want`.
+bool print_one_shot_timeline(vyre::runtime::context& ctx, const std::string& row, const g::csr_graph& gr,
+                             std::span<const std::uint32_t> sources, en::dataflow_options o, std::optional<en::dataflow>& engine,
+                             const std::vector<g::finding>& want) {
+    engine.reset();
+    ctx.finish();
+    const double t0 = now_seconds();
+    engine.emplace(ctx, gr, std::span<const std::uint32_t>{}, en::transfers::block_sanitizers());
+    const double t1 = now_seconds();
+    o.trace = true;
+    const en::dataflow_result q = engine->run(sources, o);
+    const double t2 = now_seconds();
+    const auto& p = engine->setup_times();
+    const double rest = p.total - (p.upload + p.check + p.reverse + p.host);
+    std::printf("# timeline %s %zu sources, one-shot %.3f ms: setup %.3f ms (upload %.3f, check %.3f, reverse graph and "
+                "tasks %.3f, host counts %.3f, the rest %.3f), then the query %.3f ms:\n",
+                row.c_str(), sources.size(), (t2 - t0) * 1e3, (t1 - t0) * 1e3, p.upload * 1e3, p.check * 1e3, p.reverse * 1e3,
+                p.host * 1e3, rest * 1e3, (t2 - t1) * 1e3);
+    double device = 0;
+    std::string levels;
+    for (const auto& t : q.trace) {
+        device += t.seconds + t.clear_seconds;
+        char one[96];
+        std::snprintf(one, sizeof one, " %u:%s/%llu/%.3f", t.depth, t.direction == en::dataflow_direction::push ? "push" : "pull",
+                      static_cast<unsigned long long>(t.nodes), (t.seconds + t.clear_seconds) * 1e3);
+        levels += one;
+    }
+    const double query = t2 - t1;
+    std::printf("#   %zu levels (depth:direction/frontier nodes/device ms):%s\n", q.trace.size(), levels.c_str());
+    std::printf("#   levels' device time %.3f ms, all launches %.3f ms; findings read back %.3f ms, sorted %.3f ms; the rest of "
+                "the query (launching, waiting for each level's counters) %.3f ms, %.1f us a level\n",
+                device * 1e3, q.kernel_seconds * 1e3, q.readback_seconds * 1e3, q.sort_seconds * 1e3,
+                (query - q.kernel_seconds - q.readback_seconds - q.sort_seconds) * 1e3,
+                q.trace.empty() ? 0.0 : (query - q.kernel_seconds - q.readback_seconds - q.sort_seconds) * 1e6 / double(q.trace.size()));
+    std::fflush(stdout);
+    return q.findings == want;
 }
 
 void run_case(vyre::runtime::context& ctx, const settings& s, const std::string& name, const g::csr_graph& gr,
@@ -211,6 +257,10 @@ void run_case(vyre::runtime::context& ctx, const settings& s, const std::string&
         });
         for (std::size_t i = 0; i < runs.size(); ++i) print_trace(name, sources.size(), direction, int(i + 1), runs[i]);
         bool mismatch = expected && r.findings != *expected;
+        if (s.timeline && automatic && !print_one_shot_timeline(ctx, row, gr, sources, o, engine, r.findings)) {
+            std::printf("# timeline %s: its findings differ from the timed runs'\n", row.c_str());
+            mismatch = true;
+        }
         std::string check = expected ? (mismatch ? "DIFFERENT from cpu" : "same as cpu") : "cpu skipped (--cpu-max-sources)";
         if (r.batches > 1) check += " [" + std::to_string(r.batches) + " batches]";
         check += " [" + std::to_string(r.levels) + " levels: " + std::to_string(r.push_levels) + " push, " +
@@ -382,12 +432,13 @@ int main(int argc, char** argv) {
         else if (a == "--no-debian") s.debian = false;
         else if (a == "--direction") s.directions = parse_directions(value());
         else if (a == "--trace") s.trace = true;
+        else if (a == "--timeline") s.timeline = true;
         else {
             std::fprintf(stderr,
                          "usage: bench_dataflow [--scale 20,22] [--sources 64,1024,16384] [--edge-factor 16] [--runs 3]\n"
                          "                      [--cpu-max-sources N] [--no-bfs] [--no-rmat] [--no-debian]\n"
                          "                      [--apt-lists DIR] [--dpkg-status FILE] [--max-depth N] [--seed N]\n"
-                         "                      [--direction auto,push,pull] [--trace]\n");
+                         "                      [--direction auto,push,pull] [--trace] [--timeline]\n");
             return a == "--help" ? 0 : 2;
         }
     }

@@ -18,7 +18,7 @@
 //    the lengths and every block copied to its offset on the same threads. No serial zero fill,
 //    no allocation in the timed region. Both sides end with the same thing: packed blocks and
 //    records in host memory.
-//   bench_lz4_pages PATH [--batches 100,500,...] [--runs N] [--threads N] [--chunk PAGES] [--in-flight N] [--timeline]
+//   bench_lz4_pages PATH [--batches 100,500,...] [--runs N] [--threads N] [--chunk PAGES] [--in-flight N] [--timeline] [--reuse-first]
 //                   [--workgroup 32,64,128] [--hash-bits 12,11]
 //   bench_lz4_pages --synthetic [...]
 // --workgroup and --hash-bits list program shapes: invocations per page (every workgroup writes the
@@ -32,7 +32,8 @@
 // batch. --synthetic builds mixed pages instead (text, binary, zero, same-fill, random, sparse).
 // Every output is checked to decode to its pages (LZ4_decompress_safe) before figures are printed.
 // --timeline prints, for the largest batch, when each chunk's steps ran in one more run on
-// profiling queues (not a figure).
+// profiling queues (not a figure). --reuse-first times the reused result before the fresh one in
+// each round (the default order is fresh, reused, liblz4), to see whether the order moves them.
 #include "bench_util.hpp"
 #include "corpus.hpp"
 
@@ -70,6 +71,7 @@ struct settings {
     std::string path;
     bool synthetic = false;
     bool timeline = false; // print when each chunk's steps ran, for the largest batch
+    bool reuse_first = false; // each round times the reused result before the fresh one
     std::vector<std::size_t> batches = {100, 500, 1000, 2000, 5000, 10000, 100000};
     int runs = 5;
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
@@ -145,7 +147,7 @@ std::vector<std::size_t> split(const std::string& s) {
 
 [[noreturn]] void usage() {
     std::fprintf(stderr, "usage: bench_lz4_pages PATH | --synthetic [--batches 100,500,1000,2000,5000,10000,100000] [--runs N (5)]\n"
-                         "       [--threads N (all cores)] [--chunk PAGES (automatic)] [--in-flight N (3)] [--timeline] [--workgroup 32[,64,128] (32)]\n"
+                         "       [--threads N (all cores)] [--chunk PAGES (automatic)] [--in-flight N (3)] [--timeline] [--reuse-first] [--workgroup 32[,64,128] (32)]\n"
                          "       [--hash-bits 12[,10,11,13] (12)]\n");
     std::exit(2);
 }
@@ -167,6 +169,7 @@ int main(int argc, char** argv) {
         else if (a == "--chunk") s.chunk = static_cast<std::uint32_t>(std::stoul(value()));
         else if (a == "--in-flight") s.in_flight = static_cast<unsigned>(std::stoul(value()));
         else if (a == "--timeline") s.timeline = true;
+        else if (a == "--reuse-first") s.reuse_first = true;
         else if (a == "--workgroup") s.workgroups = split(value());
         else if (a == "--hash-bits") s.hash_bits = split(value());
         else if (a == "--help" || a == "-h") usage();
@@ -281,13 +284,17 @@ int main(int argc, char** argv) {
         };
         std::uint64_t cpu_bytes = 0;
         for (int r = 0; r < s.runs + 1; ++r) {
+            const auto into_reused = [&] {
+                const double t = now_seconds();
+                pc.compress_device(pages, reused);
+                if (r > 0) rt_.push_back(now_seconds() - t);
+            };
+            if (s.reuse_first) into_reused();
             dev = {}; // freeing the previous result (munmap) is not part of compressing this one
             double t0 = now_seconds();
             dev = pc.compress_device(pages);
             if (r > 0) et.push_back(now_seconds() - t0);
-            t0 = now_seconds();
-            pc.compress_device(pages, reused);
-            if (r > 0) rt_.push_back(now_seconds() - t0);
+            if (!s.reuse_first) into_reused();
             t0 = now_seconds();
             cpu_bytes = liblz4_all_cores();
             if (r > 0) ct.push_back(now_seconds() - t0);
