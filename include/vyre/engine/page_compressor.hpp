@@ -75,6 +75,9 @@ inline std::uint32_t page_compressor_chunk(std::size_t pages) {
     return static_cast<std::uint32_t>(std::clamp<std::size_t>(pages / 4, 2048, 8192));
 }
 
+// How much of a fresh result the packing threads fault in while the first chunk runs, at least.
+inline constexpr std::size_t page_compressor_first_fault_bytes = std::size_t{8} << 20;
+
 // What the first automatic batch measured: time(n) = fixed + n * per_page for each backend (fits
 // through two batch sizes, best of three runs each), and the batch size from which the device wins.
 struct page_calibration {
@@ -296,11 +299,15 @@ public:
             pending& p = inflight[s];
             // While the device still works on this chunk, the packing threads fault in the result
             // memory its blocks will land in (fresh memory costs a page fault per 4 KiB, or per 2
-            // MiB with huge pages: as much as the copy into it): the chunk's input size for the
-            // first chunk, then the ratio so far plus an eighth.
+            // MiB with huge pages: as much as the copy into it): for the first chunk its input size,
+            // and at least page_compressor_first_fault_bytes (each huge page faults on one thread,
+            // so several on several threads cost about one; faulted chunk by chunk, small chunks'
+            // huge pages came one after another), then the ratio so far plus an eighth.
             const double so_far = p.first == 0 ? 1.0 : double(packed) / double(p.first * page_size_);
-            const std::size_t want = std::min(pages.size(), packed + static_cast<std::size_t>(std::min(1.0, so_far * 1.125) *
-                                                                                              double(std::size_t{p.pages} * page_size_)));
+            const std::size_t chunk_bytes = std::size_t{p.pages} * page_size_;
+            const std::size_t ahead = p.first == 0 ? std::max(chunk_bytes, page_compressor_first_fault_bytes)
+                                                   : static_cast<std::size_t>(std::min(1.0, so_far * 1.125) * double(chunk_bytes));
+            const std::size_t want = std::min(pages.size(), packed + ahead);
             if (want > r.data.size()) {
                 const std::size_t from = r.data.size();
                 r.data.resize(want); // within the reserve: no move, no zeroing
