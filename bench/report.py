@@ -7,8 +7,11 @@ Each RESULTS_DIR is what one bench/run wrote: results.jsonl (one JSON object per
 "@result" lines of the benchmark programs), run.json (date, host, commit, devices), commands.jsonl
 (every command with its exit status and duration) and logs/. Several folders are merged (for
 example one per device group, when a machine limits how long one command may run); the report
-names each. The text around the tables comes from bench/notes/<bench>.md. Plots need matplotlib
-(Debian: python3-matplotlib); without it the report has tables only and says so.
+names each. The text around the tables comes from bench/notes/<bench>.md. What the page holds
+between the markers DATED_BEGIN and DATED_END (the dated sections: the latest figures and what each
+change measured, written by hand) is kept as it is, after the headline; the folders under
+doc/benchmarks/logs/ stay too. Plots need matplotlib (Debian: python3-matplotlib); without it the
+report has tables only and says so.
 """
 import argparse
 import json
@@ -20,6 +23,8 @@ from collections import OrderedDict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+DATED_BEGIN = "<!-- dated sections: bench/report.py keeps what lies between these markers -->"
+DATED_END = "<!-- end of the dated sections -->"
 
 # The order of sections and what each benchmark measures.
 BENCHES = OrderedDict([
@@ -306,11 +311,22 @@ def main():
         out.append("")
     if head:
         out += ["## Headline: vyre against nvCOMP", "",
+                "From the runs of the Runs table. The hand-kept table of the dated sections below (“Where each op",
+                "stands”) has newer figures where it measures the same thing.", "",
                 "| op | input | size | ours | metric | ours | nvCOMP | ours / nvCOMP |", "| --- | --- | --- | --- | --- | ---: | ---: | ---: |"]
         for b, inp, x, s, m, ov, nv in head:
             if nv:
                 out.append(f"| {b} | {inp} | {x} | {s} | {m} | {fmt(ov)} | {fmt(nv)} | {ov / nv:.2f}× |")
         out.append("")
+
+    # The dated sections (what each change measured, written by hand between the markers) are
+    # carried over from the page as it is: a new run adds its tables, it does not erase the history.
+    if os.path.exists(a.doc):
+        with open(a.doc) as f:
+            current = f.read()
+        begin, end = current.find(DATED_BEGIN), current.find(DATED_END)
+        if begin != -1 and end > begin:
+            out += [current[begin:end + len(DATED_END)], ""]
 
     changes = os.path.join(HERE, "notes", "changes.md")
     if os.path.exists(changes):
@@ -350,10 +366,13 @@ def main():
     if not plots_ok:
         out += ["(Plots were not drawn: matplotlib is missing where the report was written; `apt-get install python3-matplotlib`.)", ""]
 
+    # The runs' logs replace the last report's (the files directly in logs/); the dated sections'
+    # folders of logs stay.
     logs_dir = os.path.join(a.plots, "logs")
-    if os.path.isdir(logs_dir):
-        shutil.rmtree(logs_dir)
-    os.makedirs(logs_dir)
+    os.makedirs(logs_dir, exist_ok=True)
+    for f in os.listdir(logs_dir):
+        if os.path.isfile(os.path.join(logs_dir, f)):
+            os.remove(os.path.join(logs_dir, f))
     for i, r in enumerate(runs):
         src = os.path.join(r["dir"], "logs")
         if os.path.isdir(src):
