@@ -84,6 +84,7 @@
 #include <vyre/ops/op.hpp>
 #include <vyre/runtime/dispatch.hpp>
 #include <vyre/runtime/parameters.hpp>
+#include <vyre/util/host_bytes.hpp>
 
 #include <algorithm>
 #include <array>
@@ -353,8 +354,10 @@ public:
 
 private:
     void upload_graph(const graph::csr_graph& g, std::span<const std::uint32_t> edge_kinds);
+    // prepare: where given, the result vector is made (allocated and zeroed, on a helper thread) at
+    // the run's size as soon as this batch's count is read, while its findings are read back.
     void run_batch(std::uint64_t base, std::uint64_t lanes, const dataflow_options& o, std::uint32_t& capacity,
-                   std::size_t& staged, dataflow_result& r);
+                   std::size_t& staged, dataflow_result& r, std::future<std::vector<graph::finding>>* prepare);
     boost::compute::event fill(boost::compute::buffer& b, std::uint32_t pattern, std::size_t bytes);
 
     runtime::context* ctx_;
@@ -372,8 +375,9 @@ private:
     boost::compute::buffer visited_, frontier_, next_, list_, next_list_, stamps_, findings_, frontier_lanes_;
     // The run's records in device order, before sorting into the result. Kept across runs: a host
     // buffer touched once costs no page faults the next time (first touches can cost as much as
-    // the sort).
-    std::vector<graph::finding> staged_;
+    // the sort). Not zero-filled; its new memory is faulted in on every core before the read-back
+    // (the driver's copy into unmapped pageable memory faulted it in on one thread).
+    std::vector<graph::finding, util::default_init_allocator<graph::finding>> staged_;
     std::size_t result_hint_ = 0; // the last run's stored findings: the size the next result is prepared at
 };
 
@@ -445,7 +449,8 @@ inline dataflow_result dataflow::run(std::span<const std::uint32_t> sources, con
     args_[b::findings] = {findings_, o.max_findings * 4};
     // The result vector is fresh memory, and its first touches cost page faults that can take
     // longer than sorting the findings: a helper thread allocates and touches it at the last run's
-    // size while the device works. Without the thread, the sort does it.
+    // size while the device works (a fresh engine's first run: at its own size, from the moment
+    // the last batch's count is read). Without the thread, the sort does it.
     std::future<std::vector<graph::finding>> prepared;
     if (result_hint_ != 0) {
         try {
@@ -455,8 +460,11 @@ inline dataflow_result dataflow::run(std::span<const std::uint32_t> sources, con
     }
     std::uint32_t capacity = o.max_findings; // records the remaining batches may still store
     std::size_t staged = 0;                  // records read back into staged_
-    for (std::uint64_t base = 0; base < sources.size(); base += 32 * p.batch_words)
-        run_batch(base, std::min<std::uint64_t>(32 * p.batch_words, sources.size() - base), o, capacity, staged, r);
+    for (std::uint64_t base = 0; base < sources.size(); base += 32 * p.batch_words) {
+        const std::uint64_t lanes = std::min<std::uint64_t>(32 * p.batch_words, sources.size() - base);
+        // A fresh engine has no last run's size: its last batch prepares the result once the count is known.
+        run_batch(base, lanes, o, capacity, staged, r, base + lanes == sources.size() && !prepared.valid() ? &prepared : nullptr);
+    }
     ctx_->finish();
     args_[b::source_nodes] = {};
     r.launches = log_.launches;
@@ -475,7 +483,7 @@ inline dataflow_result dataflow::run(std::span<const std::uint32_t> sources, con
 }
 
 inline void dataflow::run_batch(std::uint64_t base, std::uint64_t lanes, const dataflow_options& o, std::uint32_t& capacity,
-                                std::size_t& staged, dataflow_result& r) {
+                                std::size_t& staged, dataflow_result& r, std::future<std::vector<graph::finding>>* prepare) {
     namespace b = ops::dataflow::dataflow_binding;
     namespace prm = ops::dataflow::dataflow_param;
     namespace cnt = ops::dataflow::dataflow_counter;
@@ -568,7 +576,17 @@ inline void dataflow::run_batch(std::uint64_t base, std::uint64_t lanes, const d
     const std::uint32_t count = og::read_word(*ctx_, args_[b::finding_count].buffer);
     r.total_found += count;
     const std::uint32_t stored = std::min(count, capacity);
-    if (staged_.size() < staged + stored) staged_.resize(staged + stored);
+    if (prepare != nullptr && staged + stored != 0) {
+        try {
+            *prepare = std::async(std::launch::async, [size = staged + stored] { return std::vector<graph::finding>(size); });
+        } catch (const std::system_error&) {
+        }
+    }
+    if (staged_.size() < staged + stored) {
+        const std::size_t touched = staged_.size();
+        staged_.resize(staged + stored);
+        util::fault_in({reinterpret_cast<std::uint8_t*>(staged_.data() + touched), (staged_.size() - touched) * sizeof(graph::finding)});
+    }
     runtime::read(*ctx_, args_[b::findings].buffer, staged_.data() + staged, std::size_t(stored) * sizeof(graph::finding));
     staged += stored;
     capacity -= stored;
