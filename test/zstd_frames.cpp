@@ -597,9 +597,10 @@ VYRE_DEVICE_TEST(device_route_decodes_whole_files) {
 
 // The device route keeps its queues, buffer sets and walk threads on the context between calls
 // (engine/detail/zstd_frames_pass.hpp, zstd_route_kept): the next call takes them and decodes the
-// same bytes, a larger file grows the sets, a smaller one keeps them, release_kept() frees them,
-// a timeline call makes profiling queues of its own, and calls on two threads at once never share
-// them.
+// same bytes, a larger file replaces the sets (freeing the small ones first), a smaller one keeps
+// them, release_kept() frees them, a timeline call makes profiling queues of its own and a plain
+// call after it plain ones, a one-thread call leaves the kept walk pool alone, and calls on two
+// threads at once never share them.
 VYRE_DEVICE_TEST(device_route_keeps_its_queues_and_buffers_between_calls) {
     rt::context ctx(dev.info()); // a context of its own: nothing kept yet
     // The frames program on every group: the blocks program (which a group of fewer frames than
@@ -620,10 +621,25 @@ VYRE_DEVICE_TEST(device_route_keeps_its_queues_and_buffers_between_calls) {
         return h;
     };
     const auto first = handles();
+    {
+        // A kept set smaller than a call's largest group needs is freed before that call starts
+        // (its replacement would otherwise be held beside it until the call ends); one large
+        // enough stays.
+        auto k = ctx.take_kept<eng::detail::zstd_route_kept>();
+        BOOST_REQUIRE(k);
+        const fmt::zstd_file small_file = fmt::parse_zstd(small), large_file = fmt::parse_zstd(large);
+        eng::detail::zstd_route_drop_small_sets(small_file, eng::detail::zstd_frame_groups(ctx, small_file, frames_route, true), *k);
+        BOOST_TEST(k->sets[0].buffers.output.get() == first.second);
+        eng::detail::zstd_route_drop_small_sets(large_file, eng::detail::zstd_frame_groups(ctx, large_file, frames_route, true), *k);
+        BOOST_TEST(k->sets[0].buffers.output.get() == nullptr);
+        BOOST_TEST(k->sets[0].input.get() == nullptr);
+        BOOST_TEST(k->up.get() == first.first); // the queues stay
+        ctx.keep(std::move(k));
+    }
     BOOST_TEST((eng::decompress_zstd(ctx, large, frames_route).bytes == large_src));
     const auto grown = handles();
     BOOST_TEST(grown.first == first.first);   // the same queues
-    BOOST_TEST(grown.second != first.second); // a larger output buffer
+    BOOST_TEST(grown.second != nullptr);      // new sets, made by the large call
     const auto back = eng::decompress_zstd_to_device(ctx, small, frames_route);
     bytes read(back.output_bytes);
     rt::read(ctx, back.output, read.data(), read.size());
@@ -637,8 +653,22 @@ VYRE_DEVICE_TEST(device_route_keeps_its_queues_and_buffers_between_calls) {
     auto profiled = ctx.take_kept<eng::detail::zstd_route_kept>();
     BOOST_REQUIRE(profiled);
     BOOST_TEST(profiled->profiling);
-    BOOST_TEST(profiled->up.get() != first.first);
     ctx.keep(std::move(profiled));
+    // A call without the timeline does not take profiling queues: it makes plain ones and keeps them.
+    BOOST_TEST((eng::decompress_zstd(ctx, small, frames_route).bytes == small_src));
+    auto plain = ctx.take_kept<eng::detail::zstd_route_kept>();
+    BOOST_REQUIRE(plain);
+    BOOST_TEST(!plain->profiling);
+    // One thread: the call walks on its own thread, with the kept pool left as it was.
+    const unsigned pool_for = plain->walkers_for;
+    ctx.keep(std::move(plain));
+    eng::zstd_options one_thread = frames_route;
+    one_thread.threads = 1;
+    BOOST_TEST((eng::decompress_zstd(ctx, large, one_thread).bytes == large_src));
+    auto after_one = ctx.take_kept<eng::detail::zstd_route_kept>();
+    BOOST_REQUIRE(after_one);
+    BOOST_TEST(after_one->walkers_for == pool_for);
+    ctx.keep(std::move(after_one));
     // Two threads on copies of the context: each takes what is kept or makes its own.
     auto one = std::async(std::launch::async, [c = ctx, &large, &frames_route] () mutable { return eng::decompress_zstd(c, large, frames_route).bytes; });
     auto two = std::async(std::launch::async, [c = ctx, &small, &frames_route] () mutable { return eng::decompress_zstd(c, small, frames_route).bytes; });

@@ -287,6 +287,7 @@ struct zstd_route_kept {
     // buffers were freed while the next one ran would stall the pipeline.
     std::array<zstd_route_buffer_set, zstd_groups_in_flight> sets;
     std::optional<util::worker_pool> walkers; // made at the first group that walks on several threads
+    unsigned walkers_for = 0;                 // the thread count `walkers` was made for (it may hold fewer)
 
     zstd_route_kept(runtime::context& ctx, bool profiling_queues)
         : profiling(profiling_queues), up(make_queue(ctx, profiling_queues)), down(make_queue(ctx, profiling_queues)),
@@ -298,6 +299,29 @@ struct zstd_route_kept {
         });
     }
 };
+
+// A kept set whose input or output buffer is smaller than this call's largest group needs would
+// be replaced while the call runs, its old buffers held until the call ends (they cannot be freed
+// while groups run): the call's peak would hold both. Such sets are freed before the call starts,
+// while nothing of this route runs on the device, so that a call needs no more memory for what
+// an earlier one kept.
+inline void zstd_route_drop_small_sets(const format::zstd_file& file, std::span<const zstd_frame_group> groups, zstd_route_kept& kept) {
+    std::uint64_t input = 0, output = 0;
+    for (const zstd_frame_group& g : groups) {
+        if (g.count == 0 || g.windowed) continue; // a window pass's buffers are its own
+        const std::uint64_t base = file.frames[g.first].offset;
+        std::uint64_t in = 0, out = 0;
+        for (std::size_t i = g.first; i < g.first + g.count; ++i) {
+            in = std::max(in, file.frames[i].offset + file.frames[i].size - base);
+            out += file.frames[i].output_capacity;
+        }
+        input = std::max(input, in), output = std::max(output, out);
+    }
+    for (zstd_route_buffer_set& set : kept.sets) {
+        const auto small = [](const boost::compute::buffer& b, std::uint64_t need) { return b.get() != nullptr && b.size() < need; };
+        if (small(set.input, input) || small(set.buffers.output, output)) set = {};
+    }
+}
 
 inline bool zstd_route_keeps(const runtime::device_info& device, const zstd_route_kept& kept) {
     std::uint64_t bytes = 0;
@@ -334,6 +358,7 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
     // The queues, buffer sets and walk threads of an earlier call on this context, else new ones.
     std::shared_ptr<zstd_route_kept> kept = ctx.take_kept<zstd_route_kept>();
     if (!kept || kept->profiling != options.timeline) kept = std::make_shared<zstd_route_kept>(ctx, options.timeline);
+    else zstd_route_drop_small_sets(file, groups, *kept);
     bcm::command_queue &up = kept->up, &down = kept->down;
     auto& program_queues = kept->program_queues;
     auto& sets = kept->sets;
@@ -439,9 +464,9 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             const double t0 = clock();
             // The FSE tables are built on the device (compression.zstd.fse_tables) from their
             // descriptions: building them was most of the walk's time, and their words most of the upload.
-            if (threads > 1 && (!walkers || walkers->threads() != threads)) walkers.emplace(threads);
+            if (threads > 1 && (!walkers || kept->walkers_for != threads)) walkers.emplace(threads), kept->walkers_for = threads;
             format::zstd_plan_options plan{threads, format::zstd_default_max_plan_bytes, true};
-            plan.pool = walkers ? &*walkers : nullptr;
+            plan.pool = threads > 1 && walkers ? &*walkers : nullptr; // a kept pool, never for a one-thread call
             f->sections = format::plan_zstd_sections(data, file, which, plan);
             const double t1 = clock();
             run.host_seconds += t1 - t0;
