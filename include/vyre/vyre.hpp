@@ -125,6 +125,7 @@
 
 // engines
 #include <vyre/engine/dataflow.hpp>
+#include <vyre/engine/dataflow_plan.hpp>
 #include <vyre/engine/deflate_decompress.hpp>
 #include <vyre/engine/image_flatten.hpp>
 #include <vyre/engine/lz4_decompress.hpp>
