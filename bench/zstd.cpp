@@ -12,8 +12,10 @@
 // each row say which path the frames took (device / hybrid / host / split), how much was
 // dispatched and uploaded, and where the time went.
 //   bench_zstd [PATH] [--mib N] [--runs N] [--threads N] [--level L] [--cases frames64k,frames1m,single,rawrle]
-//              [--routes automatic,hybrid,host,device,device:frames,device:blocks] [--timeline] [--release-kept]
-// --routes: the routes measured on each case (default automatic,hybrid). The automatic route's
+//              [--routes automatic,hybrid,host,device,device:frames,device:blocks,device@SHARE] [--timeline] [--release-kept]
+// --routes: the routes measured on each case (default automatic,hybrid). A route named with
+// @SHARE sets engine::zstd_options::host_share: into host memory, the host's cores decode that
+// share of the output (the last frames) beside the device (device@0.3, automatic@0). The automatic route's
 // figures keep the series names "vyre hybrid -> host" / "-> device" (bench/report.py's targets);
 // the others are suffixed " (route NAME)". device takes its program as engine::zstd_options does
 // (automatic); device:frames and device:blocks force compression.zstd.frames or
@@ -76,21 +78,36 @@ namespace {
 struct route_choice {
     eng::zstd_route route = eng::zstd_route::automatic;
     eng::zstd_device_program program = eng::zstd_device_program::automatic;
+    std::optional<double> host_share; // engine::zstd_options::host_share
     bool operator==(const route_choice&) const = default;
     std::string name() const {
+        char share[32] = "";
+        if (host_share) std::snprintf(share, sizeof share, "@%g", *host_share);
         return std::string(eng::zstd_route_name(route)) +
-               (program == eng::zstd_device_program::automatic ? "" : std::string(":") + eng::zstd_device_program_name(program));
+               (program == eng::zstd_device_program::automatic ? "" : std::string(":") + eng::zstd_device_program_name(program)) + share;
     }
 };
 
-std::optional<route_choice> route_from_name(const std::string& name) {
+std::optional<route_choice> route_from_name(std::string name) {
+    route_choice c;
+    if (const std::size_t at = name.find('@'); at != std::string::npos) {
+        try {
+            c.host_share = std::stod(name.substr(at + 1));
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+        if (!(*c.host_share >= 0 && *c.host_share < 1)) return std::nullopt;
+        name = name.substr(0, at);
+    }
     const std::size_t colon = name.find(':');
     const auto r = eng::zstd_route_from_name(name.substr(0, colon));
     if (!r) return std::nullopt;
-    if (colon == std::string::npos) return route_choice{*r};
+    c.route = *r;
+    if (colon == std::string::npos) return c;
     const auto p = eng::zstd_device_program_from_name(name.substr(colon + 1));
     if (!p || *r != eng::zstd_route::device) return std::nullopt;
-    return route_choice{*r, *p};
+    c.program = *p;
+    return c;
 }
 
 struct settings {
@@ -101,7 +118,7 @@ struct settings {
     unsigned threads = std::max(1u, std::thread::hardware_concurrency());
     std::uint64_t frames_per_dispatch = 0; // engine::zstd_options' (0: its default)
     std::vector<std::string> cases = {"frames64k", "frames1m", "single", "rawrle"};
-    std::vector<route_choice> routes = {{eng::zstd_route::automatic}, {eng::zstd_route::hybrid}};
+    std::vector<route_choice> routes = {{eng::zstd_route::automatic, {}, {}}, {eng::zstd_route::hybrid, {}, {}}};
     // Kernel-only figures of other program shapes on the raw/RLE case: "reference" (the seed's
     // one block per invocation) or WORKGROUPxUNROLLxSLICE of the cooperative program.
     std::vector<std::string> shapes;
@@ -312,6 +329,8 @@ void print_timelines(rt::context& ctx, std::span<const std::uint8_t> in, eng::zs
             }
             std::printf("\n");
         }
+        if (report->shared_frames != 0)
+            std::printf("#   %5s %7zu the host's cores, libzstd: %7.2f-%-7.2f\n", "host", report->shared_frames, report->shared[0], report->shared[1]);
     }
 }
 
@@ -324,7 +343,7 @@ std::vector<std::string> split(const std::string& s) {
 
 void usage() {
     std::fprintf(stderr, "usage: bench_zstd [PATH (/usr/share)] [--mib N (256)] [--runs N (rounds, 7)] [--threads N (all cores)]\n"
-                         "       [--level L (3)] [--frames-per-dispatch N (the route's default)] [--cases frames64k,frames1m,single,rawrle] [--routes automatic,hybrid,host,device,device:frames,device:blocks (automatic,hybrid)] [--timeline] [--release-kept]\n"
+                         "       [--level L (3)] [--frames-per-dispatch N (the route's default)] [--cases frames64k,frames1m,single,rawrle] [--routes automatic,hybrid,host,device,device:frames,device:blocks,device@SHARE (automatic,hybrid)] [--timeline] [--release-kept]\n"
                          "       [--shapes reference,256x8x16384,... (kernel-only figures of program shapes, raw/RLE case)]\n");
     std::exit(2);
 }
@@ -438,6 +457,7 @@ int main(int argc, char** argv) {
             eng::zstd_options options;
             options.route = route.route;
             options.device_program = route.program;
+            options.host_share = route.host_share;
             options.threads = s.threads; // as many host threads as libzstd's figure had
             options.frames_per_dispatch = s.frames_per_dispatch;
             return options;
@@ -536,7 +556,7 @@ int main(int argc, char** argv) {
                         range(x.device_ratio).c_str(), x.host_ratio.size());
             // The automatic route keeps the series names the report's targets look for.
             const std::string suffix =
-                route == eng::zstd_route::automatic ? "" : std::string(" (route ") + choice.name() + ")";
+                route == eng::zstd_route::automatic && !choice.host_share ? "" : std::string(" (route ") + choice.name() + ")";
             emit_row("vyre hybrid -> host" + suffix, "e2e GB/s", host);
             emit_row("vyre hybrid -> device" + suffix, "e2e GB/s", dev);
             emit_row("vyre hybrid -> host" + suffix, "paired ratio to libzstd", host_ratio);
@@ -550,6 +570,11 @@ int main(int argc, char** argv) {
                             double(rp->device_input_bytes) / double(1 << 20), rp->device_seconds * 1e3, rp->host_seconds * 1e3,
                             rp->wait_seconds * 1e3, rp->transfers, rp->batches, rp->block_batches, rp->resolve_rounds,
                             rp->device_hashed_frames);
+            if (x.report.shared_frames != 0)
+                std::printf("#   ours->host   last run: the host's cores decoded the last %zu frames (%.1f%% of the output) from %.2f to %.2f ms "
+                            "of the device pass's %.2f\n",
+                            x.report.shared_frames, 100.0 * double(x.report.split.cpu_bytes) / double(n), x.report.shared[0],
+                            x.report.shared[1], x.report.device_seconds * 1e3);
             if (s.timeline) print_timelines(ctx, in, options_for(choice), pin_out.span());
             std::fflush(stdout);
         }

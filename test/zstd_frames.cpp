@@ -23,6 +23,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -829,6 +830,129 @@ VYRE_DEVICE_TEST(device_route_names_the_failing_block) {
     }
 }
 
+// Into host memory the host's cores may take the file's last frames beside the device
+// (zstd_options::host_share, engine/detail/zstd_shared_frames.hpp): the same bytes, with each
+// program and over several groups; the report names the host's frames; an error in a frame of
+// either side is the one the device route alone gives; a share outside [0, 1) is refused; into
+// device memory nothing is shared.
+VYRE_DEVICE_TEST(device_route_shares_its_last_frames_with_the_host) {
+    const bytes src = mixed_source(1u << 20, 14);
+    const bytes zst = compress_frames(src, 32768, 3);
+    const fmt::zstd_file parsed = fmt::parse_zstd(zst);
+    BOOST_REQUIRE(parsed.frames.size() > 8u);
+    for (const auto program : {eng::zstd_device_program::frames, eng::zstd_device_program::blocks}) {
+        for (const std::uint64_t batch : {std::uint64_t{64} << 20, std::uint64_t{100000}}) {
+            for (const double share : {0.0, 0.3, 0.9}) {
+                BOOST_TEST_CONTEXT("program " << eng::zstd_device_program_name(program) << ", batch " << batch << ", share " << share) {
+                    eng::zstd_options o = device_route(batch, program);
+                    o.host_share = share;
+                    const auto r = eng::decompress_zstd(dev.ctx(), zst, o);
+                    BOOST_TEST((r.bytes == src));
+                    const std::size_t first = eng::detail::zstd_first_shared_frame(parsed, share);
+                    BOOST_TEST(r.report.shared_frames == parsed.frames.size() - first);
+                    BOOST_TEST(r.report.paths.host == r.report.shared_frames);
+                    BOOST_TEST(r.report.paths.device == first);
+                    BOOST_TEST(r.report.split.cpu_bytes <= static_cast<std::uint64_t>(share * static_cast<double>(src.size())) + 1);
+                    for (std::size_t i = 0; i < parsed.frames.size(); ++i)
+                        BOOST_TEST((r.report.frame_path[i] == (i < first ? eng::zstd_frame_path::device : eng::zstd_frame_path::host)));
+                    if (share > 0) {
+                        BOOST_TEST(r.report.shared_frames > 0u);
+                        BOOST_TEST(r.report.shared[1] >= r.report.shared[0]);
+                    }
+                    const auto d = eng::decompress_zstd_to_device(dev.ctx(), zst, o);
+                    BOOST_TEST(d.report.shared_frames == 0u);
+                    bytes back(d.output_bytes);
+                    rt::read(dev.ctx(), d.output, back.data(), back.size());
+                    BOOST_TEST((back == src));
+                }
+            }
+        }
+    }
+    // A wrong checksum in the first frame (the device's) or the last (the host's): the error the
+    // route gives without sharing.
+    for (const std::size_t frame : {std::size_t{0}, parsed.frames.size() - 1}) {
+        bytes wrong = zst;
+        wrong[parsed.frames[frame].checksum_offset + 1] ^= 0x10;
+        std::string alone, shared;
+        std::uint64_t alone_at = 0, shared_at = 1;
+        try {
+            eng::decompress_zstd(dev.ctx(), wrong, device_route());
+        } catch (const vyre::format_error& e) {
+            alone = e.what(), alone_at = e.offset();
+        }
+        eng::zstd_options o = device_route();
+        o.host_share = 0.5;
+        try {
+            eng::decompress_zstd(dev.ctx(), wrong, o);
+        } catch (const vyre::format_error& e) {
+            shared = e.what(), shared_at = e.offset();
+        }
+        BOOST_TEST_CONTEXT("frame " << frame) {
+            BOOST_TEST(alone.find("checksum") != std::string::npos);
+            BOOST_TEST(shared == alone);
+            BOOST_TEST(shared_at == alone_at);
+            BOOST_TEST(shared_at == parsed.frames[frame].checksum_offset);
+        }
+    }
+    // A damaged frame's block in the host's part: refused with the frame's offset, as without sharing.
+    {
+        bytes damaged = zst;
+        const auto& f = parsed.frames.back();
+        damaged[f.blocks.front().header_offset] ^= 0x06; // the block's type bits
+        std::string alone, shared;
+        try {
+            eng::decompress_zstd(dev.ctx(), damaged, device_route());
+        } catch (const vyre::format_error& e) {
+            alone = e.what();
+        }
+        eng::zstd_options o = device_route();
+        o.host_share = 0.5;
+        try {
+            eng::decompress_zstd(dev.ctx(), damaged, o);
+        } catch (const vyre::format_error& e) {
+            shared = e.what();
+        }
+        BOOST_TEST(!alone.empty());
+        BOOST_TEST(!shared.empty());
+    }
+    for (const double bad : {1.0, -0.25, std::nan("")}) {
+        eng::zstd_options o = device_route();
+        o.host_share = bad;
+        try {
+            eng::decompress_zstd(dev.ctx(), zst, o);
+            BOOST_FAIL("host_share " << bad << " was accepted");
+        } catch (const vyre::error& e) {
+            BOOST_TEST(std::string(e.what()).find("host_share") != std::string::npos);
+        }
+    }
+}
+
+// Which frames the host takes: the last ones, whole, within the share; never a frame that would pass
+// it, never the first; on the automatic route only where the file has frames enough for every thread.
+BOOST_AUTO_TEST_CASE(the_host_takes_whole_last_frames_within_its_share) {
+    // Random bytes: every block raw, so each frame's slot is exactly its 100,000 bytes (a frame of
+    // several compressed blocks gets a block maximum's slot for each).
+    bytes src(400000);
+    std::mt19937_64 rng(15);
+    for (auto& b : src) b = static_cast<std::uint8_t>(rng());
+    const fmt::zstd_file four = fmt::parse_zstd(compress_frames(src, 100000, 3));
+    BOOST_REQUIRE(four.frames.size() == 4u);
+    for (const auto& f : four.frames) BOOST_REQUIRE(f.output_capacity == 100000u);
+    BOOST_TEST(eng::detail::zstd_first_shared_frame(four, 0.0) == 4u);
+    BOOST_TEST(eng::detail::zstd_first_shared_frame(four, 0.2) == 4u);
+    BOOST_TEST(eng::detail::zstd_first_shared_frame(four, 0.5) == 2u);
+    BOOST_TEST(eng::detail::zstd_first_shared_frame(four, 0.99) == 1u);
+    const fmt::zstd_file one = fmt::parse_zstd(compress_frames(src, src.size(), 3));
+    BOOST_TEST(eng::detail::zstd_first_shared_frame(one, 0.99) == 1u);
+    // Short frames (the frames program) share nothing; long ones (the blocks program) about 0.3 on
+    // 16 threads, less on fewer.
+    BOOST_TEST(eng::detail::zstd_estimated_host_share(16, false) == 0.0);
+    const double share = eng::detail::zstd_estimated_host_share(16, true);
+    BOOST_TEST(share > 0.25);
+    BOOST_TEST(share < 0.35);
+    BOOST_TEST(eng::detail::zstd_estimated_host_share(4, true) < share);
+}
+
 // The Zstandard project's conformance files (test/data/zstd-golden): every valid one decodes on
 // the device as the CPU oracle and (where it accepts the file) libzstd decode it, every error
 // file is refused.
@@ -1159,6 +1283,18 @@ BOOST_AUTO_TEST_CASE(the_automatic_route_takes_blocks_for_few_large_frames_on_gp
     rt::device_info small_device = gpu;
     small_device.max_allocation = 32u << 10;
     BOOST_TEST(!eng::detail::zstd_frames_pay(small_device, many, one_per_dispatch));
+    // Many long frames go there too (compression.zstd.blocks, the host's cores sharing the last
+    // frames into host memory): at least 8 per host thread, 256 KiB each on average.
+    eng::zstd_options two = o;
+    two.threads = 2;
+    BOOST_REQUIRE(long_frames.frames.size() >= 16u);
+    BOOST_TEST(eng::detail::zstd_long_frames_pay(gpu, long_frames, two));
+    BOOST_TEST(eng::detail::zstd_device_route_pays(gpu, long_frames, two, true));
+    BOOST_TEST(eng::detail::zstd_device_route_pays(gpu, long_frames, two, false));
+    BOOST_TEST(!eng::detail::zstd_long_frames_pay(gpu, long_frames, o)); // 16 threads want 128 frames
+    BOOST_TEST(!eng::detail::zstd_long_frames_pay(cpu, long_frames, two));
+    BOOST_TEST(!eng::detail::zstd_long_frames_pay(gpu, many, two)); // 64 KiB frames
+    BOOST_TEST(!eng::detail::zstd_long_frames_pay(small_device, long_frames, two));
 }
 
 // Sequence records are handed out within each block's maximum and each frame's capacity: a frame

@@ -36,7 +36,12 @@
 // fewer frames than the host has threads, of at least zstd_blocks_min_output bytes, whole to the
 // device route (detail::zstd_blocks_pay): libzstd decodes a frame on one thread, while
 // compression.zstd.blocks decodes every block of it at once. And it sends a file of many short
-// frames there too (detail::zstd_frames_pay), where a frame per subgroup beats libzstd on every core.
+// frames there too (detail::zstd_frames_pay), where a frame per subgroup beats libzstd on every core,
+// and a file of many long frames (detail::zstd_long_frames_pay, 1 MiB frames say), whose blocks
+// compression.zstd.blocks decodes at once. Into host memory the device route may share a file of
+// many frames with the host's cores: they decode its last frames with libzstd while the device
+// decodes the rest and reads it back (zstd_options::host_share; on the automatic route, for long
+// frames, a share measured to pay; engine/detail/zstd_shared_frames.hpp).
 //
 // Why automatic routes so. The device cannot decode a compressed block, so a frame that holds one
 // is decoded on the host whatever else it holds, and the frame API is the fastest host code for
@@ -128,8 +133,8 @@ inline zstd_report decompress_zstd_into(runtime::context& ctx, std::span<const s
                              std::to_string(parsed.staging_size));
     if (!parsed.frames.empty() && parsed.frames.back().offset + parsed.frames.back().size > file.size())
         throw error("decompress_zstd_into: the parsed frames extend past the " + std::to_string(file.size()) + "-byte file");
-    if (options.route == zstd_route::device || (options.route == zstd_route::automatic && (detail::zstd_blocks_pay(ctx.device(), parsed, options) || detail::zstd_frames_pay(ctx.device(), parsed, options)))) {
-        const auto run = detail::zstd_run_frames(ctx, file, parsed, options, staging, nullptr);
+    if (options.route == zstd_route::device || (options.route == zstd_route::automatic && detail::zstd_device_route_pays(ctx.device(), parsed, options, true))) {
+        const auto run = detail::zstd_run_frames(ctx, file, parsed, options, staging, nullptr, detail::zstd_shared_from(ctx, parsed, options));
         const auto& sizes = run.sizes;
         zstd_report report;
         detail::zstd_report_device_route(parsed, run, file.size(), report);
@@ -193,7 +198,7 @@ inline zstd_device_result decompress_zstd_to_device(runtime::context& ctx, std::
         return result;
     }
     auto device_staging = runtime::allocate(ctx, runtime::padded_bytes(parsed.staging_size));
-    if (options.route == zstd_route::device || (options.route == zstd_route::automatic && (detail::zstd_blocks_pay(ctx.device(), parsed, options, false) || detail::zstd_frames_pay(ctx.device(), parsed, options))))
+    if (options.route == zstd_route::device || (options.route == zstd_route::automatic && detail::zstd_device_route_pays(ctx.device(), parsed, options, false)))
         return detail::zstd_frames_to_device(ctx, file, parsed, options, scratch, device_staging);
     const auto plan = detail::make_zstd_plan(ctx, parsed, options, detail::zstd_target::device);
     std::unique_ptr<std::uint8_t[]> owned;

@@ -97,6 +97,13 @@ struct zstd_options {
     // The staging layout may ask for at most this much memory (hostile files regenerate up to
     // 32768 bytes per input byte): above it, resource_error before anything is allocated.
     std::uint64_t max_output_bytes = std::uint64_t{16} << 30;
+    // Into host memory, where the device route takes a file of many frames: the share of the
+    // output (the file's last frames, whole) that the host's cores decode with libzstd while the
+    // device decodes the rest, in [0, 1). The host's frames never cross the bus, and its cores
+    // are otherwise idle while the device's output comes back. Unset: 0 on the device route
+    // (every frame on the device); on the automatic route the share at which both sides are
+    // estimated to end together (detail::zstd_estimated_host_share).
+    std::optional<double> host_share;
     // Threads of the host pass; 0: all hardware threads.
     unsigned threads = 0;
     // Route device: record when each group's steps ran (zstd_report::timeline). Its queues then
@@ -151,6 +158,11 @@ struct zstd_report {
     // output ends in the packed result, for callers that decode many files as one (engine/unpack.hpp).
     std::vector<std::uint64_t> frame_bytes;
     std::vector<zstd_group_steps> timeline; // with zstd_options::timeline, route device
+    // Route device into host memory (zstd_options::host_share): the frames the host's cores
+    // decoded beside the device (counted in paths.host), and when they did, in milliseconds from
+    // the route's start.
+    std::size_t shared_frames = 0;
+    double shared[2]{};
 };
 
 struct zstd_result {

@@ -6,6 +6,7 @@
 
 #include <vyre/compression/zstd_entropy.hpp>
 #include <vyre/engine/detail/zstd_route_kept.hpp>
+#include <vyre/engine/detail/zstd_shared_frames.hpp>
 #include <vyre/engine/detail/zstd_window_pass.hpp>
 #include <vyre/engine/zstd_host.hpp>
 #include <vyre/engine/zstd_options.hpp>
@@ -47,9 +48,9 @@ inline constexpr std::uint64_t zstd_frames_per_compute_unit = 32;
 
 // Frames that take windows (zstd_frame_takes_windows) get a group each when `windows` allows
 // them (into host memory) and they fit (zstd_windows_fit); otherwise a frame too long for one
-// dispatch is refused.
+// dispatch is refused. Groups cover frames [0, end) (the rest are the host's: zstd_shared_frames.hpp).
 inline std::vector<zstd_frame_group> zstd_frame_groups(runtime::context& ctx, const format::zstd_file& file, const zstd_options& options,
-                                                       bool windows) {
+                                                       bool windows, std::size_t end = ~std::size_t{0}) {
     // Offsets are 32-bit words in the program; buffers are also bounded by the device.
     const std::uint64_t limit = std::min<std::uint64_t>(ctx.device().max_allocation, std::uint64_t{0xFFFFFFFFu} & ~std::uint64_t{3});
     const std::uint64_t batch = std::max<std::uint64_t>(options.batch_input_bytes, 1);
@@ -59,7 +60,7 @@ inline std::vector<zstd_frame_group> zstd_frame_groups(runtime::context& ctx, co
     std::vector<zstd_frame_group> groups;
     // The device holds a group's whole span of the file, skippable frames between its frames too.
     std::uint64_t first_offset = 0, out = 0;
-    for (std::size_t i = 0; i < file.frames.size(); ++i) {
+    for (std::size_t i = 0; i < std::min(end, file.frames.size()); ++i) {
         const auto& f = file.frames[i];
         if (windows && zstd_frame_takes_windows(ctx.device(), f, options) && zstd_windows_fit(ctx.device(), f, options)) {
             groups.push_back({i, 1, true}); // the next frame opens a group of its own
@@ -146,6 +147,53 @@ inline bool zstd_frames_pay(const runtime::device_info& device, const format::zs
     return std::any_of(file.frames.begin(), file.frames.end(), [](const format::zstd_frame& f) {
         return std::any_of(f.blocks.begin(), f.blocks.end(), [](const auto& b) { return b.type == format::zstd_block_type::compressed; });
     });
+}
+
+// The first of the frames the host's cores decode beside the device on the device route into host
+// memory (zstd_options::host_share): none on the device route unless a share is asked for; on the
+// automatic route the estimated share (zstd_estimated_host_share), the device's rate that of the
+// program the file's frames would take as one group, where the file has frames enough to keep every
+// host thread busy (zstd_shared_min_frames_per_thread each; libzstd decodes a frame on one thread).
+inline constexpr std::size_t zstd_shared_min_frames_per_thread = 8;
+
+inline std::size_t zstd_shared_from(runtime::context& ctx, const format::zstd_file& file, const zstd_options& options) {
+    if (options.host_share) return zstd_first_shared_frame(file, zstd_checked_host_share(*options.host_share));
+    const unsigned threads = util::thread_count(options.threads);
+    if (options.route != zstd_route::automatic || file.frames.size() < std::size_t{threads} * zstd_shared_min_frames_per_thread)
+        return file.frames.size();
+    const std::uint64_t enough = options.frames_per_dispatch != 0
+                                     ? options.frames_per_dispatch
+                                     : std::max<std::uint64_t>(ctx.device().compute_units, 1) * zstd_frames_per_compute_unit;
+    const bool blocks = zstd_group_takes_blocks(ctx.device(), file, 0, file.frames.size(), enough);
+    return zstd_first_shared_frame(file, zstd_estimated_host_share(threads, blocks));
+}
+
+// The automatic route's third exception: on a GPU, a file of many long frames with compressed
+// blocks (at least zstd_shared_min_frames_per_thread per host thread, zstd_blocks_min_frame_output
+// on average) goes to the device route, compression.zstd.blocks decoding its blocks at once and,
+// into host memory, the host's cores taking a share of its last frames (zstd_shared_from). On the
+// H200, 1,024 frames of 1 MiB: 22.5 to 24.4 GB/s into host memory and 23.6 to 26.1 into device
+// memory against libzstd's 14.3 to 16.6 on 16 threads (doc/ops/compression.zstd.frames.md).
+inline bool zstd_long_frames_pay(const runtime::device_info& device, const format::zstd_file& file, const zstd_options& options) {
+    if (device.is_cpu() || !device.is_gpu() || file.frames.empty()) return false;
+    const std::size_t threads = util::thread_count(options.threads);
+    if (file.frames.size() < threads * zstd_shared_min_frames_per_thread ||
+        file.staging_size < file.frames.size() * zstd_blocks_min_frame_output)
+        return false;
+    const std::uint64_t limit = std::min<std::uint64_t>(device.max_allocation, std::uint64_t{0xFFFFFFFFu} & ~std::uint64_t{3});
+    if (std::any_of(file.frames.begin(), file.frames.end(),
+                    [&](const format::zstd_frame& f) { return f.size > limit || f.output_capacity > limit; }))
+        return false;
+    return std::any_of(file.frames.begin(), file.frames.end(), [](const format::zstd_frame& f) {
+        return std::any_of(f.blocks.begin(), f.blocks.end(), [](const auto& b) { return b.type == format::zstd_block_type::compressed; });
+    });
+}
+
+// Whether the automatic route sends a file to the device route (the three exceptions above).
+inline bool zstd_device_route_pays(const runtime::device_info& device, const format::zstd_file& file, const zstd_options& options,
+                                   bool into_host) {
+    return zstd_blocks_pay(device, file, options, into_host) || zstd_frames_pay(device, file, options) ||
+           zstd_long_frames_pay(device, file, options);
 }
 
 // Where the device route hashes frames itself (bytes.xxh64): when every frame that carries a
@@ -243,6 +291,8 @@ struct zstd_frames_run {
     std::size_t block_dispatches = 0, resolve_rounds = 0; // through compression.zstd.blocks
     std::size_t windows = 0;                                // of which windows of long frames
     std::vector<std::size_t> host_frames; // frames libzstd decoded after their windows (zstd_windows_run::host_frame)
+    std::size_t shared_frames = 0;         // the file's last frames, decoded by the host's cores (zstd_shared_frames.hpp)
+    double shared[2]{};                    // when they were, ms from the run's start
     std::uint64_t uploaded = 0;
     std::size_t transfers = 0;
     std::size_t hashed_frames = 0; // checked by bytes.xxh64 on the device
@@ -271,16 +321,20 @@ inline void zstd_route_drop_small_sets(const format::zstd_file& file, std::span<
 // the groups before it run, come back and are checked. Into host memory (device_staging null) every frame's bytes land in
 // `staging` at its staging offset; into device memory they land in `device_staging` there, and
 // come back into `staging` only where a checksum needs them and the device does not hash them.
+// Into host memory, frames from `shared_from` on are the host's (zstd_shared_frames.hpp): its cores
+// decode them into `staging` once the first group is planned, beside the device's groups.
 inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const std::uint8_t> data, const format::zstd_file& file,
                                        const zstd_options& options, std::span<std::uint8_t> staging,
-                                       boost::compute::buffer* device_staging) {
+                                       boost::compute::buffer* device_staging, std::size_t shared_from = ~std::size_t{0}) {
     namespace c = compression;
     namespace bcm = boost::compute;
     const unsigned threads = util::thread_count(options.threads);
     zstd_frames_run run;
     run.sizes.assign(file.frames.size(), 0);
     std::vector<std::uint32_t> statuses(file.frames.size() * c::zstd_status_words, 0);
-    const auto groups = zstd_frame_groups(ctx, file, options, device_staging == nullptr);
+    if (device_staging != nullptr || shared_from == 0) shared_from = file.frames.size(); // the device keeps its first frame
+    shared_from = std::min(shared_from, file.frames.size());
+    const auto groups = zstd_frame_groups(ctx, file, options, device_staging == nullptr, shared_from);
     if (groups.empty()) return run;
     const std::uint64_t enough = options.frames_per_dispatch != 0
                                      ? options.frames_per_dispatch
@@ -331,6 +385,10 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
     };
     const auto clock = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
     const double start = clock();
+    // The host's frames start once the first group is planned: before, the walk has every core.
+    // Declared after everything the task reads, so that a failure below stops and waits for it first.
+    zstd_shared_frames_task shared;
+    const auto start_shared = [&] { shared.start(data, file, shared_from, staging, run.sizes, threads); };
     const auto finish = [&](std::size_t k) {
         if (!flight[k]) return; // a windowed frame: finished and checked as it ran
         const double t0 = clock();
@@ -356,6 +414,7 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
         for (std::size_t k = 0; k < groups.size(); ++k) {
             const auto& g = groups[k];
             if (g.windowed) {
+                start_shared();
                 while (checked < k) finish(checked++);
                 const zstd_windows_run w = zstd_run_windows(ctx, data, file, g.first, options, staging);
                 run.sizes[g.first] = w.size;
@@ -405,6 +464,7 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             format::zstd_plan_options plan{threads, format::zstd_default_max_plan_bytes, true};
             plan.pool = threads > 1 && walkers ? &*walkers : nullptr; // a kept pool, never for a one-thread call
             f->sections = format::plan_zstd_sections(data, file, which, plan);
+            start_shared();
             const double t1 = clock();
             run.host_seconds += t1 - t0;
             if (options.timeline) {
@@ -490,6 +550,13 @@ inline zstd_frames_run zstd_run_frames(runtime::context& ctx, std::span<const st
             if (options.timeline) run.timeline[k].enqueue[0] = (t2 - start) * 1e3, run.timeline[k].enqueue[1] = (clock() - start) * 1e3;
         }
         while (checked < groups.size()) finish(checked++);
+        start_shared(); // (no group at all)
+        shared.join();
+        if (shared.began() != 0) {
+            run.shared_frames = file.frames.size() - shared_from;
+            run.shared[0] = (shared.began() - start) * 1e3, run.shared[1] = (shared.ended() - start) * 1e3;
+            for (std::size_t i = shared_from; i < file.frames.size(); ++i) run.host_frames.push_back(i);
+        }
         run.seconds = clock() - start;
         if (options.timeline) zstd_place_device_steps(recorded, start, run.timeline);
     } catch (...) {
@@ -525,6 +592,8 @@ inline void zstd_report_device_route(const format::zstd_file& file, const zstd_f
     report.host_seconds = run.host_seconds;
     report.wait_seconds = run.wait_seconds;
     report.timeline = run.timeline;
+    report.shared_frames = run.shared_frames;
+    report.shared[0] = run.shared[0], report.shared[1] = run.shared[1];
     report.paths.device = file.frames.size();
     report.frame_path.assign(file.frames.size(), zstd_frame_path::device);
     report.frame_bytes.assign(sizes.begin(), sizes.end());
