@@ -103,6 +103,7 @@
 
 #include <vyre/engine/detail/zstd_frames_pass.hpp>
 #include <vyre/engine/detail/zstd_host_pass.hpp>
+#include <vyre/engine/detail/zstd_route_choice.hpp>
 #include <vyre/engine/zstd_options.hpp>
 #include <vyre/util/host_bytes.hpp>
 

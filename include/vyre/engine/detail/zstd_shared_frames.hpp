@@ -3,7 +3,8 @@
 // while the host's cores decode its last frames with libzstd straight into their staging slots.
 // Into host memory the route is bound by the read-back of its output over the bus, and the cores,
 // once they have walked the device's groups, only wait for it; every byte they decode is a byte
-// less to read back. Internal to engine/detail/zstd_frames_pass.hpp.
+// less to read back. Internal to engine/detail/zstd_frames_pass.hpp (the task) and
+// engine/detail/zstd_route_choice.hpp (the share).
 #pragma once
 
 #include <vyre/engine/zstd_host.hpp>
@@ -25,15 +26,13 @@
 namespace vyre::engine::detail {
 
 // The automatic route's share (zstd_options::host_share unset), measured on the H200 test machine
-// with 16 host threads on 1 GiB of the mixed corpus (doc/ops/compression.zstd.frames.md, "Frames
-// shared with the host's cores"). Files of many short frames (compression.zstd.frames) share
-// nothing: there the host's cores walk the device's groups, and libzstd beside them slowed both
-// sides (28 GB/s into host memory alone, 21 to 24 with a fifth to two fifths shared). Files of
-// long frames (compression.zstd.blocks, whose walk is done before the device starts) gained most
-// at a share of 0.3 (22.5 and 24.4 GB/s against 16.7 and 17.8 alone; 0.45 and 0.6 gained less).
-// The estimate gives each side its share of two rates, the device route's into pinned host memory
-// and libzstd's per host thread beside it, the latter fitted so that 16 threads give that 0.3:
-// fewer threads take less.
+// with 16 host threads (doc/ops/compression.zstd.frames.md, Pipeline: "Frames shared with the
+// host's cores"). Files of many short frames (compression.zstd.frames) share nothing: there the
+// host's cores walk the device's groups, and libzstd beside them slowed both sides at every share
+// tried. Files of long frames (compression.zstd.blocks, whose walk is done before the device
+// starts) gained at a share of 0.3, less at 0.45 and 0.6. The estimate gives each side its share
+// of two rates, the device route's into pinned host memory and libzstd's per host thread beside
+// it, the latter fitted so that 16 threads give that 0.3: fewer threads take less.
 inline constexpr double zstd_blocks_into_host_bytes_per_second = 17e9;
 inline constexpr double zstd_host_thread_beside_device_bytes_per_second = 0.455e9;
 
