@@ -852,6 +852,9 @@ VYRE_DEVICE_TEST(device_route_shares_its_last_frames_with_the_host) {
                     BOOST_TEST(r.report.shared_frames == parsed.frames.size() - first);
                     BOOST_TEST(r.report.paths.host == r.report.shared_frames);
                     BOOST_TEST(r.report.paths.device == first);
+                    std::size_t device_blocks = 0;
+                    for (std::size_t i = 0; i < first; ++i) device_blocks += parsed.frames[i].blocks.size();
+                    BOOST_TEST(r.report.dispatched_blocks == device_blocks);
                     BOOST_TEST(r.report.split.cpu_bytes <= static_cast<std::uint64_t>(share * static_cast<double>(src.size())) + 1);
                     for (std::size_t i = 0; i < parsed.frames.size(); ++i)
                         BOOST_TEST((r.report.frame_path[i] == (i < first ? eng::zstd_frame_path::device : eng::zstd_frame_path::host)));

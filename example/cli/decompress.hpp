@@ -43,6 +43,7 @@ struct decompress_settings {
     std::string route = "automatic"; // Zstandard and gzip, each reads it as its own routes ("auto": automatic)
     vyre::engine::zstd_device_program zstd_program = vyre::engine::zstd_device_program::automatic;
     std::uint64_t zstd_window = 0; // zstd_options::window_bytes
+    std::optional<double> zstd_host_share; // zstd_options::host_share
     bool cpu = false;
     // The input is under --host-below and the route automatic: every automatic route takes the
     // host, and the device is not started (as vyre unpack does for small inputs).
@@ -161,6 +162,7 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
     options.route = s.small ? vyre::engine::zstd_route::host : *route;
     options.device_program = s.zstd_program;
     options.window_bytes = s.zstd_window;
+    options.host_share = s.zstd_host_share;
     // The host route never asks for the device; the others wait for it where they need it.
     vyre::runtime::context& ctx = device.lazy();
     // Into util::host_bytes: a large output is neither zero-filled first nor faulted in by one thread.
@@ -184,6 +186,8 @@ inline decoded decode_zstd(std::span<const std::uint8_t> file, const decompress_
                                                         ? " (" + std::to_string(r.report.frame_windows) + " window(s) of long frames)"
                                                         : std::string()) +
                                                    ", " + std::to_string(r.report.resolve_rounds) + " resolve round(s)"
+                                             : std::string()) +
+                (r.report.shared_frames != 0 ? "; the host's cores took the last " + std::to_string(r.report.shared_frames) + " frames"
                                              : std::string()) +
                 "): " +
                 split(r.report.split, "GPU", "CPU",
@@ -308,7 +312,8 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "route", po::value<std::string>()->default_value("automatic"),
         "Zstandard: which frames go where. automatic: frames with a compressed block decoded whole on the host "
         "(libzstd's frame API), the others made on the device, except on a GPU a file of fewer frames than the host has "
-        "threads and at least 16 MiB (compression.zstd.blocks) or of many frames of up to 64 KiB (compression.zstd.frames), which goes whole to the device; hybrid: every block to the device, which writes the "
+        "threads and at least 16 MiB (compression.zstd.blocks), of many frames of up to 64 KiB (compression.zstd.frames) or of many "
+        "long frames (compression.zstd.blocks, the host's cores decoding the last of them beside the device), which goes whole to the device; hybrid: every block to the device, which writes the "
         "raw/RLE blocks, compressed blocks on the host with libzstd's block API (the seed's design); host: every frame "
         "on the host; device: every frame regenerated whole on the device, compressed blocks included "
         "(compression.zstd.frames). gzip: device: every member's stream on the device; host: libdeflate on every core; automatic "
@@ -322,6 +327,9 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "zstd-window", po::value<std::uint64_t>()->default_value(0),
         "Zstandard on the device into host memory: decode every frame longer than BYTES a window of BYTES of output at a "
         "time (each window reading the end of the one before); 0: 256 MiB")(
+        "zstd-host-share", po::value<double>(),
+        "Zstandard on the device route: the share of the output, in [0, 1), whose frames (the file's last) the host's cores "
+        "decode with libzstd beside the device (default: none with --route device; with automatic, 0.3 on 16 threads for long frames)")(
         "cpu", "decode on the host instead (reference decoder, liblz4 for linked blocks; gzip: libdeflate)")(
         "host-below", po::value<std::string>()->default_value("64M"),
         "with the automatic route, a file smaller than this is decoded on the host cores (libzstd, liblz4, libdeflate) "
@@ -335,7 +343,7 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
     po::positional_options_description positional;
     positional.add("file", 1);
     po::variables_map vm;
-    if (!parse("decompress", "FILE [-o OUT] [--variant reference|fast|automatic] [--route automatic|hybrid|device|host] [--zstd-program automatic|frames|blocks] [--zstd-window BYTES] [--host-below SIZE] [--cpu] [--force] [--pages [--max-output BYTES]]", options, args, vm,
+    if (!parse("decompress", "FILE [-o OUT] [--variant reference|fast|automatic] [--route automatic|hybrid|device|host] [--zstd-program automatic|frames|blocks] [--zstd-window BYTES] [--zstd-host-share S] [--host-below SIZE] [--cpu] [--force] [--pages [--max-output BYTES]]", options, args, vm,
                &positional))
         return 0;
     if (!vm.count("file")) throw po::error("give the file to decompress");
@@ -350,6 +358,11 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
     if (!zstd_program) throw po::error("--zstd-program must be automatic, frames or blocks, not \"" + program + "\"");
     settings.zstd_program = *zstd_program;
     settings.zstd_window = vm["zstd-window"].as<std::uint64_t>();
+    if (vm.count("zstd-host-share")) {
+        const double share = vm["zstd-host-share"].as<double>();
+        if (!(share >= 0 && share < 1)) throw po::error("--zstd-host-share must lie in [0, 1), not " + std::to_string(share));
+        settings.zstd_host_share = share;
+    }
     settings.route = vm["route"].as<std::string>(); // each format's decoder reads it as its own routes
     if (settings.route != "auto" && !vyre::engine::zstd_route_from_name(settings.route) &&
         !vyre::engine::deflate_route_from_name(settings.route))

@@ -499,6 +499,8 @@ inline void zstd_report_device_route(const format::zstd_file& file, const zstd_f
     report.timeline = run.timeline;
     report.shared_frames = run.shared_frames;
     report.shared[0] = run.shared[0], report.shared[1] = run.shared[1];
+    for (std::size_t i = file.frames.size() - run.shared_frames; i < file.frames.size(); ++i)
+        report.dispatched_blocks -= file.frames[i].blocks.size(); // the host's frames never went to the device
     report.paths.device = file.frames.size();
     report.frame_path.assign(file.frames.size(), zstd_frame_path::device);
     report.frame_bytes.assign(sizes.begin(), sizes.end());
