@@ -10,6 +10,7 @@
 #include <vyre/engine/zstd_host.hpp>
 #include <vyre/error.hpp>
 #include <vyre/format/zstd_frame.hpp>
+#include <vyre/format/zstd_sections.hpp>
 #include <vyre/util/parallel.hpp>
 
 #include <algorithm>
@@ -64,9 +65,11 @@ inline std::size_t zstd_first_shared_frame(const format::zstd_file& file, double
 }
 
 // The host's frames [first, frames.size()), decoded on a thread of their own (which runs them on
-// `threads` threads) while the caller drives the device. Each frame goes through libzstd's frame
-// API into its staging slot, which checks its content size and checksum; sizes[i] gets frame i's
-// decoded size. join() waits and rethrows the first error; a task destroyed unjoined (the device
+// `threads` threads) while the caller drives the device. Each frame is first walked as the device's
+// frames are (format::plan_zstd_sections, its tables described, not built), so that what the walk
+// refuses (reserved bits, malformed headers and table descriptions) is refused in the same words
+// whichever side a frame falls on; then libzstd's frame API decodes it into its staging slot,
+// checking its content size and checksum; sizes[i] gets frame i's decoded size. join() waits and rethrows the first error; a task destroyed unjoined (the device
 // route failed) stops at the next frame and is waited for, so nothing writes into staging after.
 class zstd_shared_frames_task {
 public:
@@ -86,8 +89,12 @@ public:
             };
             try {
                 util::parallel_chunks<state>(file.frames.size() - first, threads, 1, [&](std::size_t b, std::size_t e, state& s) {
-                    for (std::size_t k = b; k < e && !stop.stop_requested(); ++k)
-                        sizes[first + k] = zstd_decode_frame(s.dctx.get(), data, file.frames[first + k], staging).size;
+                    for (std::size_t k = b; k < e && !stop.stop_requested(); ++k) {
+                        const std::size_t frame = first + k;
+                        format::plan_zstd_sections(data, file, std::span<const std::size_t>(&frame, 1),
+                                                   format::zstd_plan_options{1, format::zstd_default_max_plan_bytes, true});
+                        sizes[frame] = zstd_decode_frame(s.dctx.get(), data, file.frames[frame], staging).size;
+                    }
                 });
             } catch (...) {
                 failure_ = std::current_exception();
