@@ -28,6 +28,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <iterator>
 #include <numeric>
@@ -998,19 +999,29 @@ BOOST_AUTO_TEST_CASE(the_host_takes_whole_last_frames_within_its_share) {
     BOOST_TEST(eng::detail::zstd_estimated_host_share(4, true) < share);
 }
 
-// The Zstandard project's conformance files (test/data/zstd-golden): every valid one decodes on
-// the device as the CPU oracle and (where it accepts the file) libzstd decode it, every error
-// file is refused.
-VYRE_DEVICE_TEST(device_route_on_the_conformance_files) {
-    const std::filesystem::path root = std::filesystem::path(VYRE_SOURCE_DIR) / "test" / "data" / "zstd-golden";
-    const auto read = [](const std::filesystem::path& p) {
-        std::ifstream in(p, std::ios::binary);
-        return bytes(std::istreambuf_iterator<char>(in), {});
-    };
+// The Zstandard project's conformance files (test/data/zstd-golden), `valid/` and `errors/`.
+std::vector<std::pair<std::string, bytes>> golden_files(const char* which) {
+    const std::filesystem::path root = std::filesystem::path(VYRE_SOURCE_DIR) / "test" / "data" / "zstd-golden" / which;
+    std::vector<std::pair<std::string, bytes>> files;
+    for (const auto& e : std::filesystem::directory_iterator(root)) {
+        std::ifstream in(e.path(), std::ios::binary);
+        files.emplace_back(e.path().filename().string(), bytes(std::istreambuf_iterator<char>(in), {}));
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+// Error files that libzstd 1.5.4 accepts and where no host route can see the error without
+// decoding every sequence (format/zstd_frame_checks.hpp): a match offset of 0.
+bool host_routes_follow_libzstd(const std::string& name) { return name == "off0.bin.zst"; }
+
+// Every valid file decodes on the device as the CPU oracle and (where it accepts the file) libzstd
+// decode it; every error file is refused. Then every route, into host and device memory, gives
+// the device route's answer: the same bytes, or a format_error.
+VYRE_DEVICE_TEST(every_route_on_the_conformance_files) {
     int valid = 0, errors = 0;
-    for (const auto& e : std::filesystem::directory_iterator(root / "valid")) {
-        BOOST_TEST_CONTEXT(e.path().filename()) {
-            const bytes zst = read(e.path());
+    for (const auto& [name, zst] : golden_files("valid")) {
+        BOOST_TEST_CONTEXT(name) {
             const planned p = plan(zst);
             const decoded want = run_reference(zst, p.sections);
             BOOST_REQUIRE(all_succeeded(want));
@@ -1018,24 +1029,126 @@ VYRE_DEVICE_TEST(device_route_on_the_conformance_files) {
             bytes lib(content.size() + 1);
             const std::size_t n = ZSTD_decompress(lib.data(), lib.size(), zst.data(), zst.size());
             if (!ZSTD_isError(n)) BOOST_TEST((bytes(lib.begin(), lib.begin() + static_cast<std::ptrdiff_t>(n)) == content));
-            else BOOST_TEST_MESSAGE(e.path().filename() << ": libzstd " << ZSTD_versionString() << " refuses it: " << ZSTD_getErrorName(n));
+            else BOOST_TEST_MESSAGE(name << ": libzstd " << ZSTD_versionString() << " refuses it: " << ZSTD_getErrorName(n));
             check_device_route(dev.ctx(), zst, content);
+            for (const auto route : {eng::zstd_route::automatic, eng::zstd_route::hybrid, eng::zstd_route::host}) {
+                BOOST_TEST_CONTEXT("route " << eng::zstd_route_name(route)) {
+                    eng::zstd_options o;
+                    o.route = route;
+                    BOOST_TEST((eng::decompress_zstd(dev.ctx(), zst, o).bytes == content));
+                    const auto d = eng::decompress_zstd_to_device(dev.ctx(), zst, o);
+                    BOOST_REQUIRE(d.output_bytes == content.size());
+                    bytes back(content.size());
+                    if (!back.empty()) rt::read(dev.ctx(), d.output, back.data(), back.size());
+                    BOOST_TEST((back == content));
+                }
+            }
             ++valid;
         }
     }
-    for (const auto& e : std::filesystem::directory_iterator(root / "errors")) {
-        BOOST_TEST_CONTEXT(e.path().filename()) {
+    for (const auto& [name, zst] : golden_files("errors")) {
+        BOOST_TEST_CONTEXT(name) {
             for (const auto program : {eng::zstd_device_program::frames, eng::zstd_device_program::blocks}) {
-                BOOST_CHECK_THROW(eng::decompress_zstd(dev.ctx(), read(e.path()), device_route(std::uint64_t{64} << 20, program)),
+                BOOST_CHECK_THROW(eng::decompress_zstd(dev.ctx(), zst, device_route(std::uint64_t{64} << 20, program)), vyre::format_error);
+                BOOST_CHECK_THROW(eng::decompress_zstd_to_device(dev.ctx(), zst, device_route(std::uint64_t{64} << 20, program)),
                                   vyre::format_error);
-                BOOST_CHECK_THROW(eng::decompress_zstd_to_device(dev.ctx(), read(e.path()), device_route(std::uint64_t{64} << 20, program)),
-                                  vyre::format_error);
+            }
+            for (const auto route : {eng::zstd_route::automatic, eng::zstd_route::hybrid, eng::zstd_route::host}) {
+                BOOST_TEST_CONTEXT("route " << eng::zstd_route_name(route)) {
+                    eng::zstd_options o;
+                    o.route = route;
+                    if (host_routes_follow_libzstd(name)) {
+                        // libzstd's answer: its bytes (1.5.4 takes the offset of 0 as 1), or a refusal (1.5.6 on).
+                        bytes lib(1 << 20);
+                        const std::size_t n = ZSTD_decompress(lib.data(), lib.size(), zst.data(), zst.size());
+                        if (ZSTD_isError(n)) {
+                            BOOST_CHECK_THROW(eng::decompress_zstd(dev.ctx(), zst, o), vyre::format_error);
+                        } else {
+                            lib.resize(n);
+                            BOOST_TEST((eng::decompress_zstd(dev.ctx(), zst, o).bytes == lib));
+                        }
+                        continue;
+                    }
+                    BOOST_CHECK_THROW(eng::decompress_zstd(dev.ctx(), zst, o), vyre::format_error);
+                    BOOST_CHECK_THROW(eng::decompress_zstd_to_device(dev.ctx(), zst, o), vyre::format_error);
+                }
             }
             ++errors;
         }
     }
     BOOST_TEST(valid == 4);
     BOOST_TEST(errors == 3);
+}
+
+// The host's own ways to decode a frame, without a device: the whole-file host pipeline
+// (decompress_zstd_host: the block path), libzstd's frame API (zstd_decode_frame) and its
+// streaming API (zstd_decode_growing, behind ZIP entries and unproven layouts). Each gives the
+// CPU oracle's bytes on the valid files, libzstd 1.5.4's refusal of zeroSeq_2B.zst included, and
+// refuses the error files that the device route's walk refuses, in the walk's words.
+BOOST_AUTO_TEST_CASE(host_paths_on_the_conformance_files) {
+    const auto growing = [](const bytes& zst) {
+        bytes out;
+        eng::zstd_decode_growing(zst, out, std::uint64_t{1} << 30, "zstd", 0, [] { return vyre::resource_error("over the limit"); });
+        return out;
+    };
+    const auto by_frames = [](const bytes& zst) {
+        const fmt::zstd_file file = fmt::parse_zstd(zst);
+        bytes staging(file.staging_size), out;
+        const auto dctx = eng::detail::zstd_make_frame_dctx();
+        for (const auto& f : file.frames) {
+            const std::uint64_t n = eng::detail::zstd_decode_frame(dctx.get(), zst, f, staging).size;
+            out.insert(out.end(), staging.begin() + static_cast<std::ptrdiff_t>(f.output_offset),
+                       staging.begin() + static_cast<std::ptrdiff_t>(f.output_offset + n));
+        }
+        return out;
+    };
+    for (const auto& [name, zst] : golden_files("valid")) {
+        BOOST_TEST_CONTEXT(name) {
+            const planned p = plan(zst);
+            const bytes content = packed(run_reference(zst, p.sections), p.sections);
+            BOOST_TEST((eng::decompress_zstd_host(zst).output == content));
+            BOOST_TEST((growing(zst) == content));
+            BOOST_TEST((by_frames(zst) == content));
+        }
+    }
+    for (const auto& [name, zst] : golden_files("errors")) {
+        BOOST_TEST_CONTEXT(name) {
+            if (host_routes_follow_libzstd(name)) {
+                // What libzstd 1.5.4 makes of it (an offset of 0 taken as 1) or, from 1.5.6 on, its refusal.
+                bytes lib(1 << 20);
+                const std::size_t n = ZSTD_decompress(lib.data(), lib.size(), zst.data(), zst.size());
+                if (ZSTD_isError(n)) {
+                    BOOST_CHECK_THROW(eng::decompress_zstd_host(zst), vyre::format_error);
+                } else {
+                    lib.resize(n);
+                    BOOST_TEST((eng::decompress_zstd_host(zst).output == lib));
+                    BOOST_TEST((growing(zst) == lib));
+                }
+                continue;
+            }
+            std::string walk;
+            try {
+                (void)plan(zst);
+            } catch (const vyre::format_error& e) {
+                walk = e.what();
+            }
+            BOOST_REQUIRE(!walk.empty());
+            for (const auto& [how, run] : std::initializer_list<std::pair<const char*, std::function<void()>>>{
+                     {"decompress_zstd_host", [&] { (void)eng::decompress_zstd_host(zst); }},
+                     {"zstd_decode_frame", [&] { (void)by_frames(zst); }},
+                     {"zstd_decode_growing", [&] { (void)growing(zst); }}}) {
+                BOOST_TEST_CONTEXT(how) {
+                    std::string said;
+                    try {
+                        run();
+                    } catch (const vyre::format_error& e) {
+                        said = e.what();
+                    }
+                    BOOST_TEST(said.find(walk) != std::string::npos, "'" << said << "' holds the walk's '" << walk << "'");
+                }
+            }
+        }
+    }
 }
 
 // ---- the host walk and the oracle, without a device -------------------------------------------

@@ -72,6 +72,7 @@
 #include <vyre/format/zip_methods.hpp>
 #include <vyre/format/zstd_descriptions.hpp>
 #include <vyre/format/zstd_frame.hpp>
+#include <vyre/format/zstd_frame_checks.hpp>
 #include <vyre/format/zstd_sections.hpp>
 #include <vyre/format/zstd_window_sections.hpp>
 #include <vyre/reference/dataflow.hpp>

@@ -20,7 +20,10 @@
 #include <vyre/compression/zstd.hpp>
 #include <vyre/error.hpp>
 #include <vyre/format/zstd_frame.hpp>
+#include <vyre/format/zstd_frame_checks.hpp>
+#include <vyre/format/zstd_sections.hpp>
 #include <vyre/reference/zstd.hpp>
+#include <vyre/reference/zstd_frames.hpp>
 #include <vyre/util/hex.hpp>
 #include <vyre/util/parallel.hpp>
 
@@ -36,11 +39,13 @@
 #include <xxhash.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -161,11 +166,52 @@ inline void zstd_check_frame(const format::zstd_frame& f, std::span<const std::u
     }
 }
 
+// The error a frame refused by compression.zstd.frames or its CPU reference gets (statuses of
+// compression/zstd_entropy.hpp): what failed, at its block's header.
+[[noreturn]] inline void zstd_frame_refused(const format::zstd_frame& f, std::span<const std::uint32_t> status) {
+    const std::uint32_t block = status[2];
+    const std::uint64_t at = block < f.blocks.size() ? f.blocks[block].header_offset : f.offset;
+    throw format_error(std::string("zstd: block ") + std::to_string(block) + " of the frame at byte offset " + std::to_string(f.offset) +
+                           ": " + compression::zstd_frame_reason_text(status[3]) + " (" + compression::zstd_error_name(status[0]) +
+                           ")",
+                       at);
+}
+
+// One frame decoded by the CPU reference of compression.zstd.frames (reference/zstd_frames.hpp)
+// into `region` (the frame's output, at most `region.size()` bytes), checked as every route checks
+// a frame; returns its decoded size. For the frames format::check_zstd_frame says libzstd refuses
+// though the format allows them: the reference is far slower than libzstd, and such frames are
+// rare (no zstd tool writes them). nullopt: the frame needs more room than a region smaller than
+// its output capacity (the caller bounds its memory that way); in its full region it is refused.
+inline std::optional<std::uint64_t> zstd_decode_frame_by_reference(std::span<const std::uint8_t> data, const format::zstd_frame& f,
+                                                    std::span<std::uint8_t> region) {
+    format::zstd_file one;
+    one.frames.push_back(f);
+    format::zstd_frame& g = one.frames.back();
+    g.first_block = 0;
+    g.output_offset = 0;
+    g.output_capacity = std::min<std::uint64_t>(f.output_capacity, region.size());
+    one.block_count = f.blocks.size();
+    one.staging_size = g.output_capacity;
+    const std::size_t which = 0;
+    const format::zstd_sections s = format::plan_zstd_sections(data, one, std::span<const std::size_t>(&which, 1));
+    std::vector<std::uint8_t> literals(static_cast<std::size_t>(s.literal_bytes));
+    std::array<std::uint32_t, compression::zstd_status_words> status{};
+    reference::zstd_decode_frames(data.subspan(s.input_base, s.input_bytes), s.frames, s.blocks, s.tables, literals,
+                                  region.subspan(0, static_cast<std::size_t>(g.output_capacity)), status);
+    if (status[0] == compression::zstd_error::output_overflow && g.output_capacity < f.output_capacity) return std::nullopt;
+    if (status[0] != compression::zstd_error::none) zstd_frame_refused(f, status);
+    zstd_check_frame(f, region.subspan(0, status[1]));
+    return status[1];
+}
+
 struct zstd_no_wait {
     void operator()(std::size_t) const noexcept {}
 };
 
-// Rebuilds one frame at the start of its staging region; returns its decoded size. A pipeline
+// Rebuilds one frame at the start of its staging region; returns its decoded size. The frame is
+// first checked where libzstd is laxer than the format (format::check_zstd_frame); one that
+// libzstd would refuse though the format allows it goes to the CPU reference whole. A pipeline
 // that overlaps this pass with the device passes before_device_block: it is called with the
 // block's index (among all blocks of the file) before each raw or RLE block, and returns only
 // when that block's status and staging bytes are in place. Compressed blocks are decoded here
@@ -180,6 +226,15 @@ inline zstd_frame_outcome zstd_finish_frame(ZSTD_DCtx* dctx, std::span<const std
                            f.offset + 4);
     zstd_frame_outcome out;
     out.stats.frames = 1;
+    if (format::check_zstd_frame(data, f).zero_sequences_in_two_bytes) {
+        // Every block the device writes is in place before the reference rewrites the region.
+        for (std::size_t i = 0; i < f.blocks.size(); ++i)
+            if (f.blocks[i].type != format::zstd_block_type::compressed) before_device_block(f.first_block + i);
+        out.size = zstd_decode_frame_by_reference(data, f, staging.subspan(f.output_offset, f.output_capacity)).value();
+        out.stats.cpu_blocks = f.blocks.size();
+        out.stats.cpu_bytes = out.size;
+        return out;
+    }
     ZSTD_decompressBegin(dctx);
     std::uint8_t* const base = staging.data();
     std::uint64_t w = f.output_offset;
@@ -223,7 +278,8 @@ inline zstd_dctx_ptr zstd_make_frame_dctx() {
 // One whole frame with libzstd's frame API, into the start of its staging region; returns its
 // decoded size. libzstd verifies the content size and checksum itself, hashing each block while
 // it is still in cache, which is why a frame the host decodes anyway goes through here rather
-// than through the block path above. When libzstd refuses the frame, the block path runs over it
+// than through the block path above. The frame is first checked as there (format::check_zstd_frame,
+// and the CPU reference for the frames libzstd wrongly refuses). When libzstd refuses the frame, the block path runs over it
 // to say what is wrong and where, in the same words as every other route (error path only); if
 // that path happens to accept the frame, libzstd's verdict stands, named at the frame's offset.
 inline zstd_frame_outcome zstd_decode_frame(ZSTD_DCtx* dctx, std::span<const std::uint8_t> data, const format::zstd_frame& f,
@@ -232,6 +288,14 @@ inline zstd_frame_outcome zstd_decode_frame(ZSTD_DCtx* dctx, std::span<const std
         throw format_error("zstd: frame needs dictionary " + std::to_string(f.dictionary_id) +
                                "; decoding with dictionaries is not supported",
                            f.offset + 4);
+    zstd_frame_outcome out;
+    out.stats.frames = 1;
+    out.stats.cpu_blocks = f.blocks.size();
+    if (format::check_zstd_frame(data, f).zero_sequences_in_two_bytes) {
+        out.size = zstd_decode_frame_by_reference(data, f, staging.subspan(f.output_offset, f.output_capacity)).value();
+        out.stats.cpu_bytes = out.size;
+        return out;
+    }
     const std::size_t n = ZSTD_decompressDCtx(dctx, staging.data() + f.output_offset, f.output_capacity,
                                               data.data() + f.offset, f.size);
     if (ZSTD_isError(n)) {
@@ -242,10 +306,7 @@ inline zstd_frame_outcome zstd_decode_frame(ZSTD_DCtx* dctx, std::span<const std
         zstd_finish_frame(dctx, data, alone, none, staging); // throws the block path's format_error
         throw format_error(std::string("zstd: frame does not decode: ") + ZSTD_getErrorName(n), f.offset);
     }
-    zstd_frame_outcome out;
     out.size = n;
-    out.stats.frames = 1;
-    out.stats.cpu_blocks = f.blocks.size();
     out.stats.cpu_bytes = n;
     return out;
 }
@@ -324,14 +385,11 @@ inline bool zstd_layout_unproven(const format::zstd_file& file, std::uint64_t in
     return file.staging_size - std::min(proven, file.staging_size) > zstd_trusted_staging(input_bytes);
 }
 
-// Appends the decoded zstd frames of `in` to `out` with libzstd's streaming API, growing `out` as
-// the data proves itself (doubling from max(4 bytes per input byte, 64 KiB)), never holding more
-// than `limit` bytes in all: memory follows the real output, not a declared size or a layout.
-// One more byte than `limit` would take throws over_limit() (a callable returning the exception);
-// libzstd's refusal or data that ends inside a frame throws format_error "WHO: <reason>" at byte
-// offset `at`. libzstd's default window limit (2^27) holds; content checksums are verified.
+namespace detail {
+
+// zstd_decode_growing's decoding with libzstd's streaming API, without its checks.
 template <class OverLimit>
-inline void zstd_decode_growing(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out, std::uint64_t limit,
+inline void zstd_stream_growing(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out, std::uint64_t limit,
                                 const std::string& who, std::uint64_t at, OverLimit over_limit) {
     std::size_t produced = out.size();
     if (in.empty()) return;
@@ -370,6 +428,67 @@ inline void zstd_decode_growing(std::span<const std::uint8_t> in, std::vector<st
         if (src.pos == src.size && produced < out.size()) throw refused("the data ends inside a frame");
     }
     out.resize(produced);
+}
+
+// A frame that goes to the CPU reference (zstd_decode_frame_by_reference) appended to `out`, which
+// holds at most `limit` bytes.
+template <class OverLimit>
+inline void zstd_append_by_reference(std::span<const std::uint8_t> data, const format::zstd_frame& f, std::vector<std::uint8_t>& out,
+                                     std::uint64_t limit, OverLimit over_limit) {
+    const std::size_t produced = out.size();
+    const std::uint64_t room = limit > produced ? limit - produced : 0;
+    out.resize(produced + static_cast<std::size_t>(std::min(f.output_capacity, room)));
+    try {
+        const std::optional<std::uint64_t> n = zstd_decode_frame_by_reference(data, f, std::span(out).subspan(produced));
+        if (!n) throw over_limit();
+        out.resize(produced + static_cast<std::size_t>(*n));
+    } catch (...) {
+        out.resize(produced);
+        throw;
+    }
+}
+
+} // namespace detail
+
+// Appends the decoded zstd frames of `in` to `out` with libzstd's streaming API, growing `out` as
+// the data proves itself (doubling from max(4 bytes per input byte, 64 KiB)), never holding more
+// than `limit` bytes in all: memory follows the real output, not a declared size or a layout.
+// One more byte than `limit` would take throws over_limit() (a callable returning the exception);
+// libzstd's refusal, a frame that breaks a rule libzstd does not check (format::check_zstd_frame)
+// or data that ends inside a frame throws format_error "WHO: <reason>" at byte offset `at`. A frame
+// libzstd wrongly refuses is decoded by the CPU reference. libzstd's default window limit (2^27) holds; content checksums are verified.
+template <class OverLimit>
+inline void zstd_decode_growing(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out, std::uint64_t limit,
+                                const std::string& who, std::uint64_t at, OverLimit over_limit) {
+    // The frames as parse_zstd finds them, checked; a stream it cannot parse is left to libzstd,
+    // which refuses it in its own words.
+    std::optional<format::zstd_file> file;
+    try {
+        format::zstd_parse_options unlimited;
+        unlimited.max_output_size = ~std::uint64_t{0};
+        file = format::parse_zstd(in, unlimited);
+    } catch (const format_error&) {
+    }
+    bool by_reference = false;
+    if (file) {
+        try {
+            for (const format::zstd_frame& f : file->frames) by_reference = format::check_zstd_frame(in, f).zero_sequences_in_two_bytes || by_reference;
+        } catch (const format_error& e) {
+            throw format_error(who + ": " + e.what(), at);
+        }
+    }
+    if (!by_reference) return detail::zstd_stream_growing(in, out, limit, who, at, over_limit);
+    for (const format::zstd_frame& f : file->frames) {
+        if (format::check_zstd_frame(in, f).zero_sequences_in_two_bytes) {
+            try {
+                detail::zstd_append_by_reference(in, f, out, limit, over_limit);
+            } catch (const format_error& e) {
+                throw format_error(who + ": " + e.what(), at);
+            }
+        } else {
+            detail::zstd_stream_growing(in.subspan(f.offset, f.size), out, limit, who, at + f.offset, over_limit);
+        }
+    }
 }
 
 // A file whose layout is unproven (zstd_layout_unproven), frame by frame into a growing buffer of

@@ -1,7 +1,8 @@
-// Reading a Zstandard block's table descriptions (RFC 8878 4.1.1 and 4.2.1): an FSE distribution,
-// and a Huffman tree description, its weights direct or FSE-compressed. The host's walk over
-// compressed blocks (format/zstd_sections.hpp) reads them; a malformed one is a format_error that
-// names its byte offset.
+// Reading a Zstandard compressed block's headers and table descriptions (RFC 8878 3.1.1.3, 4.1.1
+// and 4.2.1): the literals section header, the number of sequences, an FSE distribution, and a
+// Huffman tree description, its weights direct or FSE-compressed. The host's walk over compressed
+// blocks (format/zstd_sections.hpp) and the host routes' checks (format/zstd_frame_checks.hpp)
+// read them; a malformed one is a format_error that names its byte offset.
 #pragma once
 
 #include <vyre/compression/zstd.hpp>
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -123,13 +125,22 @@ struct zstd_weights {
     std::span<const std::uint8_t> weights() const noexcept { return {values.data(), count}; }
 };
 
+// The bits of an FSE-compressed weights stream below its end marker; throws format_error at
+// `offset` when there is no end marker or fewer bits than its two initial states of `log` bits.
+inline std::int64_t zstd_weights_stream_bits(std::span<const std::uint8_t> stream, std::uint32_t log, std::uint64_t offset) {
+    const auto fail = [&](const std::string& why) { throw format_error("zstd: Huffman weights: " + why, offset); };
+    if (stream.empty() || stream.back() == 0) fail("the bitstream has no end marker");
+    const std::int64_t bits = static_cast<std::int64_t>(stream.size()) * 8 - std::countl_zero(stream.back()) - 1;
+    if (bits < 2 * static_cast<std::int64_t>(log)) fail("the bitstream is shorter than its two states");
+    return bits;
+}
+
 // The weights of a Huffman tree description compressed with FSE (RFC 8878 4.2.1.2): two states
 // interleaved over a backward bitstream, until a state update reads past its start.
 inline zstd_weights zstd_fse_weights(std::span<const std::uint8_t> stream, std::span<const compression::zstd_fse_entry> table,
                                      std::uint32_t log, std::uint64_t offset) {
     const auto fail = [&](const std::string& why) { throw format_error("zstd: Huffman weights: " + why, offset); };
-    if (stream.empty() || stream.back() == 0) fail("the bitstream has no end marker");
-    std::int64_t left = static_cast<std::int64_t>(stream.size()) * 8 - std::countl_zero(stream.back()) - 1;
+    std::int64_t left = zstd_weights_stream_bits(stream, log, offset);
     // Bits [left - n, left) of the little-endian number the stream is, zeros below bit 0 (n <= 16).
     const auto read = [&](std::uint32_t n) {
         const std::int64_t low = left - n;
@@ -147,8 +158,7 @@ inline zstd_weights zstd_fse_weights(std::span<const std::uint8_t> stream, std::
         left -= n;
         return v;
     };
-    std::array<std::uint32_t, 2> state{read(log), read(log)};
-    if (left < 0) fail("the bitstream is shorter than its two states");
+    std::array<std::uint32_t, 2> state{read(log), read(log)}; // left stays >= 0: the stream holds both
     zstd_weights out;
     for (std::uint32_t which = 0;; which ^= 1u) {
         if (out.count >= 255) fail("more than 255 weights");
@@ -194,6 +204,78 @@ inline std::pair<compression::zstd_huffman_code, std::uint64_t> zstd_read_huffma
         fail("the weights describe no prefix code (of at most " + std::to_string(compression::zstd_huffman_max_bits) +
              " bits, its longest codes at least a pair)");
     return {std::move(*t), size};
+}
+
+// Throws unless `count` bytes of a compressed block ending at `end` remain at `at`.
+inline void zstd_block_need(std::uint64_t at, std::uint64_t count, std::uint64_t end, const char* what) {
+    if (at > end || count > end - at)
+        throw format_error(std::string("zstd: compressed block: truncated ") + what + ": needs " + std::to_string(count) +
+                               " bytes, " + std::to_string(at <= end ? end - at : 0) + " remain in the block",
+                           at);
+}
+
+// A literals section header (RFC 8878 3.1.1.3.1) at `begin`, in a compressed block ending at `end`.
+struct zstd_literals_header {
+    std::uint32_t type = 0;        // 0 raw, 1 RLE, 2 Huffman with its tree, 3 Huffman reusing the last tree
+    std::uint32_t bytes = 0;       // the header's own
+    std::uint32_t regenerated = 0; // literals
+    std::uint32_t compressed = 0;  // types 2 and 3: the tree description and streams' bytes
+    bool four_streams = false;
+};
+
+inline zstd_literals_header zstd_read_literals_header(std::span<const std::uint8_t> data, std::uint64_t begin, std::uint64_t end) {
+    zstd_block_need(begin, 1, end, "literals section header");
+    const std::uint32_t b0 = data[begin];
+    const std::uint32_t format = (b0 >> 2) & 3u;
+    zstd_literals_header h;
+    h.type = b0 & 3u;
+    if (h.type < 2) {
+        h.bytes = format == 1 ? 2 : format == 3 ? 3 : 1;
+        zstd_block_need(begin, h.bytes, end, "literals section header");
+        const auto v = static_cast<std::uint32_t>(util::read_le(data, begin, h.bytes));
+        h.regenerated = h.bytes == 1 ? v >> 3 : v >> 4;
+    } else {
+        h.bytes = format < 2 ? 3 : format == 2 ? 4 : 5;
+        h.four_streams = format != 0;
+        zstd_block_need(begin, h.bytes, end, "literals section header");
+        const std::uint64_t v = util::read_le(data, begin, h.bytes);
+        const std::uint32_t size_bits = format < 2 ? 10 : format == 2 ? 14 : 18;
+        h.regenerated = static_cast<std::uint32_t>((v >> 4) & ((1u << size_bits) - 1u));
+        h.compressed = static_cast<std::uint32_t>((v >> (4 + size_bits)) & ((1u << size_bits) - 1u));
+    }
+    return h;
+}
+
+// The number of sequences (RFC 8878 3.1.1.3.2.1) at `at`, in a compressed block ending at `end`:
+// the count, the offset just past it, and whether a count of zero took two bytes (0x80 0x00),
+// which the format allows. A count of zero ends the block: a byte after it is a format_error.
+struct zstd_sequence_count {
+    std::uint32_t count = 0;
+    std::uint64_t next = 0;
+    bool zero_in_two_bytes = false;
+};
+
+inline zstd_sequence_count zstd_read_sequence_count(std::span<const std::uint8_t> data, std::uint64_t at, std::uint64_t end) {
+    zstd_block_need(at, 1, end, "sequences section header");
+    zstd_sequence_count n;
+    n.count = data[at];
+    n.next = at + 1;
+    if (n.count >= 128) {
+        if (n.count == 255) {
+            zstd_block_need(n.next, 2, end, "number of sequences");
+            n.count = static_cast<std::uint32_t>(util::read_le(data, n.next, 2)) + 0x7F00u;
+            n.next += 2;
+        } else {
+            zstd_block_need(n.next, 1, end, "number of sequences");
+            n.count = ((n.count - 128) << 8) + data[n.next];
+            n.next += 1;
+            n.zero_in_two_bytes = n.count == 0;
+        }
+    }
+    if (n.count == 0 && n.next != end)
+        throw format_error("zstd: compressed block: no sequences, yet " + std::to_string(end - n.next) + " bytes follow the sequences header",
+                           n.next);
+    return n;
 }
 
 } // namespace vyre::format::detail

@@ -183,32 +183,11 @@ inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_
     const std::uint64_t begin = b.content_offset(), end = b.end_offset();
     const auto bytes_at = [&](std::uint64_t at) { return data.subspan(at, end - at); };
     const auto fail = [&](const std::string& why, std::uint64_t at) { throw format_error("zstd: compressed block: " + why, at); };
-    const auto need = [&](std::uint64_t at, std::uint64_t count, const char* what) {
-        if (at > end || count > end - at)
-            fail(std::string("truncated ") + what + ": needs " + std::to_string(count) + " bytes, " +
-                     std::to_string(at <= end ? end - at : 0) + " remain in the block",
-                 at);
-    };
+    const auto need = [&](std::uint64_t at, std::uint64_t count, const char* what) { zstd_block_need(at, count, end, what); };
     // ---- literals section header (RFC 8878 3.1.1.3.1)
-    need(begin, 1, "literals section header");
-    const std::uint32_t b0 = data[begin];
-    const std::uint32_t type = b0 & 3u, format = (b0 >> 2) & 3u;
-    std::uint32_t header = 0, regenerated = 0, compressed = 0;
-    bool four = false;
-    if (type < 2) {
-        header = format == 1 ? 2 : format == 3 ? 3 : 1;
-        need(begin, header, "literals section header");
-        const auto v = static_cast<std::uint32_t>(util::read_le(data, begin, header));
-        regenerated = header == 1 ? v >> 3 : v >> 4;
-    } else {
-        header = format < 2 ? 3 : format == 2 ? 4 : 5;
-        four = format != 0;
-        need(begin, header, "literals section header");
-        const std::uint64_t v = util::read_le(data, begin, header);
-        const std::uint32_t size_bits = format < 2 ? 10 : format == 2 ? 14 : 18;
-        regenerated = static_cast<std::uint32_t>((v >> 4) & ((1u << size_bits) - 1u));
-        compressed = static_cast<std::uint32_t>((v >> (4 + size_bits)) & ((1u << size_bits) - 1u));
-    }
+    const zstd_literals_header lh = zstd_read_literals_header(data, begin, end);
+    const std::uint32_t type = lh.type, header = lh.bytes, regenerated = lh.regenerated, compressed = lh.compressed;
+    const bool four = lh.four_streams;
     if (regenerated > f.block_maximum_size)
         fail(std::to_string(regenerated) + " literals, above the block maximum " + std::to_string(f.block_maximum_size), begin);
     const std::uint64_t literals = begin + header;
@@ -269,26 +248,12 @@ inline void zstd_plan_compressed(std::span<const std::uint8_t> data, const zstd_
     rec[field::kind] = kind;
 
     // ---- sequences section header (RFC 8878 3.1.1.3.2.1)
-    need(sequences, 1, "sequences section header");
-    std::uint32_t count = data[sequences];
-    std::uint64_t at = sequences + 1;
-    if (count >= 128) {
-        if (count == 255) {
-            need(at, 2, "number of sequences");
-            count = static_cast<std::uint32_t>(util::read_le(data, at, 2)) + 0x7F00u;
-            at += 2;
-        } else {
-            need(at, 1, "number of sequences");
-            count = ((count - 128) << 8) + data[at];
-            at += 1;
-        }
-    }
+    const zstd_sequence_count n = zstd_read_sequence_count(data, sequences, end);
+    const std::uint32_t count = n.count;
+    std::uint64_t at = n.next;
     rec[field::sequences] = count;
     rec[field::maximum] = f.block_maximum_size;
-    if (count == 0) {
-        if (at != end) fail("no sequences, yet " + std::to_string(end - at) + " bytes follow the sequences header", at);
-        return;
-    }
+    if (count == 0) return;
     need(at, 1, "symbol compression modes");
     const std::uint32_t modes = data[at++];
     if (modes & 3u) fail("symbol compression modes " + util::hex(static_cast<std::uint8_t>(modes)) + " set the reserved bits", at - 1);

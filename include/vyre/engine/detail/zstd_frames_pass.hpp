@@ -134,7 +134,7 @@ inline void zstd_check_device_frames(const format::zstd_file& file, std::size_t 
     for (std::size_t i = first; i < first + count; ++i) {
         const auto status = statuses.subspan(i * c::zstd_status_words, c::zstd_status_words);
         const auto& f = file.frames[i];
-        if (status[0] != c::zstd_error::none) zstd_device_refused(f, status);
+        if (status[0] != c::zstd_error::none) zstd_frame_refused(f, status);
         sizes[i] = status[1];
         if (f.content_size && *f.content_size != sizes[i])
             throw format_error("zstd: frame declares " + std::to_string(*f.content_size) + " content bytes but decodes to " +

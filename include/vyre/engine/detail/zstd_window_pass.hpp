@@ -89,16 +89,6 @@ inline std::vector<std::pair<std::size_t, std::size_t>> zstd_frame_windows(const
     return windows;
 }
 
-// The error a frame the device refused gets: what failed, at its block's header.
-[[noreturn]] inline void zstd_device_refused(const format::zstd_frame& f, std::span<const std::uint32_t> status) {
-    const std::uint32_t block = status[2];
-    const std::uint64_t at = block < f.blocks.size() ? f.blocks[block].header_offset : f.offset;
-    throw format_error(std::string("zstd: block ") + std::to_string(block) + " of the frame at byte offset " + std::to_string(f.offset) +
-                           ": " + compression::zstd_frame_reason_text(status[3]) + " (" + compression::zstd_error_name(status[0]) +
-                           ")",
-                       at);
-}
-
 struct zstd_windows_run {
     std::uint64_t size = 0; // the frame's decoded bytes
     std::size_t windows = 0, rounds = 0;
@@ -187,7 +177,7 @@ inline zstd_windows_run zstd_run_windows(runtime::context& ctx, std::span<const 
                     break;
                 }
                 status[2] += static_cast<std::uint32_t>(windows[w].first); // counted from the frame's first block
-                zstd_device_refused(f, status);
+                zstd_frame_refused(f, status);
             }
             const std::uint64_t size = status[1];
             std::uint8_t* to = staging.data() + f.output_offset + produced;
