@@ -9,9 +9,11 @@
 // window carrying the tables its first block reuses), every frame gives the same block records
 // and the same tables behind them as the whole walk. The parse over segments of a few bytes (the
 // walk ahead from guessed frame starts that parse_zstd does on several threads) gives the same
-// frames, layout and error as one walk.
+// frames, layout and error as one walk. The host routes' checks (format::check_zstd_frame) refuse
+// no frame that the walk accepts.
 #include <vyre/compression/zstd_entropy.hpp>
 #include <vyre/format/zstd_frame.hpp>
+#include <vyre/format/zstd_frame_checks.hpp>
 #include <vyre/format/zstd_sections.hpp>
 #include <vyre/format/zstd_window_sections.hpp>
 #include <vyre/reference/zstd_frames.hpp>
@@ -103,6 +105,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     std::vector<std::size_t> all(file.frames.size());
     std::iota(all.begin(), all.end(), std::size_t{0});
+    // The host routes' checks refuse a frame only where the walk refuses it too.
+    for (std::size_t f = 0; f < file.frames.size(); ++f) {
+        bool checked = true, walked = true;
+        try {
+            (void)vyre::format::check_zstd_frame(in, file.frames[f]);
+        } catch (const vyre::format_error&) {
+            checked = false;
+        }
+        try {
+            (void)vyre::format::plan_zstd_sections(in, file, std::span<const std::size_t>(&f, 1),
+                                                   vyre::format::zstd_plan_options{.device_tables = true});
+        } catch (const vyre::format_error&) {
+            walked = false;
+        } catch (const vyre::resource_error&) {
+        }
+        if (!checked && walked) std::abort();
+    }
     try {
         s = vyre::format::plan_zstd_sections(in, file, all);
     } catch (const vyre::format_error&) {
