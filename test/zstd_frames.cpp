@@ -990,12 +990,12 @@ BOOST_AUTO_TEST_CASE(the_host_takes_whole_last_frames_within_its_share) {
     BOOST_TEST(eng::detail::zstd_first_shared_frame(four, 0.99) == 1u);
     const fmt::zstd_file one = fmt::parse_zstd(compress_frames(src, src.size(), 3));
     BOOST_TEST(eng::detail::zstd_first_shared_frame(one, 0.99) == 1u);
-    // Short frames (the frames program) share nothing; long ones (the blocks program) about 0.3 on
+    // Short frames (the frames program) share nothing; long ones (the blocks program) about 0.4 on
     // 16 threads, less on fewer.
     BOOST_TEST(eng::detail::zstd_estimated_host_share(16, false) == 0.0);
     const double share = eng::detail::zstd_estimated_host_share(16, true);
-    BOOST_TEST(share > 0.25);
-    BOOST_TEST(share < 0.35);
+    BOOST_TEST(share > 0.38);
+    BOOST_TEST(share < 0.42);
     BOOST_TEST(eng::detail::zstd_estimated_host_share(4, true) < share);
 }
 
@@ -1111,7 +1111,10 @@ BOOST_AUTO_TEST_CASE(host_paths_on_the_conformance_files) {
             BOOST_TEST((by_frames(zst) == content));
         }
     }
-    for (const auto& [name, zst] : golden_files("errors")) {
+    for (const auto& file : golden_files("errors")) {
+        // Named, not bound: clang does not let the lambdas below capture a structured binding.
+        const std::string& name = file.first;
+        const bytes& zst = file.second;
         BOOST_TEST_CONTEXT(name) {
             if (host_routes_follow_libzstd(name)) {
                 // What libzstd 1.5.4 makes of it (an offset of 0 taken as 1) or, from 1.5.6 on, its refusal.

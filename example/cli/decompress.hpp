@@ -329,7 +329,7 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "time (each window reading the end of the one before); 0: 256 MiB")(
         "zstd-host-share", po::value<double>(),
         "Zstandard on the device route: the share of the output, in [0, 1), whose frames (the file's last) the host's cores "
-        "decode with libzstd beside the device (default: none with --route device; with automatic, 0.3 on 16 threads for long frames)")(
+        "decode with libzstd beside the device (default: none with --route device; with automatic, 0.4 on 16 threads for long frames)")(
         "cpu", "decode on the host instead (reference decoder, liblz4 for linked blocks; gzip: libdeflate)")(
         "host-below", po::value<std::string>()->default_value("64M"),
         "with the automatic route, a file smaller than this is decoded on the host cores (libzstd, liblz4, libdeflate) "

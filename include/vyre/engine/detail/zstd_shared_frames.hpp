@@ -31,11 +31,13 @@ namespace vyre::engine::detail {
 // host's cores"). Files of many short frames (compression.zstd.frames) share nothing: there the
 // host's cores walk the device's groups, and libzstd beside them slowed both sides at every share
 // tried. Files of long frames (compression.zstd.blocks, whose walk is done before the device
-// starts) gained at a share of 0.3, less at 0.45 and 0.6. The estimate gives each side its share
-// of two rates, the device route's into pinned host memory and libzstd's per host thread beside
-// it, the latter fitted so that 16 threads give that 0.3: fewer threads take less.
+// starts) were fastest at a share of 0.4 (against 0.3, 0.35 and 0.45, alternating in one call),
+// and there both sides ended together: the device's part of 1 GiB at 17 GB/s into pinned host
+// memory, libzstd's beside it at about 11 GB/s on 16 threads (half its rate alone, which shares
+// the memory with the device's read-back). The estimate gives each side its share of those two
+// rates, so fewer threads take less.
 inline constexpr double zstd_blocks_into_host_bytes_per_second = 17e9;
-inline constexpr double zstd_host_thread_beside_device_bytes_per_second = 0.455e9;
+inline constexpr double zstd_host_thread_beside_device_bytes_per_second = 0.71e9;
 
 inline double zstd_estimated_host_share(unsigned threads, bool blocks_program) noexcept {
     if (!blocks_program) return 0.0;
