@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -105,6 +106,36 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     std::vector<std::size_t> all(file.frames.size());
     std::iota(all.begin(), all.end(), std::size_t{0});
+    // The checks walked a block header at a time (check_zstd_frames) say what the checks of the
+    // parsed frames say: the same refusal, or the same frames to decode another way.
+    {
+        bool streamed_refused = false, refused = false;
+        std::optional<std::vector<vyre::format::zstd_frame>> streamed;
+        try {
+            streamed = vyre::format::check_zstd_frames(in);
+        } catch (const vyre::format_error&) {
+            streamed_refused = true;
+        }
+        std::vector<const vyre::format::zstd_frame*> two_bytes;
+        for (const auto& f : file.frames) {
+            try {
+                if (vyre::format::check_zstd_frame(in, f).zero_sequences_in_two_bytes) two_bytes.push_back(&f);
+            } catch (const vyre::format_error&) {
+                refused = true;
+                break;
+            }
+        }
+        if (streamed_refused != refused || (!refused && !streamed)) std::abort();
+        if (streamed) {
+            if (streamed->size() != two_bytes.size()) std::abort();
+            for (std::size_t i = 0; i < two_bytes.size(); ++i) {
+                const auto& a = (*streamed)[i];
+                const auto& b = *two_bytes[i];
+                if (a.offset != b.offset || a.size != b.size || a.blocks.size() != b.blocks.size() || a.output_capacity != b.output_capacity)
+                    std::abort();
+            }
+        }
+    }
     // The host routes' checks refuse a frame only where the walk refuses it too.
     for (std::size_t f = 0; f < file.frames.size(); ++f) {
         bool checked = true, walked = true;

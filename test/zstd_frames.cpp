@@ -1111,6 +1111,27 @@ BOOST_AUTO_TEST_CASE(host_paths_on_the_conformance_files) {
             BOOST_TEST((by_frames(zst) == content));
         }
     }
+    // zeroSeq_2B.zst between libzstd's frames and a skippable frame: the streaming path sends only
+    // that frame to the CPU reference, the bytes around it to libzstd.
+    {
+        const bytes src = mixed_source(300000, 5);
+        bytes zst = compress_frames(bytes(src.begin(), src.begin() + 200000), 100000, 3), want(src.begin(), src.begin() + 200000);
+        for (const auto& [name, valid] : golden_files("valid"))
+            if (name == "zeroSeq_2B.zst") {
+                zst.insert(zst.end(), valid.begin(), valid.end());
+                const planned p = plan(valid);
+                const bytes content = packed(run_reference(valid, p.sections), p.sections);
+                want.insert(want.end(), content.begin(), content.end());
+            }
+        const bytes skip = {0x50, 0x2A, 0x4D, 0x18, 3, 0, 0, 0, 1, 2, 3};
+        zst.insert(zst.end(), skip.begin(), skip.end());
+        const bytes last = compress_frames(bytes(src.begin() + 200000, src.end()), 100000, 3);
+        zst.insert(zst.end(), last.begin(), last.end());
+        want.insert(want.end(), src.begin() + 200000, src.end());
+        BOOST_TEST((growing(zst) == want));
+        BOOST_TEST((eng::decompress_zstd_host(zst).output == want));
+        BOOST_TEST((by_frames(zst) == want));
+    }
     for (const auto& file : golden_files("errors")) {
         // Named, not bound: clang does not let the lambdas below capture a structured binding.
         const std::string& name = file.first;

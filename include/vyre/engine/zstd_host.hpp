@@ -460,35 +460,28 @@ inline void zstd_append_by_reference(std::span<const std::uint8_t> data, const f
 template <class OverLimit>
 inline void zstd_decode_growing(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out, std::uint64_t limit,
                                 const std::string& who, std::uint64_t at, OverLimit over_limit) {
-    // The frames as parse_zstd finds them, checked; a stream it cannot parse is left to libzstd,
-    // which refuses it in its own words.
-    std::optional<format::zstd_file> file;
+    // The frames checked first, a block header at a time; a stream that does not parse is left to
+    // libzstd, which refuses it in its own words.
+    std::optional<std::vector<format::zstd_frame>> by_reference;
     try {
-        format::zstd_parse_options unlimited;
-        unlimited.max_output_size = ~std::uint64_t{0};
-        file = format::parse_zstd(in, unlimited);
-    } catch (const format_error&) {
+        by_reference = format::check_zstd_frames(in);
+    } catch (const format_error& e) {
+        throw format_error(who + ": " + e.what(), at);
     }
-    bool by_reference = false;
-    if (file) {
+    if (!by_reference) return detail::zstd_stream_growing(in, out, limit, who, at, over_limit);
+    // Frames libzstd would refuse though the format allows them (none that a zstd tool writes) go
+    // through the CPU reference; the bytes between them to libzstd as they are.
+    std::uint64_t from = 0;
+    for (const format::zstd_frame& f : *by_reference) {
+        if (f.offset > from) detail::zstd_stream_growing(in.subspan(from, f.offset - from), out, limit, who, at + from, over_limit);
         try {
-            for (const format::zstd_frame& f : file->frames) by_reference = format::check_zstd_frame(in, f).zero_sequences_in_two_bytes || by_reference;
+            detail::zstd_append_by_reference(in, f, out, limit, over_limit);
         } catch (const format_error& e) {
             throw format_error(who + ": " + e.what(), at);
         }
+        from = f.offset + f.size;
     }
-    if (!by_reference) return detail::zstd_stream_growing(in, out, limit, who, at, over_limit);
-    for (const format::zstd_frame& f : file->frames) {
-        if (format::check_zstd_frame(in, f).zero_sequences_in_two_bytes) {
-            try {
-                detail::zstd_append_by_reference(in, f, out, limit, over_limit);
-            } catch (const format_error& e) {
-                throw format_error(who + ": " + e.what(), at);
-            }
-        } else {
-            detail::zstd_stream_growing(in.subspan(f.offset, f.size), out, limit, who, at + f.offset, over_limit);
-        }
-    }
+    if (from < in.size()) detail::zstd_stream_growing(in.subspan(from), out, limit, who, at + from, over_limit);
 }
 
 // A file whose layout is unproven (zstd_layout_unproven), frame by frame into a growing buffer of
