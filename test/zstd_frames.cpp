@@ -1151,12 +1151,23 @@ BOOST_AUTO_TEST_CASE(host_paths_on_the_conformance_files) {
                 continue;
             }
             std::string walk;
+            std::uint64_t walk_offset = 0;
             try {
                 (void)plan(zst);
             } catch (const vyre::format_error& e) {
                 walk = e.what();
+                walk_offset = e.offset();
             }
             BOOST_REQUIRE(!walk.empty());
+            // A stream inside a larger input (a ZIP entry at byte 1000) is named at its offset there.
+            try {
+                bytes out;
+                eng::zstd_decode_growing(zst, out, std::uint64_t{1} << 20, "entry", 1000, [] { return vyre::resource_error("over"); });
+                BOOST_ERROR("the streaming path accepted it");
+            } catch (const vyre::format_error& e) {
+                BOOST_TEST(e.offset() == 1000 + walk_offset);
+                BOOST_TEST(std::string(e.what()).rfind("entry: ", 0) == 0u);
+            }
             for (const auto& [how, run] : std::initializer_list<std::pair<const char*, std::function<void()>>>{
                      {"decompress_zstd_host", [&] { (void)eng::decompress_zstd_host(zst); }},
                      {"zstd_decode_frame", [&] { (void)by_frames(zst); }},

@@ -52,11 +52,14 @@ public:
     static constexpr std::uint64_t npos = ~std::uint64_t{0};
     explicit format_error(const std::string& what, std::uint64_t offset = npos)
         : error(offset == npos ? what : what + " (at byte offset " + std::to_string(offset) + ")"),
-          offset_(offset) {}
+          offset_(offset), message_(what) {}
     std::uint64_t offset() const noexcept { return offset_; }
+    // what() without the offset: for a caller that names the same error within a larger input.
+    const std::string& message() const noexcept { return message_; }
 
 private:
     std::uint64_t offset_;
+    std::string message_;
 };
 
 // An OpenCL call failed at run time. Carries the raw code and its symbolic name.

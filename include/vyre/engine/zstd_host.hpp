@@ -462,11 +462,15 @@ inline void zstd_decode_growing(std::span<const std::uint8_t> in, std::vector<st
                                 const std::string& who, std::uint64_t at, OverLimit over_limit) {
     // The frames checked first, a block header at a time; a stream that does not parse is left to
     // libzstd, which refuses it in its own words.
+    // An error inside the stream is named at its offset in the caller's input (`at` + its own).
+    const auto within = [&](const format_error& e) {
+        return format_error(who + ": " + e.message(), e.offset() == format_error::npos ? at : at + e.offset());
+    };
     std::optional<std::vector<format::zstd_frame>> by_reference;
     try {
         by_reference = format::check_zstd_frames(in);
     } catch (const format_error& e) {
-        throw format_error(who + ": " + e.what(), at);
+        throw within(e);
     }
     if (!by_reference) return detail::zstd_stream_growing(in, out, limit, who, at, over_limit);
     // Frames libzstd would refuse though the format allows them (none that a zstd tool writes) go
@@ -477,7 +481,7 @@ inline void zstd_decode_growing(std::span<const std::uint8_t> in, std::vector<st
         try {
             detail::zstd_append_by_reference(in, f, out, limit, over_limit);
         } catch (const format_error& e) {
-            throw format_error(who + ": " + e.what(), at);
+            throw within(e);
         }
         from = f.offset + f.size;
     }
