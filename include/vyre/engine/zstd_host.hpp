@@ -454,9 +454,10 @@ inline void zstd_append_by_reference(std::span<const std::uint8_t> data, const f
 // the data proves itself (doubling from max(4 bytes per input byte, 64 KiB)), never holding more
 // than `limit` bytes in all: memory follows the real output, not a declared size or a layout.
 // One more byte than `limit` would take throws over_limit() (a callable returning the exception);
-// libzstd's refusal, a frame that breaks a rule libzstd does not check (format::check_zstd_frame)
-// or data that ends inside a frame throws format_error "WHO: <reason>" at byte offset `at`. A frame
-// libzstd wrongly refuses is decoded by the CPU reference. libzstd's default window limit (2^27) holds; content checksums are verified.
+// libzstd's refusal or data that ends inside a frame throws format_error "WHO: <reason>" at byte
+// offset `at`; a frame that breaks a rule libzstd does not check (format::check_zstd_frame), at
+// `at` plus the offset inside `in` where it does. A frame libzstd wrongly refuses is decoded by
+// the CPU reference. libzstd's default window limit (2^27) holds; content checksums are verified.
 template <class OverLimit>
 inline void zstd_decode_growing(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out, std::uint64_t limit,
                                 const std::string& who, std::uint64_t at, OverLimit over_limit) {
