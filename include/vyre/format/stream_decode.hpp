@@ -27,6 +27,7 @@
 #include <vyre/format/detect.hpp>
 #include <vyre/format/gzip.hpp>
 #include <vyre/format/xz.hpp>
+#include <vyre/format/zstd_frame_checks.hpp>
 #include <vyre/util/little_endian.hpp>
 
 #include <bzlib.h>
@@ -38,6 +39,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -99,6 +101,13 @@ private:
     z_stream z_{};
     ZSTD_DCtx* zstd_ = nullptr;
     std::size_t zstd_hint_ = 1; // 0 once a zstd frame ended with its output flushed
+    // libzstd is given only input whose frames are checked where it is laxer than the format
+    // (format/zstd_frame_checks.hpp), walked this far ahead of it; the first block the checks
+    // refuse is reported once libzstd has decoded every block before it.
+    static constexpr std::uint64_t zstd_check_ahead = std::uint64_t{256} << 10;
+    std::optional<zstd_check_cursor> zstd_checks_;
+    std::string zstd_refused_;
+    std::uint64_t zstd_refused_at_ = 0;
     LZ4F_dctx* lz4_ = nullptr;
     lzma_stream lzma_ = LZMA_STREAM_INIT;
     bz_stream bz_{};
@@ -123,6 +132,7 @@ private:
             started_ = inflateInit2(&z_, 15 + 16) == Z_OK;
             break;
         case content_kind::zstd:
+            zstd_checks_.emplace(in_);
             zstd_ = ZSTD_createDCtx();
             // Frames that ask for a window above 128 MiB (what zstd --long=27 writes) are refused,
             // so a 10-byte header cannot ask for gigabytes here.
@@ -256,13 +266,31 @@ private:
         return wrote;
     }
 
+    // How far libzstd may read: the end of the checked frames, or of the blocks before a refused one.
+    std::uint64_t zstd_checked_to() {
+        if (zstd_refused_.empty()) {
+            try {
+                zstd_checks_->advance(pos_ + zstd_check_ahead);
+            } catch (const format_error& e) {
+                const std::string& m = e.message();
+                const std::string prefix = "zstd: ";
+                zstd_refused_ = m.rfind(prefix, 0) == 0 ? m.substr(prefix.size()) : m;
+                zstd_refused_at_ = e.offset();
+            }
+        }
+        return std::max(pos_, zstd_checks_->checked_to());
+    }
+
     std::size_t zstd_step(std::span<std::uint8_t> out) {
-        ZSTD_inBuffer src{in_.data() + pos_, static_cast<std::size_t>(left()), 0};
+        const std::uint64_t limit = zstd_checked_to();
+        ZSTD_inBuffer src{in_.data() + pos_, static_cast<std::size_t>(limit - pos_), 0};
         ZSTD_outBuffer dst{out.data(), out.size(), 0};
         const std::size_t r = ZSTD_decompressStream(zstd_, &dst, &src);
         pos_ += src.pos;
         if (ZSTD_isError(r)) {
             fail(ZSTD_getErrorName(r), pos_);
+        } else if (dst.pos == 0 && pos_ == limit && !zstd_refused_.empty()) {
+            fail(zstd_refused_, zstd_refused_at_); // every block before the refused one is out
         } else {
             zstd_hint_ = r;
             // 0: a frame ended and its output is flushed; done where the input ends there too, or

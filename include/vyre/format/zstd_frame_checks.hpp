@@ -10,6 +10,10 @@
 // - and the reverse: a count of zero sequences may take two bytes (zeroSeq_2B.zst: libzstd 1.5.4
 //   refuses it). Such a frame is reported, for the caller to decode it some other way.
 //
+// Who checks: engine/zstd_host.hpp before every frame libzstd decodes (check_zstd_frame, and
+// check_zstd_frames on its streaming path), format/stream_decode.hpp ahead of what it streams
+// through libzstd (zstd_check_cursor).
+//
 // Not checked here: a match offset of 0 (off0.bin.zst; libzstd 1.5.4 takes it as 1). Seeing it
 // takes every sequence of the frame decoded, which is libzstd's own work over again
 // (doc/ops/compression.zstd.frames.md, Conformance). The checks read a few bytes a block.
@@ -66,54 +70,90 @@ inline zstd_frame_check check_zstd_frame(std::span<const std::uint8_t> data, con
     return out;
 }
 
-// Every frame of `data` checked as check_zstd_frame checks it, walked a block header at a time with
-// nothing kept per block, so that memory does not grow with the input (parse_zstd keeps every
-// block): the frames that write zero sequences in two bytes, parsed (laid out from staging 0), or
-// nullopt where the frames do not parse (the caller's decoder then refuses them in its own words).
-// Throws what check_zstd_block throws.
+// The frames of `data` walked a block header at a time from its start, each compressed block
+// checked (check_zstd_block) as the walk passes it, nothing kept per block, so that memory does not
+// grow with the input (parse_zstd keeps every block). A decoder that streams the data checks ahead
+// of what it decodes with advance(); the walk stops for good where the frames do not parse (what
+// follows is the decoder's to refuse in its own words, or trailing bytes). Throws what
+// check_zstd_block throws.
+class zstd_check_cursor {
+public:
+    explicit zstd_check_cursor(std::span<const std::uint8_t> data, const zstd_parse_options& options = {})
+        : data_(data), options_(options) {}
+
+    // Walks on until the walk passes `to`, stops, or the data ends.
+    void advance(std::uint64_t to) {
+        while (!stopped_ && at_ < to && at_ < data_.size()) stopped_ = !step();
+    }
+    // How far the data is checked: everything once the walk stopped or ended.
+    std::uint64_t checked_to() const noexcept { return stopped_ ? data_.size() : at_; }
+    // Whether the walk stopped where the frames do not parse.
+    bool stopped() const noexcept { return stopped_; }
+    // Where the frames start that write zero sequences in two bytes, in order.
+    const std::vector<std::uint64_t>& zero_sequences_in_two_bytes() const noexcept { return two_bytes_; }
+
+private:
+    // One frame header, skippable frame or block; false where it does not parse.
+    bool step() {
+        try {
+            if (!in_frame_) {
+                detail::zstd_need(data_, at_, 8, "frame header");
+                const auto magic = static_cast<std::uint32_t>(detail::zstd_read_le(data_, at_, 4));
+                if (compression::is_skippable_magic(magic)) {
+                    const std::uint64_t size = detail::zstd_read_le(data_, at_ + 4, 4);
+                    if (size > data_.size() - at_ - 8) return false;
+                    at_ += 8 + size;
+                    return true;
+                }
+                if (magic != zstd_magic) return false;
+                const detail::zstd_frame_header h = detail::zstd_parse_frame_header(data_, at_ + 4, options_);
+                block_maximum_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(h.window_size, compression::zstd_max_block_bytes));
+                checksum_ = h.has_checksum;
+                frame_ = at_;
+                in_frame_ = true;
+                at_ += 4 + h.size;
+                return true;
+            }
+        } catch (const format_error&) {
+            return false;
+        }
+        zstd_block b;
+        try {
+            b = detail::zstd_parse_block_header(data_, at_, block_maximum_);
+        } catch (const format_error&) {
+            return false;
+        }
+        if (b.type == zstd_block_type::compressed && check_zstd_block(data_, b) && (two_bytes_.empty() || two_bytes_.back() != frame_))
+            two_bytes_.push_back(frame_);
+        at_ = b.end_offset();
+        if (b.last) {
+            in_frame_ = false;
+            if (checksum_) at_ += 4;
+            if (at_ > data_.size()) return false;
+        }
+        return true;
+    }
+
+    std::span<const std::uint8_t> data_;
+    zstd_parse_options options_;
+    std::uint64_t at_ = 0, frame_ = 0;
+    std::uint32_t block_maximum_ = 0;
+    bool in_frame_ = false, checksum_ = false, stopped_ = false;
+    std::vector<std::uint64_t> two_bytes_;
+};
+
+// Every frame of `data` checked (zstd_check_cursor): the frames that write zero sequences in two
+// bytes, parsed (laid out from staging 0), or nullopt where the frames do not parse (the caller's
+// decoder then refuses them in its own words). Throws what check_zstd_block throws.
 inline std::optional<std::vector<zstd_frame>> check_zstd_frames(std::span<const std::uint8_t> data,
                                                                 const zstd_parse_options& options = {}) {
+    zstd_check_cursor cursor(data, options);
+    cursor.advance(data.size());
+    if (cursor.stopped()) return std::nullopt;
     std::vector<zstd_frame> flagged;
-    // What parses at `at`, or nothing: a format_error of the parse ends the walk.
-    const auto parsed = [](const auto& parse) -> std::optional<decltype(parse())> {
-        try {
-            return parse();
-        } catch (const format_error&) {
-            return std::nullopt;
-        }
-    };
-    for (std::uint64_t pos = 0; pos < data.size();) {
-        const auto magic = parsed([&] {
-            detail::zstd_need(data, pos, 8, "frame header");
-            return std::pair{static_cast<std::uint32_t>(detail::zstd_read_le(data, pos, 4)),
-                             static_cast<std::uint32_t>(detail::zstd_read_le(data, pos + 4, 4))};
-        });
-        if (!magic) return std::nullopt;
-        if (compression::is_skippable_magic(magic->first)) {
-            if (magic->second > data.size() - pos - 8) return std::nullopt;
-            pos += 8 + std::uint64_t{magic->second};
-            continue;
-        }
-        if (magic->first != zstd_magic) return std::nullopt;
-        const auto header = parsed([&] { return detail::zstd_parse_frame_header(data, pos + 4, options); });
-        if (!header) return std::nullopt;
-        const auto block_maximum = static_cast<std::uint32_t>(std::min<std::uint64_t>(header->window_size, compression::zstd_max_block_bytes));
-        bool two_bytes = false;
-        std::uint64_t at = pos + 4 + header->size;
-        for (bool last = false; !last;) {
-            const auto b = parsed([&] { return detail::zstd_parse_block_header(data, at, block_maximum); });
-            if (!b) return std::nullopt;
-            if (b->type == zstd_block_type::compressed && check_zstd_block(data, *b)) two_bytes = true;
-            last = b->last;
-            at = b->end_offset();
-        }
-        if (header->has_checksum) at += 4;
-        if (at > data.size()) return std::nullopt;
-        if (two_bytes) {
-            std::uint64_t staging = 0;
-            flagged.push_back(detail::zstd_parse_frame(data, pos, options, staging));
-        }
-        pos = at;
+    for (const std::uint64_t at : cursor.zero_sequences_in_two_bytes()) {
+        std::uint64_t staging = 0;
+        flagged.push_back(detail::zstd_parse_frame(data, at, options, staging));
     }
     return flagged;
 }
