@@ -1016,6 +1016,23 @@ std::vector<std::pair<std::string, bytes>> golden_files(const char* which) {
 // decoding every sequence (format/zstd_frame_checks.hpp): a match offset of 0.
 bool host_routes_follow_libzstd(const std::string& name) { return name == "off0.bin.zst"; }
 
+// What the device route's walk says of a file it refuses: its format_error's what(), message() and
+// offset (the test requires that it refuses).
+struct walk_refusal {
+    std::string what, message;
+    std::uint64_t offset = 0;
+};
+walk_refusal walk_refuses(const bytes& zst) {
+    walk_refusal r;
+    try {
+        (void)plan(zst);
+    } catch (const vyre::format_error& e) {
+        r = {e.what(), e.message(), e.offset()};
+    }
+    BOOST_REQUIRE(!r.what.empty());
+    return r;
+}
+
 // Every valid file decodes on the device as the CPU oracle and (where it accepts the file) libzstd
 // decode it; every error file is refused. Then every route, into host and device memory, gives
 // the device route's answer: the same bytes, or a format_error.
@@ -1151,15 +1168,9 @@ BOOST_AUTO_TEST_CASE(host_paths_on_the_conformance_files) {
                 }
                 continue;
             }
-            std::string walk;
-            std::uint64_t walk_offset = 0;
-            try {
-                (void)plan(zst);
-            } catch (const vyre::format_error& e) {
-                walk = e.what();
-                walk_offset = e.offset();
-            }
-            BOOST_REQUIRE(!walk.empty());
+            const walk_refusal refused = walk_refuses(zst);
+            const std::string& walk = refused.what;
+            const std::uint64_t walk_offset = refused.offset;
             // A stream inside a larger input (a ZIP entry at byte 1000) is named at its offset there.
             try {
                 bytes out;
@@ -1222,15 +1233,9 @@ BOOST_AUTO_TEST_CASE(stream_decoder_on_the_conformance_files) {
     for (const auto& [name, zst] : golden_files("errors")) {
         BOOST_TEST_CONTEXT(name) {
             if (host_routes_follow_libzstd(name)) continue;
-            std::string walk;
-            std::uint64_t walk_offset = 0;
-            try {
-                (void)plan(zst);
-            } catch (const vyre::format_error& e) {
-                walk = e.message();
-                walk_offset = e.offset();
-            }
-            BOOST_REQUIRE(!walk.empty());
+            const walk_refusal refused = walk_refuses(zst);
+            const std::string& walk = refused.message;
+            const std::uint64_t walk_offset = refused.offset;
             // After good frames: all of their bytes first, then the error, named where it is.
             bytes file = good;
             file.insert(file.end(), zst.begin(), zst.end());
