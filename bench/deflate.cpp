@@ -13,7 +13,7 @@
 // exit status 1.
 //   bench_deflate PATH [--mib N (256)] [--block-sizes 65536,1048576] [--level L (6)]
 //                 [--compressors libdeflate,zlib] [--runs N (5)] [--variant reference|fast|automatic[,...]]
-//                 [--threads N] [--no-zlib] [--kernel-only] [--shapes L:S:LB:DB[,...]]
+//                 [--threads N] [--no-zlib] [--kernel-only] [--shapes L:S:LB:DB[,...]] [--pieces-kib K[,...] [--pieces-each]]
 //   bench_deflate --zip DIR_OR_FILES[,...] [--mib N] ...      (with or without PATH)
 //   bench_deflate PATH --one-stream [--mib N] [--piece-kib K (64)] [--search device,host[:F],...] [--level L] [--runs N] [--threads N]
 // PATH is a file (its first N MiB) or a folder (its files in sorted path order, concatenated up to
@@ -34,6 +34,12 @@
 // with the stream's upload); host bytes to decompressed bytes in device memory without the search
 // (pieces, join; the upload with a host search); the same plus the bytes read back; all of it;
 // each checked byte for byte.
+// --pieces-kib K adds a row per K: every stream of the set inflated in pieces of about K KiB of its
+// input (ops/compression/deflate_split.hpp, inflate_split_streams: split points found on the
+// device, every stream's pieces in the same rounds, one join), from compressed bytes on the device
+// to decompressed bytes in device memory, timed on the host clock around the call (several
+// launches and their waits), kernel only, every stream checked the same way; --pieces-each adds
+// rows of the same with one call per stream, one stream after another.
 // --shapes adds fixed shapes of the program beside the variants, one row each: L:S:LB:DB is
 // deflate_program(L, S, LB, DB), L lanes per stream (1: the reference program), S streams per
 // workgroup, LB and DB table bits of the literal/length and distance codes; the row is labelled
@@ -115,6 +121,8 @@ struct settings {
         }
     };
     std::vector<shape> shapes;
+    std::vector<std::uint64_t> pieces_kib; // --pieces-kib: rows of every stream in pieces
+    bool pieces_each = false;              // --pieces-each: and rows of one stream at a time
 };
 
 // A set of streams as our program takes them (vyre::bench::deflate_set with 32-bit block
@@ -379,6 +387,55 @@ figures run_ours(rt::context& ctx, vo::block_variant variant, const stream_set& 
     return f;
 }
 
+// Every stream of the set in pieces (inflate_split_streams, split points every `piece_bytes` of a
+// stream's input found on the device), compressed bytes already on the device to decompressed
+// bytes in device memory, host clock around the call (it waits for its rounds); the median of
+// `runs` after a first, every stream checked after the last.
+struct pieces_figures {
+    double gbs = 0, search = 0, pieces = 0, join = 0;
+    cz::deflate_split_streams_result last;
+};
+
+// `each`: one call per stream, one after another (as the deflate engine ran its long streams),
+// instead of one call for all.
+pieces_figures run_pieces(rt::context& ctx, const stream_set& s, int runs, std::uint64_t piece_bytes, bool each) {
+    if (s.compressed.size() > cz::deflate_block_starts_max_stream) refuse("--pieces-kib: the compressed streams pass 2^29 bytes; take a smaller --mib");
+    std::vector<cz::deflate_split_stream> described;
+    for (const auto& d : s.streams) described.push_back({d.input_offset, d.input_size, d.output_offset, d.output_size});
+    auto input = rt::allocate(ctx, rt::padded_bytes(s.compressed.size()), CL_MEM_READ_ONLY);
+    rt::write(ctx, input, s.compressed.data(), s.compressed.size());
+    auto output = rt::allocate(ctx, rt::padded_bytes(s.plain->size()));
+    std::vector<double> t, search, pieces, join;
+    pieces_figures f;
+    for (int r = 0; r < runs + 1; ++r) {
+        rt::fill(ctx, output, 0xA55AA55Au, rt::padded_bytes(s.plain->size())).wait();
+        const double t0 = now_seconds();
+        if (each) {
+            cz::deflate_split_streams_result all;
+            for (const auto& d : described) {
+                auto one = cz::inflate_split_streams(ctx, input, std::span(&d, 1), piece_bytes, output);
+                all.statuses.push_back(one.statuses.at(0));
+                all.pieces += one.pieces, all.groups += one.groups, all.rounds += one.rounds, all.false_guesses += one.false_guesses;
+                all.cut += one.cut, all.regrown += one.regrown;
+                all.search_seconds += one.search_seconds, all.pieces_seconds += one.pieces_seconds, all.join_seconds += one.join_seconds;
+            }
+            f.last = std::move(all);
+        } else {
+            f.last = cz::inflate_split_streams(ctx, input, described, piece_bytes, output);
+        }
+        if (r == 0) continue; // builds the programs
+        t.push_back(now_seconds() - t0);
+        search.push_back(f.last.search_seconds), pieces.push_back(f.last.pieces_seconds), join.push_back(f.last.join_seconds);
+    }
+    bytes out(s.plain->size());
+    rt::read(ctx, output, out.data(), out.size());
+    if (const std::string wrong = wrong_stream(s, 0, f.last.statuses, out.data()); !wrong.empty())
+        fail(s.input + ", in pieces of " + std::to_string(piece_bytes) + " bytes: " + wrong);
+    f.gbs = double(s.plain->size()) / median(t) / 1e9;
+    f.search = median(search), f.pieces = median(pieces), f.join = median(join);
+    return f;
+}
+
 // ---- the program -------------------------------------------------------------------------------
 
 std::vector<std::string> split(const std::string& s) {
@@ -417,6 +474,7 @@ void usage() {
                  "       [--no-zlib (skip the single-threaded zlib peer)] [--kernel-only]\n"
                  "       [--shapes L:S:LB:DB[,...] (fixed shapes of the program, kernel only: L lanes per stream,\n"
                  "        S streams per workgroup, LB/DB literal/length and distance table bits; e.g. 32:2:10:8,1:1:10:8)]\n"
+                 "       [--pieces-kib K[,...] (also every stream in pieces of K KiB of input, kernel only)] [--pieces-each]\n"
                  "       bench_deflate PATH --one-stream [--mib N] [--piece-kib K (64)] [--search device,host[:F],...] [--level L] [--runs N]\n");
     std::exit(2);
 }
@@ -601,6 +659,11 @@ int main(int argc, char** argv) {
         } else if (a == "--no-zlib") s.zlib_peer = false;
         else if (a == "--one-stream") one = true;
         else if (a == "--piece-kib") piece_kib = std::max<std::uint64_t>(1, std::stoull(value()));
+        else if (a == "--pieces-each") s.pieces_each = true;
+        else if (a == "--pieces-kib") {
+            s.pieces_kib.clear();
+            for (const auto& k : split(value())) s.pieces_kib.push_back(std::max<std::uint64_t>(1, std::stoull(k)));
+        }
         else if (a == "--search") {
             searches = split(value());
             for (const auto& w : searches)
@@ -784,6 +847,32 @@ int main(int argc, char** argv) {
                         f.kernel_gbs / lib_gbs, e2e_lib, kern_zlib, e2e_zlib);
             emit_row(series, "kernel GB/s", f.kernel_gbs);
             if (!s.kernel_only) emit_row(series, "e2e GB/s", f.e2e_gbs);
+            std::fflush(stdout);
+        }
+        // --pieces-kib: every stream in pieces, kernel only (all at once; with --pieces-each, then
+        // one stream at a time too).
+        std::vector<std::pair<std::uint64_t, bool>> pieces_rows;
+        for (const std::uint64_t kib : s.pieces_kib) {
+            pieces_rows.emplace_back(kib, false);
+            if (s.pieces_each) pieces_rows.emplace_back(kib, true);
+        }
+        for (const auto& [kib, each] : pieces_rows) {
+            const pieces_figures f = run_pieces(ctx, set, s.runs, kib << 10, each);
+            const std::string label = "pieces " + std::to_string(kib) + " KiB" + (each ? ", each" : "");
+            char kern_zlib[16] = "-", zlib_text[16] = "-";
+            if (s.zlib_peer) {
+                std::snprintf(kern_zlib, sizeof kern_zlib, "%.2f", f.gbs / zlib_gbs);
+                std::snprintf(zlib_text, sizeof zlib_text, "%.3f", zlib_gbs);
+            }
+            std::printf("%-7s %8zu %6.2f %-13s %-*s %11.3f %11s %11.3f %9s %8.2f %8s %8s %8s\n", set.size.c_str(), set.streams.size(), ratio,
+                        set.made_with.c_str(), program_width, label.c_str(), f.gbs, "-", lib_gbs, zlib_text, f.gbs / lib_gbs, "-", kern_zlib, "-");
+            std::printf("#   %s: %llu pieces, %u groups, %u rounds, %u false guesses, %u cut, %u regrown; seconds (medians): search %.4f, "
+                        "rounds %.4f, join %.4f; last run's rounds (pieces/ms/largest KiB):",
+                        label.c_str(), static_cast<unsigned long long>(f.last.pieces), f.last.groups, f.last.rounds, f.last.false_guesses,
+                        f.last.cut, f.last.regrown, f.search, f.pieces, f.join);
+            for (const auto& round : f.last.round_log) std::printf(" %u/%.1f/%u", round.pieces, round.seconds * 1e3, round.largest / 1024);
+            std::printf("\n");
+            emit_row("vyre fast in " + label + " (search, rounds and join, host clock)", "kernel GB/s", f.gbs);
             std::fflush(stdout);
         }
         // --shapes: each fixed shape on the same streams, kernel only.

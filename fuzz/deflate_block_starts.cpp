@@ -24,13 +24,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (stream.size() <= window) return 0;
     static const vyre::ir::program program = cz::deflate_block_starts_program(window);
     const auto n = static_cast<std::uint32_t>(stream.size()), windows = (n - window + window - 1) / window;
-    std::vector<vyre::reference::buffer_data> buffers(3);
+    std::vector<vyre::reference::buffer_data> buffers(4);
     buffers[0].assign(stream.begin(), stream.end());
     buffers[0].resize(vyre::runtime::padded_bytes(stream.size()), 0x5A);
     buffers[1].assign(std::size_t{windows} * 4, 0xFF);
-    const std::uint32_t params[5] = {n, window, windows, window, n};
-    buffers[2].resize(sizeof params);
-    std::memcpy(buffers[2].data(), params, sizeof params);
+    const auto described = cz::deflate_search_windows(window, n, window, n);
+    buffers[2].resize(described.size() * sizeof(cz::deflate_search_window));
+    std::memcpy(buffers[2].data(), described.data(), buffers[2].size());
+    buffers[3].resize(4);
+    std::memcpy(buffers[3].data(), &windows, 4);
     vyre::reference::run(program, {windows, 1, 1}, buffers);
     std::vector<std::uint64_t> device{0};
     for (std::uint32_t w = 0; w < windows; ++w) {

@@ -11,6 +11,9 @@ static inline uint vyre_load_constant_uint(const __constant uint* b, uint n, uin
 static inline uint vyre_load_global_uchar(const __global uchar* b, uint words, uint i) {
     return (i >> 2) < words ? (uint)b[i] : 0u;
 }
+static inline uint vyre_load_global_uint(const __global uint* b, uint n, uint i) {
+    return i < n ? b[i] : 0u;
+}
 static inline uint vyre_load_local_uint(const __local uint* b, uint n, uint i) {
     return i < n ? b[i] : 0u;
 }
@@ -33,6 +36,7 @@ __kernel __attribute__((reqd_work_group_size(256, 1, 1)))
 void compression_deflate_block_starts(
     __global const uchar* input, const uint input_len,
     __global uint* found, const uint found_len,
+    __global const uint* windows, const uint windows_len,
     __constant uint* params, const uint params_len)
 {
     __local uint step[1];
@@ -42,12 +46,11 @@ void compression_deflate_block_starts(
         for (uint vyre_i = vyre_lid; vyre_i < 1u; vyre_i += vyre_lsize) step[vyre_i] = 0u;
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    uint n = vyre_load_constant_uint(params, params_len, 0u);
-    uint piece = vyre_load_constant_uint(params, params_len, 1u);
     uint slot = (uint)get_group_id(0);
-    if (((uint)(slot < vyre_load_constant_uint(params, params_len, 2u)))) {
-        uint window_start = (vyre_load_constant_uint(params, params_len, 3u) + (slot * piece));
-        uint window_bytes = min(piece, (vyre_load_constant_uint(params, params_len, 4u) - window_start));
+    if (((uint)(slot < vyre_load_constant_uint(params, params_len, 0u)))) {
+        uint window_start = vyre_load_global_uint(windows, windows_len, (slot * 3u));
+        uint window_bytes = vyre_load_global_uint(windows, windows_len, ((slot * 3u) + 1u));
+        uint n = vyre_load_global_uint(windows, windows_len, ((slot * 3u) + 2u));
         uint from = 0u;
         while (((uint)(from < window_bytes))) {
             uint first_bit = ((from + (uint)get_local_id(0)) * 8u);

@@ -56,7 +56,7 @@ void compression_deflate_join(
                 v = vyre_load_global_uint(elements, elements_len, (((vyre_load_global_uint(pieces, pieces_len, ((at * 7u) + 4u)) + previous_written) - 32768u) + w));
             }
             if (((uint)(v >= 256u))) {
-                vyre_store_global_uint(failures, failures_len, 0u, 1u);
+                vyre_store_global_uint(failures, failures_len, piece, 1u);
             }
             vyre_store_global_uchar(output, output_len, (vyre_load_global_uint(destinations, destinations_len, piece) + j), v);
             j = (j + 256u);

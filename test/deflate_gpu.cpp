@@ -564,11 +564,14 @@ BOOST_AUTO_TEST_CASE(block_starts_on_the_interpreter) {
                 for (std::uint64_t at = window; at < n; at += window)
                     if (const auto b = vyre::format::find_deflate_block(stream, at * 8, std::min<std::uint64_t>(n, at + window) * 8)) host.push_back(*b);
                 const std::uint32_t windows = (n - window + window - 1) / window;
-                std::vector<vyre::reference::buffer_data> buffers(3);
+                std::vector<vyre::reference::buffer_data> buffers(4);
                 buffers[0] = stream;
                 buffers[0].resize(vyre::runtime::padded_bytes(stream.size()), 0x5A);
                 buffers[1] = buffer_of(std::vector<std::uint32_t>(windows, cz::deflate_no_block_start));
-                buffers[2] = buffer_of({n, window, windows, window, n});
+                std::vector<std::uint32_t> described;
+                for (const auto& w : cz::deflate_search_windows(window, n, window, n)) described.insert(described.end(), {w.first, w.bytes, w.stream_end});
+                buffers[2] = buffer_of(described);
+                buffers[3] = buffer_of({windows});
                 vyre::reference::run(cz::deflate_block_starts_program(), {windows, 1, 1}, buffers, vyre::reference::run_options::checking_races());
                 std::vector<std::uint64_t> got;
                 const auto slots = words_of(buffers[1]);
@@ -638,10 +641,10 @@ BOOST_AUTO_TEST_CASE(pieces_and_join_on_the_interpreter) {
             join[2] = buffer_of(statuses);
             join[3] = buffer_of(destinations);
             join[4] = bytes(vyre::runtime::padded_bytes(text.size()), 0xA5);
-            join[5] = buffer_of({0});
+            join[5] = buffer_of(std::vector<std::uint32_t>(m, 0u)); // a failure flag per piece
             join[6] = buffer_of({m, 2});
             vyre::reference::run(cz::deflate_join_program(64), {m * 2, 1, 1}, join, vyre::reference::run_options::checking_races());
-            BOOST_TEST(words_of(join[5])[0] == 0u);
+            BOOST_TEST(words_of(join[5]) == std::vector<std::uint32_t>(m, 0u), boost::test_tools::per_element());
             join[4].resize(text.size());
             BOOST_TEST((join[4] == text), "the joined bytes differ from the stream's");
         }

@@ -263,6 +263,81 @@ VYRE_DEVICE_TEST(corrupt_streams_fail_where_the_reference_fails) {
     }
 }
 
+// Many streams in one call (inflate_split_streams): every writer's stream, one shorter than a
+// piece, an empty region, a corrupt stream and one whose expected size is too small, side by side
+// at unaligned offsets. Each gets its own status, the good ones their bytes, and nothing is
+// written outside a good stream's region (guard bytes fill the rest of the output); with the
+// subgroups emulated too, and with a budget small enough to cut the streams into groups.
+VYRE_DEVICE_TEST(many_streams_at_once) {
+    std::mt19937_64 rng(vyre::test::test_seed() ^ 0x3a57);
+    std::vector<stream_case> cases = streams(120000);
+    const bytes short_text = vyre::test::system_corpus(3000);
+    cases.push_back({"shorter than a piece", short_text, vyre::test::zlib_deflate(short_text, 6)});
+    cases.push_back({"an empty stream", {}, vyre::test::zlib_deflate({}, 6)});
+    // A corrupt copy of the libdeflate level 6 stream: bits flipped until the reference refuses it.
+    stream_case broken = cases[4];
+    broken.name += ", corrupt";
+    for (bytes out(broken.data.size());;) {
+        broken.stream = cases[4].stream;
+        for (int f = 0; f < 3; ++f) broken.stream[rng() % broken.stream.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+        if (vyre::reference::deflate_inflate(broken.stream, out).status.code != de::none) break;
+    }
+    const std::size_t corrupt = cases.size();
+    cases.push_back(broken);
+    const std::size_t too_small = 1; // zlib level 6, expected 100 bytes short
+    constexpr std::uint8_t guard = 0xC3;
+    bytes input, image;
+    std::vector<cz::deflate_split_stream> described;
+    for (std::size_t k = 0; k < cases.size(); ++k) {
+        input.resize(input.size() + 3, 0x5A); // unaligned, and bytes between the streams
+        image.resize(image.size() + 5, guard);
+        const std::uint64_t expected = cases[k].data.size() - (k == too_small ? 100 : 0);
+        described.push_back({input.size(), cases[k].stream.size(), image.size(), expected});
+        input.insert(input.end(), cases[k].stream.begin(), cases[k].stream.end());
+        if (k == corrupt || k == too_small) image.resize(image.size() + expected, guard);
+        else image.insert(image.end(), cases[k].data.begin(), cases[k].data.end());
+    }
+    image.resize((image.size() + 8) / 4 * 4, guard);
+    auto in = vyre::runtime::allocate(dev.ctx(), vyre::runtime::padded_bytes(input.size()));
+    vyre::runtime::write(dev.ctx(), in, input.data(), input.size());
+    cz::deflate_split_options emulated, grouped;
+    emulated.lowering = vyre::lower::subgroup_lowering::emulated;
+    grouped.region_budget = 1'000'000; // a few streams a group
+    for (const auto& [name, options] : {std::pair{"native subgroups", cz::deflate_split_options{}}, std::pair{"emulated", emulated},
+                                        std::pair{"groups", grouped}}) {
+        BOOST_TEST_CONTEXT(name) {
+            auto out = vyre::runtime::allocate(dev.ctx(), image.size());
+            vyre::runtime::fill(dev.ctx(), out, 0xC3C3C3C3u, image.size()).wait();
+            const auto r = cz::inflate_split_streams(dev.ctx(), in, described, piece_bytes, out, options);
+            BOOST_TEST_REQUIRE(r.statuses.size() == cases.size());
+            for (std::size_t k = 0; k < cases.size(); ++k) {
+                BOOST_TEST_CONTEXT(cases[k].name) {
+                    if (k == corrupt) BOOST_TEST(r.statuses[k].code != de::none);
+                    else if (k == too_small) BOOST_TEST(r.statuses[k].code == de::output_overflow);
+                    else {
+                        BOOST_TEST(r.statuses[k].code == de::none);
+                        BOOST_TEST(r.statuses[k].output_size == cases[k].data.size());
+                    }
+                }
+            }
+            bytes back(image.size());
+            vyre::runtime::read(dev.ctx(), out, back.data(), back.size());
+            BOOST_TEST((back == image), "a stream's bytes or the guard bytes around them differ");
+            BOOST_TEST(r.pieces > cases.size() + 4); // several streams in more than one piece
+            if (options.region_budget != 0) BOOST_TEST(r.groups > 2u);
+            else BOOST_TEST(r.groups == 1u);
+        }
+    }
+    // Streams that leave their buffers are refused before anything runs.
+    auto out = vyre::runtime::allocate(dev.ctx(), image.size());
+    std::vector<cz::deflate_split_stream> outside = described;
+    outside.back().output_offset = image.size();
+    BOOST_CHECK_THROW(cz::inflate_split_streams(dev.ctx(), in, outside, piece_bytes, out), vyre::resource_error);
+    outside = described;
+    outside.back().input_bytes += 64;
+    BOOST_CHECK_THROW(cz::inflate_split_streams(dev.ctx(), in, outside, piece_bytes, out), vyre::resource_error);
+}
+
 } // namespace
 
 VYRE_TEST_MAIN

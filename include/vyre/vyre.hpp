@@ -96,6 +96,7 @@
 #include <vyre/ops/compression/deflate.hpp>
 #include <vyre/ops/compression/deflate_program.hpp>
 #include <vyre/ops/compression/deflate_block_starts.hpp>
+#include <vyre/ops/compression/deflate_join.hpp>
 #include <vyre/ops/compression/deflate_split.hpp>
 #include <vyre/ops/compression/lz4.hpp>
 #include <vyre/ops/compression/lz4_program.hpp>

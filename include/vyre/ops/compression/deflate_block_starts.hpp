@@ -47,8 +47,16 @@ inline constexpr std::uint64_t deflate_block_starts_max_stream = (std::uint64_t{
 inline constexpr std::uint32_t deflate_no_block_start = 0xFFFFFFFFu;
 
 namespace deflate_block_starts_binding {
-inline constexpr std::uint32_t input = 0, found = 1, params = 2;
+inline constexpr std::uint32_t input = 0, found = 1, windows = 2, params = 3;
 } // namespace deflate_block_starts_binding
+
+// One window of a search, in bytes of the input buffer: headers may start in [first, first +
+// bytes), and must lie before stream_end, where the window's stream ends (several streams may
+// share the buffer). Three u32 words each in the windows binding.
+struct deflate_search_window {
+    std::uint32_t first = 0, bytes = 0, stream_end = 0;
+};
+static_assert(sizeof(deflate_search_window) == 12);
 
 namespace detail {
 
@@ -169,22 +177,21 @@ inline vyre::dsl::variable<vyre::dsl::boolean> deflate_codes_accepted(vyre::dsl:
 
 } // namespace detail
 
-// params: the stream's bytes, the window size in bytes, windows, the first window's first byte,
-// the byte where the last window ends (found's slot w: window w, [first + w * size, first +
-// (w + 1) * size) cut at that end, which workgroup w searches).
+// params: the windows. Workgroup w searches window w (deflate_search_window, the windows
+// binding) and lowers found's slot w.
 inline ir::program deflate_block_starts_program(std::uint32_t workgroup = deflate_block_starts_workgroup) {
     namespace d = vyre::dsl;
     d::kernel k(entry_name("compression.deflate.block_starts"), {workgroup, 1, 1});
     const auto in = k.input<d::bytes>("input", deflate_block_starts_binding::input);
     const auto found = k.output<d::u32>("found", deflate_block_starts_binding::found);
+    const auto windows = k.input<d::u32>("windows", deflate_block_starts_binding::windows);
     const auto params = k.uniform<d::u32>("params", deflate_block_starts_binding::params);
     const auto step = k.workgroup<d::u32>("step", 1);
-    const auto n = k.let("n", params[0u]);
-    const auto piece = k.let("piece", params[1u]);
     const auto slot = k.let("slot", d::workgroup_id());
-    k.if_(slot < params[2u], [&] {
-        const auto window_start = k.let("window_start", params[3u] + slot * piece);
-        const auto window_bytes = k.let("window_bytes", d::min(piece, params[4u] - window_start));
+    k.if_(slot < params[0u], [&] {
+        const auto window_start = k.let("window_start", windows[slot * 3u]);
+        const auto window_bytes = k.let("window_bytes", windows[slot * 3u + 1u]);
+        const auto n = k.let("n", windows[slot * 3u + 2u]);
         const auto from = k.let("from", 0u);
         k.while_(from < window_bytes, [&] {
             const auto first_bit = k.let("first_bit", (from + d::local_id()) * 8u); // of this byte, from the window's start
@@ -243,34 +250,64 @@ inline op_info deflate_block_starts_info() {
             {{ir::data_type::bytes}, ir::data_type::u32}, ir::convention::v1(), [] { return deflate_block_starts_program(); }};
 }
 
-// The first block start (see the top of this file) in each window of `window_bytes` bytes of
-// bytes [first_byte, end_byte) of the stream in `input` (its `stream_bytes` bytes, the buffer a
-// whole number of words), in bits from the stream's start, increasing; a window without one gives
-// none. Runs on ctx's queue and returns when done.
-inline std::vector<std::uint64_t> find_deflate_blocks_in(runtime::context& ctx, const boost::compute::buffer& input, std::uint64_t stream_bytes,
-                                                         std::uint64_t first_byte, std::uint64_t end_byte, std::uint64_t window_bytes) {
-    std::vector<std::uint64_t> points;
-    if (window_bytes == 0 || window_bytes > deflate_block_starts_max_piece || stream_bytes > deflate_block_starts_max_stream ||
-        input.size() < stream_bytes || end_byte > stream_bytes)
-        throw resource_error("find_deflate_blocks: windows of " + std::to_string(window_bytes) + " bytes to byte " + std::to_string(end_byte) +
-                             " of a stream of " + std::to_string(stream_bytes) + " bytes (both sizes below 2^29, the buffer holding the stream)");
-    if (first_byte >= end_byte) return points;
-    const std::uint64_t windows = (end_byte - first_byte + window_bytes - 1) / window_bytes;
-    const std::vector<std::uint32_t> none(windows, deflate_no_block_start);
+// The first block start (see the top of this file) in each of `windows`, in bits from the
+// window's first byte, or deflate_no_block_start: one launch for all of them, which may lie in
+// different streams of one buffer (`input`, a whole number of words; every stream_end at most
+// its size and below 2^29). Runs on ctx's queue and returns when done.
+inline std::vector<std::uint32_t> find_deflate_blocks_at(runtime::context& ctx, const boost::compute::buffer& input,
+                                                         std::span<const deflate_search_window> windows) {
+    for (const deflate_search_window& w : windows)
+        if (w.stream_end > deflate_block_starts_max_stream || w.stream_end > input.size() || w.bytes > w.stream_end ||
+            w.first > w.stream_end - w.bytes)
+            throw resource_error("find_deflate_blocks: a window of " + std::to_string(w.bytes) + " bytes from byte " + std::to_string(w.first) +
+                                 " of a stream ending at byte " + std::to_string(w.stream_end) +
+                                 " (the stream's end below 2^29, the window inside it, the buffer holding it)");
+    if (windows.empty()) return {};
+    const auto count = static_cast<std::uint32_t>(windows.size());
+    const std::vector<std::uint32_t> none(count, deflate_no_block_start);
     auto found = runtime::upload(ctx, std::span<const std::uint32_t>(none));
-    const std::array<std::uint32_t, 5> p{static_cast<std::uint32_t>(stream_bytes), static_cast<std::uint32_t>(window_bytes),
-                                         static_cast<std::uint32_t>(windows), static_cast<std::uint32_t>(first_byte),
-                                         static_cast<std::uint32_t>(end_byte)};
+    const auto window_buffer = runtime::upload(ctx, std::span<const deflate_search_window>(windows), CL_MEM_READ_ONLY);
+    const std::array<std::uint32_t, 1> p{count};
     const auto params = runtime::make_parameter_buffer(ctx, p);
     static const runtime::compiled_program program(deflate_block_starts_program());
     const runtime::buffer_arg args[] = {{input, static_cast<std::uint32_t>(input.size() / 4)},
-                                        {found, static_cast<std::uint32_t>(windows)},
-                                        {params, 5}};
-    runtime::dispatch(ctx, program, {static_cast<std::uint32_t>(windows), 1, 1}, args);
-    std::vector<std::uint32_t> back(windows);
+                                        {found, count},
+                                        {window_buffer, count * 3},
+                                        {params, 1}};
+    runtime::dispatch(ctx, program, {count, 1, 1}, args);
+    std::vector<std::uint32_t> back(count);
     runtime::read(ctx, found, back.data(), back.size() * 4);
-    for (std::uint64_t w = 0; w < windows; ++w)
-        if (back[w] != deflate_no_block_start) points.push_back((first_byte + w * window_bytes) * 8 + back[w]);
+    return back;
+}
+
+// The windows of `window_bytes` bytes that cover bytes [first_byte, end_byte) of a stream ending
+// at byte `stream_end` of its buffer, the last one cut at end_byte.
+inline std::vector<deflate_search_window> deflate_search_windows(std::uint64_t first_byte, std::uint64_t end_byte, std::uint64_t window_bytes,
+                                                                 std::uint64_t stream_end) {
+    std::vector<deflate_search_window> windows;
+    if (window_bytes == 0 || window_bytes > deflate_block_starts_max_piece || stream_end > deflate_block_starts_max_stream || end_byte > stream_end)
+        throw resource_error("find_deflate_blocks: windows of " + std::to_string(window_bytes) + " bytes to byte " + std::to_string(end_byte) +
+                             " of a stream of " + std::to_string(stream_end) + " bytes (both sizes below 2^29, the buffer holding the stream)");
+    for (std::uint64_t at = first_byte; at < end_byte; at += window_bytes)
+        windows.push_back({static_cast<std::uint32_t>(at), static_cast<std::uint32_t>(std::min(window_bytes, end_byte - at)),
+                           static_cast<std::uint32_t>(stream_end)});
+    return windows;
+}
+
+// The first block start in each window of `window_bytes` bytes of bytes [first_byte, end_byte)
+// of the stream in `input` (its `stream_bytes` bytes, the buffer a whole number of words), in
+// bits from the buffer's start, increasing; a window without one gives none. Runs on ctx's queue
+// and returns when done.
+inline std::vector<std::uint64_t> find_deflate_blocks_in(runtime::context& ctx, const boost::compute::buffer& input, std::uint64_t stream_bytes,
+                                                         std::uint64_t first_byte, std::uint64_t end_byte, std::uint64_t window_bytes) {
+    const std::vector<deflate_search_window> windows = deflate_search_windows(first_byte, end_byte, window_bytes, stream_bytes);
+    if (input.size() < stream_bytes)
+        throw resource_error("find_deflate_blocks: a buffer of " + std::to_string(input.size()) + " bytes does not hold a stream of " +
+                             std::to_string(stream_bytes));
+    const std::vector<std::uint32_t> found = find_deflate_blocks_at(ctx, input, windows);
+    std::vector<std::uint64_t> points;
+    for (std::size_t w = 0; w < windows.size(); ++w)
+        if (found[w] != deflate_no_block_start) points.push_back(std::uint64_t{windows[w].first} * 8 + found[w]);
     return points;
 }
 
