@@ -425,6 +425,25 @@ VYRE_DEVICE_TEST(long_streams_in_pieces_give_the_same_bytes_and_messages) {
             if (route == ve::deflate_route::host) BOOST_TEST(r.report.piece_streams == 0u);
         }
     }
+    // Several good long streams in pieces together, with a corrupt one among them: each good one's
+    // bytes from the pieces (no fallback but the corrupt one's), the corrupt one the host's message.
+    {
+        const bytes other = corpus(std::size_t{5} << 18, 23), level9 = zlib_deflate(content, 9), level1 = zlib_deflate(other, 1);
+        const std::vector<ve::deflate_stream> together = {
+            {level9, content.size(), crc}, {flipped, content.size(), crc}, {level1, other.size(), crc_of(other)}, {good, content.size(), crc}};
+        ve::deflate_options o;
+        o.route = ve::deflate_route::device;
+        o.pieces_min_bytes = std::uint64_t{1} << 20;
+        const ve::deflate_result r = ve::decompress_deflate(dev.ctx(), together, o);
+        BOOST_TEST(r.report.piece_streams == 4u);
+        BOOST_TEST(r.report.piece_fallbacks == 1u, r.report.piece_fallback_reason);
+        BOOST_TEST(r.errors[1].has_value());
+        for (const std::size_t k : {0u, 2u, 3u}) {
+            const bytes& want = k == 2 ? other : content;
+            BOOST_TEST(!r.errors[k], r.errors[k].value_or(""));
+            BOOST_TEST((r.content(k).size() == want.size() && std::equal(r.content(k).begin(), r.content(k).end(), want.begin())), "stream " << k);
+        }
+    }
     // keep_on_device: the batched stream stays on the device, the one in pieces comes back.
     {
         ve::deflate_options o;

@@ -220,15 +220,15 @@ inline decoded decode_gzip(std::span<const std::uint8_t> file, const decompress_
     d.summary = "route " + std::string(ve::deflate_route_name(options.route)) + (s.small ? " (a file under --host-below)" : "") + ": " +
                 std::to_string(g.members) + " member(s)";
     if (p.streams != 0) {
-        const std::size_t alone = p.piece_streams - p.piece_fallbacks;
-        d.summary += " (" + std::string(vyre::format::gzip_layout_kind_name(g.layout)) + "): " + std::to_string(p.device_streams - alone) +
+        const std::size_t in_pieces = p.piece_streams - p.piece_fallbacks;
+        d.summary += " (" + std::string(vyre::format::gzip_layout_kind_name(g.layout)) + "): " + std::to_string(p.device_streams - in_pieces) +
                      " stream(s) on the device in " + std::to_string(p.batches) + " dispatch(es)";
         if (p.batches != 0)
             d.summary += std::string(" (") +
                          vyre::ops::block_variant_name(vyre::ops::resolve<vyre::ops::compression::deflate_op>(options.variant, ctx.device())) +
                          " program)";
         if (p.piece_streams != 0)
-            d.summary += ", " + std::to_string(alone) + " alone on the device in " + std::to_string(p.pieces) + " pieces" +
+            d.summary += ", " + std::to_string(in_pieces) + " in pieces on the device (" + std::to_string(p.pieces) + " pieces)" +
                          (p.piece_fallbacks ? " (" + std::to_string(p.piece_fallbacks) + " left to the host: " + p.piece_fallback_reason + ")" : "");
         d.summary += ", " + std::to_string(p.host_streams) + " on the host (libdeflate)";
     }

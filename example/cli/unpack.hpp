@@ -343,8 +343,8 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
               << "; zstd: " << r.zstd_blocks << " blocks in " << r.zstd_dispatches << " dispatch(es); deflate: "
               << r.deflate_streams << " streams, " << r.deflate_device_streams - r.deflate_piece_streams << " on the device in "
               << r.deflate_dispatches << " dispatch(es)"
-              << (r.deflate_piece_streams ? ", " + std::to_string(r.deflate_piece_streams) + " alone on the device in " +
-                                                std::to_string(r.deflate_pieces) + " pieces"
+              << (r.deflate_piece_streams ? ", " + std::to_string(r.deflate_piece_streams) + " in pieces on the device (" +
+                                                std::to_string(r.deflate_pieces) + " pieces)"
                                           : std::string())
               << ", " << r.deflate_streams - r.deflate_device_streams << " on " << threads << " host threads"
               << (r.deflate_host_files ? " (" + std::to_string(r.deflate_host_files) + " gzip file(s) inflated whole)" : std::string())

@@ -39,13 +39,14 @@
 //              polling each batch's last readback, and releases the batch's waiters.
 //   3. host    Meanwhile, on every core, the host streams are inflated by libdeflate into their
 //              slots, then each device stream is checked once its batch is back.
-//   4. device  Once the batches are back, the streams in pieces, one after another on the same
-//              thread (ops::compression::inflate_split: upload, split points found on the device,
-//              pieces, join, its CRC-32 on the device (ops::bytes::crc32_device), readback
-//              into the stream's slot, then the checks). One that the
-//              pieces cannot decode or that fails a check is inflated on the host there and then,
-//              so its bytes and message are the host route's (deflate_report::piece_fallbacks).
-//              Its content always comes back to the host, keep_on_device or not.
+//   4. device  Once the batches are back, the streams in pieces, all of them together on the
+//              same thread (ops::compression::inflate_split_streams: one upload, split points found
+//              on the device for every stream at once, every stream's pieces in the same rounds,
+//              one join; their CRC-32s on the device (ops::bytes::crc32_device), then each one read
+//              into its slot and checked). One that the pieces cannot decode or that fails a
+//              check is inflated on the host there and then, so its bytes and message are the host
+//              route's (deflate_report::piece_fallbacks). Their content always comes back to the
+//              host, keep_on_device or not.
 //
 // The checks, the same on every path: the stream must decode without error to exactly the size
 // it was given, and its CRC-32 (format::crc32_of) must be the one it was given. A failure names

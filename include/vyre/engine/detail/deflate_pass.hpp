@@ -489,13 +489,14 @@ inline deflate_report deflate_run_passes(runtime::context& ctx, const deflate_pl
             }
             pass.finish();
             report.transfers = pass.transfers;
-            for (std::size_t k = 0; k < n && plan.pieces_streams != 0; ++k) {
-                if (plan.paths[k] != deflate_path::pieces) continue;
-                const deflate_pieces_outcome o = decode_in_pieces(
-                    ctx, streams[k], output.subspan(static_cast<std::size_t>(plan.offsets[k]), static_cast<std::size_t>(streams[k].size)),
-                    errors[k]);
+            std::vector<std::size_t> in_pieces;
+            for (std::size_t k = 0; k < n; ++k)
+                if (plan.paths[k] == deflate_path::pieces) in_pieces.push_back(k);
+            if (!in_pieces.empty()) {
+                const deflate_pieces_summary o = decode_in_pieces(ctx, streams, in_pieces, output, plan.offsets, errors);
                 report.pieces += o.pieces;
-                if (!o.on_device && report.piece_fallbacks++ == 0) report.piece_fallback_reason = o.fallback_reason;
+                report.piece_fallbacks += o.fallbacks;
+                if (report.piece_fallback_reason.empty()) report.piece_fallback_reason = o.first_fallback_reason;
             }
             report.device_streams -= report.piece_fallbacks;
             report.host_streams += report.piece_fallbacks;
