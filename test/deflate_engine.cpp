@@ -352,7 +352,14 @@ BOOST_AUTO_TEST_CASE(plans_send_the_longest_streams_in_pieces) {
     BOOST_TEST(paths(gpu, deflate_route::automatic, {stream(300)}) == "h");
     // CPU devices: never on the automatic route; the device route sends every long stream.
     BOOST_TEST(paths(cpu, deflate_route::automatic, {stream(256)}) == "h");
-    BOOST_TEST(paths(cpu, deflate_route::device, {stream(1), stream(16), stream(200), stream(200)}) == "dppp");
+    // (On the device route streams go in pieces from 1 MiB up, deflate_device_pieces_min_bytes.)
+    BOOST_TEST(paths(cpu, deflate_route::device, {stream(1), stream(16), stream(200), stream(200)}) == "pppp");
+    const ve::deflate_stream below{in, (std::uint64_t{1} << 20) - 1, 0};
+    BOOST_TEST(paths(gpu, deflate_route::device, {below, stream(1)}) == "dp");
+    BOOST_TEST(paths(gpu, deflate_route::automatic, {stream(1), stream(4)}) == "hh"); // the automatic route from 16 MiB up
+    o.pieces_min_bytes = std::uint64_t{4} << 20; // set: the same on every route
+    BOOST_TEST(paths(gpu, deflate_route::device, {below, stream(1), stream(4)}) == "ddp");
+    o.pieces_min_bytes.reset();
     BOOST_TEST(paths(gpu, deflate_route::host, {stream(256)}) == "h");
     // A device context still being made: its wait counts against the device, and the device is not
     // asked (its context not waited for) unless a stream would go even so.

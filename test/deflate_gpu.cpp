@@ -651,6 +651,45 @@ BOOST_AUTO_TEST_CASE(pieces_and_join_on_the_interpreter) {
     }
 }
 
+// compression.deflate.join over pieces of two streams (as inflate_split_streams joins them): a
+// reference reaching before its own stream's first byte sets only its piece's failure flag, and
+// never reads the stream before; every other element is written to its place.
+BOOST_AUTO_TEST_CASE(join_flags_each_piece_that_reaches_before_its_stream) {
+    namespace piece = cz::deflate_piece;
+    constexpr std::uint32_t w = cz::deflate_piece_window;
+    // Pieces: 0, stream A's only piece (4 bytes); 1, stream B's first piece (10 bytes); 2, B's
+    // second piece, a window and 3 elements: byte 'x', byte 9 of piece 1 (window slot w - 1) and
+    // slot w - 11, one before B's first byte.
+    const std::vector<std::uint32_t> bases{0, 16, 32};
+    std::vector<std::uint32_t> elements(32 + w + 3, 0xEEEEEEEEu);
+    for (std::uint32_t i = 0; i < 4; ++i) elements[i] = 'a' + i;
+    for (std::uint32_t i = 0; i < 10; ++i) elements[16 + i] = 'A' + i;
+    elements[32 + w] = 'x';
+    elements[32 + w + 1] = 256 + (w - 1);
+    elements[32 + w + 2] = 256 + (w - 11);
+    std::vector<std::uint32_t> records(3 * piece::words, 0), statuses(3 * piece::status_words, 0);
+    const std::uint32_t windows[3] = {0, 0, w}, written[3] = {4, 10, w + 3};
+    for (std::uint32_t i = 0; i < 3; ++i) {
+        records[i * piece::words + piece::out_base] = bases[i];
+        records[i * piece::words + piece::window] = windows[i];
+        statuses[i * piece::status_words + piece::written] = written[i];
+    }
+    std::vector<vyre::reference::buffer_data> join(7);
+    join[0] = buffer_of(elements);
+    join[1] = buffer_of(records);
+    join[2] = buffer_of(statuses);
+    join[3] = buffer_of({0, 8, 18}); // A at 0; B at 8, its second piece after its first's 10 bytes
+    join[4] = bytes(24, '.');
+    join[5] = buffer_of({0, 0, 0});
+    join[6] = buffer_of({3, 1});
+    vyre::reference::run(cz::deflate_join_program(64), {3, 1, 1}, join, vyre::reference::run_options::checking_races());
+    BOOST_TEST(words_of(join[5]) == (std::vector<std::uint32_t>{0, 0, 1}), boost::test_tools::per_element());
+    const std::string out(join[4].begin(), join[4].end());
+    BOOST_TEST(out.substr(0, 4) == "abcd");
+    BOOST_TEST(out.substr(8, 10) == "ABCDEFGHIJ");
+    BOOST_TEST(out.substr(18, 2) == "xJ");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // ---- the device programs --------------------------------------------------------------------------

@@ -322,6 +322,11 @@ VYRE_DEVICE_TEST(many_streams_at_once) {
             }
             bytes back(image.size());
             vyre::runtime::read(dev.ctx(), out, back.data(), back.size());
+            // The corrupt stream's own region may hold what its pieces joined before the join
+            // found the damage (a reference before its first byte); nothing else may differ.
+            const auto& bad = described[corrupt];
+            std::copy_n(image.begin() + static_cast<std::ptrdiff_t>(bad.output_offset), bad.expected,
+                        back.begin() + static_cast<std::ptrdiff_t>(bad.output_offset));
             BOOST_TEST((back == image), "a stream's bytes or the guard bytes around them differ");
             BOOST_TEST(r.pieces > cases.size() + 4); // several streams in more than one piece
             if (options.region_budget != 0) BOOST_TEST(r.groups > 2u);

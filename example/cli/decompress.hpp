@@ -316,7 +316,7 @@ inline int cmd_decompress(const std::vector<std::string>& args) {
         "long frames (compression.zstd.blocks, the host's cores decoding the last of them beside the device), which goes whole to the device; hybrid: every block to the device, which writes the "
         "raw/RLE blocks, compressed blocks on the host with libzstd's block API (the seed's design); host: every frame "
         "on the host; device: every frame regenerated whole on the device, compressed blocks included "
-        "(compression.zstd.frames). gzip: device: every member's stream on the device; host: libdeflate on every core; automatic "
+        "(compression.zstd.frames). gzip: device: every member's stream on the device, those of 1 MiB or more in pieces; host: libdeflate on every core; automatic "
         "(or auto): the device for streams of at most engine::deflate_device_max_bytes (256 KiB), larger ones and every stream on CPU devices on the host, "
         "except on a GPU a member of 16 MiB or more (engine::deflate_pieces_min_bytes), which the device decodes in pieces. "
         "LZ4: device: every independent block on the device; host: liblz4 on every core; automatic (or auto): the device where "

@@ -208,9 +208,9 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         "plain members) are inflated on the host on every route")(
         "deflate-device-max", po::value<std::string>()->default_value("256K"),
         "the automatic deflate route's cap: streams that decode to more go to the host cores")(
-        "deflate-pieces-min", po::value<std::string>()->default_value("16M"),
-        "deflate streams this large or larger may be decoded on the device in pieces, one stream at a time (device and "
-        "automatic routes)")(
+        "deflate-pieces-min", po::value<std::string>(),
+        "deflate streams this large or larger may be decoded on the device in pieces, all of them together (default: 1M on "
+        "the device route, 16M on the automatic route)")(
         "zstd-route", po::value<std::string>()->default_value("automatic"),
         "where zstd frames are decoded: device, host (libzstd, frames in parallel), or automatic (raw/RLE frames, "
         "many short frames and a few long ones on the device, the rest on the host; see doc/ops/compression.zstd.md)")(
@@ -254,7 +254,8 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
     if (const auto r = ve::deflate_route_from_name(route == "auto" ? "automatic" : route)) o.deflate = *r;
     else throw po::error("--deflate-route must be automatic, device or host, not \"" + route + "\"");
     o.deflate_device_max_bytes = parse_size("deflate-device-max", vm["deflate-device-max"].as<std::string>());
-    o.deflate_pieces_min_bytes = parse_size("deflate-pieces-min", vm["deflate-pieces-min"].as<std::string>());
+    if (vm.count("deflate-pieces-min"))
+        o.deflate_pieces_min_bytes = parse_size("deflate-pieces-min", vm["deflate-pieces-min"].as<std::string>());
     const std::string zroute = vm["zstd-route"].as<std::string>();
     if (const auto r = ve::zstd_route_from_name(zroute == "auto" ? "automatic" : zroute); r && *r != ve::zstd_route::hybrid) o.zstd = *r;
     else throw po::error("--zstd-route must be automatic, device or host, not \"" + zroute + "\"");

@@ -9,12 +9,13 @@
 //   route      stream
 //   automatic  device when it decodes to at most options.device_max_bytes (deflate_device_max_bytes),
 //              host above, except the largest streams of options.pieces_min_bytes or more
-//              (deflate_pieces_min_bytes), which go to the device in pieces for as long as that
+//              (deflate_pieces_min_bytes, 16 MiB), which go to the device in pieces for as long as that
 //              shortens the estimated time of the whole pass (a single .tar.gz does, sixteen
 //              of them on sixteen host cores do not: detail::choose_piece_streams); host on a CPU
 //              device (PoCL), where libdeflate runs natively on the same cores the OpenCL program
 //              would
-//   device     device: in pieces from options.pieces_min_bytes up, in batches below
+//   device     device: in pieces from options.pieces_min_bytes up (deflate_device_pieces_min_bytes,
+//              1 MiB), in batches below
 //   host       host: libdeflate, streams in parallel on every core (what ran before the device op)
 //
 // On every route a stream that one dispatch cannot hold (input or output above 2^32-1 bytes or the
@@ -133,6 +134,12 @@ struct deflate_stream {
 // one 16 MiB stream in pieces took 0.9 times libdeflate's time on one core, and larger ones less.
 // The automatic route still weighs each such stream against the host cores (see the table above).
 inline constexpr std::uint64_t deflate_pieces_min_bytes = std::uint64_t{16} << 20;
+// The same on the device route, where the other streams go in batches of one subgroup a stream,
+// each batch as long as its longest stream's serial decoding: on the H200, `vyre unpack
+// --deflate-route device` of ZIPs of whole Python packages (987 MiB decoded, 9,581 streams) took
+// 1.62 s with 16 MiB here, 1.27 and 1.31 s with 4 MiB and 1.03 and 1.08 s with 1 MiB (its
+// streams in pieces all together; doc/benchmarks.md, 2026-12-04).
+inline constexpr std::uint64_t deflate_device_pieces_min_bytes = std::uint64_t{1} << 20;
 
 // Where one stream was decoded: in a batch of compression.deflate, on the host, or alone on the
 // device in pieces.
@@ -153,9 +160,10 @@ struct deflate_options {
     ops::block_variant variant = ops::block_variant::automatic;
     deflate_route route = deflate_route::automatic;
     std::uint64_t device_max_bytes = deflate_device_max_bytes; // the automatic route's crossover
-    // Streams of at least this many bytes may go to the device in pieces (deflate_pieces_min_bytes;
-    // the maximum: never).
-    std::uint64_t pieces_min_bytes = deflate_pieces_min_bytes;
+    // Streams of at least this many bytes may go to the device in pieces (unset:
+    // deflate_device_pieces_min_bytes on the device route, deflate_pieces_min_bytes otherwise;
+    // the maximum: never). deflate_pieces_min() reads it.
+    std::optional<std::uint64_t> pieces_min_bytes;
     // Input and output bytes of one dispatch, raised to the largest stream. By default only the
     // device's limits cut batches (ops::device_batch_limits: its largest allocation, 32-bit
     // descriptors), so the streams take as few dispatches as the device allows; smaller batches
@@ -172,6 +180,11 @@ struct deflate_options {
     // streams' content passes deflate_keep_limit; their bytes then come back as on every route.
     bool keep_on_device = false;
 };
+
+// The smallest stream that may go to the device in pieces under `o` (deflate_options::pieces_min_bytes).
+inline std::uint64_t deflate_pieces_min(const deflate_options& o) noexcept {
+    return o.pieces_min_bytes.value_or(o.route == deflate_route::device ? deflate_device_pieces_min_bytes : deflate_pieces_min_bytes);
+}
 
 // With deflate_options::keep_on_device, the first bytes of each kept stream the host gets (what
 // format::detect reads to know an archive).

@@ -158,8 +158,9 @@ struct unpack_options {
     deflate_route deflate = deflate_route::automatic;
     // The automatic route's cap: streams decoding to more go to the host cores.
     std::uint64_t deflate_device_max_bytes = engine::deflate_device_max_bytes;
-    // Streams of at least this many bytes may be decoded on the device in pieces (deflate_options).
-    std::uint64_t deflate_pieces_min_bytes = engine::deflate_pieces_min_bytes;
+    // Streams of at least this many bytes may be decoded on the device in pieces (unset: the
+    // route's default, deflate_options::pieces_min_bytes).
+    std::optional<std::uint64_t> deflate_pieces_min_bytes;
     // Where zstd frames (engine/zstd_decompress.hpp) and LZ4 blocks (engine/lz4_decompress.hpp) go.
     zstd_route zstd = zstd_route::automatic;
     lz4_route lz4 = lz4_route::automatic;

@@ -144,7 +144,7 @@ inline deflate_plan make_deflate_plan(DeviceOf&& device_of, std::span<const defl
     if (device && (options.route == deflate_route::device || !cpu)) {
         // A large stream goes in pieces rather than in a batch, whose one subgroup it would hold.
         for (const std::size_t k : plan.dispatched)
-            if (streams[k].size >= options.pieces_min_bytes && deflate_pieces_fit(streams[k], *device)) plan.paths[k] = deflate_path::host;
+            if (streams[k].size >= deflate_pieces_min(options) && deflate_pieces_fit(streams[k], *device)) plan.paths[k] = deflate_path::host;
         choose_piece_streams(streams, plan.paths, deflate_pieces_max_bytes(*device), options); // the wait is over
         std::erase_if(plan.dispatched, [&](std::size_t k) { return plan.paths[k] != deflate_path::device; });
         for (std::size_t k = 0; k < n; ++k) plan.pieces_streams += plan.paths[k] == deflate_path::pieces;

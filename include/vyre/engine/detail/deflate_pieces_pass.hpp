@@ -91,7 +91,7 @@ inline std::size_t choose_piece_streams(std::span<const deflate_stream> streams,
     for (std::size_t k = 0; k < streams.size(); ++k) {
         if (paths[k] != deflate_path::host) continue;
         host_bytes += streams[k].size;
-        if (streams[k].size >= options.pieces_min_bytes && deflate_pieces_fit(streams[k], max_bytes))
+        if (streams[k].size >= deflate_pieces_min(options) && deflate_pieces_fit(streams[k], max_bytes))
             candidates.push_back(k);
         else
             largest_other = std::max(largest_other, streams[k].size);

@@ -91,6 +91,7 @@ struct deflate_split_result {
     std::uint32_t regrown = 0;              // pieces decoded again in a larger region
     std::uint32_t cut = 0;                  // pieces that outgrew their region, cut at block starts inside them
     std::uint64_t failed_piece = 0;         // on an error: the bit where the piece that found it starts
+    using round = deflate_split_round;
     std::vector<deflate_split_round> round_log;
     // Host clock, seconds: the stream's upload and the search for split points on the device
     // (inflate_split with a piece size; 0 with the points given), every round of pieces (until
@@ -258,8 +259,10 @@ inline deflate_split_result inflate_split(runtime::context& ctx, std::span<const
 // and every unsettled piece of every stream decodes in the same round, so that one subgroup per
 // piece, not per stream, sets the pace. Streams whose regions together pass the device's budget
 // (deflate_region_budget) go in groups, one after another. Each stream's status is as
-// inflate_split's; a stream's error does not stop the others. Runs on ctx's queue and returns
-// when done.
+// inflate_split's; a stream's damage does not stop the others, but a limit of the device (a
+// group's regions, grown, past 2^32 elements or its largest buffer) throws for the whole call, as
+// it does for one stream (the deflate engine then inflates the group on the host). Runs on ctx's
+// queue and returns when done.
 inline deflate_split_streams_result inflate_split_streams(runtime::context& ctx, const boost::compute::buffer& input,
                                                           std::span<const deflate_split_stream> streams, std::uint64_t piece_bytes,
                                                           const boost::compute::buffer& output, const deflate_split_options& options = {}) {
