@@ -451,6 +451,26 @@ VYRE_DEVICE_TEST(long_streams_in_pieces_give_the_same_bytes_and_messages) {
             BOOST_TEST((r.content(k).size() == want.size() && std::equal(r.content(k).begin(), r.content(k).end(), want.begin())), "stream " << k);
         }
     }
+    // The streams in pieces cut into several calls where their input passes one call's limit
+    // (here 1.5 times a stream's): each call's streams, the corrupt one's fallback, every byte.
+    {
+        namespace vd = vyre::engine::detail;
+        const std::vector<ve::deflate_stream> three = {{good, content.size(), crc}, {flipped, content.size(), crc}, {good, content.size(), crc}};
+        std::vector<std::uint64_t> offsets{0, content.size(), 2 * content.size()};
+        bytes out(3 * content.size());
+        std::vector<std::optional<std::string>> errors(3);
+        const std::vector<std::size_t> which{0, 1, 2};
+        const vd::deflate_pieces_summary r = vd::decode_in_pieces(dev.ctx(), three, which, out, offsets, errors, good.size() * 3 / 2);
+        BOOST_TEST(r.calls == 3u);
+        BOOST_TEST(r.fallbacks == 1u);
+        BOOST_TEST(!errors[0]);
+        BOOST_TEST(errors[1].has_value());
+        BOOST_TEST(!errors[2]);
+        BOOST_TEST(std::equal(content.begin(), content.end(), out.begin()));
+        BOOST_TEST(std::equal(content.begin(), content.end(), out.begin() + static_cast<std::ptrdiff_t>(2 * content.size())));
+        const vd::deflate_pieces_summary one = vd::decode_in_pieces(dev.ctx(), three, which, out, offsets, errors);
+        BOOST_TEST(one.calls == 1u);
+    }
     // keep_on_device: the batched stream stays on the device, the one in pieces comes back.
     {
         ve::deflate_options o;

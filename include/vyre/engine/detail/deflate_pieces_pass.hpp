@@ -126,6 +126,7 @@ inline std::size_t choose_piece_streams(std::span<const deflate_stream> streams,
 // instead, with the first one's reason.
 struct deflate_pieces_summary {
     std::uint64_t pieces = 0;
+    std::size_t calls = 0; // of inflate_split_streams
     std::size_t fallbacks = 0;
     std::string first_fallback_reason;
 };
@@ -137,10 +138,11 @@ struct deflate_pieces_summary {
 // each one's content read into its slot of `output` (at offsets[k]) and checked as every route
 // does. Whatever stops a stream's pieces (a stream they find corrupt or of another size or CRC-32,
 // a limit, a failed allocation or build) leaves it to the host path there and then, so its bytes
-// and message are those of the host route.
+// and message are those of the host route. `max_input_bytes` lowers the input of one call (tests).
 inline deflate_pieces_summary decode_in_pieces(runtime::context& ctx, std::span<const deflate_stream> streams, std::span<const std::size_t> which,
                                                std::span<std::uint8_t> output, std::span<const std::uint64_t> offsets,
-                                               std::vector<std::optional<std::string>>& errors) {
+                                               std::vector<std::optional<std::string>>& errors,
+                                               std::uint64_t max_input_bytes = ops::compression::deflate_block_starts_max_stream) {
     namespace cz = ops::compression;
     deflate_pieces_summary summary;
     const auto slot = [&](std::size_t k) {
@@ -159,7 +161,9 @@ inline deflate_pieces_summary decode_in_pieces(runtime::context& ctx, std::span<
         for (; last < which.size(); ++last) {
             const deflate_stream& s = streams[which[last]];
             const std::uint64_t in_at = (in_bytes + 3) / 4 * 4;
-            if (!described.empty() && (in_at + s.input.size() > cz::deflate_block_starts_max_stream || out_bytes + s.size > most_output)) break;
+            if (!described.empty() && (in_at + s.input.size() > std::min(max_input_bytes, cz::deflate_block_starts_max_stream) ||
+                                       out_bytes + s.size > most_output))
+                break;
             described.push_back({in_at, s.input.size(), out_bytes, s.size});
             in_bytes = in_at + s.input.size();
             out_bytes += s.size;
@@ -173,6 +177,7 @@ inline deflate_pieces_summary decode_in_pieces(runtime::context& ctx, std::span<
             auto out = runtime::allocate(ctx, runtime::padded_bytes(out_bytes));
             const cz::deflate_split_streams_result r =
                 cz::inflate_split_streams(ctx, input, described, deflate_piece_input_bytes(in_bytes), out);
+            ++summary.calls;
             summary.pieces += r.pieces;
             std::vector<ops::bytes::byte_range> ranges;
             for (const auto& d : described) ranges.push_back({d.output_offset, d.expected});
