@@ -135,10 +135,9 @@ struct deflate_stream {
 // The automatic route still weighs each such stream against the host cores (see the table above).
 inline constexpr std::uint64_t deflate_pieces_min_bytes = std::uint64_t{16} << 20;
 // The same on the device route, where the other streams go in batches of one subgroup a stream,
-// each batch as long as its longest stream's serial decoding: on the H200, `vyre unpack
-// --deflate-route device` of ZIPs of whole Python packages (987 MiB decoded, 9,581 streams) took
-// 1.62 s with 16 MiB here, 1.27 and 1.31 s with 4 MiB and 1.03 and 1.08 s with 1 MiB (its
-// streams in pieces all together; doc/benchmarks.md, 2026-12-04).
+// each batch as long as its longest stream's serial decoding: of 16, 4 and 1 MiB, 1 MiB was the
+// fastest for `vyre unpack --deflate-route device` of ZIPs of whole Python packages on the H200
+// (doc/ops/compression.deflate.md, "The route", has the figures).
 inline constexpr std::uint64_t deflate_device_pieces_min_bytes = std::uint64_t{1} << 20;
 
 // Where one stream was decoded: in a batch of compression.deflate, on the host, or alone on the

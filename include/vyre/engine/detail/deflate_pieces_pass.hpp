@@ -26,13 +26,12 @@
 
 namespace vyre::engine::detail {
 
-// The automatic route's estimate of a stream's time, fitted to the H200's figures for one stream
-// in pieces (doc/ops/compression.deflate.md: streams of 16, 64 and 256 MiB of the mixed corpus,
-// from host bytes to host bytes in 16, 32 and 126 ms) and for libdeflate on one host core (0.9 to
-// 1.4 GB/s on the same streams): in pieces, 6 ms and 2.2 GB/s; on a host core, 1.2 GB/s. Streams
-// in pieces go together (decode_in_pieces), so the 6 ms count once for all of them: 16 streams
-// of 16 MiB took 0.10 s on the device together, 0.39 s one after another (2026-12-04). The
-// estimates only order the choices below; a stream's bytes and checks are the same either way.
+// The automatic route's estimate of a stream's time, fitted to the H200's figures for streams of
+// 16 to 256 MiB of the mixed corpus in pieces, from host bytes to host bytes, and for libdeflate
+// on one host core (doc/ops/compression.deflate.md, "The route"): in pieces a fixed cost and a
+// rate, on a host core a rate. Streams in pieces go together (decode_in_pieces), so the fixed
+// cost counts once for all of them. The estimates only order the choices below; a stream's bytes
+// and checks are the same either way.
 inline constexpr double deflate_pieces_fixed_seconds = 0.006;
 inline constexpr double deflate_pieces_bytes_per_second = 2.2e9;
 inline constexpr double deflate_host_core_bytes_per_second = 1.2e9;
@@ -171,9 +170,16 @@ inline deflate_pieces_summary decode_in_pieces(runtime::context& ctx, std::span<
         const std::span<const std::size_t> group = which.subspan(first, last - first);
         std::vector<bool> done(group.size(), false);
         try {
+            // One staged copy of every stream, each padded to a word (runtime::write_gathered).
+            static constexpr std::uint8_t zeros[4] = {};
+            std::vector<runtime::host_piece> parts;
+            for (std::size_t g = 0; g < group.size(); ++g) {
+                const std::uint64_t at = g == 0 ? 0 : described[g - 1].input_offset + described[g - 1].input_bytes;
+                if (described[g].input_offset > at) parts.push_back({zeros, static_cast<std::size_t>(described[g].input_offset - at)});
+                parts.push_back({streams[group[g]].input.data(), streams[group[g]].input.size()});
+            }
             auto input = runtime::allocate(ctx, runtime::padded_bytes(in_bytes), CL_MEM_READ_ONLY);
-            for (std::size_t g = 0; g < group.size(); ++g)
-                runtime::write(ctx, input, streams[group[g]].input.data(), streams[group[g]].input.size(), described[g].input_offset);
+            runtime::write_gathered(ctx, input, parts);
             auto out = runtime::allocate(ctx, runtime::padded_bytes(out_bytes));
             const cz::deflate_split_streams_result r =
                 cz::inflate_split_streams(ctx, input, described, deflate_piece_input_bytes(in_bytes), out);

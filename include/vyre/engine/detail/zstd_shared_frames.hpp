@@ -32,10 +32,11 @@ namespace vyre::engine::detail {
 // host's cores walk the device's groups, and libzstd beside them slowed both sides at every share
 // tried. Files of long frames (compression.zstd.blocks, whose walk is done before the device
 // starts) were fastest at a share of 0.4 (against 0.3, 0.35 and 0.45, alternating in one call),
-// and there both sides ended together: the device's part of 1 GiB at 17 GB/s into pinned host
-// memory, libzstd's beside it at about 11 GB/s on 16 threads (half its rate alone, which shares
-// the memory with the device's read-back). The estimate gives each side its share of those two
-// rates, so fewer threads take less.
+// and there both sides ended together. The two rates below are what each side made in that call:
+// the device's part into pinned host memory, and libzstd's beside it per host thread (about half
+// its rate alone: it shares the memory with the device's read-back; doc/benchmarks.md, "zstd's
+// automatic route: the host's share of long frames, 0.4"). The estimate gives each side its share
+// of those two rates, so fewer threads take less.
 inline constexpr double zstd_blocks_into_host_bytes_per_second = 17e9;
 inline constexpr double zstd_host_thread_beside_device_bytes_per_second = 0.71e9;
 
