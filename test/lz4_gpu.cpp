@@ -112,13 +112,15 @@ std::vector<block_case> conformance_cases(std::vector<vc::block_status>& expecte
     add({0x50, 'h', 'e', 'l', 'l', 'o'}, 5, ok(5));
     add({0x50, 'h', 'e', 'l', 'l', 'o'}, 9, ok(5));
     add({0x3F, 'a', 'b', 'c'}, 3, ok(3));
-    // Matches: non-overlapping, overlapping at offset 1 and at offsets below the length, the
-    // first byte, a block ending right after a match.
+    // Matches: non-overlapping, overlapping at offset 1 and at offsets below the length (patterns
+    // at most a subgroup wide and wider, for every shape's lanes: 8, 16, 32), the first byte, a
+    // block ending right after a match.
     bytes b;
     put_sequence(b, to_bytes("abcd"), 4, 4);
     put_sequence(b, to_bytes("xyz"));
     add(b, 11, ok(11));
-    for (auto [offset, length] : {std::pair{1, 10}, {1, 300}, {2, 7}, {3, 100}, {5, 4096}, {7, 8}, {16, 17}, {31, 200}}) {
+    for (auto [offset, length] : {std::pair{1, 10}, {1, 300}, {2, 7}, {3, 100}, {5, 4096}, {7, 8}, {8, 9}, {9, 70}, {16, 17},
+                                  {17, 33}, {31, 200}, {32, 33}, {32, 97}, {33, 100}}) {
         bytes lits;
         for (int i = 0; i < offset; ++i) lits.push_back(static_cast<std::uint8_t>('A' + i));
         b.clear();
