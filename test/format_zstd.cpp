@@ -8,6 +8,7 @@
 
 #include <vyre/engine/zstd_host.hpp>
 #include <vyre/format/zstd_frame.hpp>
+#include <vyre/format/zstd_frame_checks.hpp>
 #include <vyre/reference/zstd.hpp>
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include <optional>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -890,3 +892,43 @@ BOOST_AUTO_TEST_CASE(mutated_frames_agree_with_libzstd) {
 }
 
 VYRE_TEST_MAIN
+
+// A count of zero sequences written in two bytes (0x80 0x00), valid and refused by libzstd 1.5.4,
+// rewritten in one byte: the block one byte shorter, its header saying so, everything else as it
+// was; libzstd reads the rewritten frame. A block that does not end so is the caller's error.
+BOOST_AUTO_TEST_CASE(zero_sequences_in_two_bytes_rewritten_in_one) {
+    const bytes text = {'H', 'e', 'l', 'l', 'o', ' ', 'W', 'o', 'r', 'l', 'd', '!', '\n'};
+    // A frame without content size or checksum; one last compressed block of 16 bytes: raw
+    // literals (header 13 << 3), the text, and zero sequences in two bytes.
+    bytes frame = {0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x00, 0x85, 0x00, 0x00, 13 << 3};
+    frame.insert(frame.end(), text.begin(), text.end());
+    frame.push_back(0x80);
+    frame.push_back(0x00);
+    bytes file = frame;
+    file.insert(file.end(), frame.begin(), frame.end()); // two such frames
+    const fmt::zstd_file parsed = fmt::parse_zstd(file);
+    BOOST_REQUIRE(parsed.frames.size() == 2u);
+    for (const auto& f : parsed.frames) {
+        BOOST_TEST(fmt::check_zstd_frame(file, f).zero_sequences_in_two_bytes);
+        const bytes rewritten = fmt::zstd_frame_in_one_byte_counts(file, f);
+        bytes want(frame.begin(), frame.end() - 1);
+        want[6] = 0x7D; // (15 << 3) | (compressed << 1) | last
+        want.back() = 0x00;
+        BOOST_TEST((rewritten == want));
+        bytes out(64);
+        const bool refused = ZSTD_isError(ZSTD_decompress(out.data(), out.size(), frame.data(), frame.size()));
+        BOOST_TEST((refused || ZSTD_versionNumber() > 10504)); // refused by 1.5.4; later versions read it as it is
+        const std::size_t n = ZSTD_decompress(out.data(), out.size(), rewritten.data(), rewritten.size());
+        BOOST_REQUIRE(!ZSTD_isError(n));
+        BOOST_TEST((bytes(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n)) == text));
+        const bytes block = fmt::zstd_block_in_one_byte_counts(file, f.blocks[0]);
+        BOOST_TEST((block == bytes(want.begin() + 6, want.end())));
+    }
+    // A block counting one sequence: not one to rewrite.
+    bytes one = frame;
+    one[one.size() - 2] = 0x01;
+    one.pop_back();
+    one[6] = 0x7D;
+    const fmt::zstd_file other = fmt::parse_zstd(one);
+    BOOST_CHECK_THROW(fmt::zstd_block_in_one_byte_counts(one, other.frames[0].blocks[0]), std::invalid_argument);
+}

@@ -1101,8 +1101,9 @@ VYRE_DEVICE_TEST(every_route_on_the_conformance_files) {
 // The host's own ways to decode a frame, without a device: the whole-file host pipeline
 // (decompress_zstd_host: the block path), libzstd's frame API (zstd_decode_frame) and its
 // streaming API (zstd_decode_growing, behind ZIP entries and unproven layouts). Each gives the
-// CPU oracle's bytes on the valid files, libzstd 1.5.4's refusal of zeroSeq_2B.zst included, and
-// refuses the error files that the device route's walk refuses, in the walk's words.
+// CPU oracle's bytes on the valid files, zeroSeq_2B.zst included (libzstd 1.5.4 refuses it as it
+// is, and reads it rewritten), and refuses the error files that the device route's walk refuses,
+// in the walk's words.
 BOOST_AUTO_TEST_CASE(host_paths_on_the_conformance_files) {
     const auto growing = [](const bytes& zst) {
         bytes out;
@@ -1129,8 +1130,8 @@ BOOST_AUTO_TEST_CASE(host_paths_on_the_conformance_files) {
             BOOST_TEST((by_frames(zst) == content));
         }
     }
-    // zeroSeq_2B.zst between libzstd's frames and a skippable frame: the streaming path sends only
-    // that frame to the CPU reference, the bytes around it to libzstd.
+    // zeroSeq_2B.zst between libzstd's frames and a skippable frame: the streaming path rewrites
+    // only that frame, and gives the bytes around it to libzstd as they are.
     {
         const bytes src = mixed_source(300000, 5);
         bytes zst = compress_frames(bytes(src.begin(), src.begin() + 200000), 100000, 3), want(src.begin(), src.begin() + 200000);
@@ -1201,11 +1202,12 @@ BOOST_AUTO_TEST_CASE(host_paths_on_the_conformance_files) {
 // format::stream_decoder (the windowed unpack of archives larger than memory, salvage) checks the
 // frames a little ahead of libzstd: the error files the walk refuses fail in the walk's words at the
 // walk's offset, after every byte of the frames before them; the valid files decode as the oracle
-// says, except zeroSeq_2B.zst, which it leaves to libzstd (1.5.4 refuses it).
+// says, zeroSeq_2B.zst too (its block goes to libzstd rewritten), alone, several in a row and
+// between other frames, read a byte at a time or in larger pieces.
 BOOST_AUTO_TEST_CASE(stream_decoder_on_the_conformance_files) {
-    const auto stream = [](const bytes& zst, std::string& error) {
+    const auto stream = [](const bytes& zst, std::string& error, std::size_t read_size = 1000) {
         fmt::stream_decoder d(fmt::content_kind::zstd, zst);
-        bytes out, piece(1000);
+        bytes out, piece(read_size);
         while (!d.done() && !d.failed()) {
             const std::size_t n = d.read(piece);
             out.insert(out.end(), piece.begin(), piece.begin() + static_cast<std::ptrdiff_t>(n));
@@ -1221,13 +1223,37 @@ BOOST_AUTO_TEST_CASE(stream_decoder_on_the_conformance_files) {
             const bytes content = packed(run_reference(zst, p.sections), p.sections);
             std::string error;
             const bytes out = stream(zst, error);
-            bytes lib(content.size() + 1);
-            if (name == "zeroSeq_2B.zst" && ZSTD_isError(ZSTD_decompress(lib.data(), lib.size(), zst.data(), zst.size()))) {
-                BOOST_TEST(!error.empty());
-                continue;
-            }
             BOOST_TEST(error.empty(), error);
             BOOST_TEST((out == content));
+        }
+    }
+    // zeroSeq_2B.zst first, three in a row after libzstd's frames, then a skippable frame and more
+    // frames; a damaged frame after them still fails where the walk says.
+    bytes two_bytes, two_bytes_content;
+    for (const auto& [name, zst] : golden_files("valid"))
+        if (name == "zeroSeq_2B.zst") {
+            two_bytes = zst;
+            const planned p = plan(zst);
+            two_bytes_content = packed(run_reference(zst, p.sections), p.sections);
+        }
+    BOOST_REQUIRE(!two_bytes.empty());
+    bytes mixed = two_bytes, want = two_bytes_content;
+    mixed.insert(mixed.end(), good.begin(), good.end());
+    want.insert(want.end(), src.begin(), src.end());
+    for (int i = 0; i < 3; ++i) {
+        mixed.insert(mixed.end(), two_bytes.begin(), two_bytes.end());
+        want.insert(want.end(), two_bytes_content.begin(), two_bytes_content.end());
+    }
+    const bytes skip = {0x50, 0x2A, 0x4D, 0x18, 3, 0, 0, 0, 1, 2, 3};
+    mixed.insert(mixed.end(), skip.begin(), skip.end());
+    mixed.insert(mixed.end(), good.begin(), good.end());
+    want.insert(want.end(), src.begin(), src.end());
+    for (const std::size_t read_size : {std::size_t{1}, std::size_t{1000}, std::size_t{1} << 20}) {
+        BOOST_TEST_CONTEXT("zeroSeq_2B.zst among other frames, reads of " << read_size << " bytes") {
+            std::string error;
+            const bytes out = stream(mixed, error, read_size);
+            BOOST_TEST(error.empty(), error);
+            BOOST_TEST((out == want));
         }
     }
     for (const auto& [name, zst] : golden_files("errors")) {
@@ -1236,14 +1262,14 @@ BOOST_AUTO_TEST_CASE(stream_decoder_on_the_conformance_files) {
             const walk_refusal refused = walk_refuses(zst);
             const std::string& walk = refused.message;
             const std::uint64_t walk_offset = refused.offset;
-            // After good frames: all of their bytes first, then the error, named where it is.
-            bytes file = good;
+            // After the frames above: all of their bytes first, then the error, named where it is.
+            bytes file = mixed;
             file.insert(file.end(), zst.begin(), zst.end());
             std::string error;
             const bytes out = stream(file, error);
-            BOOST_TEST((out == src));
+            BOOST_TEST((out == want));
             BOOST_TEST(error.find(walk.substr(6)) != std::string::npos, error << " holds " << walk);
-            BOOST_TEST(error.find("(input byte offset " + std::to_string(good.size() + walk_offset) + ")") != std::string::npos, error);
+            BOOST_TEST(error.find("(input byte offset " + std::to_string(mixed.size() + walk_offset) + ")") != std::string::npos, error);
         }
     }
 }

@@ -18,12 +18,11 @@
 
 #include <vyre/compression/block.hpp>
 #include <vyre/compression/zstd.hpp>
+#include <vyre/compression/zstd_entropy.hpp>
 #include <vyre/error.hpp>
 #include <vyre/format/zstd_frame.hpp>
 #include <vyre/format/zstd_frame_checks.hpp>
-#include <vyre/format/zstd_sections.hpp>
 #include <vyre/reference/zstd.hpp>
-#include <vyre/reference/zstd_frames.hpp>
 #include <vyre/util/hex.hpp>
 #include <vyre/util/parallel.hpp>
 
@@ -127,6 +126,23 @@ inline std::size_t zstd_decode_compressed(ZSTD_DCtx* dctx, std::span<const std::
     return n;
 }
 
+// A compressed block that writes its count of zero sequences in two bytes, which libzstd 1.5.4
+// refuses though the format allows it: decoded as zstd_decode_compressed does, rewritten with the
+// count in one byte (format::zstd_block_in_one_byte_counts); errors are named at the block's header.
+inline std::size_t zstd_decode_rewritten(ZSTD_DCtx* dctx, std::span<const std::uint8_t> data, const format::zstd_block& b,
+                                         std::uint32_t block_maximum_size, std::uint8_t* dst, std::size_t room) {
+    const std::vector<std::uint8_t> rewritten = format::zstd_block_in_one_byte_counts(data, b);
+    format::zstd_block alone = b;
+    alone.header_offset = 0;
+    alone.block_size = b.block_size - 1;
+    alone.content_size = b.content_size - 1;
+    try {
+        return zstd_decode_compressed(dctx, rewritten, alone, block_maximum_size, dst, room);
+    } catch (const format_error& e) {
+        throw format_error(e.message(), b.header_offset);
+    }
+}
+
 inline std::size_t zstd_redo_plain(std::span<const std::uint8_t> data, const format::zstd_block& b, std::span<std::uint8_t> dst) {
     const auto s = reference::zstd_decode_block(
         data.subspan(b.header_offset, vyre::compression::zstd_block_header_bytes + b.content_size), dst);
@@ -177,41 +193,14 @@ inline void zstd_check_frame(const format::zstd_frame& f, std::span<const std::u
                        at);
 }
 
-// One frame decoded by the CPU reference of compression.zstd.frames (reference/zstd_frames.hpp)
-// into `region` (the frame's output, at most `region.size()` bytes), checked as every route checks
-// a frame; returns its decoded size. For the frames format::check_zstd_frame says libzstd refuses
-// though the format allows them: the reference is far slower than libzstd, and such frames are
-// rare (no zstd tool writes them). nullopt: the frame needs more room than a region smaller than
-// its output capacity (the caller bounds its memory that way); in its full region it is refused.
-inline std::optional<std::uint64_t> zstd_decode_frame_by_reference(std::span<const std::uint8_t> data, const format::zstd_frame& f,
-                                                    std::span<std::uint8_t> region) {
-    format::zstd_file one;
-    one.frames.push_back(f);
-    format::zstd_frame& g = one.frames.back();
-    g.first_block = 0;
-    g.output_offset = 0;
-    g.output_capacity = std::min<std::uint64_t>(f.output_capacity, region.size());
-    one.block_count = f.blocks.size();
-    one.staging_size = g.output_capacity;
-    const std::size_t which = 0;
-    const format::zstd_sections s = format::plan_zstd_sections(data, one, std::span<const std::size_t>(&which, 1));
-    std::vector<std::uint8_t> literals(static_cast<std::size_t>(s.literal_bytes));
-    std::array<std::uint32_t, compression::zstd_status_words> status{};
-    reference::zstd_decode_frames(data.subspan(s.input_base, s.input_bytes), s.frames, s.blocks, s.tables, literals,
-                                  region.subspan(0, static_cast<std::size_t>(g.output_capacity)), status);
-    if (status[0] == compression::zstd_error::output_overflow && g.output_capacity < f.output_capacity) return std::nullopt;
-    if (status[0] != compression::zstd_error::none) zstd_frame_refused(f, status);
-    zstd_check_frame(f, region.subspan(0, status[1]));
-    return status[1];
-}
-
 struct zstd_no_wait {
     void operator()(std::size_t) const noexcept {}
 };
 
 // Rebuilds one frame at the start of its staging region; returns its decoded size. The frame is
-// first checked where libzstd is laxer than the format (format::check_zstd_frame); one that
-// libzstd would refuse though the format allows it goes to the CPU reference whole. A pipeline
+// first checked where libzstd is laxer than the format (format::check_zstd_frame); a block that
+// libzstd would refuse though the format allows it (zero sequences counted in two bytes) goes to
+// libzstd rewritten (format::zstd_block_in_one_byte_counts). A pipeline
 // that overlaps this pass with the device passes before_device_block: it is called with the
 // block's index (among all blocks of the file) before each raw or RLE block, and returns only
 // when that block's status and staging bytes are in place. Compressed blocks are decoded here
@@ -226,15 +215,7 @@ inline zstd_frame_outcome zstd_finish_frame(ZSTD_DCtx* dctx, std::span<const std
                            f.offset + 4);
     zstd_frame_outcome out;
     out.stats.frames = 1;
-    if (format::check_zstd_frame(data, f).zero_sequences_in_two_bytes) {
-        // Every block the device writes is in place before the reference rewrites the region.
-        for (std::size_t i = 0; i < f.blocks.size(); ++i)
-            if (f.blocks[i].type != format::zstd_block_type::compressed) before_device_block(f.first_block + i);
-        out.size = zstd_decode_frame_by_reference(data, f, staging.subspan(f.output_offset, f.output_capacity)).value();
-        out.stats.cpu_blocks = f.blocks.size();
-        out.stats.cpu_bytes = out.size;
-        return out;
-    }
+    const bool two_byte_counts = format::check_zstd_frame(data, f).zero_sequences_in_two_bytes;
     ZSTD_decompressBegin(dctx);
     std::uint8_t* const base = staging.data();
     std::uint64_t w = f.output_offset;
@@ -252,9 +233,9 @@ inline zstd_frame_outcome zstd_finish_frame(ZSTD_DCtx* dctx, std::span<const std
         } else {
             const bool expected = b.type == format::zstd_block_type::compressed &&
                                   s.code == compression::zstd_error::unsupported_compressed_block;
-            n = b.type == format::zstd_block_type::compressed
-                    ? zstd_decode_compressed(dctx, data, b, f.block_maximum_size, base + w, room)
-                    : zstd_redo_plain(data, b, staging.subspan(w, room));
+            if (b.type != format::zstd_block_type::compressed) n = zstd_redo_plain(data, b, staging.subspan(w, room));
+            else if (!two_byte_counts || !format::check_zstd_block(data, b)) n = zstd_decode_compressed(dctx, data, b, f.block_maximum_size, base + w, room);
+            else n = zstd_decode_rewritten(dctx, data, b, f.block_maximum_size, base + w, room);
             ++out.stats.cpu_blocks;
             out.stats.cpu_bytes += n;
             out.stats.redone_blocks += expected ? 0 : 1;
@@ -278,8 +259,9 @@ inline zstd_dctx_ptr zstd_make_frame_dctx() {
 // One whole frame with libzstd's frame API, into the start of its staging region; returns its
 // decoded size. libzstd verifies the content size and checksum itself, hashing each block while
 // it is still in cache, which is why a frame the host decodes anyway goes through here rather
-// than through the block path above. The frame is first checked as there (format::check_zstd_frame,
-// and the CPU reference for the frames libzstd wrongly refuses). When libzstd refuses the frame, the block path runs over it
+// than through the block path above. The frame is first checked as there (format::check_zstd_frame;
+// a frame libzstd wrongly refuses goes to it rewritten, format::zstd_frame_in_one_byte_counts).
+// When libzstd refuses the frame, the block path runs over it
 // to say what is wrong and where, in the same words as every other route (error path only); if
 // that path happens to accept the frame, libzstd's verdict stands, named at the frame's offset.
 inline zstd_frame_outcome zstd_decode_frame(ZSTD_DCtx* dctx, std::span<const std::uint8_t> data, const format::zstd_frame& f,
@@ -291,13 +273,11 @@ inline zstd_frame_outcome zstd_decode_frame(ZSTD_DCtx* dctx, std::span<const std
     zstd_frame_outcome out;
     out.stats.frames = 1;
     out.stats.cpu_blocks = f.blocks.size();
-    if (format::check_zstd_frame(data, f).zero_sequences_in_two_bytes) {
-        out.size = zstd_decode_frame_by_reference(data, f, staging.subspan(f.output_offset, f.output_capacity)).value();
-        out.stats.cpu_bytes = out.size;
-        return out;
-    }
-    const std::size_t n = ZSTD_decompressDCtx(dctx, staging.data() + f.output_offset, f.output_capacity,
-                                              data.data() + f.offset, f.size);
+    std::vector<std::uint8_t> rewritten;
+    if (format::check_zstd_frame(data, f).zero_sequences_in_two_bytes) rewritten = format::zstd_frame_in_one_byte_counts(data, f);
+    const std::uint8_t* const frame = rewritten.empty() ? data.data() + f.offset : rewritten.data();
+    const std::size_t n = ZSTD_decompressDCtx(dctx, staging.data() + f.output_offset, f.output_capacity, frame,
+                                              rewritten.empty() ? f.size : rewritten.size());
     if (ZSTD_isError(n)) {
         format::zstd_frame alone = f;
         alone.first_block = 0;
@@ -430,24 +410,6 @@ inline void zstd_stream_growing(std::span<const std::uint8_t> in, std::vector<st
     out.resize(produced);
 }
 
-// A frame that goes to the CPU reference (zstd_decode_frame_by_reference) appended to `out`, which
-// holds at most `limit` bytes.
-template <class OverLimit>
-inline void zstd_append_by_reference(std::span<const std::uint8_t> data, const format::zstd_frame& f, std::vector<std::uint8_t>& out,
-                                     std::uint64_t limit, OverLimit over_limit) {
-    const std::size_t produced = out.size();
-    const std::uint64_t room = limit > produced ? limit - produced : 0;
-    out.resize(produced + static_cast<std::size_t>(std::min(f.output_capacity, room)));
-    try {
-        const std::optional<std::uint64_t> n = zstd_decode_frame_by_reference(data, f, std::span(out).subspan(produced));
-        if (!n) throw over_limit();
-        out.resize(produced + static_cast<std::size_t>(*n));
-    } catch (...) {
-        out.resize(produced);
-        throw;
-    }
-}
-
 } // namespace detail
 
 // Appends the decoded zstd frames of `in` to `out` with libzstd's streaming API, growing `out` as
@@ -456,8 +418,9 @@ inline void zstd_append_by_reference(std::span<const std::uint8_t> data, const f
 // One more byte than `limit` would take throws over_limit() (a callable returning the exception);
 // libzstd's refusal or data that ends inside a frame throws format_error "WHO: <reason>" at byte
 // offset `at`; a frame that breaks a rule libzstd does not check (format::check_zstd_frame), at
-// `at` plus the offset inside `in` where it does. A frame libzstd wrongly refuses is decoded by
-// the CPU reference. libzstd's default window limit (2^27) holds; content checksums are verified.
+// `at` plus the offset inside `in` where it does. A frame libzstd wrongly refuses goes to it
+// rewritten (format::zstd_frame_in_one_byte_counts). libzstd's default window limit (2^27) holds;
+// content checksums are verified.
 template <class OverLimit>
 inline void zstd_decode_growing(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out, std::uint64_t limit,
                                 const std::string& who, std::uint64_t at, OverLimit over_limit) {
@@ -467,23 +430,20 @@ inline void zstd_decode_growing(std::span<const std::uint8_t> in, std::vector<st
     const auto within = [&](const format_error& e) {
         return format_error(who + ": " + e.message(), e.offset() == format_error::npos ? at : at + e.offset());
     };
-    std::optional<std::vector<format::zstd_frame>> by_reference;
+    std::optional<std::vector<format::zstd_frame>> rewrite;
     try {
-        by_reference = format::check_zstd_frames(in);
+        rewrite = format::check_zstd_frames(in);
     } catch (const format_error& e) {
         throw within(e);
     }
-    if (!by_reference) return detail::zstd_stream_growing(in, out, limit, who, at, over_limit);
+    if (!rewrite) return detail::zstd_stream_growing(in, out, limit, who, at, over_limit);
     // Frames libzstd would refuse though the format allows them (none that a zstd tool writes) go
-    // through the CPU reference; the bytes between them to libzstd as they are.
+    // to it rewritten; the bytes between them as they are.
     std::uint64_t from = 0;
-    for (const format::zstd_frame& f : *by_reference) {
+    for (const format::zstd_frame& f : *rewrite) {
         if (f.offset > from) detail::zstd_stream_growing(in.subspan(from, f.offset - from), out, limit, who, at + from, over_limit);
-        try {
-            detail::zstd_append_by_reference(in, f, out, limit, over_limit);
-        } catch (const format_error& e) {
-            throw within(e);
-        }
+        const std::vector<std::uint8_t> rewritten = format::zstd_frame_in_one_byte_counts(in, f);
+        detail::zstd_stream_growing(rewritten, out, limit, who, at + f.offset, over_limit);
         from = f.offset + f.size;
     }
     if (from < in.size()) detail::zstd_stream_growing(in.subspan(from), out, limit, who, at + from, over_limit);

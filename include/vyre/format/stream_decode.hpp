@@ -39,9 +39,11 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace vyre::format {
 
@@ -108,6 +110,12 @@ private:
     std::optional<zstd_check_cursor> zstd_checks_;
     std::string zstd_refused_;
     std::uint64_t zstd_refused_at_ = 0;
+    // A block that writes its count of zero sequences in two bytes, which libzstd 1.5.4 refuses
+    // though the format allows it, goes to libzstd rewritten with the count in one byte
+    // (zstd_block_in_one_byte_counts), in place of its own bytes [zstd_detour_from_, end).
+    std::vector<std::uint8_t> zstd_detour_;
+    std::size_t zstd_detour_at_ = 0;
+    std::uint64_t zstd_detour_from_ = 0;
     LZ4F_dctx* lz4_ = nullptr;
     lzma_stream lzma_ = LZMA_STREAM_INIT;
     bz_stream bz_{};
@@ -133,6 +141,7 @@ private:
             break;
         case content_kind::zstd:
             zstd_checks_.emplace(in_);
+            zstd_checks_->keep_blocks = true;
             zstd_ = ZSTD_createDCtx();
             // Frames that ask for a window above 128 MiB (what zstd --long=27 writes) are refused,
             // so a 10-byte header cannot ask for gigabytes here.
@@ -282,14 +291,32 @@ private:
     }
 
     std::size_t zstd_step(std::span<std::uint8_t> out) {
-        const std::uint64_t limit = zstd_checked_to();
-        ZSTD_inBuffer src{in_.data() + pos_, static_cast<std::size_t>(limit - pos_), 0};
+        std::uint64_t limit = zstd_checked_to();
+        std::deque<zstd_block>& rewrite = zstd_checks_->two_byte_blocks;
+        if (zstd_detour_.empty() && !rewrite.empty() && rewrite.front().header_offset == pos_) {
+            zstd_detour_ = zstd_block_in_one_byte_counts(in_, rewrite.front());
+            zstd_detour_at_ = 0;
+            zstd_detour_from_ = pos_;
+            rewrite.pop_front();
+        }
+        const bool detour = !zstd_detour_.empty();
+        // libzstd stops at the next block to rewrite (the walk reports it before libzstd may reach it).
+        if (!detour && !rewrite.empty()) limit = std::min(limit, rewrite.front().header_offset);
+        ZSTD_inBuffer src = detour ? ZSTD_inBuffer{zstd_detour_.data() + zstd_detour_at_, zstd_detour_.size() - zstd_detour_at_, 0}
+                                   : ZSTD_inBuffer{in_.data() + pos_, static_cast<std::size_t>(limit - pos_), 0};
         ZSTD_outBuffer dst{out.data(), out.size(), 0};
         const std::size_t r = ZSTD_decompressStream(zstd_, &dst, &src);
-        pos_ += src.pos;
+        if (!detour) {
+            pos_ += src.pos;
+        } else {
+            // Rewritten byte i stands for input byte from + i, its last for the input's last two.
+            zstd_detour_at_ += src.pos;
+            pos_ = zstd_detour_from_ + zstd_detour_at_ + (zstd_detour_at_ == zstd_detour_.size() ? 1 : 0);
+            if (zstd_detour_at_ == zstd_detour_.size()) zstd_detour_.clear();
+        }
         if (ZSTD_isError(r)) {
             fail(ZSTD_getErrorName(r), pos_);
-        } else if (dst.pos == 0 && pos_ == limit && !zstd_refused_.empty()) {
+        } else if (!detour && dst.pos == 0 && pos_ == limit && !zstd_refused_.empty() && (rewrite.empty() || rewrite.front().header_offset != pos_)) {
             fail(zstd_refused_, zstd_refused_at_); // every block before the refused one is out
         } else {
             zstd_hint_ = r;

@@ -8,11 +8,13 @@
 // - the FSE-compressed weights of a Huffman tree description hold at least their two initial
 //   states (truncated_huff_state.zst: libzstd 1.5.4 reads zeros before the stream's start);
 // - and the reverse: a count of zero sequences may take two bytes (zeroSeq_2B.zst: libzstd 1.5.4
-//   refuses it). Such a frame is reported, for the caller to decode it some other way.
+//   refuses it). Such a block is reported, and zstd_block_in_one_byte_counts and
+//   zstd_frame_in_one_byte_counts rewrite it with the count in one byte, one byte shorter: the
+//   same block in the form libzstd 1.5.4 reads.
 //
 // Who checks: engine/zstd_host.hpp before every frame libzstd decodes (check_zstd_frame, and
 // check_zstd_frames on its streaming path), format/stream_decode.hpp ahead of what it streams
-// through libzstd (zstd_check_cursor).
+// through libzstd (zstd_check_cursor, whose reported blocks it gives libzstd rewritten).
 //
 // Not checked here: a match offset of 0 (off0.bin.zst; libzstd 1.5.4 takes it as 1). Seeing it
 // takes every sequence of the frame decoded, which is libzstd's own work over again
@@ -24,8 +26,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -91,6 +95,11 @@ public:
     bool stopped() const noexcept { return stopped_; }
     // Where the frames start that write zero sequences in two bytes, in order.
     const std::vector<std::uint64_t>& zero_sequences_in_two_bytes() const noexcept { return two_bytes_; }
+    // The blocks walked so far that write zero sequences in two bytes, in order, while `keep_blocks`
+    // holds; a streaming reader pops those it has passed, so that the queue spans only the walk's
+    // lead over it.
+    bool keep_blocks = false;
+    std::deque<zstd_block> two_byte_blocks;
 
 private:
     // One frame header, skippable frame or block; false where it does not parse.
@@ -123,8 +132,10 @@ private:
         } catch (const format_error&) {
             return false;
         }
-        if (b.type == zstd_block_type::compressed && check_zstd_block(data_, b) && (two_bytes_.empty() || two_bytes_.back() != frame_))
-            two_bytes_.push_back(frame_);
+        if (b.type == zstd_block_type::compressed && check_zstd_block(data_, b)) {
+            if (two_bytes_.empty() || two_bytes_.back() != frame_) two_bytes_.push_back(frame_);
+            if (keep_blocks) two_byte_blocks.push_back(b);
+        }
         at_ = b.end_offset();
         if (b.last) {
             in_frame_ = false;
@@ -156,6 +167,46 @@ inline std::optional<std::vector<zstd_frame>> check_zstd_frames(std::span<const 
         flagged.push_back(detail::zstd_parse_frame(data, at, options, staging));
     }
     return flagged;
+}
+
+// Compressed block `b` of `data` (checked: check_zstd_block returned true), its header and content,
+// with its count of zero sequences written in one byte instead of two. Nothing follows that count
+// in a valid block, so its two bytes (0x80 0x00) are the block's last: the rewritten block drops
+// the last byte, writes 0x00 before it, and says it is one byte shorter. Throws
+// std::invalid_argument on a block without them (a caller's error, not the data's).
+inline void zstd_append_block_in_one_byte_counts(std::span<const std::uint8_t> data, const zstd_block& b, std::vector<std::uint8_t>& out) {
+    const std::uint64_t end = b.end_offset();
+    if (b.type != zstd_block_type::compressed || b.content_size < 2 || end > data.size() || data[end - 2] != 0x80 || data[end - 1] != 0x00)
+        throw std::invalid_argument("zstd_append_block_in_one_byte_counts: the block at byte offset " + std::to_string(b.header_offset) +
+                                    " does not end in a count of zero sequences written in two bytes");
+    const std::uint32_t header = (b.last ? 1u : 0u) | (2u << 1) | ((b.block_size - 1) << 3);
+    for (int i = 0; i < 3; ++i) out.push_back(static_cast<std::uint8_t>(header >> (8 * i)));
+    out.insert(out.end(), data.begin() + static_cast<std::ptrdiff_t>(b.content_offset()), data.begin() + static_cast<std::ptrdiff_t>(end - 2));
+    out.push_back(0x00);
+}
+
+inline std::vector<std::uint8_t> zstd_block_in_one_byte_counts(std::span<const std::uint8_t> data, const zstd_block& b) {
+    std::vector<std::uint8_t> out;
+    out.reserve(b.content_size + 2);
+    zstd_append_block_in_one_byte_counts(data, b, out);
+    return out;
+}
+
+// Frame `f` of `data` (parsed, every block listed) with every block that writes zero sequences in
+// two bytes rewritten as zstd_block_in_one_byte_counts does; everything else as it is. The frame
+// decodes to the same bytes, and libzstd 1.5.4 reads it. Throws what check_zstd_block throws.
+inline std::vector<std::uint8_t> zstd_frame_in_one_byte_counts(std::span<const std::uint8_t> data, const zstd_frame& f) {
+    std::vector<std::uint8_t> out;
+    out.reserve(static_cast<std::size_t>(f.size));
+    std::uint64_t from = f.offset;
+    for (const zstd_block& b : f.blocks) {
+        if (b.type != zstd_block_type::compressed || !check_zstd_block(data, b)) continue;
+        out.insert(out.end(), data.begin() + static_cast<std::ptrdiff_t>(from), data.begin() + static_cast<std::ptrdiff_t>(b.header_offset));
+        zstd_append_block_in_one_byte_counts(data, b, out);
+        from = b.end_offset();
+    }
+    out.insert(out.end(), data.begin() + static_cast<std::ptrdiff_t>(from), data.begin() + static_cast<std::ptrdiff_t>(f.offset + f.size));
+    return out;
 }
 
 } // namespace vyre::format
