@@ -90,6 +90,54 @@ BOOST_AUTO_TEST_CASE(entry_names_and_link_targets) {
     BOOST_CHECK(check_link_target("link", ".").empty());
 }
 
+// The output tree's walk starts at the deepest folder the path shares with the one its thread
+// opened last (held open, at most dir_cache_depth deep): paths that jump between folders, near
+// and far, above and below that depth, land where they should; a symlink or a file in the way is
+// never followed, even where the folder before it is held; and nothing stays open after.
+BOOST_AUTO_TEST_CASE(output_tree_walks_from_the_folders_it_holds) {
+    using vyre::engine::detail::output_tree;
+    namespace fs = std::filesystem;
+    const auto open_fds = [] { return std::distance(fs::directory_iterator("/proc/self/fd"), fs::directory_iterator{}); };
+    temp_dir work;
+    const fs::path root = work.path / "out";
+    const auto before = open_fds();
+    {
+        const output_tree tree(root);
+        output_tree::dir_cache cache;
+        std::string deep;
+        for (int i = 0; i < 20; ++i) deep += (i ? "/d" : "d") + std::to_string(i);
+        const std::string deep_sibling = deep.substr(0, deep.rfind('/')) + "/other";
+        const std::vector<std::string> dirs = {"a/b/c", "a/x", "a/b/c", "", "a", "e/f/g/h", deep, deep_sibling, deep, "a/b",
+                                               deep.substr(0, deep.find("/d17")), "a/b/c/d", "a/b/cc", "a/bx"};
+        int n = 0;
+        for (const std::string& d : dirs) {
+            BOOST_TEST_CONTEXT("folder '" << d << "'") {
+                BOOST_TEST(tree.make_dir(d, cache) == "");
+                const std::string file = (d.empty() ? "" : d + "/") + "f" + std::to_string(n);
+                BOOST_TEST(tree.write_file(file, text("file " + std::to_string(n)), 0644, std::nullopt, cache) == "");
+                BOOST_TEST((read_file(root / file) == text("file " + std::to_string(n))));
+                BOOST_TEST(open_fds() <= before + 1 + static_cast<long>(output_tree::dir_cache_depth) + 1);
+                ++n;
+            }
+        }
+        // ("a/b/cc" and "a/bx" start with the held "a/b/c" and "a/b" as strings, not as folders.)
+        BOOST_TEST((!fs::exists(root / "a/b/c/c") && !fs::exists(root / "a/b/x")));
+        // A symlink planted below a held folder, pointing out of the tree, and a file in a
+        // folder's place: neither is followed.
+        fs::create_directories(work.path / "elsewhere");
+        fs::create_symlink(work.path / "elsewhere", root / "a" / "b" / "c" / "lnk");
+        BOOST_TEST(tree.write_file("a/b/c/lnk/evil", text("x"), 0644, std::nullopt, cache).find("not followed") != std::string::npos);
+        fs::create_symlink(work.path / "elsewhere", root / deep / "lnk");
+        BOOST_TEST(tree.write_file(deep + "/lnk/evil", text("x"), 0644, std::nullopt, cache).find("not followed") != std::string::npos);
+        BOOST_TEST(tree.write_file("a/f4/evil", text("x"), 0644, std::nullopt, cache).find("not followed") != std::string::npos);
+        BOOST_TEST(fs::is_empty(work.path / "elsewhere"));
+        // After a refusal the walk starts afresh and still lands right.
+        BOOST_TEST(tree.write_file("a/b/c/d/again", text("again"), 0644, std::nullopt, cache) == "");
+        BOOST_TEST((read_file(root / "a/b/c/d/again") == text("again")));
+    }
+    BOOST_TEST(open_fds() == before);
+}
+
 // ---------------------------------------------------------------- archives made by the system's tools
 
 VYRE_DEVICE_TEST(tar_family_round_trips_byte_for_byte) {

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 namespace vyre::engine::detail {
 
@@ -54,40 +55,48 @@ public:
         if (root_.fd < 0) throw error("cannot open the output folder " + root.string() + ": " + errno_text(errno));
     }
 
-    // The last folder one thread opened: entries come in archive order, so the next file is
-    // usually in the same folder or below it, and the walk starts there instead of at the root.
+    // The folders one thread opened last, from the root down, each held open: entries come in
+    // archive order, so the next file is usually in the same folder or a near one, and its walk
+    // starts at the deepest folder the two paths share instead of at the root (one open per new
+    // folder rather than one per component per entry). At most `dir_cache_depth` components a
+    // thread are held, so that many threads stay far below the process's limit on open files;
+    // deeper ones are opened on each walk.
+    static constexpr std::size_t dir_cache_depth = 16;
     struct dir_cache {
-        std::string path;
-        fd_guard fd;
+        std::string path;              // the folder last opened ("" for the root)
+        std::vector<std::size_t> ends; // where each held component of `path` ends
+        std::vector<fd_guard> fds;     // their folders: fds[i] is path[0, ends[i])
+        fd_guard deep;                 // `path` itself, where it lies below the held components
     };
 
     // Opens (creating when `create`) the folder `dir` below the root, never through a symlink:
     // each component is opened with O_NOFOLLOW from the one before. Returns an fd owned by
     // `cache` (valid until the next call with it), or -1 with `why` set.
     int open_dir(std::string_view dir, bool create, std::string& why, dir_cache& cache) const {
-        std::size_t at = 0;
-        fd_guard cur;
-        if (cache.fd.fd >= 0 && dir.size() >= cache.path.size() && dir.compare(0, cache.path.size(), cache.path) == 0 &&
-            (dir.size() == cache.path.size() || cache.path.empty() || dir[cache.path.size()] == '/')) {
-            if (dir.size() == cache.path.size()) return cache.fd.fd;
-            at = cache.path.empty() ? 0 : cache.path.size() + 1;
-            cur = fd_guard(::dup(cache.fd.fd));
-        } else {
-            cur = fd_guard(::dup(root_.fd));
+        if (dir == cache.path) return cache.deep.fd >= 0 ? cache.deep.fd : cache.fds.empty() ? root_.fd : cache.fds.back().fd;
+        // The held components that `dir` starts with.
+        std::size_t keep = 0;
+        while (keep < cache.ends.size()) {
+            const std::size_t e = cache.ends[keep];
+            if (dir.size() < e || dir.compare(0, e, cache.path, 0, e) != 0 || (dir.size() > e && dir[e] != '/')) break;
+            ++keep;
         }
-        if (cur.fd < 0) {
-            why = "dup: " + errno_text(errno);
-            return -1;
-        }
+        cache.ends.resize(keep);
+        cache.fds.resize(keep);
+        cache.deep.reset();
+        cache.path.assign(dir.substr(0, keep == 0 ? 0 : cache.ends.back()));
+        std::size_t at = keep == 0 ? 0 : cache.ends.back() + 1;
+        int cur = keep == 0 ? root_.fd : cache.fds.back().fd;
+        fd_guard below; // a component past the held ones
         while (at < dir.size()) {
             std::size_t end = dir.find('/', at);
             if (end == std::string_view::npos) end = dir.size();
             const std::string c(dir.substr(at, end - at));
-            if (create && ::mkdirat(cur.fd, c.c_str(), 0755) != 0 && errno != EEXIST) {
+            if (create && ::mkdirat(cur, c.c_str(), 0755) != 0 && errno != EEXIST) {
                 why = "cannot create folder " + std::string(dir.substr(0, end)) + ": " + errno_text(errno);
                 return -1;
             }
-            const int next = ::openat(cur.fd, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            const int next = ::openat(cur, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (next < 0) {
                 const int e = errno;
                 why = std::string(dir.substr(0, end)) +
@@ -95,12 +104,19 @@ public:
                                                   : ": " + errno_text(e));
                 return -1;
             }
-            cur = fd_guard(next);
+            if (cache.fds.size() < dir_cache_depth) {
+                cache.fds.emplace_back(next);
+                cache.ends.push_back(end);
+                cache.path.assign(dir.substr(0, end));
+            } else {
+                below = fd_guard(next);
+            }
+            cur = next;
             at = end + 1;
         }
-        cache.path = std::string(dir);
-        cache.fd = std::move(cur);
-        return cache.fd.fd;
+        cache.path.assign(dir);
+        cache.deep = std::move(below);
+        return cur;
     }
 
     static std::pair<std::string_view, std::string> split(std::string_view path) {
