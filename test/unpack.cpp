@@ -91,7 +91,7 @@ BOOST_AUTO_TEST_CASE(entry_names_and_link_targets) {
 }
 
 // The output tree's walk starts at the deepest folder the path shares with the one its thread
-// opened last (held open, at most dir_cache_depth deep): paths that jump between folders, near
+// opened last (held open, at most dir_cache_depth() deep): paths that jump between folders, near
 // and far, above and below that depth, land where they should; a symlink or a file in the way is
 // never followed, even where the folder before it is held; and nothing stays open after.
 BOOST_AUTO_TEST_CASE(output_tree_walks_from_the_folders_it_holds) {
@@ -116,7 +116,7 @@ BOOST_AUTO_TEST_CASE(output_tree_walks_from_the_folders_it_holds) {
                 const std::string file = (d.empty() ? "" : d + "/") + "f" + std::to_string(n);
                 BOOST_TEST(tree.write_file(file, text("file " + std::to_string(n)), 0644, std::nullopt, cache) == "");
                 BOOST_TEST((read_file(root / file) == text("file " + std::to_string(n))));
-                BOOST_TEST(open_fds() <= before + 1 + static_cast<long>(output_tree::dir_cache_depth) + 1);
+                BOOST_TEST(open_fds() <= before + 1 + static_cast<long>(output_tree::dir_cache_depth()) + 1);
                 ++n;
             }
         }

@@ -1141,6 +1141,46 @@ BOOST_AUTO_TEST_CASE(split_frame_decodes_its_prefix_only) {
     } catch (const vyre::format_error& e) {
         BOOST_TEST(e.offset() == f.checksum_offset);
     }
+    // A compressed block that counts its zero sequences in two bytes (valid; libzstd 1.5.4 refuses
+    // it as it is) is decoded rewritten here too, and a block breaking a rule libzstd 1.5.4 does
+    // not keep (bytes after a count of zero sequences) is refused in the walk's words.
+    for (const bool extraneous : {false, true}) {
+        BOOST_TEST_CONTEXT("bytes after the count: " << extraneous) {
+            bytes body2, c2;
+            const bytes text = {'z', 'e', 'r', 'o', ' ', 's', 'e', 'q', 'u', 'e', 'n', 'c', 'e'};
+            block_header(body2, 2, false, extraneous ? 17 : 16);
+            body2.push_back(13 << 3); // raw literals, 13 bytes
+            body2.insert(body2.end(), text.begin(), text.end());
+            body2.push_back(0x80);
+            body2.push_back(0x00);
+            if (extraneous) body2.push_back(0x00);
+            c2.insert(c2.end(), text.begin(), text.end());
+            block_header(body2, 1, true, 5000);
+            body2.push_back(7);
+            c2.insert(c2.end(), 5000, 7);
+            bytes z2 = frame_header({3u, false, 0x58, true, c2.size()});
+            z2.insert(z2.end(), body2.begin(), body2.end());
+            put_le(z2, static_cast<std::uint32_t>(XXH64(c2.data(), c2.size(), 0)), 4);
+            const auto file2 = fmt::parse_zstd(z2);
+            const std::vector<vc::block_status> st2 = {{ze::unsupported_compressed_block, 0}, {ze::none, 5000}};
+            bytes staging2(file2.staging_size, canary);
+            const auto run = [&] {
+                return eng::detail::zstd_decode_split_frame(dctx.get(), z2, file2.frames.at(0), st2, staging2, [](std::size_t) {});
+            };
+            if (!extraneous) {
+                const auto o2 = run();
+                BOOST_TEST(o2.size == c2.size());
+                BOOST_TEST(std::equal(text.begin(), text.end(), staging2.begin()));
+            } else {
+                try {
+                    run();
+                    BOOST_ERROR("bytes after a count of zero sequences were accepted");
+                } catch (const vyre::format_error& e) {
+                    BOOST_TEST(std::string(e.what()).find("no sequences, yet 1 bytes follow") != std::string::npos, e.what());
+                }
+            }
+        }
+    }
 }
 
 // ---- mutations through the pipeline ----------------------------------------------------------------

@@ -293,6 +293,8 @@ private:
     std::size_t zstd_step(std::span<std::uint8_t> out) {
         std::uint64_t limit = zstd_checked_to();
         std::deque<zstd_block>& rewrite = zstd_checks_->two_byte_blocks;
+        // Never behind pos_ (libzstd stops at the first one), and dropped if it were.
+        while (zstd_detour_.empty() && !rewrite.empty() && rewrite.front().header_offset < pos_) rewrite.pop_front();
         if (zstd_detour_.empty() && !rewrite.empty() && rewrite.front().header_offset == pos_) {
             zstd_detour_ = zstd_block_in_one_byte_counts(in_, rewrite.front());
             zstd_detour_at_ = 0;

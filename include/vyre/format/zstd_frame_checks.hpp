@@ -93,11 +93,12 @@ public:
     std::uint64_t checked_to() const noexcept { return stopped_ ? data_.size() : at_; }
     // Whether the walk stopped where the frames do not parse.
     bool stopped() const noexcept { return stopped_; }
-    // Where the frames start that write zero sequences in two bytes, in order.
+    // Where the frames start that write zero sequences in two bytes, in order (unless keep_blocks).
     const std::vector<std::uint64_t>& zero_sequences_in_two_bytes() const noexcept { return two_bytes_; }
-    // The blocks walked so far that write zero sequences in two bytes, in order, while `keep_blocks`
-    // holds; a streaming reader pops those it has passed, so that the queue spans only the walk's
-    // lead over it.
+    // A streaming reader (keep_blocks) takes the blocks walked so far that write zero sequences in
+    // two bytes, in order, and pops those it has passed, so that the queue spans only the walk's
+    // lead over it; the list of frames above, which it does not need and which would grow with
+    // the input, is then not kept.
     bool keep_blocks = false;
     std::deque<zstd_block> two_byte_blocks;
 
@@ -133,8 +134,8 @@ private:
             return false;
         }
         if (b.type == zstd_block_type::compressed && check_zstd_block(data_, b)) {
-            if (two_bytes_.empty() || two_bytes_.back() != frame_) two_bytes_.push_back(frame_);
             if (keep_blocks) two_byte_blocks.push_back(b);
+            else if (two_bytes_.empty() || two_bytes_.back() != frame_) two_bytes_.push_back(frame_);
         }
         at_ = b.end_offset();
         if (b.last) {

@@ -5,6 +5,7 @@
 #include <vyre/error.hpp>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -58,10 +60,19 @@ public:
     // The folders one thread opened last, from the root down, each held open: entries come in
     // archive order, so the next file is usually in the same folder or a near one, and its walk
     // starts at the deepest folder the two paths share instead of at the root (one open per new
-    // folder rather than one per component per entry). At most `dir_cache_depth` components a
-    // thread are held, so that many threads stay far below the process's limit on open files;
-    // deeper ones are opened on each walk.
-    static constexpr std::size_t dir_cache_depth = 16;
+    // folder rather than one per component per entry). At most dir_cache_depth() components a
+    // thread are held, deeper ones opened on each walk: 16, or fewer where a thread per core each
+    // holding 16 would take more than a quarter of the process's limit on open files.
+    static constexpr std::size_t dir_cache_max_depth = 16;
+    static std::size_t dir_cache_depth() {
+        static const std::size_t depth = [] {
+            rlimit r{};
+            const std::uint64_t limit = ::getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur != RLIM_INFINITY ? r.rlim_cur : 1u << 20;
+            const std::uint64_t threads = std::max(1u, std::thread::hardware_concurrency());
+            return static_cast<std::size_t>(std::clamp<std::uint64_t>(limit / 4 / threads, 1, dir_cache_max_depth));
+        }();
+        return depth;
+    }
     struct dir_cache {
         std::string path;              // the folder last opened ("" for the root)
         std::vector<std::size_t> ends; // where each held component of `path` ends
@@ -84,6 +95,11 @@ public:
         cache.ends.resize(keep);
         cache.fds.resize(keep);
         cache.deep.reset();
+        // Room reserved first, so that nothing below allocates once an fd is open (an fd would
+        // leak, or `path`, `ends` and `fds` disagree, if an allocation failed in between).
+        cache.ends.reserve(dir_cache_max_depth);
+        cache.fds.reserve(dir_cache_max_depth);
+        cache.path.reserve(dir.size());
         cache.path.assign(dir.substr(0, keep == 0 ? 0 : cache.ends.back()));
         std::size_t at = keep == 0 ? 0 : cache.ends.back() + 1;
         int cur = keep == 0 ? root_.fd : cache.fds.back().fd;
@@ -104,7 +120,7 @@ public:
                                                   : ": " + errno_text(e));
                 return -1;
             }
-            if (cache.fds.size() < dir_cache_depth) {
+            if (cache.fds.size() < dir_cache_depth()) {
                 cache.fds.emplace_back(next);
                 cache.ends.push_back(end);
                 cache.path.assign(dir.substr(0, end));

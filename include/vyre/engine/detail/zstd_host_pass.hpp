@@ -5,6 +5,7 @@
 #pragma once
 
 #include <vyre/engine/detail/zstd_device_pass.hpp>
+#include <vyre/format/zstd_frame_checks.hpp>
 
 #include <optional>
 
@@ -97,12 +98,14 @@ detail::zstd_frame_outcome zstd_check_device_frame(std::span<const std::uint8_t>
 // block while it is in cache. The raw/RLE blocks after it are hashed from the input like a device
 // frame's and never written on the host, whose memory bandwidth the prefix-free part would
 // otherwise cost. Then the statuses of every raw/RLE block are taken. The checks and their
-// messages are the block path's (engine/zstd_host.hpp).
+// messages are the block path's (engine/zstd_host.hpp), format::check_zstd_frame's included.
 template <class Wait>
 detail::zstd_frame_outcome zstd_decode_split_frame(ZSTD_DCtx* dctx, std::span<const std::uint8_t> data,
                                                         const fmt::zstd_frame& f, std::span<const compression::block_status> statuses,
                                                         std::span<std::uint8_t> staging, Wait&& wait) {
     zstd_check_dictionary(f);
+    // Where libzstd is laxer than the format, and the blocks it wrongly refuses (rewritten).
+    const bool two_byte_counts = fmt::check_zstd_frame(data, f).zero_sequences_in_two_bytes;
     detail::zstd_frame_outcome out;
     out.stats.frames = 1;
     std::size_t tail = 0; // the first block after the last compressed one
@@ -117,8 +120,10 @@ detail::zstd_frame_outcome zstd_decode_split_frame(ZSTD_DCtx* dctx, std::span<co
         const fmt::zstd_block& b = f.blocks[i];
         std::size_t n = 0;
         if (b.type == fmt::zstd_block_type::compressed) {
-            n = detail::zstd_decode_compressed(dctx, data, b, f.block_maximum_size, base + w,
-                                                    b.output_offset + b.output_capacity - w);
+            const std::size_t room = b.output_offset + b.output_capacity - w;
+            n = two_byte_counts && fmt::check_zstd_block(data, b)
+                    ? detail::zstd_decode_rewritten(dctx, data, b, f.block_maximum_size, base + w, room)
+                    : detail::zstd_decode_compressed(dctx, data, b, f.block_maximum_size, base + w, room);
             ++out.stats.cpu_blocks;
             out.stats.cpu_bytes += n;
         } else {
