@@ -23,6 +23,7 @@
 
 #include <vyre/format/zstd_descriptions.hpp>
 #include <vyre/format/zstd_frame.hpp>
+#include <vyre/util/little_endian.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -181,7 +182,7 @@ inline void zstd_append_block_in_one_byte_counts(std::span<const std::uint8_t> d
         throw std::invalid_argument("zstd_append_block_in_one_byte_counts: the block at byte offset " + std::to_string(b.header_offset) +
                                     " does not end in a count of zero sequences written in two bytes");
     const std::uint32_t header = (b.last ? 1u : 0u) | (2u << 1) | ((b.block_size - 1) << 3);
-    for (int i = 0; i < 3; ++i) out.push_back(static_cast<std::uint8_t>(header >> (8 * i)));
+    util::append_le(out, header, static_cast<unsigned>(compression::zstd_block_header_bytes));
     out.insert(out.end(), data.begin() + static_cast<std::ptrdiff_t>(b.content_offset()), data.begin() + static_cast<std::ptrdiff_t>(end - 2));
     out.push_back(0x00);
 }
