@@ -193,7 +193,8 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         "stream-above", po::value<std::string>(),
         ("archives above this are unpacked in windows of --window bytes, so that memory does not grow with the archive: a "
          "tar in one compressed stream (gzip, zstd, LZ4, xz, lzma, bzip2) whose content is declared, or estimated at 4 "
-         "times its size, above it (decoded on the host as a stream), a plain tar of more bytes, a ZIP whose entries "
+         "times its size, above it (decoded as a stream on the host, or one zstd frame on the device a window of blocks at "
+         "a time, the next window while one is written), a plain tar of more bytes, a ZIP whose entries "
          "declare more (0: every such archive; default: a quarter of --max-total's default, " +
          human_bytes(ve::unpack_options{}.stream_above_bytes) + " here)").c_str())(
         "window", po::value<std::string>(),

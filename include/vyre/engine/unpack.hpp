@@ -195,12 +195,15 @@ struct unpack_options {
     // entries, each window a run of its own (its nested archives decoded as usual, on the device
     // where they go there): a tar in one compressed stream (gzip, zstd, LZ4 frames, xz, lzma or
     // bzip2) whose content is declared, or estimated at 4 times its compressed size, above it
-    // (the codec library's streaming decoder runs on the host); a plain tar of more bytes; a ZIP
-    // whose entries declare more, in windows of consecutive entries. One entry larger than the
-    // window makes its window as large as the entry. The listing, files and problems are those of
-    // an ordinary run, with one exception: a hard link to a file of an earlier window is refused,
-    // since that window's bytes are gone. A window counts against limits.max_total_bytes while it
-    // is held. 0: every such archive is unpacked in windows; UINT64_MAX: none.
+    // (decoded by the codec library's streaming decoder on the host, the next window while one
+    // is written; one zstd frame on the device, a window of blocks at a time, where the zstd route
+    // takes it there); a plain tar of more bytes; a ZIP whose entries declare more, in windows of
+    // consecutive entries. One entry larger than the window makes its window as large as the
+    // entry. The listing, files and problems are those of an ordinary run, with one exception: a
+    // hard link to a file of an earlier window is copied from the file written for it, and
+    // refused where nothing is written (a listing), since that window's bytes are gone. A window
+    // counts against limits.max_total_bytes while it is held. 0: every such archive is unpacked
+    // in windows; UINT64_MAX: none.
     std::uint64_t stream_above_bytes = default_max_total_bytes() / 4;
     std::uint64_t window_bytes = default_window_bytes();
 };

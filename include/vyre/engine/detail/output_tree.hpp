@@ -192,6 +192,36 @@ public:
         return {};
     }
 
+    // The content of the regular file at `path`, which this run wrote (a hard link to a file of an
+    // earlier window of an archive unpacked in windows is written as a copy of it), read without
+    // following a symlink on the way. `why` says what failed.
+    std::vector<std::uint8_t> read_file(std::string_view path, std::string& why, dir_cache& cache) const {
+        auto [dir, name] = split(path);
+        const int d = open_dir(dir, false, why, cache);
+        if (d < 0) return {};
+        const int f = ::openat(d, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        struct stat st;
+        if (f < 0 || ::fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
+            why = f < 0 ? "cannot read back " + std::string(path) + ": " + errno_text(errno)
+                        : std::string(path) + " is no longer a regular file";
+            if (f >= 0) ::close(f);
+            return {};
+        }
+        fd_guard file(f);
+        std::vector<std::uint8_t> bytes(static_cast<std::size_t>(st.st_size));
+        std::size_t done = 0;
+        while (done < bytes.size()) {
+            const ssize_t n = ::read(f, bytes.data() + done, bytes.size() - done);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                why = "cannot read back " + std::string(path) + ": " + (n < 0 ? errno_text(errno) : std::string("it is shorter than it was"));
+                return {};
+            }
+            done += static_cast<std::size_t>(n);
+        }
+        return bytes;
+    }
+
     // A folder's mode and time, set once everything below it is written (a folder without write
     // permission could not take its entries otherwise, and each entry written would change its time).
     std::string set_dir_metadata(std::string_view path, std::uint32_t mode, std::optional<std::int64_t> mtime, dir_cache& cache) const {

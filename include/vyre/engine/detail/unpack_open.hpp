@@ -170,9 +170,23 @@ inline void open_tar(run_state& run, const container& c, opened& out) {
             const checked_name target = check_entry_name(t.link_target);
             const auto found = target.refusal.empty() ? seen.find(target.path) : seen.end();
             if (found == seen.end() && c.earlier_files && c.earlier_files->count(target.path)) {
-                it.e.status = unpack_status::refused;
-                it.e.message = "hard link to " + fmt::archive_quote(t.link_target) + ", a file of an earlier window: the archive is unpacked in windows of " +
-                               std::to_string(c.window_bytes) + " bytes, and that window's bytes are gone (--window changes it)";
+                // Where the earlier window wrote its file, the copy comes from there.
+                std::string why = "the archive is unpacked in windows of " + std::to_string(c.window_bytes) +
+                                  " bytes, that window's bytes are gone, and the run writes no files to copy it from (--window changes it)";
+                if (run.tree && !run.options.write_filter) {
+                    why.clear();
+                    output_tree::dir_cache cache;
+                    std::vector<std::uint8_t> copy = run.tree->read_file(join_path(c.out_prefix, target.path), why, cache);
+                    if (why.empty() && !run.budget.take(copy.size())) why = total_message(run.budget, copy.size());
+                    if (why.empty()) {
+                        it.content = owned_blob(std::move(copy));
+                        it.e.size = it.content.bytes.size();
+                    }
+                }
+                if (!why.empty()) {
+                    it.e.status = unpack_status::refused;
+                    it.e.message = "hard link to " + fmt::archive_quote(t.link_target) + ", a file of an earlier window: " + why;
+                }
             } else if (found == seen.end()) {
                 it.e.status = unpack_status::refused;
                 it.e.message = "hard link to " + fmt::archive_quote(t.link_target) +

@@ -69,8 +69,9 @@ struct container {
     fmt::content_kind kind = fmt::content_kind::unknown;
     blob data;
     // A window of a tar unpacked in windows (detail/unpack_stream.hpp): the files of the earlier
-    // windows (checked names), which a hard link here cannot repeat, the windows' size, and where
-    // this one starts in the stream's content (messages say so: their offsets are the window's).
+    // windows (checked names), which a hard link here copies from the output folder (or refuses
+    // where nothing is written), the windows' size, and where this one starts in the stream's
+    // content (messages say so: their offsets are the window's).
     const std::set<std::string>* earlier_files = nullptr;
     std::uint64_t window_bytes = 0, window_start = 0, entries_before = 0;
     // A window of a ZIP unpacked in windows: only its entries [entry_first, entry_end), in

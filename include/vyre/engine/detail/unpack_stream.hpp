@@ -2,7 +2,9 @@
 // Three kinds of input are unpacked in windows of whole entries, each window a run of its own
 // (detail/unpack_layer.hpp), when they are larger than unpack_options::stream_above_bytes:
 //   - a tar in one compressed stream (content declared or estimated above it), decoded by the
-//     codec library's streaming decoder (format/stream_decode.hpp);
+//     codec library's streaming decoder (format/stream_decode.hpp), or, one zstd frame, on the
+//     device (detail/unpack_zstd_source.hpp), the next window on a thread of its own while one is
+//     unpacked;
 //   - a plain tar (its size above it), its windows views of the input;
 //   - a ZIP (its entries' declared sizes together above it), a window of consecutive entries of
 //     its central directory at a time.
@@ -31,19 +33,22 @@
 // What a window's run took from the byte budget (the window, what its entries decode to) is given
 // back once it is written: the total limit bounds what one window holds, the ratio limit what the
 // archive makes in all.
-// Peak memory: one window (or the largest entry, where larger), plus the codec's own state (at most
-// a zstd window of 128 MiB, an xz dictionary of format::lzma_memory_limit), plus what the
+// Peak memory: two windows (one unpacked, the next decoded; or the largest entry, where larger),
+// plus the codec's own state (at most a zstd window of 128 MiB, an xz dictionary of
+// format::lzma_memory_limit; on the device, three windows of at most 256 MiB), plus what the
 // window's entries decode to, as in an ordinary run of that many entries. The input is read once,
 // front to back; where it is a read-only file mapping (unpack_input::file_mapping), the pages of
 // each window are dropped from the process once the window is done (the page cache keeps them).
 
 #include <vyre/engine/detail/unpack_layer.hpp>
+#include <vyre/engine/detail/unpack_zstd_source.hpp>
 #include <vyre/engine/detail/unpack_state.hpp>
 #include <vyre/format/detect.hpp>
 #include <vyre/format/gzip.hpp>
 #include <vyre/format/stream_decode.hpp>
 #include <vyre/format/tar.hpp>
 #include <vyre/format/zip.hpp>
+#include <vyre/util/host_bytes.hpp>
 #include <vyre/util/little_endian.hpp>
 
 #include <sys/mman.h>
@@ -53,6 +58,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -174,9 +180,10 @@ inline unpack_report run_window(runtime::context& ctx, const unpack_options& opt
 // One tar unpacked in windows (see the note at the top), listed with order `order` as an ordinary
 // run would: the content of a compressed stream (`source` a format::stream_decoder, the tar at
 // depth 2) or a plain tar (`source` a plain_source, the tar at depth 1).
+// `window_bytes`: the windows' size; `waited`: the seconds the windows waited for the source's bytes.
 template <class Source>
 unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& input, Source& source, std::uint32_t order,
-                                    const unpack_options& options) {
+                                    const unpack_options& options, std::uint64_t window_bytes, double& waited) {
     constexpr bool plain = std::is_same_v<Source, plain_source>;
     unpack_report job;
     job.streamed_archives = 1;
@@ -185,11 +192,14 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
     shared_run& shared = *options.shared;
     const std::uint64_t ratio_limit = ratio_cap(options.limits, input.bytes.size());
     // Never more than half of what the total limit leaves: a window is held, and counted, whole.
-    const std::uint64_t window =
-        std::max<std::uint64_t>(std::min(options.window_bytes, shared.budget.left() / 2), fmt::tar_block_size);
+    const std::uint64_t window = std::max<std::uint64_t>(std::min(window_bytes, shared.budget.left() / 2), fmt::tar_block_size);
     const auto too_much = [&] { return source.produced() > ratio_limit; };
 
-    std::vector<std::uint8_t> buf;    // the global pax records so far as one header, then the bytes not yet unpacked
+    util::host_bytes buf;             // the global pax records so far as one header, then the bytes not yet unpacked
+    util::host_bytes spare;           // the buffer of the window before, kept for the next (its pages stay mapped)
+    // Room for n bytes, with slack for the bytes after a cut, so that the two buffers keep their
+    // pages from window to window (fresh pages each time cost their faults and zeroing again).
+    const auto room = [&](std::uint64_t n) { return static_cast<std::size_t>(std::max<std::uint64_t>(n, window + window / 2)); };
     std::size_t globals = 0;          // bytes of that header at the front of buf
     std::uint64_t target = window;    // what buf is filled to
     std::uint64_t entries_before = 0; // tar entries of the earlier windows
@@ -198,6 +208,21 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
     const std::map<std::string, std::string> no_digests;
     std::string failure;              // what stopped the stream, when something did
     unpack_status failure_kind = unpack_status::corrupt;
+    // Fills b up to `to` bytes from the source (fewer at its end).
+    const auto fill = [&](util::host_bytes& b, std::uint64_t to) {
+        if (b.size() < to && !source.done() && !source.failed()) b.reserve(room(to));
+        while (b.size() < to && !source.done() && !source.failed()) {
+            const std::size_t at = b.size();
+            const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(to - at, std::uint64_t{64} << 20));
+            b.resize(at + n);
+            b.resize(at + source.read(std::span<std::uint8_t>(b).subspan(at, n)));
+            drop_read_pages(input, 0, source.consumed());
+        }
+    };
+    // A compressed stream's next window is decoded into the other buffer on a thread of its own
+    // while a window is unpacked (its entries written), as a pipe overlaps `zstd -dc` and `tar x`.
+    std::future<void> filling; // fills `next`, the buffer of the window after buf's
+    util::host_bytes next;
     bool last = false;
     while (!last) {
         // A plain tar's window is a view of the input, where no global header has to go before it.
@@ -209,15 +234,14 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
                 viewing = true;
             }
         }
-        // Fill (the buffer reserved once: grown by doubling, it would hold up to twice the window).
-        if (!viewing && buf.size() < target && !source.done() && !source.failed()) buf.reserve(static_cast<std::size_t>(target));
-        while (!viewing && buf.size() < target && !source.done() && !source.failed()) {
-            const std::size_t at = buf.size();
-            const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(target - at, std::uint64_t{8} << 20));
-            buf.resize(at + n);
-            buf.resize(at + source.read(std::span<std::uint8_t>(buf).subspan(at, n)));
-            drop_read_pages(input, 0, source.consumed());
-        }
+        timed(waited, [&] {
+            if (filling.valid()) { // the window decoded beside the last one
+                filling.get();
+                spare = std::move(buf);
+                buf = std::move(next);
+            }
+            if (!viewing) fill(buf, target);
+        });
         if (too_much()) break;
         if (!viewing) bytes = buf;
         const bool stream_over = viewing ? source.consumed() + bytes.size() == input.bytes.size() : source.done() || source.failed();
@@ -251,6 +275,20 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
             break;
         }
 
+        // The next window: the global pax records so far (every later entry is under them; records
+        // after the cut are read again there, to the same effect) as one header, then the bytes
+        // after the cut (a view of the input moves past the cut instead, and is copied from then on
+        // only behind such a header). A compressed stream's starts filling now.
+        const std::vector<std::uint8_t> pax =
+            last || tar.global_pax.empty() ? std::vector<std::uint8_t>{} : fmt::tar_pax_global_header(tar.global_pax);
+        if (!plain && !last) {
+            next = std::move(spare);
+            next.reserve(room(pax.size() + (buf.size() - cut) + window));
+            next.assign(pax.begin(), pax.end());
+            next.insert(next.end(), buf.begin() + static_cast<std::ptrdiff_t>(cut), buf.end());
+            filling = std::async(std::launch::async, [&fill, &next, to = window + pax.size()] { fill(next, to); });
+        }
+
         // The window: a run of its own, as the tar would be opened.
         container c;
         c.path = input.name;
@@ -271,34 +309,28 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
         ++job.stream_windows;
         if (last) break;
 
-        // The next window: the global pax records so far (every later entry is under them; records
-        // after the cut are read again there, to the same effect) as one header, then the bytes
-        // after the cut (a view of the input moves past the cut instead, and is copied from then on
-        // only behind such a header).
         entries_before += tar.entries.size();
         content_at += cut - globals;
         for (const auto& e : tar.entries)
             if (e.type == fmt::tar_entry_type::regular || e.type == fmt::tar_entry_type::sparse)
                 if (checked_name n = check_entry_name(e.name); n.refusal.empty()) earlier_files.insert(std::move(n.path));
-        std::vector<std::uint8_t> next =
-            tar.global_pax.empty() ? std::vector<std::uint8_t>{} : fmt::tar_pax_global_header(tar.global_pax);
-        const std::size_t header = next.size();
+        globals = pax.size();
+        target = window + globals;
         if constexpr (plain) {
+            util::host_bytes following = std::move(spare);
+            following.assign(pax.begin(), pax.end());
             if (viewing) {
                 source.skip(cut);
                 drop_read_pages(input, 0, source.consumed());
-                buf = std::move(next);
-                globals = header;
-                target = window + globals;
-                continue;
+            } else {
+                following.reserve(room(globals + (buf.size() - cut) + window));
+                following.insert(following.end(), buf.begin() + static_cast<std::ptrdiff_t>(cut), buf.end());
             }
+            spare = std::move(buf);
+            buf = std::move(following);
         }
-        next.reserve(header + (buf.size() - cut) + window);
-        next.insert(next.end(), buf.begin() + static_cast<std::ptrdiff_t>(cut), buf.end());
-        buf = std::move(next);
-        globals = header;
-        target = window + globals;
     }
+    if (filling.valid()) filling.get(); // a window filled for nothing, where the run stopped early
     // After the tar's end: the rest of the stream, decoded to check it and dropped (within the
     // ratio limit, like the rest). A plain tar's bytes after its end are not read, as in the
     // ordinary run.
@@ -414,11 +446,31 @@ inline unpack_report unpack_inputs(runtime::context& ctx, std::span<const unpack
     for (std::size_t i = 0; i < inputs.size();) {
         const std::uint32_t order = static_cast<std::uint32_t>(options.first_order + i);
         if (modes[i] == window_mode::stream) {
-            fmt::stream_decoder decoder(kinds[i], inputs[i].bytes);
-            add_run(job, unpack_tar_in_windows(ctx, inputs[i], decoder, order, each));
+            const std::uint64_t window = options.window_bytes;
+            unpack_report r;
+            double waited = 0;
+            if (kinds[i] == fmt::content_kind::zstd && options.zstd != zstd_route::host) {
+                // The device may decode it (engine/detail/unpack_zstd_source.hpp).
+                zstd_stream_source source(ctx, inputs[i].bytes, options.zstd, window, options.threads);
+                r = unpack_tar_in_windows(ctx, inputs[i], source, order, each, window, waited);
+                r.zstd_blocks += source.device_blocks();
+                r.zstd_dispatches += source.device_windows();
+            } else {
+                fmt::stream_decoder source(kinds[i], inputs[i].bytes);
+                r = unpack_tar_in_windows(ctx, inputs[i], source, order, each, window, waited);
+            }
+            // The stream's decoding, as far as the windows waited for it (the rest ran while they were written).
+            const fmt::content_kind k = kinds[i];
+            r.seconds.decode += waited;
+            (k == fmt::content_kind::zstd        ? r.seconds.zstd
+             : k == fmt::content_kind::gzip      ? r.seconds.deflate
+             : k == fmt::content_kind::lz4_frame ? r.seconds.lz4
+                                                 : r.seconds.library) += waited;
+            add_run(job, std::move(r));
         } else if (modes[i] == window_mode::plain_tar) {
             plain_source source(inputs[i].bytes);
-            add_run(job, unpack_tar_in_windows(ctx, inputs[i], source, order, each));
+            double waited = 0;
+            add_run(job, unpack_tar_in_windows(ctx, inputs[i], source, order, each, options.window_bytes, waited));
         } else if (modes[i] == window_mode::zip) {
             add_run(job, unpack_zip_in_windows(ctx, inputs[i], zips[i], order, each));
             zips[i] = {};

@@ -30,6 +30,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <future>
 #include <span>
 #include <string>
@@ -100,11 +101,25 @@ struct zstd_windows_run {
     bool host_frame = false;
 };
 
+// Where the windows' bytes go when they do not go to staging: a caller that consumes the frame as a
+// stream (engine/detail/unpack_read_ahead.hpp) hands out a buffer per window and takes it back,
+// in order, once the window's bytes are in it.
+struct zstd_window_output {
+    // Room for window w's `size` bytes (called on the device's thread; it may wait for room).
+    std::function<std::uint8_t*(std::size_t w, std::uint64_t size)> place;
+    // Window w's bytes are in the room `place` gave (called in window order, on a thread of the pass).
+    std::function<void(std::size_t w)> ready;
+};
+
 // Decodes frame `index` of `file` (parsed from `data`) window by window into staging at the frame's
 // staging offset, checks its content size and checksum, and returns its decoded size. Throws
 // format_error naming the failing block as every other route does.
+// With `output`, each window goes where output->place says instead (staging is not touched), and
+// where a window refuses a match reaching past its history the run stops there with host_frame set
+// and `size` the bytes already given: the caller decodes the rest.
 inline zstd_windows_run zstd_run_windows(runtime::context& ctx, std::span<const std::uint8_t> data, const format::zstd_file& file,
-                                         std::size_t index, const zstd_options& options, std::span<std::uint8_t> staging) {
+                                         std::size_t index, const zstd_options& options, std::span<std::uint8_t> staging,
+                                         const zstd_window_output* output = nullptr) {
     namespace c = compression;
     namespace bcm = boost::compute;
     const format::zstd_frame& f = file.frames.at(index);
@@ -180,7 +195,7 @@ inline zstd_windows_run zstd_run_windows(runtime::context& ctx, std::span<const 
                 zstd_frame_refused(f, status);
             }
             const std::uint64_t size = status[1];
-            std::uint8_t* to = staging.data() + f.output_offset + produced;
+            std::uint8_t* to = size == 0 ? nullptr : output ? output->place(w, size) : staging.data() + f.output_offset + produced;
             filled[w % 2] = history + size;
             back[w % 2] = {};
             if (size != 0)
@@ -188,11 +203,13 @@ inline zstd_windows_run zstd_run_windows(runtime::context& ctx, std::span<const 
                     back[w % 2] = down.enqueue_read_buffer_async(o, history, size, to);
                     down.flush();
                 });
-            if (f.checksum && size != 0)
-                hashed = std::async(std::launch::async, [&hash, before = std::move(hashed), done = back[w % 2], to, size]() mutable {
+            if ((f.checksum || output) && size != 0)
+                hashed = std::async(std::launch::async, [&hash, before = std::move(hashed), done = back[w % 2], to, size, w, output,
+                                                         checksum = f.checksum.has_value()]() mutable {
                     if (before.valid()) before.get();
                     done.wait();
-                    XXH64_update(&hash, to, size);
+                    if (checksum) XXH64_update(&hash, to, size);
+                    if (output) output->ready(w);
                 });
             produced += size;
             repeats = r.repeats;
@@ -213,6 +230,10 @@ inline zstd_windows_run zstd_run_windows(runtime::context& ctx, std::span<const 
         }
         if (next.valid()) next.wait();
         throw;
+    }
+    if (run.host_frame && output) {
+        run.size = produced;
+        return run;
     }
     if (run.host_frame) {
         // The read-backs and the hash are done (above); the frame is decoded again from its start.
