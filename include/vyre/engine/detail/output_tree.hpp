@@ -194,20 +194,30 @@ public:
 
     // The content of the regular file at `path`, which this run wrote (a hard link to a file of an
     // earlier window of an archive unpacked in windows is written as a copy of it), read without
-    // following a symlink on the way. `why` says what failed.
-    std::vector<std::uint8_t> read_file(std::string_view path, std::string& why, dir_cache& cache) const {
+    // following a symlink on the way; at most max_bytes. `why` says what failed.
+    std::vector<std::uint8_t> read_file(std::string_view path, std::uint64_t max_bytes, std::string& why, dir_cache& cache) const {
         auto [dir, name] = split(path);
         const int d = open_dir(dir, false, why, cache);
         if (d < 0) return {};
         const int f = ::openat(d, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-        struct stat st;
-        if (f < 0 || ::fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
-            why = f < 0 ? "cannot read back " + std::string(path) + ": " + errno_text(errno)
-                        : std::string(path) + " is no longer a regular file";
-            if (f >= 0) ::close(f);
+        if (f < 0) {
+            why = "cannot read back " + std::string(path) + ": " + errno_text(errno);
             return {};
         }
         fd_guard file(f);
+        struct stat st;
+        if (::fstat(f, &st) != 0) {
+            why = "cannot read back " + std::string(path) + ": " + errno_text(errno);
+            return {};
+        }
+        if (!S_ISREG(st.st_mode)) {
+            why = std::string(path) + " is no longer a regular file";
+            return {};
+        }
+        if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+            why = "its copy of " + std::to_string(st.st_size) + " bytes is more than the " + std::to_string(max_bytes) + " bytes left";
+            return {};
+        }
         std::vector<std::uint8_t> bytes(static_cast<std::size_t>(st.st_size));
         std::size_t done = 0;
         while (done < bytes.size()) {

@@ -176,7 +176,8 @@ inline void open_tar(run_state& run, const container& c, opened& out) {
                 if (run.tree && !run.options.write_filter) {
                     why.clear();
                     output_tree::dir_cache cache;
-                    std::vector<std::uint8_t> copy = run.tree->read_file(join_path(c.out_prefix, target.path), why, cache);
+                    std::vector<std::uint8_t> copy =
+                        run.tree->read_file(join_path(c.out_prefix, target.path), run.budget.left(), why, cache);
                     if (why.empty() && !run.budget.take(copy.size())) why = total_message(run.budget, copy.size());
                     if (why.empty()) {
                         it.content = owned_blob(std::move(copy));

@@ -191,8 +191,9 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
     const std::vector<std::uint32_t> stream_order = plain ? std::vector<std::uint32_t>{order} : std::vector<std::uint32_t>{order, 0};
     shared_run& shared = *options.shared;
     const std::uint64_t ratio_limit = ratio_cap(options.limits, input.bytes.size());
-    // Never more than half of what the total limit leaves: a window is held, and counted, whole.
-    const std::uint64_t window = std::max<std::uint64_t>(std::min(window_bytes, shared.budget.left() / 2), fmt::tar_block_size);
+    // Never more than a third of what the total limit leaves: a window is held, and counted, whole,
+    // and so is the next while it is decoded.
+    const std::uint64_t window = std::max<std::uint64_t>(std::min(window_bytes, shared.budget.left() / 3), fmt::tar_block_size);
     const auto too_much = [&] { return source.produced() > ratio_limit; };
 
     util::host_bytes buf;             // the global pax records so far as one header, then the bytes not yet unpacked
@@ -204,7 +205,7 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
     std::uint64_t target = window;    // what buf is filled to
     std::uint64_t entries_before = 0; // tar entries of the earlier windows
     std::uint64_t content_at = 0;     // where buf's bytes after the global headers lie in the stream's content
-    std::set<std::string> earlier_files; // regular files of the earlier windows (hard links to them are refused)
+    std::set<std::string> earlier_files; // files the earlier windows kept (a hard link to one copies what was written)
     const std::map<std::string, std::string> no_digests;
     std::string failure;              // what stopped the stream, when something did
     unpack_status failure_kind = unpack_status::corrupt;
@@ -221,8 +222,10 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
     };
     // A compressed stream's next window is decoded into the other buffer on a thread of its own
     // while a window is unpacked (its entries written), as a pipe overlaps `zstd -dc` and `tar x`.
+    // It takes its room from the total limit first, and is not decoded ahead where that is spent.
+    util::host_bytes next;     // declared before `filling`, whose end waits for the thread that fills it
+    std::uint64_t prefetched = 0; // what the filling took from the total limit
     std::future<void> filling; // fills `next`, the buffer of the window after buf's
-    util::host_bytes next;
     bool last = false;
     while (!last) {
         // A plain tar's window is a view of the input, where no global header has to go before it.
@@ -237,6 +240,8 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
         timed(waited, [&] {
             if (filling.valid()) { // the window decoded beside the last one
                 filling.get();
+                shared.budget.give_back(prefetched); // the window takes its own below
+                prefetched = 0;
                 spare = std::move(buf);
                 buf = std::move(next);
             }
@@ -281,12 +286,18 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
         // only behind such a header). A compressed stream's starts filling now.
         const std::vector<std::uint8_t> pax =
             last || tar.global_pax.empty() ? std::vector<std::uint8_t>{} : fmt::tar_pax_global_header(tar.global_pax);
-        if (!plain && !last) {
+        if (!plain && !last && shared.budget.take(window + pax.size())) {
+            prefetched = window + pax.size();
             next = std::move(spare);
             next.reserve(room(pax.size() + (buf.size() - cut) + window));
             next.assign(pax.begin(), pax.end());
             next.insert(next.end(), buf.begin() + static_cast<std::ptrdiff_t>(cut), buf.end());
             filling = std::async(std::launch::async, [&fill, &next, to = window + pax.size()] { fill(next, to); });
+        } else if (!plain && !last) { // no room to decode ahead: the bytes after the cut wait in buf's place
+            next = std::move(spare);
+            next.assign(pax.begin(), pax.end());
+            next.insert(next.end(), buf.begin() + static_cast<std::ptrdiff_t>(cut), buf.end());
+            filling = std::async(std::launch::deferred, [] {});
         }
 
         // The window: a run of its own, as the tar would be opened.
@@ -303,6 +314,11 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
         c.layer_digests = &no_digests; // a window holds part of an image: its layers keep their paths
         unpack_report r = run_window(ctx, options, std::move(c));
         shared.budget.give_back(held);
+        // The files this window kept, by their paths in the tar (output paths: the tar's own names).
+        std::vector<std::string> window_files;
+        for (const auto& e : r.entries)
+            if (e.depth == (plain ? 1u : 2u) && e.type == unpack_entry_type::file && e.status == unpack_status::ok)
+                window_files.push_back(e.output_path);
         r.containers -= 1;        // the window's tar is the one counted above
         if (!plain) r.layers += 1; // the stream's
         add_run(job, std::move(r));
@@ -311,9 +327,7 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
 
         entries_before += tar.entries.size();
         content_at += cut - globals;
-        for (const auto& e : tar.entries)
-            if (e.type == fmt::tar_entry_type::regular || e.type == fmt::tar_entry_type::sparse)
-                if (checked_name n = check_entry_name(e.name); n.refusal.empty()) earlier_files.insert(std::move(n.path));
+        for (const auto& e : window_files) earlier_files.insert(e);
         globals = pax.size();
         target = window + globals;
         if constexpr (plain) {
@@ -330,7 +344,8 @@ unpack_report unpack_tar_in_windows(runtime::context& ctx, const unpack_input& i
             buf = std::move(following);
         }
     }
-    if (filling.valid()) filling.get(); // a window filled for nothing, where the run stopped early
+    if (filling.valid()) filling.get(); // (every path out of the loop has taken it; kept for safety)
+    shared.budget.give_back(prefetched);
     // After the tar's end: the rest of the stream, decoded to check it and dropped (within the
     // ratio limit, like the rest). A plain tar's bytes after its end are not read, as in the
     // ordinary run.
@@ -451,7 +466,9 @@ inline unpack_report unpack_inputs(runtime::context& ctx, std::span<const unpack
             double waited = 0;
             if (kinds[i] == fmt::content_kind::zstd && options.zstd != zstd_route::host) {
                 // The device may decode it (engine/detail/unpack_zstd_source.hpp).
-                zstd_stream_source source(ctx, inputs[i].bytes, options.zstd, window, options.threads);
+                // Its buffers are as large as the windows, which take at most a third of the total limit each.
+                zstd_stream_source source(ctx, inputs[i].bytes, options.zstd, std::min(window, each.shared->budget.left() / 3),
+                                          options.threads);
                 r = unpack_tar_in_windows(ctx, inputs[i], source, order, each, window, waited);
                 r.zstd_blocks += source.device_blocks();
                 r.zstd_dispatches += source.device_windows();

@@ -205,6 +205,8 @@ private:
                     in_flight_.erase(w);
                 }
                 p.size = p.bytes.size();
+                const auto& [first, count] = windows.at(w);
+                p.consumed = f.blocks[first + count - 1].end_offset(); // the input read so far
                 given += p.size;
                 {
                     const std::lock_guard<std::mutex> g(m_);

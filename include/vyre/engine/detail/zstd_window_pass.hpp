@@ -3,8 +3,9 @@
 // 32-bit and whose link word per output byte must fit the device's largest allocation): the
 // frame is decoded a window of blocks at a time, each window a dispatch of its own whose region
 // starts with the frame's latest output, as much as the frame's window size lets a match reach
-// (compression::zstd_frame_start). Into host memory only.
-// Internal to engine/zstd_decompress.hpp, through engine/detail/zstd_frames_pass.hpp.
+// (compression::zstd_frame_start). Into host memory only: into the file's staging
+// (engine/zstd_decompress.hpp, through engine/detail/zstd_frames_pass.hpp), or window by window to
+// a caller that reads the frame as a stream (engine/detail/unpack_zstd_source.hpp).
 //
 // The windows overlap so: while the device decodes window k, the host walks window k+1's
 // sections (format::plan_zstd_window, which carries the tables its first blocks reuse), window
@@ -102,7 +103,7 @@ struct zstd_windows_run {
 };
 
 // Where the windows' bytes go when they do not go to staging: a caller that consumes the frame as a
-// stream (engine/detail/unpack_read_ahead.hpp) hands out a buffer per window and takes it back,
+// stream (engine/detail/unpack_zstd_source.hpp) hands out a buffer per window and takes it back,
 // in order, once the window's bytes are in it.
 struct zstd_window_output {
     // Room for window w's `size` bytes (called on the device's thread; it may wait for room).
