@@ -24,7 +24,8 @@
 // extracting into a scratch folder. Beyond "no crash": nothing is written outside the scratch
 // folder (the folder that holds it gains nothing, and no link inside it resolves outside it),
 // and the decoded bytes stay within the limit set here (64 MiB). Where bit 0 of byte 0 is set, every
-// compressed tar is unpacked in windows of 4 KiB (unpack_options::stream_above_bytes 0): there the
+// compressed tar is unpacked in windows of 4 KiB (unpack_options::stream_above_bytes 0; with bit 1
+// too, zstd on the device route, so that one frame's windows are decoded on the device): there the
 // stream's own content counts only while its window is held, so the bound is the limit plus what
 // the ratio limit lets the stream make. Slow by fuzzing standards (files are created on every
 // run), it finds what the per-format targets cannot: layers opening each other.
@@ -349,7 +350,7 @@ void zstd_route(std::uint8_t mode, const std::uint8_t* data, std::size_t size) {
 }
 
 // The unpack pipeline on the bytes after byte 0.
-void unpack(bool windows, const std::uint8_t* data, std::size_t size) {
+void unpack(bool windows, bool route_to_device, const std::uint8_t* data, std::size_t size) {
     static const scratch where;
     vyre::runtime::context& ctx = device();
     std::error_code ec;
@@ -362,6 +363,9 @@ void unpack(bool windows, const std::uint8_t* data, std::size_t size) {
     if (windows) {
         o.stream_above_bytes = 0;
         o.window_bytes = 4096;
+        // Bit 1 of byte 0: one zstd frame's windows decoded on the device whatever the device is
+        // (engine/detail/unpack_zstd_source.hpp), the host's decoder going on where it stops.
+        if (route_to_device) o.zstd = vyre::engine::zstd_route::device;
     }
     const vyre::engine::unpack_input input{"fuzz.bin", std::span<const std::uint8_t>(data, size)};
     vyre::engine::unpack_report r;
@@ -404,7 +408,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } forget;
     const char* mode = data[0] >= 0x80 ? "unpack" : data[0] >= 0x70 ? "zstd" : "blocks";
     if (!only.empty() && only != mode) return 0;
-    if (data[0] >= 0x80) unpack((data[0] & 1) != 0, data + 1, size - 1);
+    if (data[0] >= 0x80) unpack((data[0] & 1) != 0, (data[0] & 2) != 0, data + 1, size - 1);
     else if (data[0] >= 0x70) zstd_route(data[0], data + 1, size - 1);
     else blocks(data, size);
     return 0;
