@@ -302,8 +302,17 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
             return;
         }
         const auto j = k.let(name, lane);
-        const auto at = k.let(name + "_at", lane % period);
-        const auto step = k.let(name + "_step", d::lit<d::u32>(lanes) % period);
+        // A period that is a power of two (runs of one byte repeated have period 1) takes a mask
+        // instead of two divisions, which GPUs run as a long chain of instructions.
+        const auto at = k.let(name + "_at", 0u);
+        const auto step = k.let(name + "_step", 0u);
+        k.if_((period & (period - 1u)) == 0u, [&] {
+            at = lane & (period - 1u);
+            step = d::lit<d::u32>(lanes) & (period - 1u);
+        }).else_([&] {
+            at = lane % period;
+            step = d::lit<d::u32>(lanes) % period;
+        });
         k.while_(j < count, [&] {
             const auto byte = k.let(name + "_byte", read(at));
             k.store_unchecked(out, out_base + to + j, byte);
