@@ -357,6 +357,13 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                 };
                 const auto token = k.let("token", 0u);
                 if (!staging) token = in[in_base];
+                // Narrow shapes (no one-step path, below) load the byte after `token`'s place with
+                // it: where the match length takes an extension, `token` holds its first byte and
+                // this one the next token. Measured faster at 8 and 16 lanes and slower at 32, which
+                // keep the loads after the extension (doc/ops/compression.lz4.md).
+                const bool extension_ahead = !staging && !windowed && lanes < 32;
+                std::optional<d::variable<d::u32>> token_after;
+                if (extension_ahead) token_after.emplace(k.let("token_after", 0u));
                 const auto sync = [&] {
                     k.subgroup_barrier();
                     fenced = op;
@@ -408,6 +415,7 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                     const auto load_ahead = [&] {
                         offset = in.unchecked(d::min(in_base + after, last_byte)) | (in.unchecked(d::min(in_base + after + 1u, last_byte)) << 8u);
                         if (!staging) token = in.unchecked(d::min(in_base + after + 2u, last_byte));
+                        if (extension_ahead) *token_after = in.unchecked(d::min(in_base + after + 3u, last_byte));
                     };
                     // A short sequence in one step: literals and match of at most `lanes` bytes
                     // each, no match-length extension, every test of the steps below passed, and
@@ -471,9 +479,25 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                     });
                     ip = ip + 2u;
                     k.if_(match_length == 19u, [&] {
-                        extend("match_extra", match_length);
-                        // staged: read at the top of the loop; ip <= n, and the token is used only where ip < n
-                        if (!staging) token = in.unchecked(in_base + d::min(ip, n - 1u));
+                        if (!extension_ahead) {
+                            extend("match_extra", match_length);
+                            // staged: read at the top of the loop; ip <= n, and the token is used only where ip < n
+                            if (!staging) token = in.unchecked(in_base + d::min(ip, n - 1u));
+                            return;
+                        }
+                        // One extension byte (below 255) with the next token after it: both were
+                        // loaded ahead (ip < n: `token` is the byte at ip; the next token is used
+                        // only where ip + 1 < n, and then token_after is the byte there), so the
+                        // chain does not wait for two more loads. Longer chains read on.
+                        k.if_(token < 255u && ip < n, [&] {
+                            match_length = match_length + token;
+                            ip = ip + 1u;
+                            token = *token_after;
+                        }).else_([&] {
+                            extend("match_extra", match_length);
+                            // ip <= n, and the token is used only where ip < n
+                            token = in.unchecked(in_base + d::min(ip, n - 1u));
+                        });
                     });
                     k.if_(code != codes::none, [&] { k.break_(); });
                     k.if_(offset == 0u || offset > op, [&] {
