@@ -193,8 +193,15 @@ void compression_lz4_fast(
                         }
                     } else {
                         uint repeat_j = lane;
-                        uint repeat_j_at = vyre_mod_uint(lane, offset);
-                        uint repeat_j_step = vyre_mod_uint(32u, offset);
+                        uint repeat_j_at = 0u;
+                        uint repeat_j_step = 0u;
+                        if (((uint)((offset & (offset - 1u)) == 0u))) {
+                            repeat_j_at = (lane & (offset - 1u));
+                            repeat_j_step = (32u & (offset - 1u));
+                        } else {
+                            repeat_j_at = vyre_mod_uint(lane, offset);
+                            repeat_j_step = vyre_mod_uint(32u, offset);
+                        }
                         while (((uint)(repeat_j < match_length))) {
                             uint repeat_j_byte = ((uint)output[((out_base + match_from) + repeat_j_at)]);
                             output[((out_base + op) + repeat_j)] = (uchar)(repeat_j_byte);
