@@ -8,7 +8,8 @@
 // fast, bit 2); then up to 16 blocks, each a 2-byte little-endian length, a 1-byte output room in
 // units of 64 bytes, a 1-byte gap (1..16 canary bytes after the region) and that many bytes.
 // Where bit 3 is set and the batch is small (32 KiB in and out at most), the program the device ran
-// also runs on the IR's reference interpreter, held to the same reference: the interpreter refuses
+// (for LZ4's fast program, where byte 0 >> 4 mod 3 is 1 or 2, its 16- or 8-lane shape, as NVIDIA
+// GPUs run large launches) also runs on the IR's reference interpreter, held to the same reference: the interpreter refuses
 // an unchecked access out of bounds (ir::bounds), so a hot loop's promise that its indices are in
 // bounds is fuzzed directly, not only through what the device happens to do with a stray access.
 //
@@ -201,13 +202,16 @@ void compare(vyre::runtime::context& ctx, const batch& b, vyre::ops::block_varia
 }
 
 // The kernel the device ran for `b`, on the reference interpreter, against the same oracle.
+// `forced`, where given, is the kernel to interpret instead (a shape the device would not pick for
+// so few blocks).
 template <class Op, class Oracle>
-void interpret(vyre::runtime::context& ctx, const batch& b, vyre::ops::block_variant variant, Oracle oracle, std::uint64_t& count) {
+void interpret(vyre::runtime::context& ctx, const batch& b, vyre::ops::block_variant variant, Oracle oracle, std::uint64_t& count,
+               const vyre::ops::block_kernel* forced = nullptr) {
     if (b.input.size() > 32768 || b.output_bytes > 32768) return;
     const auto u = [](std::size_t v) { return static_cast<std::uint32_t>(v); };
     std::uint32_t largest = 1;
     for (const auto& d : b.blocks) largest = std::max(largest, d.output_size);
-    const auto& kernel = vyre::ops::kernel_for<Op>(variant, ctx.device(), u(b.blocks.size()), b.input.size(), b.output_bytes);
+    const auto& kernel = forced ? *forced : vyre::ops::kernel_for<Op>(variant, ctx.device(), u(b.blocks.size()), b.input.size(), b.output_bytes);
     std::uint32_t slices = 1, groups = (u(b.blocks.size()) + std::max(kernel.blocks_per_workgroup, 1u) - 1) / std::max(kernel.blocks_per_workgroup, 1u);
     if (kernel.slice != 0) {
         slices = std::min(largest / kernel.slice + (largest % kernel.slice != 0), std::max(kernel.max_slices, 1u));
@@ -279,9 +283,22 @@ void blocks(const std::uint8_t* data, std::size_t size) {
     const auto variant = data[0] & 4 ? vyre::ops::block_variant::fast : vyre::ops::block_variant::reference;
     counts.n[data[0] % 3][data[0] & 4 ? 1 : 0] += b.blocks.size();
     const bool on_interpreter = (data[0] & 8) != 0;
+    // LZ4's narrow shapes (8 and 16 lanes a block, as many blocks as fill 64 invocations) are what
+    // NVIDIA GPUs run for launches of thousands of blocks, never for a batch this small: where byte
+    // 0 >> 4 says so (mod 3: 32, 16 or 8 lanes), the interpreter runs one of them instead.
+    static const std::uint32_t lane_choices[3] = {32, 16, 8};
+    const std::uint32_t lanes = lane_choices[(data[0] >> 4) % 3];
+    const vyre::ops::block_kernel* narrow = nullptr;
+    if (data[0] % 3 == 0 && variant == vyre::ops::block_variant::fast && lanes != 32) {
+        const auto shape = [](std::uint32_t n) {
+            return cz::lz4_op::kernel(vyre::ops::block_variant::fast, n, 0, 64 / n, cz::lz4_fast_stage, vyre::lower::subgroup_lowering::nvidia_ptx);
+        };
+        static const vyre::ops::block_kernel sixteen = shape(16), eight = shape(8);
+        narrow = lanes == 16 ? &sixteen : &eight;
+    }
     const auto both = [&]<class Op>(auto oracle) {
         compare<Op>(ctx, b, variant, oracle);
-        if (on_interpreter) interpret<Op>(ctx, b, variant, oracle, counts.interpreted[data[0] % 3]);
+        if (on_interpreter) interpret<Op>(ctx, b, variant, oracle, counts.interpreted[data[0] % 3], narrow);
     };
     switch (data[0] % 3) {
     case 0:
