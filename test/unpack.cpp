@@ -748,6 +748,26 @@ VYRE_DEVICE_TEST(zstd_bombs_are_refused_before_decoding) {
     BOOST_CHECK_EQUAL(g.refused(), 1u);
     BOOST_CHECK_EQUAL(g.corrupt(), 1u);
     BOOST_CHECK_EQUAL(g.decoded_bytes, 0u);
+    // Too many tiny blocks to list (format::zstd_table_error): one file of 400,000 empty blocks,
+    // and 40 files of 40,000 each, every one within its own parse's budget but not all together
+    // (the jobs parsed as one): all streamed on the host, each file's bytes right.
+    write_file(a / "many.zst", vyre::test::frame_of_empty_raw_blocks(400'000, "many"));
+    std::vector<fs::path> inputs = {a / "many.zst"};
+    for (int i = 0; i < 40; ++i) {
+        inputs.push_back(a / ("part" + std::to_string(i) + ".zst"));
+        write_file(inputs.back(), vyre::test::frame_of_empty_raw_blocks(40'000, "part" + std::to_string(i)));
+    }
+    const auto m = unpack_files(dev.ctx(), inputs, a / "out4");
+    BOOST_CHECK_MESSAGE(m.problems.empty(), problems_of(m));
+    BOOST_CHECK(read_file(a / "out4" / "many") == text("many"));
+    // The parts listed together stop at the budget of one parse of all 41 files (about 22 MB:
+    // 11 parts of 1.9 MB); the others are streamed and their blocks not counted.
+    BOOST_CHECK_GT(m.zstd_blocks, 0u);
+    BOOST_CHECK_LT(m.zstd_blocks, 40u * 40'001u);
+    for (int i = 0; i < 40; ++i) {
+        const std::string part = "part" + std::to_string(i);
+        BOOST_CHECK(read_file(a / "out4" / part) == text(part));
+    }
 }
 
 VYRE_DEVICE_TEST(long_names_and_planted_hard_links) {

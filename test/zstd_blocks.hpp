@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 namespace vyre::test {
@@ -79,6 +80,34 @@ inline std::vector<std::uint8_t> frame_of_compressed_blocks(const std::vector<st
     for (std::size_t i = 0; i < n; ++i) {
         block_header(out, 2, i + 1 == n, static_cast<std::uint32_t>(content.size()));
         out.insert(out.end(), content.begin(), content.end());
+    }
+    return out;
+}
+
+// One frame (window 1 MiB, no content size, no checksum) of `n` empty raw blocks, 3 bytes each,
+// then a last raw block holding `tail`: valid, and listing its blocks would take 16 times the
+// file (format::zstd_table_error past the budget).
+inline std::vector<std::uint8_t> frame_of_empty_raw_blocks(std::size_t n, const std::string& tail) {
+    std::vector<std::uint8_t> out;
+    out.reserve(6 + 3 * (n + 1) + tail.size());
+    put_le(out, 0xFD2FB528u, 4);
+    out.push_back(0x00);
+    out.push_back(0x50);
+    for (std::size_t i = 0; i < n; ++i) block_header(out, 0, false, 0);
+    block_header(out, 0, true, static_cast<std::uint32_t>(tail.size()));
+    out.insert(out.end(), tail.begin(), tail.end());
+    return out;
+}
+
+// `n` frames of one empty raw block each (9 bytes a frame).
+inline std::vector<std::uint8_t> empty_frames(std::size_t n) {
+    std::vector<std::uint8_t> out;
+    out.reserve(9 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+        put_le(out, 0xFD2FB528u, 4);
+        out.push_back(0x00);
+        out.push_back(0x50);
+        block_header(out, 0, true, 0);
     }
     return out;
 }

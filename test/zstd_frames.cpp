@@ -533,6 +533,34 @@ VYRE_DEVICE_TEST(device_route_decodes_empty_frames) {
     }
 }
 
+// A frame of 400,000 empty raw blocks (1.2 MB) would list 19 MB of blocks, past the parse's
+// default budget (format::zstd_table_error): every route streams it through libzstd on the host,
+// says so (grown, no dispatch), and gives libzstd's bytes, into host and into device memory.
+VYRE_DEVICE_TEST(every_route_streams_files_of_too_many_tiny_blocks) {
+    const bytes zst = vyre::test::frame_of_empty_raw_blocks(400'000, "tail");
+    const bytes want = {'t', 'a', 'i', 'l'};
+    BOOST_REQUIRE((vyre::test::libzstd_decompress(zst, 16).value() == want));
+    for (const auto route : {eng::zstd_route::device, eng::zstd_route::automatic, eng::zstd_route::hybrid, eng::zstd_route::host}) {
+        BOOST_TEST_CONTEXT("route " << eng::zstd_route_name(route)) {
+            eng::zstd_options o;
+            o.route = route;
+            const auto host = eng::decompress_zstd(dev.ctx(), zst, o);
+            BOOST_TEST((host.bytes == want));
+            BOOST_TEST(host.report.grown);
+            BOOST_TEST(host.report.blocks == 400'001u);
+            BOOST_TEST(host.report.split.frames == 1u);
+            BOOST_TEST(host.report.batches == 0u);
+            const auto d = eng::decompress_zstd_to_device(dev.ctx(), zst, o);
+            BOOST_REQUIRE(d.output_bytes == want.size());
+            bytes back(want.size());
+            rt::read(dev.ctx(), d.output, back.data(), back.size());
+            BOOST_TEST((back == want));
+            // Truncated: refused in libzstd's words on every route.
+            BOOST_CHECK_THROW((void)eng::decompress_zstd(dev.ctx(), std::span(zst).first(zst.size() - 2), o), vyre::format_error);
+        }
+    }
+}
+
 VYRE_DEVICE_TEST(device_route_decodes_whole_files) {
     const bytes src = mixed_source(1u << 20, 12);
     // Many frames, in one dispatch and in several (a small batch); one frame of many blocks;

@@ -470,6 +470,27 @@ inline zstd_grown zstd_decode_frames_growing(std::span<const std::uint8_t> data,
     return g;
 }
 
+// A file with more tiny blocks or frames than a parse may list (format::zstd_table_error), decoded
+// with libzstd's streaming decoder into memory that grows with its output, up to `limit` bytes:
+// nothing is kept per block, so memory follows the output, not the block count. `frames` and
+// `blocks` are counted by a walk that keeps nothing either.
+struct zstd_streamed {
+    std::vector<std::uint8_t> bytes;
+    std::uint64_t frames = 0, skippable_frames = 0, blocks = 0;
+};
+
+template <class OverLimit>
+inline zstd_streamed zstd_decode_streamed(std::span<const std::uint8_t> data, std::uint64_t limit, OverLimit over_limit) {
+    zstd_streamed s;
+    format::zstd_check_cursor walk(data);
+    walk.advance(data.size());
+    s.frames = walk.frames();
+    s.skippable_frames = walk.skippable_frames();
+    s.blocks = walk.blocks();
+    zstd_decode_growing(data, s.bytes, limit, "zstd", 0, over_limit);
+    return s;
+}
+
 struct zstd_host_result {
     std::vector<std::uint8_t> output;
     zstd_decode_stats stats;
@@ -482,12 +503,22 @@ inline zstd_host_result decompress_zstd_host(std::span<const std::uint8_t> data,
                                                      const format::zstd_parse_options& options = {}, unsigned threads = 0) {
     format::zstd_parse_options unlimited = options;
     unlimited.max_output_size = ~std::uint64_t{0};
-    const format::zstd_file file = format::parse_zstd(data, unlimited);
+    const auto over_limit = [&] { return resource_error("zstd: the output passes max_output_size " + std::to_string(options.max_output_size)); };
     zstd_host_result result;
+    format::zstd_file file;
+    try {
+        file = format::parse_zstd(data, unlimited);
+    } catch (const format::zstd_table_error&) {
+        auto s = zstd_decode_streamed(data, options.max_output_size, over_limit);
+        result.output = std::move(s.bytes);
+        result.stats.frames = s.frames;
+        result.stats.skippable_frames = s.skippable_frames;
+        result.stats.cpu_blocks = s.blocks;
+        result.stats.cpu_bytes = result.output.size();
+        return result;
+    }
     if (zstd_layout_unproven(file, data.size())) {
-        auto g = zstd_decode_frames_growing(data, file, options.max_output_size, [&] {
-            return resource_error("zstd: the output passes max_output_size " + std::to_string(options.max_output_size));
-        });
+        auto g = zstd_decode_frames_growing(data, file, options.max_output_size, over_limit);
         result.output = std::move(g.bytes);
         result.stats.frames = file.frames.size();
         result.stats.skippable_frames = file.skippable_frames.size();

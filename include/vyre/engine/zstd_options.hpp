@@ -145,7 +145,10 @@ struct zstd_report {
     std::uint64_t output_bytes = 0;
     std::uint64_t staging_bytes = 0;
     // The layout asked for more staging than the input vouches for (zstd_layout_unproven): every
-    // frame was decoded on the host into memory that grew with its output, none laid out.
+    // frame was decoded on the host into memory that grew with its output, none laid out. Also
+    // where the file has more tiny blocks or frames than a parse may list
+    // (format::zstd_table_error): then the whole file was streamed through libzstd, and
+    // frame_path and frame_bytes are empty.
     bool grown = false;
     // Where the time went (wall clock, from the start of the passes): until the last batch's
     // statuses were back, until the host pass (and, into device memory, its uploads) ended, and

@@ -103,9 +103,46 @@ struct zstd_parse_options {
     // frame waits on a cache miss at each frame (its end is tens of KiB past its start), so a file
     // of many frames parses faster from several places at once; the result is the same.
     unsigned threads = 1;
+    // Bytes of records the parse may keep (zstd_table_bytes: one zstd_frame a frame, one
+    // zstd_block a block); 0: zstd_table_budget(input size). Real data keeps about 50 bytes per
+    // 128 KiB block, but a block can be 3 bytes of input (an empty one), which would make the
+    // records 16 times the file. Past the budget the parse throws zstd_table_error, and the
+    // engine's routes decode such a file with libzstd's streaming decoder instead.
+    std::uint64_t max_table_bytes = 0;
+};
+
+// The records a parse keeps for `frames` frames of `blocks` blocks in all.
+inline constexpr std::uint64_t zstd_table_bytes(std::uint64_t frames, std::uint64_t blocks) noexcept {
+    return frames * sizeof(zstd_frame) + blocks * sizeof(zstd_block);
+}
+
+// The default bound on a parse's records: 16 MiB plus one byte per input byte, which no file of
+// blocks averaging 48 bytes or more reaches (and 128 KiB blocks stay far below).
+inline constexpr std::uint64_t zstd_table_budget(std::uint64_t input_bytes) noexcept {
+    constexpr std::uint64_t base = std::uint64_t{16} << 20;
+    return input_bytes > ~std::uint64_t{0} - base ? ~std::uint64_t{0} : base + input_bytes;
+}
+
+// Thrown where a parse's records would pass zstd_parse_options::max_table_bytes: a file of
+// millions of tiny blocks or frames, to be decoded without a parse (a streaming decoder).
+class zstd_table_error : public resource_error {
+public:
+    using resource_error::resource_error;
 };
 
 namespace detail {
+
+// `options` with max_table_bytes 0 replaced by the default budget for `input_bytes`.
+inline zstd_parse_options with_table_budget(zstd_parse_options options, std::uint64_t input_bytes) noexcept {
+    if (options.max_table_bytes == 0) options.max_table_bytes = zstd_table_budget(input_bytes);
+    return options;
+}
+
+inline zstd_table_error zstd_table_error_at(std::uint64_t offset, std::uint64_t max_table_bytes) {
+    return zstd_table_error("zstd: the block at byte offset " + std::to_string(offset) + " takes the parse's records past " +
+                            std::to_string(max_table_bytes) +
+                            " bytes (max_table_bytes): too many tiny blocks or frames to lay out; a streaming decoder reads them");
+}
 
 inline std::uint64_t zstd_read_le(std::span<const std::uint8_t> data, std::uint64_t pos, unsigned bytes) {
     return util::read_le(data, pos, bytes);
@@ -249,6 +286,7 @@ inline zstd_frame zstd_parse_frame(std::span<const std::uint8_t> data, std::uint
         last = b.last;
         at = b.end_offset();
         if (at > stop_past) throw zstd_walk_stop{};
+        if (zstd_table_bytes(1, f.blocks.size() + 1) > options.max_table_bytes) throw zstd_table_error_at(b.header_offset, options.max_table_bytes);
         f.blocks.push_back(b);
     }
     if (h.has_checksum) {
@@ -343,9 +381,19 @@ inline std::vector<zstd_element> zstd_walk_ahead(std::span<const std::uint8_t> d
     const std::uint8_t* hit = std::search(first, last, std::begin(magic), std::end(magic));
     if (hit == last) return out;
     const std::uint64_t reach = to + (to - from);
+    // Records of up to a byte per byte of the segment: past that the file's walk goes on from here
+    // and applies the budget (every segment's walk keeping more would add up to more than it).
+    zstd_parse_options within = options;
+    within.max_table_bytes = std::min(options.max_table_bytes, to - from);
+    std::uint64_t kept = 0;
     for (std::uint64_t pos = static_cast<std::uint64_t>(hit - data.data()); pos < to && pos < data.size();) {
         try {
-            out.push_back(zstd_parse_element(data, pos, options, reach));
+            out.push_back(zstd_parse_element(data, pos, within, reach));
+            if (!out.back().skippable) kept += zstd_table_bytes(1, out.back().frame.blocks.size());
+            if (kept > within.max_table_bytes) {
+                out.pop_back();
+                break;
+            }
         } catch (const zstd_walk_stop&) {
             break;
         } catch (const std::exception&) { // malformed, or out of memory: the file's walk decides
@@ -359,8 +407,9 @@ inline std::vector<zstd_element> zstd_walk_ahead(std::span<const std::uint8_t> d
 // parse_zstd's walk over segments of `segment` bytes (0 or the file's size: one segment), every
 // segment after the first walked ahead on up to `threads` threads (see parse_zstd). The fuzz
 // target zstd_sections walks tiny segments on one thread and checks that nothing changes.
-inline zstd_file zstd_parse_in_segments(std::span<const std::uint8_t> data, const zstd_parse_options& options, unsigned threads,
+inline zstd_file zstd_parse_in_segments(std::span<const std::uint8_t> data, const zstd_parse_options& given, unsigned threads,
                                         std::uint64_t segment) {
+    const zstd_parse_options options = with_table_budget(given, data.size());
     zstd_file file;
     if (segment == 0 || segment > data.size()) segment = std::max<std::uint64_t>(data.size(), 1);
     const std::uint64_t segments = (data.size() + segment - 1) / segment;
@@ -380,13 +429,22 @@ inline zstd_file zstd_parse_in_segments(std::span<const std::uint8_t> data, cons
         const auto at = std::lower_bound(walked.begin(), walked.end(), pos, [](const zstd_element& e, std::uint64_t p) { return e.offset < p; });
         if (at != walked.end() && at->offset == pos) {
             for (auto e = at; e != walked.end(); ++e) {
+                // A frame that would take the records past the budget is walked again below, so
+                // that the error is the one walk's, at the same block.
+                if (!e->skippable &&
+                    zstd_table_bytes(file.frames.size() + 1, file.block_count + e->frame.blocks.size()) > options.max_table_bytes)
+                    break;
                 pos = e->end();
                 zstd_append_element(file, std::move(*e), options);
             }
         }
         walked = {};
         while (pos < end) {
-            zstd_element e = zstd_parse_element(data, pos, options);
+            // The records the file's walk keeps so far count against the budget of the next frame.
+            zstd_parse_options left = options;
+            const std::uint64_t kept = zstd_table_bytes(file.frames.size(), file.block_count);
+            left.max_table_bytes = options.max_table_bytes - std::min(kept, options.max_table_bytes);
+            zstd_element e = zstd_parse_element(data, pos, left);
             pos = e.end();
             zstd_append_element(file, std::move(e), options);
         }

@@ -94,6 +94,10 @@ public:
     std::uint64_t checked_to() const noexcept { return stopped_ ? data_.size() : at_; }
     // Whether the walk stopped where the frames do not parse.
     bool stopped() const noexcept { return stopped_; }
+    // Frames, skippable frames and blocks met so far.
+    std::uint64_t frames() const noexcept { return frames_; }
+    std::uint64_t skippable_frames() const noexcept { return skippables_; }
+    std::uint64_t blocks() const noexcept { return blocks_; }
     // Where the frames start that write zero sequences in two bytes, in order (unless keep_blocks).
     const std::vector<std::uint64_t>& zero_sequences_in_two_bytes() const noexcept { return two_bytes_; }
     // A streaming reader (keep_blocks) takes the blocks walked so far that write zero sequences in
@@ -114,6 +118,7 @@ private:
                     const std::uint64_t size = detail::zstd_read_le(data_, at_ + 4, 4);
                     if (size > data_.size() - at_ - 8) return false;
                     at_ += 8 + size;
+                    ++skippables_;
                     return true;
                 }
                 if (magic != zstd_magic) return false;
@@ -122,6 +127,7 @@ private:
                 checksum_ = h.has_checksum;
                 frame_ = at_;
                 in_frame_ = true;
+                ++frames_;
                 at_ += 4 + h.size;
                 return true;
             }
@@ -134,6 +140,7 @@ private:
         } catch (const format_error&) {
             return false;
         }
+        ++blocks_;
         if (b.type == zstd_block_type::compressed && check_zstd_block(data_, b)) {
             if (keep_blocks) two_byte_blocks.push_back(b);
             else if (two_bytes_.empty() || two_bytes_.back() != frame_) two_bytes_.push_back(frame_);
@@ -149,7 +156,7 @@ private:
 
     std::span<const std::uint8_t> data_;
     zstd_parse_options options_;
-    std::uint64_t at_ = 0, frame_ = 0;
+    std::uint64_t at_ = 0, frame_ = 0, frames_ = 0, skippables_ = 0, blocks_ = 0;
     std::uint32_t block_maximum_ = 0;
     bool in_frame_ = false, checksum_ = false, stopped_ = false;
     std::vector<std::uint64_t> two_bytes_;
@@ -166,7 +173,7 @@ inline std::optional<std::vector<zstd_frame>> check_zstd_frames(std::span<const 
     std::vector<zstd_frame> flagged;
     for (const std::uint64_t at : cursor.zero_sequences_in_two_bytes()) {
         std::uint64_t staging = 0;
-        flagged.push_back(detail::zstd_parse_frame(data, at, options, staging));
+        flagged.push_back(detail::zstd_parse_frame(data, at, detail::with_table_budget(options, data.size()), staging));
     }
     return flagged;
 }

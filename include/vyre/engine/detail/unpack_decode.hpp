@@ -172,7 +172,7 @@ inline void decode_zstd_grown(run_state& run, const std::vector<decode_job*>& gr
 // zstd jobs (streams and ZIP entries): limits checked on what parsing knows, then one multi-frame
 // stream for the zstd engine; when that fails, each job alone on the host, to find the corrupt ones.
 inline void decode_zstd(run_state& run, std::vector<decode_job*>& all) {
-    std::vector<std::uint64_t> staging(all.size());
+    std::vector<std::uint64_t> staging(all.size()), table(all.size());
     std::vector<char> unproven(all.size(), 0);
     util::parallel_for(all.size(), run.threads, [&](std::size_t k) {
         decode_job& j = *all[k];
@@ -191,6 +191,9 @@ inline void decode_zstd(run_state& run, std::vector<decode_job*>& all) {
             }
             if (!fits(run, j, f.staging_size, "may decode to")) return;
             staging[k] = f.staging_size;
+            table[k] = fmt::zstd_table_bytes(f.frames.size(), f.block_count);
+        } catch (const fmt::zstd_table_error&) {
+            unproven[k] = 1; // too many tiny blocks to list: streamed on the host, below
         } catch (const resource_error& e) {
             j.fail(unpack_status::refused, with_codec("zstd", e.what()) + " (" + std::to_string(in) + " compressed bytes)");
         } catch (const std::exception& e) {
@@ -199,9 +202,15 @@ inline void decode_zstd(run_state& run, std::vector<decode_job*>& all) {
     });
     std::vector<decode_job*> jobs, grown;
     std::uint64_t reserved = 0;
+    // The jobs parsed together below keep the records of all of them at once: their sum has the
+    // budget of one parse of all their bytes (many entries each a little under their own budget
+    // would add up past it), and the jobs past it are streamed instead.
+    std::uint64_t input_bytes = 0, listed = 0;
+    for (const decode_job* j : all) input_bytes += j->input.bytes.size();
+    const std::uint64_t table_budget = fmt::zstd_table_budget(input_bytes);
     for (std::size_t k = 0; k < all.size(); ++k) {
         if (all[k]->failure != unpack_status::ok) continue;
-        if (unproven[k]) {
+        if (unproven[k] || table[k] > table_budget - listed) {
             grown.push_back(all[k]);
             continue;
         }
@@ -211,6 +220,7 @@ inline void decode_zstd(run_state& run, std::vector<decode_job*>& all) {
             continue;
         }
         reserved += staging[k];
+        listed += table[k];
         jobs.push_back(all[k]);
     }
     decode_zstd_grown(run, grown);
@@ -222,6 +232,7 @@ inline void decode_zstd(run_state& run, std::vector<decode_job*>& all) {
     try {
         fmt::zstd_parse_options p;
         p.max_output_size = std::max<std::uint64_t>(reserved, 1);
+        p.max_table_bytes = std::max<std::uint64_t>(listed, 1); // what the jobs' own parses kept
         p.threads = run.threads;
         const fmt::zstd_file parsed = fmt::parse_zstd(input.bytes, p);
         // Not zero-filled (the decoders write every byte a job's content covers) but faulted in on

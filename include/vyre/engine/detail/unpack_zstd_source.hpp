@@ -181,7 +181,12 @@ private:
         format::zstd_parse_options po;
         po.max_output_size = UINT64_MAX; // laid out only: the windows hold a bounded part
         po.threads = threads_;
-        const format::zstd_file file = format::parse_zstd(in_, po);
+        format::zstd_file file;
+        try {
+            file = format::parse_zstd(in_, po);
+        } catch (const format::zstd_table_error&) {
+            return false; // too many tiny blocks to list: the host's streaming decoder reads them
+        }
         if (file.frames.size() != 1 || !file.skippable_frames.empty()) return false;
         const format::zstd_frame& f = file.frames[0];
         zstd_options zo;

@@ -427,16 +427,11 @@ inline void zstd_pack_on_host(const fmt::zstd_file& file, const zstd_pass_result
     }
 }
 
-inline fmt::zstd_file zstd_parse(std::span<const std::uint8_t> file, const zstd_options& options) {
-    fmt::zstd_parse_options p;
-    p.max_output_size = options.max_output_bytes;
-    p.threads = options.threads;
-    return fmt::parse_zstd(file, p);
-}
-
 // A file whose layout the input does not vouch for (zstd_layout_unproven) is decoded on the host,
-// frame by frame into memory that grows with the output, up to options.max_output_bytes; nullopt
-// for every other file, checked against max_output_bytes as zstd_parse checks it.
+// frame by frame into memory that grows with the output, up to options.max_output_bytes; one with
+// more tiny blocks or frames than a parse may list (format::zstd_table_error) is streamed through
+// libzstd whole (zstd_decode_streamed), with `file` left empty. nullopt for every other file,
+// checked against max_output_bytes as parse_zstd would check it.
 struct zstd_parsed {
     fmt::zstd_file file;
     std::optional<zstd_result> grown;
@@ -446,14 +441,32 @@ inline zstd_parsed zstd_parse_or_grow(std::span<const std::uint8_t> file, const 
     fmt::zstd_parse_options p;
     p.max_output_size = ~std::uint64_t{0};
     p.threads = options.threads;
-    zstd_parsed out{fmt::parse_zstd(file, p), std::nullopt};
+    const auto over_limit = [&] { return resource_error("zstd: the output passes max_output_bytes " + std::to_string(options.max_output_bytes)); };
+    zstd_parsed out;
+    try {
+        out.file = fmt::parse_zstd(file, p);
+    } catch (const fmt::zstd_table_error&) {
+        auto s = zstd_decode_streamed(file, options.max_output_bytes, over_limit);
+        zstd_result r;
+        r.bytes = std::move(s.bytes);
+        zstd_report& rep = r.report;
+        rep.grown = true;
+        rep.paths.host = s.frames;
+        rep.blocks = s.blocks;
+        rep.input_bytes = file.size();
+        rep.output_bytes = r.bytes.size();
+        rep.split.frames = s.frames;
+        rep.split.skippable_frames = s.skippable_frames;
+        rep.split.cpu_blocks = s.blocks;
+        rep.split.cpu_bytes = r.bytes.size();
+        out.grown = std::move(r);
+        return out;
+    }
     if (!zstd_layout_unproven(out.file, file.size())) {
         fmt::check_zstd_staging(out.file, options.max_output_bytes);
         return out;
     }
-    auto g = zstd_decode_frames_growing(file, out.file, options.max_output_bytes, [&] {
-        return resource_error("zstd: the output passes max_output_bytes " + std::to_string(options.max_output_bytes));
-    });
+    auto g = zstd_decode_frames_growing(file, out.file, options.max_output_bytes, over_limit);
     zstd_result r;
     r.bytes = std::move(g.bytes);
     zstd_report& rep = r.report;
