@@ -1120,13 +1120,29 @@ void compression_deflate_fast(
                             }
                         } else {
                             uint repeat_j = lane;
-                            uint repeat_j_at = vyre_mod_uint(lane, distance);
-                            uint repeat_j_step = vyre_mod_uint(32u, distance);
-                            while (((uint)(repeat_j < match_length))) {
-                                output[((out_base + op) + repeat_j)] = (uchar)(((uint)output[((out_base + match_from) + repeat_j_at)]));
-                                repeat_j = (repeat_j + 32u);
-                                repeat_j_at = (repeat_j_at + repeat_j_step);
-                                repeat_j_at = (((uint)(repeat_j_at >= distance)) ? (repeat_j_at - distance) : repeat_j_at);
+                            uint repeat_j_at = 0u;
+                            uint repeat_j_step = 0u;
+                            if (((uint)((distance & (distance - 1u)) == 0u))) {
+                                repeat_j_at = (lane & (distance - 1u));
+                                repeat_j_step = (32u & (distance - 1u));
+                            } else {
+                                repeat_j_at = vyre_mod_uint(lane, distance);
+                                repeat_j_step = vyre_mod_uint(32u, distance);
+                            }
+                            if (((uint)(repeat_j_step == 0u))) {
+                                uint repeat_j_same = ((uint)output[((out_base + match_from) + repeat_j_at)]);
+                                while (((uint)(repeat_j < match_length))) {
+                                    output[((out_base + op) + repeat_j)] = (uchar)(repeat_j_same);
+                                    repeat_j = (min(repeat_j, 4294967263u) + 32u);
+                                }
+                            } else {
+                                while (((uint)(repeat_j < match_length))) {
+                                    uint repeat_j_byte = ((uint)output[((out_base + match_from) + repeat_j_at)]);
+                                    output[((out_base + op) + repeat_j)] = (uchar)(repeat_j_byte);
+                                    repeat_j = (min(repeat_j, 4294967263u) + 32u);
+                                    repeat_j_at = (repeat_j_at + repeat_j_step);
+                                    repeat_j_at = (((uint)(repeat_j_at >= distance)) ? (repeat_j_at - distance) : repeat_j_at);
+                                }
                             }
                         }
                         op = (op + match_length);

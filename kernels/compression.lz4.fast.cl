@@ -156,17 +156,23 @@ void compression_lz4_fast(
                     }
                     ip = (ip + 2u);
                     if (((uint)(match_length == 19u))) {
-                        uint match_extra = 255u;
-                        while (((uint)(match_extra == 255u))) {
-                            if (((uint)(ip == in_size))) {
-                                code = 1u;
-                                break;
-                            }
-                            match_extra = ((uint)input[(in_base + ip)]);
+                        if (((uint)(((uint)(token < 255u)) && ((uint)(ip < in_size))))) {
+                            match_length = (match_length + token);
                             ip = (ip + 1u);
-                            match_length = (((uint)(match_length > (4294967295u - match_extra))) ? 4294967295u : (match_length + match_extra));
+                            token = ((uint)input[(in_base + min(ip, (in_size - 1u)))]);
+                        } else {
+                            uint match_extra = 255u;
+                            while (((uint)(match_extra == 255u))) {
+                                if (((uint)(ip == in_size))) {
+                                    code = 1u;
+                                    break;
+                                }
+                                match_extra = ((uint)input[(in_base + ip)]);
+                                ip = (ip + 1u);
+                                match_length = (((uint)(match_length > (4294967295u - match_extra))) ? 4294967295u : (match_length + match_extra));
+                            }
+                            token = ((uint)input[(in_base + min(ip, (in_size - 1u)))]);
                         }
-                        token = ((uint)input[(in_base + min(ip, (in_size - 1u)))]);
                     }
                     if (((uint)(code != 0u))) {
                         break;
@@ -202,12 +208,20 @@ void compression_lz4_fast(
                             repeat_j_at = vyre_mod_uint(lane, offset);
                             repeat_j_step = vyre_mod_uint(32u, offset);
                         }
-                        while (((uint)(repeat_j < match_length))) {
-                            uint repeat_j_byte = ((uint)output[((out_base + match_from) + repeat_j_at)]);
-                            output[((out_base + op) + repeat_j)] = (uchar)(repeat_j_byte);
-                            repeat_j = (min(repeat_j, 4294967263u) + 32u);
-                            repeat_j_at = (repeat_j_at + repeat_j_step);
-                            repeat_j_at = (((uint)(repeat_j_at >= offset)) ? (repeat_j_at - offset) : repeat_j_at);
+                        if (((uint)(repeat_j_step == 0u))) {
+                            uint repeat_j_same = ((uint)output[((out_base + match_from) + repeat_j_at)]);
+                            while (((uint)(repeat_j < match_length))) {
+                                output[((out_base + op) + repeat_j)] = (uchar)(repeat_j_same);
+                                repeat_j = (min(repeat_j, 4294967263u) + 32u);
+                            }
+                        } else {
+                            while (((uint)(repeat_j < match_length))) {
+                                uint repeat_j_byte = ((uint)output[((out_base + match_from) + repeat_j_at)]);
+                                output[((out_base + op) + repeat_j)] = (uchar)(repeat_j_byte);
+                                repeat_j = (min(repeat_j, 4294967263u) + 32u);
+                                repeat_j_at = (repeat_j_at + repeat_j_step);
+                                repeat_j_at = (((uint)(repeat_j_at >= offset)) ? (repeat_j_at - offset) : repeat_j_at);
+                            }
                         }
                     }
                     op = (op + match_length);

@@ -530,13 +530,29 @@ void compression_zstd_frames_fast(
                     }
                 } else {
                     uint repeat_j = lane;
-                    uint repeat_at = vyre_mod_uint(lane, offset);
-                    uint repeat_step = vyre_mod_uint(32u, offset);
-                    while (((uint)(repeat_j < match_length))) {
-                        output[((out_base + op) + repeat_j)] = (uchar)(((uint)output[((out_base + match_from) + repeat_at)]));
-                        repeat_j = (min(repeat_j, 4294967263u) + 32u);
-                        repeat_at = (repeat_at + repeat_step);
-                        repeat_at = (((uint)(repeat_at >= offset)) ? (repeat_at - offset) : repeat_at);
+                    uint repeat_j_at = 0u;
+                    uint repeat_j_step = 0u;
+                    if (((uint)((offset & (offset - 1u)) == 0u))) {
+                        repeat_j_at = (lane & (offset - 1u));
+                        repeat_j_step = (32u & (offset - 1u));
+                    } else {
+                        repeat_j_at = vyre_mod_uint(lane, offset);
+                        repeat_j_step = vyre_mod_uint(32u, offset);
+                    }
+                    if (((uint)(repeat_j_step == 0u))) {
+                        uint repeat_j_same = ((uint)output[((out_base + match_from) + repeat_j_at)]);
+                        while (((uint)(repeat_j < match_length))) {
+                            output[((out_base + op) + repeat_j)] = (uchar)(repeat_j_same);
+                            repeat_j = (min(repeat_j, 4294967263u) + 32u);
+                        }
+                    } else {
+                        while (((uint)(repeat_j < match_length))) {
+                            uint repeat_j_byte = ((uint)output[((out_base + match_from) + repeat_j_at)]);
+                            output[((out_base + op) + repeat_j)] = (uchar)(repeat_j_byte);
+                            repeat_j = (min(repeat_j, 4294967263u) + 32u);
+                            repeat_j_at = (repeat_j_at + repeat_j_step);
+                            repeat_j_at = (((uint)(repeat_j_at >= offset)) ? (repeat_j_at - offset) : repeat_j_at);
+                        }
                     }
                 }
                 op = (op + match_length);

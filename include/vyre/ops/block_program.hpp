@@ -37,6 +37,48 @@ auto strided_next(const J& j, std::uint32_t step) {
     return dsl::min(j, 0xFFFFFFFFu - step) + step;
 }
 
+// An overlapping match spread over a subgroup of `lanes`, as LZ4, DEFLATE and
+// Zstandard all have: copy byte j < count is pattern byte j mod period (period < count), lane i
+// taking j = i, i + lanes, ... `read(at)` loads pattern byte `at` (below period, written before the
+// copy and visible to every lane); `write(j, byte)` stores copy byte j.
+//
+// Lane i's place in the pattern moves on by lanes mod period per pass: an addition and a comparison
+// instead of a division per byte. A period that is a power of two (runs of one byte repeated have
+// period 1) takes a mask instead of the two divisions, which GPUs run as long chains of
+// instructions; one that divides `lanes` (step 0) gives each lane the same byte on every pass, so
+// it is loaded once for the whole copy instead of once per pass, each load a round trip on the
+// block's serial chain.
+template <class Count, class Period, class Lane, class Read, class Write>
+void repeat_pattern(dsl::kernel& k, const std::string& name, const Count& count, const Period& period, const Lane& lane,
+                    std::uint32_t lanes, const Read& read, const Write& write) {
+    namespace d = vyre::dsl;
+    const auto j = k.let(name, lane);
+    const auto at = k.let(name + "_at", 0u);
+    const auto step = k.let(name + "_step", 0u);
+    k.if_((period & (period - 1u)) == 0u, [&] {
+        at = lane & (period - 1u);
+        step = d::lit<d::u32>(lanes) & (period - 1u);
+    }).else_([&] {
+        at = lane % period;
+        step = d::lit<d::u32>(lanes) % period;
+    });
+    k.if_(step == 0u, [&] {
+        const auto byte = k.let(name + "_same", read(at));
+        k.while_(j < count, [&] {
+            write(j, byte);
+            j = strided_next(j, lanes);
+        });
+    }).else_([&] {
+        k.while_(j < count, [&] {
+            const auto byte = k.let(name + "_byte", read(at));
+            write(j, byte);
+            j = strided_next(j, lanes);
+            at = at + step;
+            at = d::select(at >= period, at - period, at);
+        });
+    });
+}
+
 // The signature of every block op: bytes in, bytes out.
 inline ir::op_signature block_op_signature() { return {{ir::data_type::bytes}, ir::data_type::bytes}; }
 

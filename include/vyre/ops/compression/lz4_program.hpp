@@ -292,34 +292,16 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
         });
     };
 
-    // An overlapping match: out[out_base + to + j] = read(j mod period) for j < count. Lane i's
-    // pattern position moves on by `lanes` mod period per pass: one addition and one comparison
-    // instead of a division per byte (runs of one byte repeated, offset 1, are matches of up to
-    // thousands of bytes). With unroll > 1, the copy above with the division.
+    // An overlapping match: out[out_base + to + j] = read(j mod period) (repeat_pattern,
+    // ops/block_program.hpp). With unroll > 1, the copy above with the division.
     const auto repeat = [&](const std::string& name, const auto& to, const auto& count, const auto& period, const auto& read, bool keep) {
         if (unroll != 1) {
             copy(name, to, count, [&](const auto& j) { return read(j % period); }, keep);
             return;
         }
-        const auto j = k.let(name, lane);
-        // A period that is a power of two (runs of one byte repeated have period 1) takes a mask
-        // instead of two divisions, which GPUs run as a long chain of instructions.
-        const auto at = k.let(name + "_at", 0u);
-        const auto step = k.let(name + "_step", 0u);
-        k.if_((period & (period - 1u)) == 0u, [&] {
-            at = lane & (period - 1u);
-            step = d::lit<d::u32>(lanes) & (period - 1u);
-        }).else_([&] {
-            at = lane % period;
-            step = d::lit<d::u32>(lanes) % period;
-        });
-        k.while_(j < count, [&] {
-            const auto byte = k.let(name + "_byte", read(at));
+        repeat_pattern(k, name, count, period, lane, lanes, read, [&](const auto& j, const auto& byte) {
             k.store_unchecked(out, out_base + to + j, byte);
             if (keep) k.store_unchecked(ring, ring_base + ((to + j) & slot_mask), byte);
-            j = strided_next(j, lanes);
-            at = at + step;
-            at = d::select(at >= period, at - period, at);
         });
     };
 
@@ -357,10 +339,10 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                 };
                 const auto token = k.let("token", 0u);
                 if (!staging) token = in[in_base];
-                // Narrow shapes (no one-step path, below) load the byte after `token`'s place with
-                // it: where the match length takes an extension, `token` holds its first byte and
-                // this one the next token. Measured faster at 8 and 16 lanes and slower at 32, which
-                // keep the loads after the extension (doc/ops/compression.lz4.md).
+                // Where the match length takes an extension, `token` (loaded ahead) holds its first
+                // byte. Narrow shapes (no one-step path, below) also load the byte after it, the
+                // next token: measured faster at 8 and 16 lanes and slower at 32, which load the
+                // next token after the extension (doc/ops/compression.lz4.md).
                 const bool extension_ahead = !staging && !windowed && lanes < 32;
                 std::optional<d::variable<d::u32>> token_after;
                 if (extension_ahead) token_after.emplace(k.let("token_after", 0u));
@@ -479,20 +461,20 @@ inline ir::program lz4_program_fast(std::uint32_t lanes = lz4_fast_lanes, std::u
                     });
                     ip = ip + 2u;
                     k.if_(match_length == 19u, [&] {
-                        if (!extension_ahead) {
-                            extend("match_extra", match_length);
-                            // staged: read at the top of the loop; ip <= n, and the token is used only where ip < n
-                            if (!staging) token = in.unchecked(in_base + d::min(ip, n - 1u));
+                        if (staging) {
+                            extend("match_extra", match_length); // the next token is read at the top of the loop
                             return;
                         }
-                        // One extension byte (below 255) with the next token after it: both were
-                        // loaded ahead (ip < n: `token` is the byte at ip; the next token is used
-                        // only where ip + 1 < n, and then token_after is the byte there), so the
-                        // chain does not wait for two more loads. Longer chains read on.
+                        // One extension byte (below 255) was loaded ahead: where ip < n, `token`
+                        // is the byte at ip. Narrow shapes loaded the next token after it too
+                        // (used only where ip + 1 < n, and then token_after is the byte there),
+                        // so the chain waits for no load; the others load it now. Longer chains
+                        // read on.
                         k.if_(token < 255u && ip < n, [&] {
                             match_length = match_length + token;
                             ip = ip + 1u;
-                            token = *token_after;
+                            if (extension_ahead) token = *token_after;
+                            else token = in.unchecked(in_base + d::min(ip, n - 1u));
                         }).else_([&] {
                             extend("match_extra", match_length);
                             // ip <= n, and the token is used only where ip < n

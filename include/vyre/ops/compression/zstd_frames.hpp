@@ -342,18 +342,10 @@ inline ir::program zstd_frames_program(std::uint32_t lanes, std::uint32_t frames
                         k.if_(off >= ml, [&] {
                             copy_out("match_j", ml, [&](const auto& j) { return out.unchecked(out_base + from + j); });
                         }).else_([&] {
-                            // An overlapping match: lane i's place in the pattern moves on by
-                            // lanes mod off per step, an addition and a comparison instead of a
-                            // division per byte (a run of one byte is a match of offset 1).
-                            const auto j = k.let("repeat_j", lane);
-                            const auto at = k.let("repeat_at", lane % off);
-                            const auto step = k.let("repeat_step", d::lit<d::u32>(lanes) % off);
-                            k.while_(j < ml, [&] {
-                                k.store_unchecked(out, out_base + op + j, out.unchecked(out_base + from + at));
-                                j = strided_next(j, lanes);
-                                at = at + step;
-                                at = d::select(at >= off, at - off, at);
-                            });
+                            // An overlapping match (a run of one byte is a match of offset 1).
+                            repeat_pattern(k, "repeat_j", ml, off, lane, lanes,
+                                           [&](const auto& at) { return out.unchecked(out_base + from + at); },
+                                           [&](const auto& j, const auto& byte) { k.store_unchecked(out, out_base + op + j, byte); });
                         });
                     } else {
                         copy_out("match_j", ml, [&](const auto& j) { return out.unchecked(out_base + from + j); });

@@ -171,20 +171,11 @@ struct deflate_copies {
             j = j + lanes;
         });
     }
-    // An overlapping match (period < count): out[out_base + to + j] = read(j mod period). Lane i's
-    // place in the pattern moves on by lanes mod period per step: an addition and a comparison
-    // instead of a division per byte (runs of one byte repeated are matches of distance 1).
+    // An overlapping match (period < count): out[out_base + to + j] = read(j mod period)
+    // (repeat_pattern, ops/block_program.hpp).
     void repeat(const std::string& name, const auto& to, const auto& count, const auto& period, const auto& read) const {
-        namespace d = vyre::dsl;
-        const auto j = k.let(name, lane);
-        const auto at_ = k.let(name + "_at", lane % period);
-        const auto step = k.let(name + "_step", d::lit<d::u32>(lanes) % period);
-        k.while_(j < count, [&] {
-            k.store_unchecked(out, out_base + to + j, read(at_));
-            j = j + lanes;
-            at_ = at_ + step;
-            at_ = d::select(at_ >= period, at_ - period, at_);
-        });
+        repeat_pattern(k, name, count, period, lane, lanes, read,
+                       [&](const auto& j, const auto& byte) { k.store_unchecked(out, out_base + to + j, byte); });
     }
     // The same for a source the copy does not write (the input): each lane loads
     // `deflate_copy_batch` bytes before it stores them, so their loads wait together (the compiler
