@@ -858,6 +858,21 @@ BOOST_AUTO_TEST_CASE(frame_mutations) {
         }
         BOOST_TEST_CONTEXT("seed " << seed << ", iteration " << it << ", frame set " << which << ", mutation " << kind
                                    << ", at " << at) {
+            // Walked with nothing listed (the route of files of too many tiny blocks): the same
+            // bytes, or the same error at the same byte.
+            const auto outcome = [&](const auto& decode) -> std::string {
+                try {
+                    const bytes out = decode();
+                    return "decoded " + std::to_string(out.size()) + " bytes, xxh32 " + std::to_string(xxh32(out));
+                } catch (const vyre::error& e) {
+                    return e.what();
+                }
+            };
+            BOOST_TEST(outcome([&] {
+                           bytes out;
+                           (void)vyre::engine::decompress_lz4_walked(m, out);
+                           return out;
+                       }) == outcome([&] { return vyre::engine::decompress_lz4_host(m); }));
             try {
                 const bytes out = vyre::engine::decompress_lz4_host(m);
                 ++accepted;
@@ -876,6 +891,75 @@ BOOST_AUTO_TEST_CASE(frame_mutations) {
     }
     BOOST_TEST_MESSAGE("frame mutations: " << rejected << " rejected, " << accepted << " accepted");
     BOOST_TEST(rejected > 2000);
+}
+
+// Millions of tiny blocks or frames: a parse's records (56 bytes a block, more a frame) would be
+// 11 times a file of one-byte blocks, so past a budget it throws lz4_table_error and the file is
+// decoded as a walk reaches each block, nothing listed.
+BOOST_AUTO_TEST_CASE(millions_of_tiny_blocks_are_walked_not_listed) {
+    std::mt19937_64 rng(vyre::test::test_seed() ^ 0x7ab1eULL);
+    frame_options one_byte;
+    one_byte.cut = 1;
+    one_byte.store_every = 1; // every block stored: 4 + 1 bytes
+    const bytes small = make_frame(text_bytes(rng, 1000), one_byte);
+    const std::uint64_t needs = fmt::lz4_table_bytes(1, 1000);
+    fmt::lz4_parse_options o;
+    o.max_table_bytes = needs;
+    BOOST_TEST(fmt::parse_lz4_frames(small, o).blocks.size() == 1000u);
+    o.max_table_bytes = needs - 1;
+    try {
+        (void)fmt::parse_lz4_frames(small, o);
+        BOOST_ERROR("a parse past max_table_bytes did not throw");
+    } catch (const fmt::lz4_table_error& e) {
+        BOOST_TEST(std::string(e.what()).find("past " + std::to_string(needs - 1) + " bytes") != std::string::npos, e.what());
+    }
+    // Skippable frames count too.
+    bytes skippables;
+    for (int i = 0; i < 1000; ++i) skippables = concat({skippables, skippable_frame(0x184D2A50, {})});
+    o.max_table_bytes = fmt::lz4_table_bytes(999, 0);
+    BOOST_CHECK_THROW((void)fmt::parse_lz4_frames(skippables, o), fmt::lz4_table_error);
+    // The walk hands on what the parse lists, in order, in the same places.
+    const fmt::lz4_layout listed = fmt::parse_lz4_frames(small);
+    std::vector<vyre::compression::block_extent> seen;
+    std::size_t frames_seen = 0;
+    fmt::lz4_walk_visitor v;
+    v.block = [&](const fmt::lz4_frame&, const fmt::lz4_block& b) { seen.push_back(b.extent); };
+    v.frame = [&](const fmt::lz4_frame& f) { BOOST_TEST(f.output_size == listed.frames.at(frames_seen++).output_size); };
+    const auto counts = fmt::walk_lz4_frames(small, v);
+    BOOST_TEST(counts.frames == 1u);
+    BOOST_TEST(counts.blocks == 1000u);
+    BOOST_TEST(counts.output_size == listed.output_size);
+    BOOST_REQUIRE(seen.size() == listed.blocks.size());
+    for (std::size_t i = 0; i < seen.size(); ++i)
+        BOOST_TEST((seen[i].input_offset == listed.blocks[i].extent.input_offset && seen[i].output_offset == listed.blocks[i].extent.output_offset));
+    // The default budget: 5 million one-byte blocks (25 MB), linked and independent, and 3 million
+    // empty skippable frames (24 MB), each far past it, decode within 128 MiB of headroom; listing
+    // every block took about 280 MB.
+    const bytes content = text_bytes(rng, 5'000'000);
+    const bytes many = make_frame(content, one_byte);
+    frame_options linked_bytes = one_byte;
+    linked_bytes.linked = true;
+    const bytes many_linked = make_frame(content, linked_bytes);
+    bytes empty_frames;
+    empty_frames.reserve(3'000'000 * 8);
+    for (int i = 0; i < 3'000'000; ++i) {
+        put_le32(empty_frames, 0x184D2A5Au);
+        put_le32(empty_frames, 0);
+    }
+    BOOST_CHECK_THROW((void)fmt::parse_lz4_frames(many), fmt::lz4_table_error);
+    const auto st = vyre::test::exit_status_with_address_space_headroom(std::uint64_t{128} << 20, [&] {
+        if (vyre::engine::decompress_lz4_host(many) != content) return 2;
+        if (vyre::engine::decompress_lz4_host(many_linked) != content) return 3;
+        if (!vyre::engine::decompress_lz4_host(empty_frames).empty()) return 4;
+        return 0;
+    });
+    // 70: bad_alloc (the blocks were listed); 2-4: the wrong outcome, in the order above.
+    if (st) BOOST_TEST(*st == 0);
+    else BOOST_TEST_MESSAGE("under AddressSanitizer: the address-space cap is not tested");
+    // A wrong content checksum is found as the walk ends the frame: the listed path's error.
+    bytes bad = many;
+    bad[bad.size() - 1] ^= 1;
+    expect_format_error(bad, bad.size() - 4, "content checksum mismatch");
 }
 
 // ---- frames written by the lz4 command line tool -----------------------------------------------

@@ -59,4 +59,16 @@ inline std::optional<std::vector<std::uint8_t>> liblz4_decode(const std::vector<
     return out;
 }
 
+// An LZ4 frame (independent blocks of at most 64 KiB, no checksums) whose every block stores one
+// byte of `content` (4 + 1 bytes a block): valid, and listing its blocks would take 11 times the
+// file (format::lz4_table_error past the parse's budget). The descriptor's check byte is
+// xxh32 of FLG and BD, >> 8: 0x82 for these (the lz4 tool writes the same header).
+inline std::vector<std::uint8_t> lz4_frame_of_one_byte_blocks(const std::vector<std::uint8_t>& content) {
+    std::vector<std::uint8_t> out = {0x04, 0x22, 0x4D, 0x18, 0x60, 0x40, 0x82};
+    out.reserve(out.size() + 5 * content.size() + 4);
+    for (const std::uint8_t byte : content) out.insert(out.end(), {0x01, 0x00, 0x00, 0x80, byte});
+    out.insert(out.end(), {0, 0, 0, 0});
+    return out;
+}
+
 } // namespace vyre::test

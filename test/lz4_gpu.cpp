@@ -709,6 +709,31 @@ BOOST_AUTO_TEST_CASE(programs_have_the_permanent_bindings) {
                       vyre::resource_error);
 }
 
+// A file of 400,000 one-byte blocks (2 MB) would list 22 MB of blocks, past the parse's default
+// budget (format::lz4_table_error): every route decodes it on the host as the walk reaches each
+// block, says so (no dispatch), and gives the content.
+VYRE_DEVICE_TEST(every_route_walks_files_of_too_many_tiny_blocks) {
+    std::mt19937_64 rng(vyre::test::test_seed() ^ 0x1b1ULL);
+    const bytes content = vyre::test::text_bytes(rng, 400'000);
+    const bytes file = vyre::test::lz4_frame_of_one_byte_blocks(content);
+    BOOST_REQUIRE_THROW((void)vyre::format::parse_lz4_frames(file), vyre::format::lz4_table_error);
+    for (const auto route : {vyre::engine::lz4_route::device, vyre::engine::lz4_route::automatic, vyre::engine::lz4_route::host}) {
+        BOOST_TEST_CONTEXT("route " << vyre::engine::lz4_route_name(route)) {
+            vyre::engine::lz4_options options;
+            options.route = route;
+            vyre::engine::lz4_report report;
+            BOOST_TEST((vyre::engine::decompress_lz4(dev.ctx(), file, options, &report) == content));
+            BOOST_TEST(report.blocks == 400'000u);
+            BOOST_TEST(report.host_blocks == 400'000u);
+            BOOST_TEST(report.batches == 0u);
+            BOOST_TEST(report.walked);
+            options.max_output_bytes = content.size() - 1;
+            BOOST_CHECK_THROW((void)vyre::engine::decompress_lz4(dev.ctx(), file, options), vyre::resource_error);
+            BOOST_CHECK_THROW((void)vyre::engine::decompress_lz4(dev.ctx(), std::span(file).first(file.size() - 3), {}), vyre::format_error);
+        }
+    }
+}
+
 // ---- whole files written by the lz4 command line tool --------------------------------------------
 
 VYRE_DEVICE_TEST(frames_from_lz4_tool) {

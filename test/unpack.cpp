@@ -4,6 +4,7 @@
 // links, bombs, deep nesting, truncation, lying sizes) must be refused or reported, with nothing
 // written outside the output folder.
 #include "harness.hpp"
+#include "lz4_blocks.hpp"
 #include "test_data.hpp"
 #include "unpack_helpers.hpp"
 #include "zstd_blocks.hpp"
@@ -760,6 +761,14 @@ VYRE_DEVICE_TEST(zstd_bombs_are_refused_before_decoding) {
     const auto m = unpack_files(dev.ctx(), inputs, a / "out4");
     BOOST_CHECK_MESSAGE(m.problems.empty(), problems_of(m));
     BOOST_CHECK(read_file(a / "out4" / "many") == text("many"));
+    // The same for LZ4 (format::lz4_table_error): a file of 400,000 one-byte blocks.
+    std::mt19937_64 rng(vyre::test::test_seed() ^ 0x1b2ULL);
+    const bytes tiny_content = vyre::test::text_bytes(rng, 400'000);
+    write_file(a / "tiny.lz4", vyre::test::lz4_frame_of_one_byte_blocks(tiny_content));
+    const auto l = unpack_files(dev.ctx(), {a / "tiny.lz4"}, a / "out5");
+    BOOST_CHECK_MESSAGE(l.problems.empty(), problems_of(l));
+    BOOST_CHECK(read_file(a / "out5" / "tiny") == tiny_content);
+    BOOST_CHECK_EQUAL(l.lz4_host_blocks, 400'000u);
     // The parts listed together stop at the budget of one parse of all 41 files (about 22 MB:
     // 11 parts of 1.9 MB); the others are streamed and their blocks not counted.
     BOOST_CHECK_GT(m.zstd_blocks, 0u);

@@ -100,9 +100,10 @@ struct archive_format {
 inline decoded decode_lz4(std::span<const std::uint8_t> file, const decompress_settings& s, background_context& device) {
     decoded d;
     if (s.cpu) {
-        const auto layout = vyre::format::parse_lz4_frames(file);
-        d.keep(vyre::engine::decompress_lz4_host(file));
-        d.summary = std::to_string(layout.frames.size()) + " frame(s), " + std::to_string(layout.blocks.size()) + " blocks";
+        std::vector<std::uint8_t> out;
+        const auto counted = vyre::engine::decompress_lz4_walked(file, out);
+        d.keep(std::move(out));
+        d.summary = std::to_string(counted.frames) + " frame(s), " + std::to_string(counted.blocks) + " blocks";
         d.where = "CPU (reference decoder; liblz4 for linked blocks)";
         return d;
     }
@@ -126,7 +127,9 @@ inline decoded decode_lz4(std::span<const std::uint8_t> file, const decompress_s
                                       : std::string()) +
                 ", " + std::to_string(r.host_blocks) + " on the host (linked frames, and blocks above " +
                 std::to_string(vyre::engine::lz4_device_max_block_bytes >> 10) + " KiB on average or on a CPU device: liblz4)";
-    d.where = r.device_blocks != 0 ? ctx.device().label() : "CPU (liblz4)";
+    d.where = r.device_blocks != 0 ? ctx.device().label()
+              : r.walked           ? "CPU (too many tiny blocks to list: reference decoder as a walk reaches them; liblz4 for linked blocks)"
+                                   : "CPU (liblz4)";
     return d;
 }
 

@@ -92,64 +92,111 @@ struct lz4_report {
     std::size_t batches = 0;        // launches
     std::uint64_t input_bytes = 0;  // the files
     std::uint64_t output_bytes = 0; // decoded
+    // The file had too many tiny blocks or frames to list (format::lz4_table_error): decoded on
+    // the host as a walk reached each block (decompress_lz4_walked).
+    bool walked = false;
 };
 
 // ---- on the host ----------------------------------------------------------------------------------
 
+// Decodes one block of frame `f` on the host into `output` (the whole file's output): an
+// independent block with the CPU reference of compression.lz4, a linked one with liblz4 and the
+// frame's previous 64 KiB of output as dictionary (so linked blocks are decoded in order).
+inline void decompress_lz4_block_host(const format::lz4_frame& f, const compression::block_extent& e, std::span<const std::uint8_t> file,
+                                      std::span<std::uint8_t> output) {
+    if (e.input_offset > file.size() || e.input_size > file.size() - e.input_offset || e.output_offset > output.size() ||
+        e.output_size > output.size() - e.output_offset)
+        throw format_error("LZ4 block lies outside the file or the output", e.input_offset);
+    const auto in = file.subspan(e.input_offset, e.input_size);
+    const auto out = output.subspan(e.output_offset, e.output_size);
+    const bool linked = !f.blocks_independent && !(e.flags & compression::block_flag_uncompressed);
+    std::uint64_t produced = 0;
+    if (linked) {
+        const std::uint64_t history = std::min<std::uint64_t>(e.output_offset - f.output_offset, compression::lz4_window_size);
+        const int r = LZ4_decompress_safe_usingDict(reinterpret_cast<const char*>(in.data()), reinterpret_cast<char*>(out.data()),
+                                                    static_cast<int>(in.size()), static_cast<int>(out.size()),
+                                                    reinterpret_cast<const char*>(out.data()) - history, static_cast<int>(history));
+        produced = r < 0 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(r);
+    } else {
+        const auto st = reference::lz4_decode_block(in, out, e.flags);
+        produced = st.code == compression::lz4_error::none ? st.output_size : ~std::uint64_t{0};
+    }
+    if (produced != e.output_size)
+        throw format_error("LZ4 block starting at byte " + std::to_string(e.input_offset) + " failed to decode to its " +
+                               std::to_string(e.output_size) + " bytes",
+                           e.input_offset);
+}
+
 // Decodes one frame's blocks on the host into `output` (the whole file's output,
-// layout.output_size bytes). Independent blocks use the CPU reference of compression.lz4; linked
-// blocks use liblz4 with the frame's previous 64 KiB of output as dictionary, so they are decoded
-// in order. Checksums are not checked here (format::verify_lz4_content does that once every frame
-// is decoded).
+// layout.output_size bytes), block by block (decompress_lz4_block_host). Checksums are not checked
+// here (format::verify_lz4_content does that once every frame is decoded).
 inline void decompress_lz4_frame_host(const format::lz4_layout& layout, std::size_t frame, std::span<const std::uint8_t> file,
                                       std::span<std::uint8_t> output) {
     if (output.size() != layout.output_size)
         throw format_error("LZ4 output buffer holds " + std::to_string(output.size()) + " bytes, the frames describe " +
                            std::to_string(layout.output_size));
     const format::lz4_frame& f = layout.frames.at(frame);
-    for (std::size_t i = f.first_block; i < f.first_block + f.block_count; ++i) {
-        const auto& e = layout.blocks.at(i).extent;
-        if (e.input_offset > file.size() || e.input_size > file.size() - e.input_offset || e.output_offset > output.size() ||
-            e.output_size > output.size() - e.output_offset)
-            throw format_error("LZ4 block lies outside the file or the output", e.input_offset);
-        const auto in = file.subspan(e.input_offset, e.input_size);
-        const auto out = output.subspan(e.output_offset, e.output_size);
-        const bool linked = !f.blocks_independent && !(e.flags & compression::block_flag_uncompressed);
-        std::uint64_t produced = 0;
-        if (linked) {
-            const std::uint64_t history = std::min<std::uint64_t>(e.output_offset - f.output_offset, compression::lz4_window_size);
-            const int r = LZ4_decompress_safe_usingDict(reinterpret_cast<const char*>(in.data()),
-                                                        reinterpret_cast<char*>(out.data()), static_cast<int>(in.size()),
-                                                        static_cast<int>(out.size()),
-                                                        reinterpret_cast<const char*>(out.data()) - history,
-                                                        static_cast<int>(history));
-            produced = r < 0 ? ~std::uint64_t{0} : static_cast<std::uint64_t>(r);
-        } else {
-            const auto s = reference::lz4_decode_block(in, out, e.flags);
-            produced = s.code == compression::lz4_error::none ? s.output_size : ~std::uint64_t{0};
-        }
-        if (produced != e.output_size)
-            throw format_error("LZ4 block starting at byte " + std::to_string(e.input_offset) + " failed to decode to its " +
-                                   std::to_string(e.output_size) + " bytes",
-                               e.input_offset);
-    }
+    for (std::size_t i = f.first_block; i < f.first_block + f.block_count; ++i)
+        decompress_lz4_block_host(f, layout.blocks.at(i).extent, file, output);
 }
 
 namespace detail {
 
-inline void check_lz4_output_size(const format::lz4_layout& layout, std::uint64_t max_output_bytes) {
-    if (layout.output_size > max_output_bytes || layout.output_size > std::numeric_limits<std::size_t>::max() / 2)
-        throw resource_error("LZ4 file decodes to " + std::to_string(layout.output_size) + " bytes, above the limit of " +
+inline void check_lz4_output_size(std::uint64_t output_size, std::uint64_t max_output_bytes) {
+    if (output_size > max_output_bytes || output_size > std::numeric_limits<std::size_t>::max() / 2)
+        throw resource_error("LZ4 file decodes to " + std::to_string(output_size) + " bytes, above the limit of " +
                              std::to_string(max_output_bytes));
 }
 
+inline void check_lz4_output_size(const format::lz4_layout& layout, std::uint64_t max_output_bytes) {
+    check_lz4_output_size(layout.output_size, max_output_bytes);
+}
+
 } // namespace detail
+
+// A file with more tiny blocks or frames than a parse may list (format::lz4_table_error), decoded
+// on the host with nothing listed: a first walk (format::walk_lz4_frames) reports what
+// parse_lz4_frames would and counts the output; `out` is then sized to it (`max_output_bytes`
+// checked as for every file) and a second walk decodes each block as it reaches it
+// (decompress_lz4_block_host) and checks each frame as it ends. Same bytes and same errors as the
+// listed path; memory is the file and its output.
+template <class Bytes>
+format::lz4_walk_counts decompress_lz4_walked(std::span<const std::uint8_t> file, Bytes& out,
+                                              std::uint64_t max_output_bytes = std::numeric_limits<std::uint64_t>::max()) {
+    const format::lz4_walk_counts counts = format::walk_lz4_frames(file, {});
+    detail::check_lz4_output_size(counts.output_size, max_output_bytes);
+    out.resize(static_cast<std::size_t>(counts.output_size));
+    const std::span<std::uint8_t> output(out.data(), out.size());
+    // As in the listed path, a block that fails to decode is reported before any frame's
+    // checksum: the first checksum error waits for the end of the walk.
+    std::optional<format_error> unverified;
+    format::lz4_walk_visitor decode;
+    decode.block = [&](const format::lz4_frame& f, const format::lz4_block& b) { decompress_lz4_block_host(f, b.extent, file, output); };
+    decode.frame = [&](const format::lz4_frame& f) {
+        if (unverified) return;
+        try {
+            format::verify_lz4_frame_content(f, output);
+        } catch (const format_error& e) {
+            unverified = e;
+        }
+    };
+    (void)format::walk_lz4_frames(file, decode);
+    if (unverified) throw *unverified;
+    return counts;
+}
 
 // Decodes a whole LZ4 file (every frame, in order) on the host and verifies its checksums and
 // content sizes. `max_output_bytes` bounds what a hostile file may make us allocate.
 inline std::vector<std::uint8_t> decompress_lz4_host(std::span<const std::uint8_t> file,
                                                      std::uint64_t max_output_bytes = std::numeric_limits<std::uint64_t>::max()) {
-    const format::lz4_layout layout = format::parse_lz4_frames(file);
+    format::lz4_layout layout;
+    try {
+        layout = format::parse_lz4_frames(file);
+    } catch (const format::lz4_table_error&) {
+        std::vector<std::uint8_t> output;
+        (void)decompress_lz4_walked(file, output, max_output_bytes);
+        return output;
+    }
     detail::check_lz4_output_size(layout, max_output_bytes);
     std::vector<std::uint8_t> output(static_cast<std::size_t>(layout.output_size));
     for (std::size_t i = 0; i < layout.frames.size(); ++i) decompress_lz4_frame_host(layout, i, file, output);
@@ -339,9 +386,25 @@ inline lz4_files_result decompress_lz4_files(runtime::context& ctx, std::span<co
 // Into `out` (resized to the content): no copy, and no zero fill of the output.
 inline void decompress_lz4(runtime::context& ctx, std::span<const std::uint8_t> file, util::host_bytes& out,
                            const lz4_options& options = {}, lz4_report* report = nullptr) {
-    const format::lz4_layout layout = format::parse_lz4_frames(file);
-    detail::check_lz4_output_size(layout, options.max_output_bytes);
     if (report) *report = {};
+    format::lz4_layout layout;
+    try {
+        layout = format::parse_lz4_frames(file);
+    } catch (const format::lz4_table_error&) {
+        // Too many tiny blocks to list: the host walks and decodes them (a device would gain
+        // nothing on blocks of a few bytes).
+        const format::lz4_walk_counts c = decompress_lz4_walked(file, out, options.max_output_bytes);
+        if (report) {
+            report->files = 1;
+            report->frames = static_cast<std::size_t>(c.frames);
+            report->blocks = report->host_blocks = static_cast<std::size_t>(c.blocks);
+            report->input_bytes = file.size();
+            report->output_bytes = c.output_size;
+            report->walked = true;
+        }
+        return;
+    }
+    detail::check_lz4_output_size(layout, options.max_output_bytes);
     const lz4_file one{file, &layout};
     lz4_files_result r = decompress_lz4_files(ctx, std::span(&one, 1), options, report);
     if (r.errors[0]) throw *r.errors[0];

@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <span>
@@ -88,6 +89,44 @@ struct lz4_layout {
 struct lz4_parse_options {
     // Block checksums cover the stored bytes, so they can be checked before anything is decoded.
     bool verify_block_checksums = true;
+    // Bytes of records the parse may keep (lz4_table_bytes: one lz4_frame a frame, one lz4_block a
+    // block); 0: lz4_table_budget(file size). Real files keep about 56 bytes per 64 KiB to 4 MiB
+    // block, but a block can be 5 bytes of input and a skippable frame 8, which would make the
+    // records 11 times the file. Past the budget the parse throws lz4_table_error, and the
+    // engine's routes decode such a file as walk_lz4_frames reaches each block instead.
+    std::uint64_t max_table_bytes = 0;
+};
+
+// The records a parse keeps for `frames` frames of `blocks` blocks in all.
+inline constexpr std::uint64_t lz4_table_bytes(std::uint64_t frames, std::uint64_t blocks) noexcept {
+    return frames * sizeof(lz4_frame) + blocks * sizeof(lz4_block);
+}
+
+// The default bound on a parse's records: 16 MiB plus one byte per input byte, which no file of
+// blocks averaging 56 bytes or more reaches.
+inline constexpr std::uint64_t lz4_table_budget(std::uint64_t input_bytes) noexcept {
+    constexpr std::uint64_t base = std::uint64_t{16} << 20;
+    return input_bytes > ~std::uint64_t{0} - base ? ~std::uint64_t{0} : base + input_bytes;
+}
+
+// Thrown where a parse's records would pass lz4_parse_options::max_table_bytes: a file of
+// millions of tiny blocks or frames, to be decoded without a list of them (walk_lz4_frames).
+class lz4_table_error : public resource_error {
+public:
+    using resource_error::resource_error;
+};
+
+// What walk_lz4_frames hands on: each block as the walk passes it (its frame so far: the header's
+// fields, first_block and output_offset), and each frame as it ends (complete but for the
+// content checksum, which covers the frame's decoded bytes).
+struct lz4_walk_visitor {
+    std::function<void(const lz4_frame&, const lz4_block&)> block;
+    std::function<void(const lz4_frame&)> frame;
+};
+
+// What a walk counted.
+struct lz4_walk_counts {
+    std::uint64_t frames = 0, blocks = 0, output_size = 0;
 };
 
 namespace detail {
@@ -106,7 +145,14 @@ inline bool is_lz4_magic(std::uint32_t m) {
 // One pass over the file; `pos` only moves forward, and every read is preceded by need().
 class lz4_parser {
 public:
-    lz4_parser(std::span<const std::uint8_t> file, const lz4_parse_options& options) : file_(file), options_(options) {}
+    // With a visitor, nothing is listed: blocks and frames go to it as the walk passes them, and
+    // run() returns a layout holding output_size only.
+    lz4_parser(std::span<const std::uint8_t> file, const lz4_parse_options& options, const lz4_walk_visitor* visitor = nullptr)
+        : file_(file), options_(options), visitor_(visitor) {
+        if (options_.max_table_bytes == 0) options_.max_table_bytes = lz4_table_budget(file.size());
+    }
+
+    lz4_walk_counts counts() const noexcept { return {frames_, blocks_, layout_.output_size}; }
 
     lz4_layout run() {
         if (file_.empty()) throw format_error("empty input is not an LZ4 file", 0);
@@ -128,8 +174,18 @@ public:
 private:
     std::span<const std::uint8_t> file_;
     lz4_parse_options options_;
+    const lz4_walk_visitor* visitor_ = nullptr;
     std::size_t pos_ = 0;
     lz4_layout layout_;
+    std::uint64_t frames_ = 0, blocks_ = 0; // walked, listed or not
+
+    // Throws lz4_table_error where listing `frames` frames and `blocks` blocks passes the budget.
+    void fits(std::uint64_t frames, std::uint64_t blocks, std::uint64_t at) const {
+        if (lz4_table_bytes(frames, blocks) > options_.max_table_bytes)
+            throw lz4_table_error("LZ4: the block or frame at byte offset " + std::to_string(at) + " takes the parse's records past " +
+                                  std::to_string(options_.max_table_bytes) +
+                                  " bytes (max_table_bytes): too many tiny blocks or frames to list; they are decoded as the walk reaches them");
+    }
 
     std::size_t remaining() const { return file_.size() - pos_; }
 
@@ -145,16 +201,22 @@ private:
         f.kind = kind;
         f.magic = magic;
         f.offset = pos_;
-        f.first_block = layout_.blocks.size();
+        f.first_block = static_cast<std::size_t>(blocks_);
         f.output_offset = layout_.output_size;
         return f;
     }
 
     void end_frame(lz4_frame& f) {
         f.size = pos_ - f.offset;
-        f.block_count = layout_.blocks.size() - f.first_block;
+        f.block_count = static_cast<std::size_t>(blocks_ - f.first_block);
         f.output_size = layout_.output_size - f.output_offset;
-        layout_.frames.push_back(f);
+        if (visitor_) {
+            if (visitor_->frame) visitor_->frame(f);
+        } else {
+            fits(layout_.frames.size() + 1, layout_.blocks.size(), f.offset);
+            layout_.frames.push_back(f);
+        }
+        ++frames_;
     }
 
     void skippable_frame(std::uint32_t magic) {
@@ -242,7 +304,7 @@ private:
         const std::size_t data = pos_;
         pos_ += size;
         lz4_block b;
-        b.frame = layout_.frames.size();
+        b.frame = static_cast<std::size_t>(frames_);
         b.extent.input_offset = data;
         b.extent.input_size = size;
         if (f.block_checksums) {
@@ -261,7 +323,7 @@ private:
                 f.blocks_independent ? 0 : static_cast<std::uint32_t>(std::min<std::uint64_t>(frame_output, lz4_window_size));
             b.extent.output_size = measure(data, size, f.block_max_size, history);
         }
-        add_block(b);
+        add_block(f, b);
         return true;
     }
 
@@ -282,12 +344,12 @@ private:
             pos_ += 4;
             need(size, "legacy block data");
             lz4_block b;
-            b.frame = layout_.frames.size();
+            b.frame = static_cast<std::size_t>(frames_);
             b.extent.input_offset = pos_;
             b.extent.input_size = size;
             b.extent.output_size = measure(pos_, size, lz4_legacy_block_size, 0);
             pos_ += size;
-            add_block(b);
+            add_block(f, b);
         }
         end_frame(f);
     }
@@ -312,10 +374,16 @@ private:
                                b.checksum_offset);
     }
 
-    void add_block(lz4_block b) {
+    void add_block(const lz4_frame& f, lz4_block b) {
         b.extent.output_offset = layout_.output_size;
         layout_.output_size += b.extent.output_size;
-        layout_.blocks.push_back(b);
+        if (visitor_) {
+            if (visitor_->block) visitor_->block(f, b);
+        } else {
+            fits(layout_.frames.size() + 1, layout_.blocks.size() + 1, b.extent.input_offset);
+            layout_.blocks.push_back(b);
+        }
+        ++blocks_;
     }
 };
 
@@ -327,9 +395,23 @@ private:
 // other than 01, reserved bits set, undefined block maximum sizes, header checksum mismatches,
 // blocks larger than the block maximum size (stored or decoded), corrupt blocks, block checksum
 // mismatches, a declared content size that the blocks do not decode to, and frames that need an
-// external dictionary (not supported).
+// external dictionary (not supported); lz4_table_error where the list would pass
+// options.max_table_bytes.
 inline lz4_layout parse_lz4_frames(std::span<const std::uint8_t> file, const lz4_parse_options& options = {}) {
     return detail::lz4_parser(file, options).run();
+}
+
+// The same walk with nothing listed: each block and frame goes to `visitor` as the walk passes it
+// (in file order, with its exact output place), and the same format_error ends it at the same
+// byte as parse_lz4_frames, though the visitor has seen what came before. Memory does not grow
+// with the file. Returns what it counted.
+inline lz4_walk_counts walk_lz4_frames(std::span<const std::uint8_t> file, const lz4_walk_visitor& visitor,
+                                       const lz4_parse_options& options = {}) {
+    detail::lz4_parser p(file, options, &visitor);
+    const lz4_layout walked = p.run();
+    lz4_walk_counts c = p.counts();
+    c.output_size = walked.output_size;
+    return c;
 }
 
 // Checks the stored checksum of every block against the file's bytes.
@@ -347,26 +429,29 @@ inline void verify_lz4_block_checksums(const lz4_layout& layout, std::span<const
     }
 }
 
-// Checks decoded output against the layout: total size, each frame's declared content size and
+// Checks frame `f`'s decoded bytes in `output` (the whole file's): its declared content size and
 // content checksum. A mismatch is a format_error at the offending field of the file.
+inline void verify_lz4_frame_content(const lz4_frame& f, std::span<const std::uint8_t> output) {
+    if (f.output_offset > output.size() || f.output_size > output.size() - f.output_offset)
+        throw format_error("LZ4 frame output lies outside the decoded output", f.offset);
+    if (f.content_size && *f.content_size != f.output_size)
+        throw format_error("LZ4 frame declares " + std::to_string(*f.content_size) + " content bytes, decoded " +
+                               std::to_string(f.output_size),
+                           f.content_size_offset);
+    if (!f.content_checksum) return;
+    const std::uint32_t computed = detail::xxh32(output.subspan(f.output_offset, f.output_size));
+    if (computed != *f.content_checksum)
+        throw format_error("LZ4 content checksum mismatch: stored " + detail::hex(*f.content_checksum, 8) + ", computed " +
+                               detail::hex(computed, 8),
+                           f.content_checksum_offset);
+}
+
+// Checks decoded output against the layout: total size, and every frame (verify_lz4_frame_content).
 inline void verify_lz4_content(const lz4_layout& layout, std::span<const std::uint8_t> output) {
     if (output.size() != layout.output_size)
         throw format_error("decoded LZ4 output holds " + std::to_string(output.size()) + " bytes, the frames describe " +
                            std::to_string(layout.output_size));
-    for (const lz4_frame& f : layout.frames) {
-        if (f.output_offset > output.size() || f.output_size > output.size() - f.output_offset)
-            throw format_error("LZ4 frame output lies outside the decoded output", f.offset);
-        if (f.content_size && *f.content_size != f.output_size)
-            throw format_error("LZ4 frame declares " + std::to_string(*f.content_size) + " content bytes, decoded " +
-                                   std::to_string(f.output_size),
-                               f.content_size_offset);
-        if (!f.content_checksum) continue;
-        const std::uint32_t computed = detail::xxh32(output.subspan(f.output_offset, f.output_size));
-        if (computed != *f.content_checksum)
-            throw format_error("LZ4 content checksum mismatch: stored " + detail::hex(*f.content_checksum, 8) + ", computed " +
-                                   detail::hex(computed, 8),
-                               f.content_checksum_offset);
-    }
+    for (const lz4_frame& f : layout.frames) verify_lz4_frame_content(f, output);
 }
 
 // The blocks compression.lz4 can decode on a device: those of frames with independent blocks

@@ -102,20 +102,53 @@ inline blob concatenate(const std::vector<decode_job*>& jobs, std::vector<std::u
 // the host.
 inline void decode_lz4(run_state& run, std::vector<decode_job*>& all) {
     std::vector<fmt::lz4_layout> layouts(all.size());
+    std::vector<char> walked(all.size(), 0);
     util::parallel_for(all.size(), run.threads, [&](std::size_t k) {
         try {
             layouts[k] = fmt::parse_lz4_frames(all[k]->input.bytes);
+        } catch (const fmt::lz4_table_error&) {
+            walked[k] = 1; // too many tiny blocks to list: decoded as a walk reaches them, below
         } catch (const std::exception& e) {
             all[k]->fail(unpack_status::corrupt, with_codec("LZ4", e.what(), true));
         }
     });
+    // The layouts are held together for one pass: their records share the budget of one parse of
+    // all the jobs' bytes (many files each a little under their own budget would add up past it),
+    // and the jobs past it are walked instead.
+    std::uint64_t input_bytes = 0, listed = 0;
+    for (const decode_job* j : all) input_bytes += j->input.bytes.size();
+    const std::uint64_t table_budget = fmt::lz4_table_budget(input_bytes);
     std::vector<decode_job*> jobs;
     std::vector<lz4_file> files;
-    for (std::size_t k = 0; k < all.size(); ++k)
-        if (all[k]->failure == unpack_status::ok && admit(run, *all[k], layouts[k].output_size)) {
-            jobs.push_back(all[k]);
-            files.push_back({all[k]->input.bytes, &layouts[k]});
+    for (std::size_t k = 0; k < all.size(); ++k) {
+        if (all[k]->failure != unpack_status::ok || walked[k]) continue;
+        const std::uint64_t table = fmt::lz4_table_bytes(layouts[k].frames.size(), layouts[k].blocks.size());
+        if (table > table_budget - listed) {
+            layouts[k] = {};
+            walked[k] = 1;
+            continue;
         }
+        if (!admit(run, *all[k], layouts[k].output_size)) continue;
+        listed += table;
+        jobs.push_back(all[k]);
+        files.push_back({all[k]->input.bytes, &layouts[k]});
+    }
+    for (std::size_t k = 0; k < all.size(); ++k) {
+        if (!walked[k]) continue;
+        decode_job& j = *all[k];
+        try {
+            const fmt::lz4_walk_counts c = fmt::walk_lz4_frames(j.input.bytes, {});
+            if (admit(run, j, c.output_size)) {
+                std::vector<std::uint8_t> out;
+                (void)decompress_lz4_walked(j.input.bytes, out);
+                j.output = owned_blob(std::move(out));
+                run.report.lz4_host_blocks += c.blocks;
+            }
+        } catch (const std::exception& e) {
+            j.fail(unpack_status::corrupt, with_codec("LZ4", e.what(), true));
+        }
+        run.progress_tick();
+    }
     if (jobs.empty()) return;
     lz4_options o;
     o.route = run.options.lz4;
