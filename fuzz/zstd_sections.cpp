@@ -9,8 +9,8 @@
 // window carrying the tables its first block reuses), every frame gives the same block records
 // and the same tables behind them as the whole walk. The parse over segments of a few bytes (the
 // walk ahead from guessed frame starts that parse_zstd does on several threads) gives the same
-// frames, layout and error as one walk. The host routes' checks (format::check_zstd_frame) refuse
-// no frame that the walk accepts.
+// frames, layout and error as one walk, also under a small budget of records (max_table_bytes).
+// The host routes' checks (format::check_zstd_frame) refuse no frame that the walk accepts.
 #include <vyre/compression/zstd_entropy.hpp>
 #include <vyre/format/zstd_frame.hpp>
 #include <vyre/format/zstd_frame_checks.hpp>
@@ -94,6 +94,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const parse_outcome one = parse(in, o, 0);
         for (const std::uint64_t segment : {1u, 7u, 64u, 509u})
             if (!same(parse(in, o, segment), one)) std::abort();
+        // Under a budget of records (max_table_bytes) that the input picks, a few frames' and
+        // blocks' worth: the same frames or the same zstd_table_error, at the same block, from
+        // every segmentation.
+        if (size != 0) {
+            o.max_table_bytes = vyre::format::zstd_table_bytes(1 + data[0] % 4, data[size - 1] % 64);
+            const parse_outcome budgeted = parse(in, o, 0);
+            for (const std::uint64_t segment : {1u, 7u, 64u, 509u})
+                if (!same(parse(in, o, segment), budgeted)) std::abort();
+        }
     }
     vyre::format::zstd_file file;
     vyre::format::zstd_sections s;
