@@ -12,9 +12,11 @@
 #include <vyre/format/detect.hpp>
 #include <vyre/format/libarchive.hpp>
 #include <vyre/format/rpm.hpp>
+#include <vyre/format/stream_decode.hpp>
 #include <vyre/format/xz.hpp>
 #include <vyre/format/zip_methods.hpp>
 
+#include <bzlib.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <sys/mman.h>
@@ -130,6 +132,44 @@ bool without_libarchive(vyre::runtime::context& ctx, const fs::path& file, const
 } // namespace
 
 // ---------------------------------------------------------------- the codecs alone
+
+// libbz2 hands a block's bytes out before it checks the block's CRC; format::stream_decoder (the
+// windowed unpack and the salvage of a damaged stream) holds them until it has, so a block that
+// fails hands out none of its bytes and what comes out is the stream's content, cut at a block.
+BOOST_AUTO_TEST_CASE(bzip2_blocks_are_handed_out_once_their_crc_matched) {
+    const bytes content = vyre::test::system_corpus(600u << 10);
+    bytes packed(content.size() + content.size() / 50 + 1024);
+    unsigned packed_size = static_cast<unsigned>(packed.size());
+    BOOST_REQUIRE(BZ2_bzBuffToBuffCompress(reinterpret_cast<char*>(packed.data()), &packed_size,
+                                           const_cast<char*>(reinterpret_cast<const char*>(content.data())),
+                                           static_cast<unsigned>(content.size()), 1, 0, 0) == BZ_OK);
+    packed.resize(packed_size); // blocks of 100 kB: six or seven of them
+    const auto pull = [](const bytes& in, std::size_t piece, bool& failed) {
+        vyre::format::stream_decoder d(vyre::format::content_kind::bzip2, in);
+        bytes out, room(piece);
+        while (!d.done() && !d.failed()) {
+            const std::size_t n = d.read(room);
+            out.insert(out.end(), room.begin(), room.begin() + static_cast<std::ptrdiff_t>(n));
+        }
+        failed = d.failed();
+        return out;
+    };
+    bool failed = true;
+    BOOST_TEST((pull(packed, 64u << 10, failed) == content));
+    BOOST_TEST(!failed);
+    for (const double at : {0.2, 0.5, 0.8}) {
+        BOOST_TEST_CONTEXT("a bit flipped at " << at << " of the stream") {
+            bytes damaged = packed;
+            damaged[static_cast<std::size_t>(double(damaged.size()) * at)] ^= 0x04;
+            for (const std::size_t piece : {std::size_t{4096}, std::size_t{1} << 20}) {
+                const bytes out = pull(damaged, piece, failed);
+                BOOST_TEST(failed);
+                BOOST_TEST(out.size() < content.size());
+                BOOST_TEST(std::equal(out.begin(), out.end(), content.begin()), out.size() << " bytes handed out are not the content's first");
+            }
+        }
+    }
+}
 
 BOOST_AUTO_TEST_CASE(host_codecs_against_the_system_tools) {
     temp_dir work;

@@ -16,9 +16,10 @@
 //   - neither:  more output is waiting (call read again).
 // Trailing bytes that begin with a member's or frame's magic are read as that member or frame,
 // and fail as damage if they are not one: only bytes that cannot be the start of one are trailing.
-// A codec emits only what it has checked as far as its format lets it: zstd, LZ4 and bzip2 emit
-// whole blocks, DEFLATE and LZMA emit as they go, so the last bytes before a corruption may be
-// wrong. Checksums over a whole stream (gzip's CRC-32, zstd's XXH64) are checked at its end.
+// A codec emits only what it has checked as far as its format lets it: zstd and LZ4 emit whole
+// blocks, bzip2 a block once its CRC matched (libbz2 hands a block's bytes out before it checks
+// them, so they are held here until it has), DEFLATE and LZMA emit as they go, so the last bytes
+// before a corruption may be wrong. Checksums over a whole stream (gzip's CRC-32, zstd's XXH64) are checked at its end.
 
 #include <vyre/compression/lz4.hpp>
 #include <vyre/compression/skippable.hpp>
@@ -119,6 +120,11 @@ private:
     LZ4F_dctx* lz4_ = nullptr;
     lzma_stream lzma_ = LZMA_STREAM_INIT;
     bz_stream bz_{};
+    // A bzip2 block's bytes, held until libbz2 has checked the block's CRC, and how many of them
+    // have been handed out.
+    std::vector<std::uint8_t> bz_held_;
+    std::size_t bz_held_at_ = 0;
+    static constexpr std::size_t bz_hold_step = std::size_t{1} << 20;
 
     // The library's chunk of input at a time: zlib and libbz2 count in 32-bit unsigned ints.
     static constexpr std::uint64_t chunk = std::uint64_t{1} << 30;
@@ -380,16 +386,36 @@ private:
         return wrote;
     }
 
+    // A block's checked bytes are handed out first. Then one call with input and no room for
+    // output reads at most to the end of the next block (libbz2 then waits to write it out), and
+    // calls with room and no input write the block's bytes out until libbz2 has checked its CRC
+    // and asks for input again; only then are they handed out. A block that fails its CRC hands
+    // out none of its bytes.
     std::size_t bzip2_step(std::span<std::uint8_t> out) {
-        const std::size_t room = static_cast<std::size_t>(std::min<std::uint64_t>(out.size(), chunk));
+        const auto hand_out = [&] {
+            const std::size_t n = std::min(out.size(), bz_held_.size() - bz_held_at_);
+            std::copy_n(bz_held_.begin() + static_cast<std::ptrdiff_t>(bz_held_at_), n, out.begin());
+            bz_held_at_ += n;
+            return n;
+        };
+        if (bz_held_at_ < bz_held_.size()) return hand_out();
+        bz_held_.clear();
+        bz_held_at_ = 0;
+        const auto refused = [&](int r) {
+            bz_held_.clear();
+            fail(r == BZ_DATA_ERROR ? "corrupt data (a block's CRC or structure)" : r == BZ_DATA_ERROR_MAGIC ? "not a bzip2 stream"
+                     : "decoder error " + std::to_string(r),
+                 pos_);
+            return std::size_t{0};
+        };
         const std::uint64_t given = std::min(left(), chunk);
+        char no_room = 0;
         bz_.next_in = const_cast<char*>(reinterpret_cast<const char*>(in_.data() + pos_));
         bz_.avail_in = static_cast<unsigned>(given);
-        bz_.next_out = reinterpret_cast<char*>(out.data());
-        bz_.avail_out = static_cast<unsigned>(room);
-        const int r = BZ2_bzDecompress(&bz_);
+        bz_.next_out = &no_room;
+        bz_.avail_out = 0;
+        int r = BZ2_bzDecompress(&bz_);
         pos_ += given - bz_.avail_in;
-        const std::size_t wrote = room - bz_.avail_out;
         if (r == BZ_STREAM_END) {
             // Concatenated streams (what pbzip2 writes) follow one another.
             if (left() == 0 || zeros_to_the_end()) {
@@ -402,14 +428,23 @@ private:
             } else {
                 trailing_or_damage();
             }
-        } else if (r == BZ_OK && wrote == 0 && left() == 0) {
-            fail("the input ended inside the stream", pos_);
-        } else if (r != BZ_OK) {
-            fail(r == BZ_DATA_ERROR ? "corrupt data (a block's CRC or structure)" : r == BZ_DATA_ERROR_MAGIC ? "not a bzip2 stream"
-                     : "decoder error " + std::to_string(r),
-                 pos_);
+            return 0;
         }
-        return wrote;
+        if (r != BZ_OK) return refused(r);
+        for (;;) {
+            const std::size_t have = bz_held_.size();
+            bz_held_.resize(have + bz_hold_step);
+            bz_.next_in = nullptr;
+            bz_.avail_in = 0;
+            bz_.next_out = reinterpret_cast<char*>(bz_held_.data() + have);
+            bz_.avail_out = static_cast<unsigned>(bz_hold_step);
+            r = BZ2_bzDecompress(&bz_);
+            bz_held_.resize(have + (bz_hold_step - bz_.avail_out));
+            if (r != BZ_OK) return refused(r);
+            if (bz_.avail_out != 0) break; // the block is out and its CRC matched, or libbz2 waits for input
+        }
+        if (bz_held_.empty() && left() == 0) fail("the input ended inside the stream", pos_);
+        return hand_out();
     }
 };
 
