@@ -1079,7 +1079,11 @@ VYRE_DEVICE_TEST(bit_flips_in_compressed_tars_keep_what_the_codec_tool_keeps) {
                     }
                     for (const auto& [path, content] : theirs)
                         if (!ours.count(path)) apart = std::max(apart, from_the_tools_end(path, false, content.size()));
-                    BOOST_CHECK_MESSAGE(apart <= std::uint64_t{1} << 20, apart << " bytes apart: vyre kept " << ours.size() << " files, the tool's "
+                    // bzip2 -dc writes a damaged block's bytes out before libbz2 finds its CRC
+                    // wrong; vyre holds a block until its CRC matched, so it stops at the damaged
+                    // block's start, up to that block's output before the tool's end.
+                    const std::uint64_t withheld = std::string(c.suffix) == "bz2" && prefix.size() > r.decoded_bytes ? prefix.size() - r.decoded_bytes : 0;
+                    BOOST_CHECK_MESSAGE(apart <= (std::uint64_t{1} << 20) + withheld, apart << " bytes apart: vyre kept " << ours.size() << " files, the tool's "
                                                                               << prefix.size() << " bytes hold " << theirs.size() << ";" << problems_of(r));
                     kept += ours.size();
                     auto after = listing(a);
