@@ -535,6 +535,36 @@ BOOST_AUTO_TEST_CASE(millions_of_tiny_blocks_are_streamed_not_listed) {
     } catch (const fmt::zstd_table_error& e) {
         BOOST_TEST(std::string(e.what()).find("past " + std::to_string(needs - 1) + " bytes") != std::string::npos, e.what());
     }
+    // Every format's budget error is a record_budget_error, and the budget is the shared one.
+    BOOST_CHECK_THROW((void)fmt::parse_zstd(small, o), fmt::record_budget_error);
+    BOOST_TEST(fmt::zstd_table_budget(1000) == fmt::record_budget_base + 1000);
+    BOOST_TEST(fmt::record_budget(~std::uint64_t{0} - 5) == ~std::uint64_t{0});
+    // Past the budget the file is streamed, and its first buffer is what its blocks can hold (one
+    // byte here), not four bytes per input byte or 64 KiB.
+    {
+        const auto r = ve::decompress_zstd_host(small, o);
+        BOOST_TEST((r.output == bytes{'x'}));
+        BOOST_TEST(r.output.capacity() < 1024u, "capacity " << r.output.capacity());
+        fmt::zstd_check_cursor walk(small);
+        walk.advance(small.size());
+        BOOST_TEST(walk.output_bound() == 1u);
+    }
+    // The streamed decoder admits the windows the parse admits, up to what its output limit can
+    // hold: a frame declaring a 256 MiB window (no content size) and holding three bytes decodes
+    // streamed as it does listed (libzstd's default limit of 128 MiB refused it).
+    BOOST_TEST(ve::detail::zstd_stream_window_log(1) == 27);
+    BOOST_TEST(ve::detail::zstd_stream_window_log((std::uint64_t{1} << 27) + 1) == 28);
+    BOOST_TEST(ve::detail::zstd_stream_window_log(std::uint64_t{1} << 30) == 30);
+    BOOST_TEST(ve::detail::zstd_stream_window_log(std::uint64_t{1} << 40) == 31);
+    {
+        bytes wide = frame_of_empty_raw_blocks(0, "abc");
+        wide[5] = 18 << 3; // Window_Descriptor: exponent 18, 2^(10 + 18) bytes
+        BOOST_TEST(fmt::parse_zstd(wide).frames.at(0).window_size == std::uint64_t{1} << 28);
+        BOOST_TEST((ve::decompress_zstd_host(wide).output == bytes{'a', 'b', 'c'}));
+        fmt::zstd_parse_options streamed;
+        streamed.max_table_bytes = 1;
+        BOOST_TEST((ve::decompress_zstd_host(wide, streamed).output == bytes{'a', 'b', 'c'}));
+    }
     // Frames count too, on one thread and walked ahead on several (every segment's walk bounded).
     const bytes frames = vyre::test::empty_frames(5000);
     o.max_table_bytes = fmt::zstd_table_bytes(5000, 5000);

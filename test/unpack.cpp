@@ -761,6 +761,21 @@ VYRE_DEVICE_TEST(zstd_bombs_are_refused_before_decoding) {
     const auto m = unpack_files(dev.ctx(), inputs, a / "out4");
     BOOST_CHECK_MESSAGE(m.problems.empty(), problems_of(m));
     BOOST_CHECK(read_file(a / "out4" / "many") == text("many"));
+    // A .tar.zst of the same kind, unpacked in windows on the device route: its frame is too
+    // many blocks to list for the device's windows, so the host's streaming decoder reads it.
+    fs::create_directories(a / "tar_src");
+    write_text(a / "tar_src" / "inside", "inside a frame of empty blocks\n");
+    run("tar -cf " + q(a / "small.tar") + " -C " + q(a / "tar_src") + " inside");
+    const bytes tar = read_file(a / "small.tar");
+    write_file(a / "many.tar.zst", vyre::test::frame_of_empty_raw_blocks(400'000, std::string(tar.begin(), tar.end())));
+    ve::unpack_options in_windows;
+    in_windows.zstd = ve::zstd_route::device;
+    in_windows.stream_above_bytes = 0;
+    const auto w = unpack_files(dev.ctx(), {a / "many.tar.zst"}, a / "out6", in_windows);
+    BOOST_CHECK_MESSAGE(w.problems.empty(), problems_of(w));
+    BOOST_CHECK_EQUAL(w.streamed_archives, 1u);
+    BOOST_CHECK_EQUAL(w.zstd_dispatches, 0u);
+    BOOST_CHECK(read_file(a / "out6" / "inside") == text("inside a frame of empty blocks\n"));
     // The same for LZ4 (format::lz4_table_error): a file of 400,000 one-byte blocks.
     std::mt19937_64 rng(vyre::test::test_seed() ^ 0x1b2ULL);
     const bytes tiny_content = vyre::test::text_bytes(rng, 400'000);

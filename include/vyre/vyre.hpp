@@ -63,6 +63,7 @@
 #include <vyre/format/lz4_frame.hpp>
 #include <vyre/format/names.hpp>
 #include <vyre/format/page_file.hpp>
+#include <vyre/format/record_budget.hpp>
 #include <vyre/format/rpm.hpp>
 #include <vyre/format/salvage.hpp>
 #include <vyre/format/stream_decode.hpp>

@@ -367,14 +367,30 @@ inline bool zstd_layout_unproven(const format::zstd_file& file, std::uint64_t in
 
 namespace detail {
 
-// zstd_decode_growing's decoding with libzstd's streaming API, without its checks.
+// The window libzstd's streaming decoder admits when it may write at most `limit` bytes: the
+// parse's own limit (2^31, ZSTD_WINDOWLOG_MAX on 64-bit hosts) where the output may grow that
+// large, else the smallest power of two that holds `limit`, never below libzstd's default (2^27).
+// The streaming decoder reserves a frame's declared window (or its content size, if smaller), so
+// a window no larger than the output it may write keeps that reservation within the limit.
+inline int zstd_stream_window_log(std::uint64_t limit) noexcept {
+    int log = 27;
+    while (log < ZSTD_WINDOWLOG_MAX && (std::uint64_t{1} << log) < limit) ++log;
+    return log;
+}
+
+// zstd_decode_growing's decoding with libzstd's streaming API, without its checks. `bound`: at
+// most this many bytes come out where the caller knows it (a walk of the block headers), which
+// caps the first allocation.
 template <class OverLimit>
 inline void zstd_stream_growing(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out, std::uint64_t limit,
-                                const std::string& who, std::uint64_t at, OverLimit over_limit) {
+                                const std::string& who, std::uint64_t at, OverLimit over_limit,
+                                std::uint64_t bound = ~std::uint64_t{0}) {
     std::size_t produced = out.size();
     if (in.empty()) return;
     const detail::zstd_dctx_ptr ds = detail::zstd_make_dctx();
-    const std::uint64_t first = produced + std::max<std::uint64_t>(std::uint64_t{in.size()} * 4, 64 * 1024);
+    ZSTD_DCtx_setParameter(ds.get(), ZSTD_d_windowLogMax, zstd_stream_window_log(limit));
+    const std::uint64_t guess = std::max<std::uint64_t>(std::uint64_t{in.size()} * 4, 64 * 1024);
+    const std::uint64_t first = produced + (bound < guess ? bound + 1 : guess);
     out.resize(static_cast<std::size_t>(std::max<std::uint64_t>(produced, std::min(limit, first))));
     ZSTD_inBuffer src{in.data(), in.size(), 0};
     const auto refused = [&](const std::string& why) {
@@ -414,16 +430,18 @@ inline void zstd_stream_growing(std::span<const std::uint8_t> in, std::vector<st
 
 // Appends the decoded zstd frames of `in` to `out` with libzstd's streaming API, growing `out` as
 // the data proves itself (doubling from max(4 bytes per input byte, 64 KiB)), never holding more
-// than `limit` bytes in all: memory follows the real output, not a declared size or a layout.
+// than `limit` bytes in all: memory follows the real output, not a declared size or a layout
+// (`bound`, where the caller knows that at most so many bytes come out, caps the first buffer).
 // One more byte than `limit` would take throws over_limit() (a callable returning the exception);
 // libzstd's refusal or data that ends inside a frame throws format_error "WHO: <reason>" at byte
 // offset `at`; a frame that breaks a rule libzstd does not check (format::check_zstd_frame), at
 // `at` plus the offset inside `in` where it does. A frame libzstd wrongly refuses goes to it
-// rewritten (format::zstd_frame_in_one_byte_counts). libzstd's default window limit (2^27) holds;
-// content checksums are verified.
+// rewritten (format::zstd_frame_in_one_byte_counts). Windows up to zstd_stream_window_log(limit)
+// are admitted; content checksums are verified.
 template <class OverLimit>
 inline void zstd_decode_growing(std::span<const std::uint8_t> in, std::vector<std::uint8_t>& out, std::uint64_t limit,
-                                const std::string& who, std::uint64_t at, OverLimit over_limit) {
+                                const std::string& who, std::uint64_t at, OverLimit over_limit,
+                                std::uint64_t bound = ~std::uint64_t{0}) {
     // The frames checked first, a block header at a time; a stream that does not parse is left to
     // libzstd, which refuses it in its own words.
     // An error inside the stream is named at its offset in the caller's input (`at` + its own).
@@ -436,17 +454,18 @@ inline void zstd_decode_growing(std::span<const std::uint8_t> in, std::vector<st
     } catch (const format_error& e) {
         throw within(e);
     }
-    if (!rewrite) return detail::zstd_stream_growing(in, out, limit, who, at, over_limit);
+    if (!rewrite) return detail::zstd_stream_growing(in, out, limit, who, at, over_limit, bound);
     // Frames libzstd would refuse though the format allows them (none that a zstd tool writes) go
     // to it rewritten; the bytes between them as they are.
     std::uint64_t from = 0;
     for (const format::zstd_frame& f : *rewrite) {
-        if (f.offset > from) detail::zstd_stream_growing(in.subspan(from, f.offset - from), out, limit, who, at + from, over_limit);
+        if (f.offset > from)
+            detail::zstd_stream_growing(in.subspan(from, f.offset - from), out, limit, who, at + from, over_limit, bound);
         const std::vector<std::uint8_t> rewritten = format::zstd_frame_in_one_byte_counts(in, f);
-        detail::zstd_stream_growing(rewritten, out, limit, who, at + f.offset, over_limit);
+        detail::zstd_stream_growing(rewritten, out, limit, who, at + f.offset, over_limit, bound);
         from = f.offset + f.size;
     }
-    if (from < in.size()) detail::zstd_stream_growing(in.subspan(from), out, limit, who, at + from, over_limit);
+    if (from < in.size()) detail::zstd_stream_growing(in.subspan(from), out, limit, who, at + from, over_limit, bound);
 }
 
 // A file whose layout is unproven (zstd_layout_unproven), frame by frame into a growing buffer of
@@ -487,7 +506,9 @@ inline zstd_streamed zstd_decode_streamed(std::span<const std::uint8_t> data, st
     s.frames = walk.frames();
     s.skippable_frames = walk.skippable_frames();
     s.blocks = walk.blocks();
-    zstd_decode_growing(data, s.bytes, limit, "zstd", 0, over_limit);
+    // A file of empty blocks decodes to next to nothing: its first buffer is what its blocks can
+    // hold, not four bytes per input byte.
+    zstd_decode_growing(data, s.bytes, limit, "zstd", 0, over_limit, walk.stopped() ? ~std::uint64_t{0} : walk.output_bound());
     return s;
 }
 

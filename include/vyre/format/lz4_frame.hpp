@@ -7,6 +7,7 @@
 #include <vyre/compression/block.hpp>
 #include <vyre/compression/lz4.hpp>
 #include <vyre/error.hpp>
+#include <vyre/format/record_budget.hpp>
 #include <vyre/reference/lz4.hpp>
 #include <vyre/util/hex.hpp>
 #include <vyre/util/little_endian.hpp>
@@ -102,18 +103,14 @@ inline constexpr std::uint64_t lz4_table_bytes(std::uint64_t frames, std::uint64
     return frames * sizeof(lz4_frame) + blocks * sizeof(lz4_block);
 }
 
-// The default bound on a parse's records: 16 MiB plus one byte per input byte, which no file of
-// blocks averaging 56 bytes or more reaches.
-inline constexpr std::uint64_t lz4_table_budget(std::uint64_t input_bytes) noexcept {
-    constexpr std::uint64_t base = std::uint64_t{16} << 20;
-    return input_bytes > ~std::uint64_t{0} - base ? ~std::uint64_t{0} : base + input_bytes;
-}
+// The default bound on a parse's records (format/record_budget.hpp).
+inline constexpr std::uint64_t lz4_table_budget(std::uint64_t input_bytes) noexcept { return record_budget(input_bytes); }
 
 // Thrown where a parse's records would pass lz4_parse_options::max_table_bytes: a file of
 // millions of tiny blocks or frames, to be decoded without a list of them (walk_lz4_frames).
-class lz4_table_error : public resource_error {
+class lz4_table_error : public record_budget_error {
 public:
-    using resource_error::resource_error;
+    using record_budget_error::record_budget_error;
 };
 
 // What walk_lz4_frames hands on: each block as the walk passes it (its frame so far: the header's

@@ -21,6 +21,7 @@
 #include <vyre/compression/batch.hpp>
 #include <vyre/compression/zstd.hpp>
 #include <vyre/error.hpp>
+#include <vyre/format/record_budget.hpp>
 #include <vyre/util/hex.hpp>
 #include <vyre/util/little_endian.hpp>
 #include <vyre/util/parallel.hpp>
@@ -116,18 +117,14 @@ inline constexpr std::uint64_t zstd_table_bytes(std::uint64_t frames, std::uint6
     return frames * sizeof(zstd_frame) + blocks * sizeof(zstd_block);
 }
 
-// The default bound on a parse's records: 16 MiB plus one byte per input byte, which no file of
-// blocks averaging 48 bytes or more reaches (and 128 KiB blocks stay far below).
-inline constexpr std::uint64_t zstd_table_budget(std::uint64_t input_bytes) noexcept {
-    constexpr std::uint64_t base = std::uint64_t{16} << 20;
-    return input_bytes > ~std::uint64_t{0} - base ? ~std::uint64_t{0} : base + input_bytes;
-}
+// The default bound on a parse's records (format/record_budget.hpp).
+inline constexpr std::uint64_t zstd_table_budget(std::uint64_t input_bytes) noexcept { return record_budget(input_bytes); }
 
 // Thrown where a parse's records would pass zstd_parse_options::max_table_bytes: a file of
 // millions of tiny blocks or frames, to be decoded without a parse (a streaming decoder).
-class zstd_table_error : public resource_error {
+class zstd_table_error : public record_budget_error {
 public:
-    using resource_error::resource_error;
+    using record_budget_error::record_budget_error;
 };
 
 namespace detail {

@@ -98,6 +98,9 @@ public:
     std::uint64_t frames() const noexcept { return frames_; }
     std::uint64_t skippable_frames() const noexcept { return skippables_; }
     std::uint64_t blocks() const noexcept { return blocks_; }
+    // At most this many bytes decode from the blocks met so far: raw and RLE blocks their sizes,
+    // a compressed block its frame's Block_Maximum_Size.
+    std::uint64_t output_bound() const noexcept { return output_bound_; }
     // Where the frames start that write zero sequences in two bytes, in order (unless keep_blocks).
     const std::vector<std::uint64_t>& zero_sequences_in_two_bytes() const noexcept { return two_bytes_; }
     // A streaming reader (keep_blocks) takes the blocks walked so far that write zero sequences in
@@ -141,6 +144,8 @@ private:
             return false;
         }
         ++blocks_;
+        const std::uint64_t most = b.type == zstd_block_type::compressed ? block_maximum_ : b.block_size;
+        output_bound_ = most > ~std::uint64_t{0} - output_bound_ ? ~std::uint64_t{0} : output_bound_ + most;
         if (b.type == zstd_block_type::compressed && check_zstd_block(data_, b)) {
             if (keep_blocks) two_byte_blocks.push_back(b);
             else if (two_bytes_.empty() || two_bytes_.back() != frame_) two_bytes_.push_back(frame_);
@@ -156,7 +161,7 @@ private:
 
     std::span<const std::uint8_t> data_;
     zstd_parse_options options_;
-    std::uint64_t at_ = 0, frame_ = 0, frames_ = 0, skippables_ = 0, blocks_ = 0;
+    std::uint64_t at_ = 0, frame_ = 0, frames_ = 0, skippables_ = 0, blocks_ = 0, output_bound_ = 0;
     std::uint32_t block_maximum_ = 0;
     bool in_frame_ = false, checksum_ = false, stopped_ = false;
     std::vector<std::uint64_t> two_bytes_;
