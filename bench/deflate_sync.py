@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""How soon a DEFLATE decoder started at a wrong bit inside a dynamic-Huffman block falls into step.
+
+Decoding one long stream from several points at once needs each point's decoder to start at a
+guessed bit: it knows the block's codes (from the block's header) but not where a symbol starts,
+so it decodes garbage until one of its symbol boundaries is a true one, and from there on it
+decodes exactly what a decoder from the stream's start decodes. This measures that distance on
+streams made by zlib, so that a design can size the overlap a decoder runs past the next one's
+start (doc/ops/compression.deflate.md, "Decoding inside a block").
+
+    bench/deflate_sync.py [--mib N (1)] [--samples N (300)] [--levels 1,6,9] [--seed S] FILE...
+
+The files are concatenated and cut to N MiB; each level's stream (raw DEFLATE, zlib's default
+window and memory) is walked once from its start to record every symbol's first bit, then each
+sample picks a dynamic block and a bit inside its data at random and decodes from there with that
+block's codes until a symbol starts on a true boundary (synced), or 400 symbols pass, an invalid
+code comes up or an end-of-block code ends the guess first (not synced). Prints, per level, the
+blocks and the bits from the guessed start to the first true boundary: median, 90th and 99th
+percentiles and the largest. Pure Python: about half a minute of one core per MiB and level.
+"""
+import argparse
+import random
+import zlib
+
+LEN_EXTRA = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
+DIST_EXTRA = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
+ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
+
+
+class Bits:
+    def __init__(self, data):
+        self.v = int.from_bytes(data, "little")
+
+    def get(self, pos, k):
+        return (self.v >> pos) & ((1 << k) - 1)
+
+
+def canonical(lengths):
+    """(length, code) -> symbol for a canonical Huffman code (RFC 1951 3.2.2)."""
+    count = [0] * 16
+    for n in lengths:
+        if n:
+            count[n] += 1
+    code, next_code = 0, [0] * 16
+    for b in range(1, 16):
+        code = (code + count[b - 1]) << 1
+        next_code[b] = code
+    table = {}
+    for symbol, n in enumerate(lengths):
+        if n:
+            table[(n, next_code[n])] = symbol
+            next_code[n] += 1
+    return table
+
+
+def symbol_at(bits, pos, table):
+    code = 0
+    for n in range(1, 16):
+        code = (code << 1) | bits.get(pos + n - 1, 1)
+        s = table.get((n, code))
+        if s is not None:
+            return s, pos + n
+    return None, pos
+
+
+def dynamic_codes(bits, pos):
+    hlit, hdist, hclen = bits.get(pos, 5) + 257, bits.get(pos + 5, 5) + 1, bits.get(pos + 10, 4) + 4
+    pos += 14
+    lengths = [0] * 19
+    for i in range(hclen):
+        lengths[ORDER[i]] = bits.get(pos + 3 * i, 3)
+    pos += 3 * hclen
+    code_lengths, out = canonical(lengths), []
+    while len(out) < hlit + hdist:
+        s, pos = symbol_at(bits, pos, code_lengths)
+        if s < 16:
+            out.append(s)
+        elif s == 16:
+            out += [out[-1]] * (3 + bits.get(pos, 2))
+            pos += 2
+        elif s == 17:
+            out += [0] * (3 + bits.get(pos, 3))
+            pos += 3
+        else:
+            out += [0] * (11 + bits.get(pos, 7))
+            pos += 7
+    return canonical(out[:hlit]), canonical(out[hlit:]), pos
+
+
+def walk_symbols(bits, pos, lit, dist, limit=None):
+    """Each symbol's first bit from `pos`, until end-of-block, an invalid code or `limit` symbols."""
+    starts = []
+    while limit is None or len(starts) < limit:
+        starts.append(pos)
+        s, pos = symbol_at(bits, pos, lit)
+        if s is None or s > 285:
+            return starts, "invalid"
+        if s == 256:
+            return starts, "end"
+        if s > 256:
+            pos += LEN_EXTRA[s - 257]
+            d, pos = symbol_at(bits, pos, dist)
+            if d is None or d > 29:
+                return starts, "invalid"
+            pos += DIST_EXTRA[d]
+    return starts, "limit"
+
+
+def blocks(stream):
+    bits, pos, out = Bits(stream), 0, []
+    fixed = (canonical([8] * 144 + [9] * 112 + [7] * 24 + [8] * 8), canonical([5] * 30))
+    while True:
+        final, kind = bits.get(pos, 1), bits.get(pos + 1, 2)
+        pos += 3
+        if kind == 0:
+            pos = (pos + 7) & ~7
+            pos += 32 + 8 * bits.get(pos, 16)
+            out.append(("stored", None, None))
+        else:
+            if kind == 1:
+                lit, dist = fixed
+            else:
+                lit, dist, pos = dynamic_codes(bits, pos)
+            starts, why = walk_symbols(bits, pos, lit, dist)
+            assert why == "end", why
+            _, pos = symbol_at(bits, starts[-1], lit)  # past the end-of-block code
+            out.append(("dynamic" if kind == 2 else "fixed", (lit, dist), starts))
+        if final:
+            return bits, out
+
+
+def study(label, stream, samples, rng):
+    bits, found = blocks(stream)
+    dynamic = [b for b in found if b[0] == "dynamic"]
+    kinds = {}
+    for b in found:
+        kinds[b[0]] = kinds.get(b[0], 0) + 1
+    distances, not_synced, ended = [], 0, 0
+    for _ in range(samples):
+        _, (lit, dist), starts = rng.choice(dynamic)
+        start = rng.randrange(starts[0], starts[-1] + 1)
+        true = set(starts)
+        guessed, why = walk_symbols(bits, start, lit, dist, limit=400)
+        synced = next((p for p in guessed if p in true), None)
+        if synced is None:
+            not_synced += 1
+            ended += why == "end"
+        else:
+            distances.append(synced - start)
+    distances.sort()
+    at = lambda f: distances[min(len(distances) - 1, int(f * len(distances)))] if distances else -1
+    print(f"{label}: {len(stream)} bytes, blocks {kinds}; {samples} guesses: {len(distances)} synced, {not_synced} not "
+          f"({ended} ended by an end-of-block code first); bits to the first true boundary: median {at(0.5)}, "
+          f"90% {at(0.9)}, 99% {at(0.99)}, largest {distances[-1] if distances else -1}")
+
+
+def main():
+    a = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    a.add_argument("--mib", type=float, default=1)
+    a.add_argument("--samples", type=int, default=300)
+    a.add_argument("--levels", default="1,6,9")
+    a.add_argument("--seed", type=int, default=1)
+    a.add_argument("files", nargs="+")
+    o = a.parse_args()
+    data = b""
+    for f in o.files:
+        with open(f, "rb") as h:
+            data += h.read()
+    data = data[: int(o.mib * (1 << 20))]
+    rng = random.Random(o.seed)
+    for level in (int(x) for x in o.levels.split(",")):
+        c = zlib.compressobj(level, zlib.DEFLATED, -15)
+        study(f"zlib level {level}", c.compress(data) + c.flush(), o.samples, rng)
+
+
+if __name__ == "__main__":
+    main()
