@@ -10,8 +10,10 @@
 // and the same tables behind them as the whole walk. The parse over segments of a few bytes (the
 // walk ahead from guessed frame starts that parse_zstd does on several threads) gives the same
 // frames, layout and error as one walk, also under a small budget of records (max_table_bytes).
-// The host routes' checks (format::check_zstd_frame) refuse no frame that the walk accepts.
+// The host routes' checks (format::check_zstd_frame) refuse no frame that the walk accepts, and
+// what the streamed decoder makes of a file the block walk passes fits the walk's output bound.
 #include <vyre/compression/zstd_entropy.hpp>
+#include <vyre/engine/zstd_host.hpp>
 #include <vyre/format/zstd_frame.hpp>
 #include <vyre/format/zstd_frame_checks.hpp>
 #include <vyre/format/zstd_sections.hpp>
@@ -103,6 +105,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             for (const std::uint64_t segment : {1u, 7u, 64u, 509u})
                 if (!same(parse(in, o, segment), budgeted)) std::abort();
         }
+    }
+    // The streamed decoder, which every route runs past the budget: where the block walk passes
+    // the whole input, what it decodes fits the walk's output bound (the size of its first buffer).
+    try {
+        vyre::format::zstd_check_cursor walk(in); // throws what check_zstd_block throws
+        walk.advance(size);
+        if (!walk.stopped()) {
+            const auto streamed =
+                vyre::engine::zstd_decode_streamed(in, std::uint64_t{8} << 20, [] { return vyre::resource_error("over the limit"); });
+            if (streamed.bytes.size() > walk.output_bound()) std::abort();
+        }
+    } catch (const vyre::error&) {
     }
     vyre::format::zstd_file file;
     vyre::format::zstd_sections s;
