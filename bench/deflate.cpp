@@ -612,6 +612,7 @@ int one_stream(const std::string& path, std::uint64_t mib, std::uint64_t piece_k
         };
         emit("vyre pieces", "device GB/s", gb / s_device);
         emit("vyre pieces", "e2e GB/s", gb / all);
+        emit("vyre pieces, the search for split points", "ms", s_search * 1e3);
         emit("libdeflate 1 thread", "GB/s", ld);
         emit("zlib 1 thread", "GB/s", zl);
         }
@@ -873,6 +874,7 @@ int main(int argc, char** argv) {
             for (const auto& round : f.last.round_log) std::printf(" %u/%.1f/%u", round.pieces, round.seconds * 1e3, round.largest / 1024);
             std::printf("\n");
             emit_row("vyre fast in " + label + " (search, rounds and join, host clock)", "kernel GB/s", f.gbs);
+            emit_row("vyre fast in " + label + ", the search for split points", "ms", f.search * 1e3);
             std::fflush(stdout);
         }
         // --shapes: each fixed shape on the same streams, kernel only.
