@@ -9,6 +9,7 @@ streams made by zlib, so that a design can size the overlap a decoder runs past 
 start (doc/ops/compression.deflate.md, "Decoding inside a block").
 
     bench/deflate_sync.py [--mib N (1)] [--samples N (300)] [--levels 1,6,9] [--seed S] FILE...
+    bench/deflate_sync.py --pieces KIB[,KIB...] [--margin BYTES (256)] [--mib N] [--levels ...] FILE...
 
 The files are concatenated and cut to N MiB; each level's stream (raw DEFLATE, zlib's default
 window and memory) is walked once from its start to record every symbol's first bit, then each
@@ -16,7 +17,11 @@ sample picks a dynamic block and a bit inside its data at random and decodes fro
 block's codes until a symbol starts on a true boundary (synced), or 400 symbols pass, an invalid
 code comes up or an end-of-block code ends the guess first (not synced). Prints, per level, the
 blocks and the bits from the guessed start to the first true boundary: median, 90th and 99th
-percentiles and the largest. Pure Python: about half a minute of one core per MiB and level.
+percentiles and the largest. With --pieces, the stream is cut every KIB KiB of input instead, each
+piece guessed at its first bit with the codes of the block it lies in, and it counts the pieces
+that fall into step within the margin (a piece in a stored block cannot be guessed; one that does
+not fall into step would be decoded again from where the piece before it ended). Pure Python:
+a few seconds of one core per MiB and level.
 """
 import argparse
 import random
@@ -29,10 +34,11 @@ ORDER = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
 
 class Bits:
     def __init__(self, data):
-        self.v = int.from_bytes(data, "little")
+        self.data = bytes(data) + bytes(8)  # reads past the end give zeros
 
-    def get(self, pos, k):
-        return (self.v >> pos) & ((1 << k) - 1)
+    def get(self, pos, k):  # k <= 32
+        at = pos >> 3
+        return (int.from_bytes(self.data[at:at + 5], "little") >> (pos & 7)) & ((1 << k) - 1)
 
 
 def canonical(lengths):
@@ -110,12 +116,12 @@ def blocks(stream):
     bits, pos, out = Bits(stream), 0, []
     fixed = (canonical([8] * 144 + [9] * 112 + [7] * 24 + [8] * 8), canonical([5] * 30))
     while True:
-        final, kind = bits.get(pos, 1), bits.get(pos + 1, 2)
+        final, kind, header = bits.get(pos, 1), bits.get(pos + 1, 2), pos
         pos += 3
         if kind == 0:
             pos = (pos + 7) & ~7
             pos += 32 + 8 * bits.get(pos, 16)
-            out.append(("stored", None, None))
+            out.append(("stored", None, None, header, pos))
         else:
             if kind == 1:
                 lit, dist = fixed
@@ -124,7 +130,7 @@ def blocks(stream):
             starts, why = walk_symbols(bits, pos, lit, dist)
             assert why == "end", why
             _, pos = symbol_at(bits, starts[-1], lit)  # past the end-of-block code
-            out.append(("dynamic" if kind == 2 else "fixed", (lit, dist), starts))
+            out.append(("dynamic" if kind == 2 else "fixed", (lit, dist), starts, header, pos))
         if final:
             return bits, out
 
@@ -137,7 +143,7 @@ def study(label, stream, samples, rng):
         kinds[b[0]] = kinds.get(b[0], 0) + 1
     distances, not_synced, ended = [], 0, 0
     for _ in range(samples):
-        _, (lit, dist), starts = rng.choice(dynamic)
+        _, (lit, dist), starts, _, _ = rng.choice(dynamic)
         start = rng.randrange(starts[0], starts[-1] + 1)
         true = set(starts)
         guessed, why = walk_symbols(bits, start, lit, dist, limit=400)
@@ -154,12 +160,41 @@ def study(label, stream, samples, rng):
           f"90% {at(0.9)}, 99% {at(0.99)}, largest {distances[-1] if distances else -1}")
 
 
+def pieces(label, walked, stream, piece_kib, margin):
+    """Pieces of `piece_kib` KiB of input, each guessed at its first bit with the codes of the block
+    it lies in: how many fall into step within `margin` bytes (and before their block ends).
+    `walked`: blocks(stream), with each block's set of symbol starts."""
+    bits, found, true_starts = walked
+    settled = stored = late = 0
+    count = 0
+    for s in range(piece_kib * 8192, len(stream) * 8, piece_kib * 8192):
+        count += 1
+        index = next(i for i, b in enumerate(found) if b[3] <= s < b[4])
+        kind, codes, starts, header, end = found[index]
+        if kind == "stored":
+            stored += 1
+            continue
+        if s <= starts[0]:
+            settled += 1  # inside the header: the piece starts at the block's start
+            continue
+        guessed, _ = walk_symbols(bits, s, codes[0], codes[1], limit=400)
+        synced = next((p for p in guessed if p in true_starts[index]), None)
+        if synced is not None and synced - s <= margin * 8:
+            settled += 1
+        else:
+            late += 1
+    print(f"{label}, pieces of {piece_kib} KiB, margin {margin} bytes: {count} pieces after the first; {settled} in step within "
+          f"the margin ({100.0 * settled / max(count, 1):.1f}%), {late} not, {stored} in stored blocks")
+
+
 def main():
     a = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     a.add_argument("--mib", type=float, default=1)
     a.add_argument("--samples", type=int, default=300)
     a.add_argument("--levels", default="1,6,9")
     a.add_argument("--seed", type=int, default=1)
+    a.add_argument("--pieces", default="", help="KiB of input per piece, comma-separated: the pieces' figures instead")
+    a.add_argument("--margin", type=int, default=256, help="bytes a piece runs past the next one's start")
     a.add_argument("files", nargs="+")
     o = a.parse_args()
     data = b""
@@ -170,7 +205,14 @@ def main():
     rng = random.Random(o.seed)
     for level in (int(x) for x in o.levels.split(",")):
         c = zlib.compressobj(level, zlib.DEFLATED, -15)
-        study(f"zlib level {level}", c.compress(data) + c.flush(), o.samples, rng)
+        stream = c.compress(data) + c.flush()
+        if o.pieces:
+            bits, found = blocks(stream)
+            walked = (bits, found, [set(b[2]) if b[2] else set() for b in found])
+            for kib in (int(x) for x in o.pieces.split(",")):
+                pieces(f"zlib level {level}", walked, stream, kib, o.margin)
+        else:
+            study(f"zlib level {level}", stream, o.samples, rng)
 
 
 if __name__ == "__main__":
