@@ -8,13 +8,16 @@ decodes exactly what a decoder from the stream's start decodes. This measures th
 streams made by zlib, so that a design can size the overlap a decoder runs past the next one's
 start (doc/ops/compression.deflate.md, "Decoding inside a block").
 
-    bench/deflate_sync.py [--mib N (1)] [--samples N (300)] [--levels 1,6,9] [--seed S] FILE...
-    bench/deflate_sync.py --pieces KIB[,KIB...] [--margin BYTES (256)] [--mib N] [--levels ...] FILE...
+    bench/deflate_sync.py [--mib N (1)] [--samples N (300)] [--levels 1,6,9] [--seed S] [--libdeflate] FILE...
+    bench/deflate_sync.py --pieces KIB[,KIB...] [--margin BYTES (256)] [--mib N] [--levels ...] [--libdeflate] FILE...
+
+--libdeflate compresses with libdeflate (the shared library, through ctypes; levels 1 to 12) instead
+of Python's zlib.
 
 The files are concatenated and cut to N MiB; each level's stream (raw DEFLATE, zlib's default
 window and memory) is walked once from its start to record every symbol's first bit, then each
 sample picks a dynamic block and a bit inside its data at random and decodes from there with that
-block's codes until a symbol starts on a true boundary (synced), or 400 symbols pass, an invalid
+block's codes until a symbol starts on a true boundary (synced), or --symbols pass (400), an invalid
 code comes up or an end-of-block code ends the guess first (not synced). Prints, per level, the
 blocks and the bits from the guessed start to the first true boundary: median, 90th and 99th
 percentiles and the largest. With --pieces, the stream is cut every KIB KiB of input instead, each
@@ -135,7 +138,7 @@ def blocks(stream):
             return bits, out
 
 
-def study(label, stream, samples, rng):
+def study(label, stream, samples, rng, symbols):
     bits, found = blocks(stream)
     dynamic = [b for b in found if b[0] == "dynamic"]
     kinds = {}
@@ -146,7 +149,7 @@ def study(label, stream, samples, rng):
         _, (lit, dist), starts, _, _ = rng.choice(dynamic)
         start = rng.randrange(starts[0], starts[-1] + 1)
         true = set(starts)
-        guessed, why = walk_symbols(bits, start, lit, dist, limit=400)
+        guessed, why = walk_symbols(bits, start, lit, dist, limit=symbols)
         synced = next((p for p in guessed if p in true), None)
         if synced is None:
             not_synced += 1
@@ -155,12 +158,12 @@ def study(label, stream, samples, rng):
             distances.append(synced - start)
     distances.sort()
     at = lambda f: distances[min(len(distances) - 1, int(f * len(distances)))] if distances else -1
-    print(f"{label}: {len(stream)} bytes, blocks {kinds}; {samples} guesses: {len(distances)} synced, {not_synced} not "
+    print(f"{label}: {len(stream)} bytes, blocks {kinds}; {samples} guesses: {len(distances)} synced, {not_synced} not within {symbols} symbols "
           f"({ended} ended by an end-of-block code first); bits to the first true boundary: median {at(0.5)}, "
           f"90% {at(0.9)}, 99% {at(0.99)}, largest {distances[-1] if distances else -1}")
 
 
-def pieces(label, walked, stream, piece_kib, margin):
+def pieces(label, walked, stream, piece_kib, margin, symbols):
     """Pieces of `piece_kib` KiB of input, each guessed at its first bit with the codes of the block
     it lies in: how many fall into step within `margin` bytes (and before their block ends).
     `walked`: blocks(stream), with each block's set of symbol starts."""
@@ -177,7 +180,7 @@ def pieces(label, walked, stream, piece_kib, margin):
         if s <= starts[0]:
             settled += 1  # inside the header: the piece starts at the block's start
             continue
-        guessed, _ = walk_symbols(bits, s, codes[0], codes[1], limit=400)
+        guessed, _ = walk_symbols(bits, s, codes[0], codes[1], limit=symbols)
         synced = next((p for p in guessed if p in true_starts[index]), None)
         if synced is not None and synced - s <= margin * 8:
             settled += 1
@@ -185,6 +188,26 @@ def pieces(label, walked, stream, piece_kib, margin):
             late += 1
     print(f"{label}, pieces of {piece_kib} KiB, margin {margin} bytes: {count} pieces after the first; {settled} in step within "
           f"the margin ({100.0 * settled / max(count, 1):.1f}%), {late} not, {stored} in stored blocks")
+
+
+def libdeflate_compress(data, level):
+    """Raw DEFLATE by libdeflate (libdeflate_deflate_compress) at `level`."""
+    import ctypes
+    lib = ctypes.CDLL("libdeflate.so.0")
+    lib.libdeflate_alloc_compressor.restype = ctypes.c_void_p
+    lib.libdeflate_alloc_compressor.argtypes = [ctypes.c_int]
+    lib.libdeflate_deflate_compress.restype = ctypes.c_size_t
+    lib.libdeflate_deflate_compress.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t]
+    lib.libdeflate_free_compressor.argtypes = [ctypes.c_void_p]
+    c = lib.libdeflate_alloc_compressor(level)
+    if not c:
+        raise SystemExit(f"libdeflate: no compressor for level {level}")
+    out = ctypes.create_string_buffer(len(data) + len(data) // 8 + 4096)
+    n = lib.libdeflate_deflate_compress(c, data, len(data), out, len(out))
+    lib.libdeflate_free_compressor(c)
+    if n == 0:
+        raise SystemExit("libdeflate: the output did not fit")
+    return out.raw[:n]
 
 
 def main():
@@ -195,6 +218,8 @@ def main():
     a.add_argument("--seed", type=int, default=1)
     a.add_argument("--pieces", default="", help="KiB of input per piece, comma-separated: the pieces' figures instead")
     a.add_argument("--margin", type=int, default=256, help="bytes a piece runs past the next one's start")
+    a.add_argument("--libdeflate", action="store_true", help="compress with libdeflate instead of zlib")
+    a.add_argument("--symbols", type=int, default=400, help="symbols a guess decodes at most before it counts as not in step")
     a.add_argument("files", nargs="+")
     o = a.parse_args()
     data = b""
@@ -204,15 +229,19 @@ def main():
     data = data[: int(o.mib * (1 << 20))]
     rng = random.Random(o.seed)
     for level in (int(x) for x in o.levels.split(",")):
-        c = zlib.compressobj(level, zlib.DEFLATED, -15)
-        stream = c.compress(data) + c.flush()
+        if o.libdeflate:
+            name, stream = "libdeflate", libdeflate_compress(data, level)
+        else:
+            c = zlib.compressobj(level, zlib.DEFLATED, -15)
+            name, stream = "zlib", c.compress(data) + c.flush()
+        assert zlib.decompress(stream, -15) == data
         if o.pieces:
             bits, found = blocks(stream)
             walked = (bits, found, [set(b[2]) if b[2] else set() for b in found])
             for kib in (int(x) for x in o.pieces.split(",")):
-                pieces(f"zlib level {level}", walked, stream, kib, o.margin)
+                pieces(f"{name} level {level}", walked, stream, kib, o.margin, o.symbols)
         else:
-            study(f"zlib level {level}", stream, o.samples, rng)
+            study(f"{name} level {level}", stream, o.samples, rng, o.symbols)
 
 
 if __name__ == "__main__":
