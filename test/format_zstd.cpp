@@ -537,7 +537,7 @@ BOOST_AUTO_TEST_CASE(millions_of_tiny_blocks_are_streamed_not_listed) {
     }
     // Every format's budget error is a record_budget_error, and the budget is the shared one.
     BOOST_CHECK_THROW((void)fmt::parse_zstd(small, o), fmt::record_budget_error);
-    BOOST_TEST(fmt::zstd_table_budget(1000) == fmt::record_budget_base + 1000);
+    BOOST_TEST(fmt::record_budget(1000) == fmt::record_budget_base + 1000);
     BOOST_TEST(fmt::record_budget(~std::uint64_t{0} - 5) == ~std::uint64_t{0});
     // Past the budget the file is streamed, and its first buffer is what its blocks can hold (one
     // byte here), not four bytes per input byte or 64 KiB.

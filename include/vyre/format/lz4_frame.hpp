@@ -91,7 +91,7 @@ struct lz4_parse_options {
     // Block checksums cover the stored bytes, so they can be checked before anything is decoded.
     bool verify_block_checksums = true;
     // Bytes of records the parse may keep (lz4_table_bytes: one lz4_frame a frame, one lz4_block a
-    // block); 0: lz4_table_budget(file size). Real files keep about 56 bytes per 64 KiB to 4 MiB
+    // block); 0: record_budget(file size). Real files keep about 56 bytes per 64 KiB to 4 MiB
     // block, but a block can be 5 bytes of input and a skippable frame 8, which would make the
     // records 11 times the file. Past the budget the parse throws lz4_table_error, and the
     // engine's routes decode such a file as walk_lz4_frames reaches each block instead.
@@ -102,9 +102,6 @@ struct lz4_parse_options {
 inline constexpr std::uint64_t lz4_table_bytes(std::uint64_t frames, std::uint64_t blocks) noexcept {
     return frames * sizeof(lz4_frame) + blocks * sizeof(lz4_block);
 }
-
-// The default bound on a parse's records (format/record_budget.hpp).
-inline constexpr std::uint64_t lz4_table_budget(std::uint64_t input_bytes) noexcept { return record_budget(input_bytes); }
 
 // Thrown where a parse's records would pass lz4_parse_options::max_table_bytes: a file of
 // millions of tiny blocks or frames, to be decoded without a list of them (walk_lz4_frames).
@@ -146,7 +143,7 @@ public:
     // run() returns a layout holding output_size only.
     lz4_parser(std::span<const std::uint8_t> file, const lz4_parse_options& options, const lz4_walk_visitor* visitor = nullptr)
         : file_(file), options_(options), visitor_(visitor) {
-        if (options_.max_table_bytes == 0) options_.max_table_bytes = lz4_table_budget(file.size());
+        if (options_.max_table_bytes == 0) options_.max_table_bytes = record_budget(file.size());
     }
 
     lz4_walk_counts counts() const noexcept { return {frames_, blocks_, layout_.output_size}; }

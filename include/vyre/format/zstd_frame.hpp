@@ -105,7 +105,7 @@ struct zstd_parse_options {
     // of many frames parses faster from several places at once; the result is the same.
     unsigned threads = 1;
     // Bytes of records the parse may keep (zstd_table_bytes: one zstd_frame a frame, one
-    // zstd_block a block); 0: zstd_table_budget(input size). Real data keeps about 50 bytes per
+    // zstd_block a block); 0: record_budget(input size). Real data keeps about 50 bytes per
     // 128 KiB block, but a block can be 3 bytes of input (an empty one), which would make the
     // records 16 times the file. Past the budget the parse throws zstd_table_error, and the
     // engine's routes decode such a file with libzstd's streaming decoder instead.
@@ -116,9 +116,6 @@ struct zstd_parse_options {
 inline constexpr std::uint64_t zstd_table_bytes(std::uint64_t frames, std::uint64_t blocks) noexcept {
     return frames * sizeof(zstd_frame) + blocks * sizeof(zstd_block);
 }
-
-// The default bound on a parse's records (format/record_budget.hpp).
-inline constexpr std::uint64_t zstd_table_budget(std::uint64_t input_bytes) noexcept { return record_budget(input_bytes); }
 
 // Thrown where a parse's records would pass zstd_parse_options::max_table_bytes: a file of
 // millions of tiny blocks or frames, to be decoded without a parse (a streaming decoder).
@@ -131,7 +128,7 @@ namespace detail {
 
 // `options` with max_table_bytes 0 replaced by the default budget for `input_bytes`.
 inline zstd_parse_options with_table_budget(zstd_parse_options options, std::uint64_t input_bytes) noexcept {
-    if (options.max_table_bytes == 0) options.max_table_bytes = zstd_table_budget(input_bytes);
+    if (options.max_table_bytes == 0) options.max_table_bytes = record_budget(input_bytes);
     return options;
 }
 

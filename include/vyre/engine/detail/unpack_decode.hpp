@@ -117,7 +117,7 @@ inline void decode_lz4(run_state& run, std::vector<decode_job*>& all) {
     // and the jobs past it are walked instead.
     std::uint64_t input_bytes = 0, listed = 0;
     for (const decode_job* j : all) input_bytes += j->input.bytes.size();
-    const std::uint64_t table_budget = fmt::lz4_table_budget(input_bytes);
+    const std::uint64_t table_budget = fmt::record_budget(input_bytes);
     std::vector<decode_job*> jobs;
     std::vector<lz4_file> files;
     for (std::size_t k = 0; k < all.size(); ++k) {
@@ -240,7 +240,7 @@ inline void decode_zstd(run_state& run, std::vector<decode_job*>& all) {
     // would add up past it), and the jobs past it are streamed instead.
     std::uint64_t input_bytes = 0, listed = 0;
     for (const decode_job* j : all) input_bytes += j->input.bytes.size();
-    const std::uint64_t table_budget = fmt::zstd_table_budget(input_bytes);
+    const std::uint64_t table_budget = fmt::record_budget(input_bytes);
     for (std::size_t k = 0; k < all.size(); ++k) {
         if (all[k]->failure != unpack_status::ok) continue;
         if (unproven[k] || table[k] > table_budget - listed) {
