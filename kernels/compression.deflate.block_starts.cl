@@ -60,13 +60,15 @@ void compression_deflate_block_starts(
             ulong hi = ((ulong)(vyre_load_u32_le_global_checked(input, input_len, (a + 8u))) | ((ulong)(vyre_load_u32_le_global_checked(input, input_len, (a + 12u))) << (32ul & 63ul)));
             uint o = 0u;
             while (((uint)(((uint)((from + (uint)get_local_id(0)) < window_bytes)) && ((uint)(o < 8u))))) {
-                uint q = (((i & 3u) * 8u) + o);
-                uint v = (uint)(((lo >> ((ulong)(q) & 63ul)) | ((hi << (1ul & 63ul)) << ((ulong)((63u - q)) & 63ul))));
-                uint ncode = (((v >> (13u & 31u)) & 15u) + 4u);
+                uint v = (uint)(((lo >> ((ulong)((((i & 3u) * 8u) + o)) & 63ul)) | ((hi << (1ul & 63ul)) << ((ulong)((63u - (((i & 3u) * 8u) + o))) & 63ul))));
+                uint ncode = 0u;
+                ulong fields = 0ul;
+                uint plausible = 0u;
+                ncode = (((v >> (13u & 31u)) & 15u) + 4u);
                 uint header_end = ((((i * 8u) + o) + 17u) + (ncode * 3u));
                 uint cheap = ((uint)(((uint)(((uint)(((uint)(((v >> (1u & 31u)) & 3u) == 2u)) && ((uint)(((v >> (3u & 31u)) & 31u) <= 29u)))) && ((uint)(((v >> (8u & 31u)) & 31u) <= 29u)))) && ((uint)(header_end <= (n * 8u)))));
                 if (cheap) {
-                    ulong fields = (((lo >> ((ulong)((q + 17u)) & 63ul)) | ((hi << (1ul & 63ul)) << ((ulong)((63u - (q + 17u))) & 63ul))) & ((1ul << ((ulong)((ncode * 3u)) & 63ul)) - 1ul));
+                    fields = (((lo >> ((ulong)(((((i & 3u) * 8u) + o) + 17u)) & 63ul)) | ((hi << (1ul & 63ul)) << ((ulong)((63u - ((((i & 3u) * 8u) + o) + 17u))) & 63ul))) & ((1ul << ((ulong)((ncode * 3u)) & 63ul)) - 1ul));
                     uint clen_kraft = 0u;
                     uint kraft_l0 = ((uint)((fields >> (0ul & 63ul))) & 7u);
                     clen_kraft = (clen_kraft + (((uint)(kraft_l0 != 0u)) ? (128u >> (kraft_l0 & 31u)) : 0u));
@@ -106,8 +108,11 @@ void compression_deflate_block_starts(
                     clen_kraft = (clen_kraft + (((uint)(kraft_l17 != 0u)) ? (128u >> (kraft_l17 & 31u)) : 0u));
                     uint kraft_l18 = ((uint)((fields >> (54ul & 63ul))) & 7u);
                     clen_kraft = (clen_kraft + (((uint)(kraft_l18 != 0u)) ? (128u >> (kraft_l18 & 31u)) : 0u));
+                    plausible = ((uint)(clen_kraft == 128u));
+                }
+                if (plausible) {
                     uint earlier = vyre_atomic_or_uint(found, found_len, slot, 0u);
-                    if (((uint)(((uint)(clen_kraft == 128u)) && ((uint)(earlier > (first_bit + o)))))) {
+                    if (((uint)(earlier > (first_bit + o)))) {
                         uint clen0 = 0u;
                         uint clen1 = 0u;
                         uint clen2 = 0u;

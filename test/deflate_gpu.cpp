@@ -573,12 +573,34 @@ BOOST_AUTO_TEST_CASE(block_starts_on_the_interpreter) {
                 buffers[2] = buffer_of(described);
                 buffers[3] = buffer_of({windows});
                 vyre::reference::run(cz::deflate_block_starts_program(), {windows, 1, 1}, buffers, vyre::reference::run_options::checking_races());
-                std::vector<std::uint64_t> got;
-                const auto slots = words_of(buffers[1]);
-                for (std::uint32_t w = 0; w < windows; ++w)
-                    if (slots[w] != cz::deflate_no_block_start) got.push_back(std::uint64_t{window} * (w + 1) * 8 + slots[w]);
-                BOOST_TEST(got == host, boost::test_tools::per_element());
+                const auto points_of = [&](const std::vector<std::uint32_t>& slots) {
+                    std::vector<std::uint64_t> got;
+                    for (std::uint32_t w = 0; w < windows; ++w)
+                        if (slots[w] != cz::deflate_no_block_start) got.push_back(std::uint64_t{window} * (w + 1) * 8 + slots[w]);
+                    return got;
+                };
+                BOOST_TEST(points_of(words_of(buffers[1])) == host, boost::test_tools::per_element());
                 found += host.size();
+                // The two programs the search runs by default: the candidates listed, then checked.
+                const std::uint32_t capacity = n / 4 + 16; // one per 32 bits: never passed here
+                std::vector<vyre::reference::buffer_data> list(4);
+                list[0] = buffers[0];
+                list[1] = buffer_of(std::vector<std::uint32_t>(1 + 2 * capacity, 0));
+                list[2] = buffers[2];
+                list[3] = buffer_of({windows, capacity});
+                vyre::reference::run(cz::deflate_block_candidates_program(), {windows, 1, 1}, list, vyre::reference::run_options::checking_races());
+                const auto listed = words_of(list[1]);
+                BOOST_REQUIRE(listed[0] <= capacity);
+                std::vector<vyre::reference::buffer_data> check(5);
+                check[0] = buffers[0];
+                check[1] = buffer_of(std::vector<std::uint32_t>(windows, cz::deflate_no_block_start));
+                check[2] = buffers[2];
+                check[3] = buffer_of({listed[0]});
+                check[4] = list[1];
+                vyre::reference::run(cz::deflate_block_check_program(), {(listed[0] + 255) / 256, 1, 1}, check,
+                                     vyre::reference::run_options::checking_races());
+                BOOST_TEST(points_of(words_of(check[1])) == host, boost::test_tools::per_element());
+                BOOST_TEST(listed[0] >= host.size()); // every start was a candidate
             }
         }
     BOOST_TEST(found > 30u);

@@ -89,6 +89,17 @@ VYRE_DEVICE_TEST(the_device_finds_the_hosts_split_points) {
         }
     }
     BOOST_TEST(compared > 100u); // points were found, not only the leading 0s
+    // The one-program search, which runs where the candidates would pass the list's capacity,
+    // gives the same slots: a capacity of one forces it, two candidates suffice to pass it.
+    for (const stream_case& c : all) {
+        auto input = vyre::runtime::allocate(dev.ctx(), vyre::runtime::padded_bytes(c.stream.size()));
+        vyre::runtime::write(dev.ctx(), input, c.stream.data(), c.stream.size());
+        const auto windows = cz::deflate_search_windows(0, c.stream.size(), 4096, c.stream.size());
+        BOOST_TEST_CONTEXT(c.name) {
+            BOOST_TEST(cz::find_deflate_blocks_at(dev.ctx(), input, windows, 1) == cz::find_deflate_blocks_at(dev.ctx(), input, windows),
+                       boost::test_tools::per_element());
+        }
+    }
     // Windows of a range (how a piece that outgrew its region is cut): the host's finder per window.
     const stream_case& c = all[4]; // libdeflate level 6
     auto input = vyre::runtime::allocate(dev.ctx(), vyre::runtime::padded_bytes(c.stream.size()));

@@ -65,12 +65,14 @@ inline constexpr std::uint32_t deflate_piece_lanes = deflate_fast_lanes;
 inline constexpr std::uint64_t deflate_piece_max_input = (std::uint64_t{1} << 29) - 1;
 
 inline std::vector<op_info> deflate_split_infos() {
-    return {{"compression.deflate.pieces", 1, "pieces of one DEFLATE stream, each from a guessed block start, references for the window before it",
-             {{ir::data_type::bytes}, ir::data_type::u32}, ir::convention::v1(),
-             [] { return deflate_pieces_program(deflate_piece_lanes, deflate_fast_streams_per_workgroup); }},
-            {"compression.deflate.join", 1, "the pieces' elements written as the stream's bytes, in order",
-             {{ir::data_type::u32}, ir::data_type::bytes}, ir::convention::v1(), [] { return deflate_join_program(); }},
-            deflate_block_starts_info()};
+    std::vector<op_info> out{
+        {"compression.deflate.pieces", 1, "pieces of one DEFLATE stream, each from a guessed block start, references for the window before it",
+         {{ir::data_type::bytes}, ir::data_type::u32}, ir::convention::v1(),
+         [] { return deflate_pieces_program(deflate_piece_lanes, deflate_fast_streams_per_workgroup); }},
+        {"compression.deflate.join", 1, "the pieces' elements written as the stream's bytes, in order",
+         {{ir::data_type::u32}, ir::data_type::bytes}, ir::convention::v1(), [] { return deflate_join_program(); }}};
+    for (op_info& info : deflate_block_starts_infos()) out.push_back(std::move(info));
+    return out;
 }
 
 // One round of pieces: how many it decoded, its seconds (host clock, until their statuses were
