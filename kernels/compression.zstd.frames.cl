@@ -5,6 +5,10 @@ static inline uint vyre_load_constant_uint(const __constant uint* b, uint n, uin
 static inline uint vyre_load_global_uint(const __global uint* b, uint n, uint i) {
     return i < n ? b[i] : 0u;
 }
+static inline uint vyre_load_u32_le_global(const __global uchar* b, uint i) {
+    const __global uchar* p = b + i;
+    return (uint)p[0] | ((uint)p[1] << 8) | ((uint)p[2] << 16) | ((uint)p[3] << 24);
+}
 static inline void vyre_store_global_uint(__global uint* b, uint n, uint i, uint v) {
     if (i < n) b[i] = v;
 }
@@ -62,11 +66,13 @@ void compression_zstd_frames(
     uint seq_pos = 0u;
     uint seq_start = 0u;
     uint seq_virt = 0u;
+    uint seq_ahead = 0u;
     ulong huf_acc = 0ul;
     uint huf_nacc = 0u;
     uint huf_pos = 0u;
     uint huf_start = 0u;
     uint huf_virt = 0u;
+    uint huf_ahead = 0u;
     while (((uint)(((uint)(reason == 0u)) && ((uint)(block < block_count))))) {
         uint rec = ((first_block + block) * 16u);
         uint kind = vyre_load_global_uint(blocks, blocks_len, (rec + 0u));
@@ -181,6 +187,9 @@ void compression_zstd_frames(
                             huf_acc = (ulong)(huf_last);
                             huf_nacc = (31u - clz(huf_last));
                             huf_pos = (stream_bytes - 1u);
+                            if (((uint)(huf_pos >= 4u))) {
+                                huf_ahead = vyre_load_u32_le_global(input, (((uint)(stream_at) + huf_pos) - 4u));
+                            }
                         }
                     }
                     uint stream_to = (literals_at + (stream * segment));
@@ -189,9 +198,12 @@ void compression_zstd_frames(
                     while (((uint)(symbol_i < stream_symbols))) {
                         if (((uint)(huf_nacc <= 32u))) {
                             if (((uint)(huf_pos >= 4u))) {
-                                huf_acc = ((huf_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((huf_start + huf_pos) - 4u)]) | (((uint)input[(((huf_start + huf_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((huf_start + huf_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((huf_start + huf_pos) - 4u) + 3u)]) << (24u & 31u)))));
+                                huf_acc = ((huf_acc << (32ul & 63ul)) | (ulong)(huf_ahead));
                                 huf_pos = (huf_pos - 4u);
                                 huf_nacc = (huf_nacc + 32u);
+                                if (((uint)(huf_pos >= 4u))) {
+                                    huf_ahead = vyre_load_u32_le_global(input, ((huf_start + huf_pos) - 4u));
+                                }
                             } else {
                                 while (((uint)(huf_pos > 0u))) {
                                     huf_acc = ((huf_acc << (8ul & 63ul)) | (ulong)(((uint)input[((huf_start + huf_pos) - 1u)])));
@@ -254,6 +266,9 @@ void compression_zstd_frames(
                     seq_acc = (ulong)(seq_last);
                     seq_nacc = (31u - clz(seq_last));
                     seq_pos = (seq_size - 1u);
+                    if (((uint)(seq_pos >= 4u))) {
+                        seq_ahead = vyre_load_u32_le_global(input, ((seq_at + seq_pos) - 4u));
+                    }
                 }
             }
             if ((seq_marked ^ 1u)) {
@@ -265,9 +280,12 @@ void compression_zstd_frames(
             uint ml_log = vyre_load_global_uint(tables, tables_len, ml_table);
             if (((uint)(seq_nacc <= 32u))) {
                 if (((uint)(seq_pos >= 4u))) {
-                    seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
+                    seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)(seq_ahead));
                     seq_pos = (seq_pos - 4u);
                     seq_nacc = (seq_nacc + 32u);
+                    if (((uint)(seq_pos >= 4u))) {
+                        seq_ahead = vyre_load_u32_le_global(input, ((seq_start + seq_pos) - 4u));
+                    }
                 } else {
                     while (((uint)(seq_pos > 0u))) {
                         seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
@@ -297,9 +315,12 @@ void compression_zstd_frames(
                 uint of_code = ((of_entry >> (4u & 31u)) & 31u);
                 if (((uint)(seq_nacc <= 32u))) {
                     if (((uint)(seq_pos >= 4u))) {
-                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
+                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)(seq_ahead));
                         seq_pos = (seq_pos - 4u);
                         seq_nacc = (seq_nacc + 32u);
+                        if (((uint)(seq_pos >= 4u))) {
+                            seq_ahead = vyre_load_u32_le_global(input, ((seq_start + seq_pos) - 4u));
+                        }
                     } else {
                         while (((uint)(seq_pos > 0u))) {
                             seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
@@ -318,9 +339,12 @@ void compression_zstd_frames(
                 uint of_value = ((1u << (of_code & 31u)) + of_extra);
                 if (((uint)(seq_nacc <= 32u))) {
                     if (((uint)(seq_pos >= 4u))) {
-                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
+                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)(seq_ahead));
                         seq_pos = (seq_pos - 4u);
                         seq_nacc = (seq_nacc + 32u);
+                        if (((uint)(seq_pos >= 4u))) {
+                            seq_ahead = vyre_load_u32_le_global(input, ((seq_start + seq_pos) - 4u));
+                        }
                     } else {
                         while (((uint)(seq_pos > 0u))) {
                             seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
@@ -339,9 +363,12 @@ void compression_zstd_frames(
                 uint match_length = ((ml_value & 16777215u) + ml_extra);
                 if (((uint)(seq_nacc <= 32u))) {
                     if (((uint)(seq_pos >= 4u))) {
-                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
+                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)(seq_ahead));
                         seq_pos = (seq_pos - 4u);
                         seq_nacc = (seq_nacc + 32u);
+                        if (((uint)(seq_pos >= 4u))) {
+                            seq_ahead = vyre_load_u32_le_global(input, ((seq_start + seq_pos) - 4u));
+                        }
                     } else {
                         while (((uint)(seq_pos > 0u))) {
                             seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
@@ -361,9 +388,12 @@ void compression_zstd_frames(
                 if (((uint)((seq_i + 1u) < sequences))) {
                     if (((uint)(seq_nacc <= 32u))) {
                         if (((uint)(seq_pos >= 4u))) {
-                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
+                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)(seq_ahead));
                             seq_pos = (seq_pos - 4u);
                             seq_nacc = (seq_nacc + 32u);
+                            if (((uint)(seq_pos >= 4u))) {
+                                seq_ahead = vyre_load_u32_le_global(input, ((seq_start + seq_pos) - 4u));
+                            }
                         } else {
                             while (((uint)(seq_pos > 0u))) {
                                 seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));

@@ -12,6 +12,10 @@ static inline uint vyre_load_global_uint(const __global uint* b, uint n, uint i)
 static inline uint vyre_load_local_uint(const __local uint* b, uint n, uint i) {
     return i < n ? b[i] : 0u;
 }
+static inline uint vyre_load_u32_le_global(const __global uchar* b, uint i) {
+    const __global uchar* p = b + i;
+    return (uint)p[0] | ((uint)p[1] << 8) | ((uint)p[2] << 16) | ((uint)p[3] << 24);
+}
 static inline uint vyre_mod_uint(uint a, uint b) {
     return b == 0u ? 0u : a % b;
 }
@@ -87,11 +91,13 @@ void compression_zstd_frames_fast(
     uint seq_pos = 0u;
     uint seq_start = 0u;
     uint seq_virt = 0u;
+    uint seq_ahead = 0u;
     ulong huf_acc = 0ul;
     uint huf_nacc = 0u;
     uint huf_pos = 0u;
     uint huf_start = 0u;
     uint huf_virt = 0u;
+    uint huf_ahead = 0u;
     while (((uint)(((uint)(reason == 0u)) && ((uint)(block < block_count))))) {
         uint rec = ((first_block + block) * 16u);
         uint kind = vyre_load_global_uint(blocks, blocks_len, (rec + 0u));
@@ -209,6 +215,9 @@ void compression_zstd_frames_fast(
                             huf_acc = (ulong)(huf_last);
                             huf_nacc = (31u - clz(huf_last));
                             huf_pos = (stream_bytes - 1u);
+                            if (((uint)(huf_pos >= 4u))) {
+                                huf_ahead = vyre_load_u32_le_global(input, (((uint)(stream_at) + huf_pos) - 4u));
+                            }
                         }
                     }
                     uint stream_to = (literals_at + (stream * segment));
@@ -217,9 +226,12 @@ void compression_zstd_frames_fast(
                     while (((uint)(symbol_i < stream_symbols))) {
                         if (((uint)(huf_nacc <= 32u))) {
                             if (((uint)(huf_pos >= 4u))) {
-                                huf_acc = ((huf_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((huf_start + huf_pos) - 4u)]) | (((uint)input[(((huf_start + huf_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((huf_start + huf_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((huf_start + huf_pos) - 4u) + 3u)]) << (24u & 31u)))));
+                                huf_acc = ((huf_acc << (32ul & 63ul)) | (ulong)(huf_ahead));
                                 huf_pos = (huf_pos - 4u);
                                 huf_nacc = (huf_nacc + 32u);
+                                if (((uint)(huf_pos >= 4u))) {
+                                    huf_ahead = vyre_load_u32_le_global(input, ((huf_start + huf_pos) - 4u));
+                                }
                             } else {
                                 while (((uint)(huf_pos > 0u))) {
                                     huf_acc = ((huf_acc << (8ul & 63ul)) | (ulong)(((uint)input[((huf_start + huf_pos) - 1u)])));
@@ -285,6 +297,9 @@ void compression_zstd_frames_fast(
                     seq_acc = (ulong)(seq_last);
                     seq_nacc = (31u - clz(seq_last));
                     seq_pos = (seq_size - 1u);
+                    if (((uint)(seq_pos >= 4u))) {
+                        seq_ahead = vyre_load_u32_le_global(input, ((seq_at + seq_pos) - 4u));
+                    }
                 }
             }
             if ((seq_marked ^ 1u)) {
@@ -319,9 +334,12 @@ void compression_zstd_frames_fast(
             uint ml_log = vyre_load_local_uint(huffman, 8192u, (table_base + 1026u));
             if (((uint)(seq_nacc <= 32u))) {
                 if (((uint)(seq_pos >= 4u))) {
-                    seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
+                    seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)(seq_ahead));
                     seq_pos = (seq_pos - 4u);
                     seq_nacc = (seq_nacc + 32u);
+                    if (((uint)(seq_pos >= 4u))) {
+                        seq_ahead = vyre_load_u32_le_global(input, ((seq_start + seq_pos) - 4u));
+                    }
                 } else {
                     while (((uint)(seq_pos > 0u))) {
                         seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
@@ -356,9 +374,12 @@ void compression_zstd_frames_fast(
                 uint of_code = ((of_entry >> (4u & 31u)) & 31u);
                 if (((uint)(seq_nacc <= 32u))) {
                     if (((uint)(seq_pos >= 4u))) {
-                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
+                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)(seq_ahead));
                         seq_pos = (seq_pos - 4u);
                         seq_nacc = (seq_nacc + 32u);
+                        if (((uint)(seq_pos >= 4u))) {
+                            seq_ahead = vyre_load_u32_le_global(input, ((seq_start + seq_pos) - 4u));
+                        }
                     } else {
                         while (((uint)(seq_pos > 0u))) {
                             seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
@@ -377,9 +398,12 @@ void compression_zstd_frames_fast(
                 uint of_value = ((1u << (of_code & 31u)) + of_extra);
                 if (((uint)(seq_nacc <= 32u))) {
                     if (((uint)(seq_pos >= 4u))) {
-                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
+                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)(seq_ahead));
                         seq_pos = (seq_pos - 4u);
                         seq_nacc = (seq_nacc + 32u);
+                        if (((uint)(seq_pos >= 4u))) {
+                            seq_ahead = vyre_load_u32_le_global(input, ((seq_start + seq_pos) - 4u));
+                        }
                     } else {
                         while (((uint)(seq_pos > 0u))) {
                             seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
@@ -398,9 +422,12 @@ void compression_zstd_frames_fast(
                 uint match_length = ((ml_value & 16777215u) + ml_extra);
                 if (((uint)(seq_nacc <= 32u))) {
                     if (((uint)(seq_pos >= 4u))) {
-                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
+                        seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)(seq_ahead));
                         seq_pos = (seq_pos - 4u);
                         seq_nacc = (seq_nacc + 32u);
+                        if (((uint)(seq_pos >= 4u))) {
+                            seq_ahead = vyre_load_u32_le_global(input, ((seq_start + seq_pos) - 4u));
+                        }
                     } else {
                         while (((uint)(seq_pos > 0u))) {
                             seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));
@@ -420,9 +447,12 @@ void compression_zstd_frames_fast(
                 if (((uint)((seq_i + 1u) < sequences))) {
                     if (((uint)(seq_nacc <= 32u))) {
                         if (((uint)(seq_pos >= 4u))) {
-                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)((((((uint)input[((seq_start + seq_pos) - 4u)]) | (((uint)input[(((seq_start + seq_pos) - 4u) + 1u)]) << (8u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 2u)]) << (16u & 31u))) | (((uint)input[(((seq_start + seq_pos) - 4u) + 3u)]) << (24u & 31u)))));
+                            seq_acc = ((seq_acc << (32ul & 63ul)) | (ulong)(seq_ahead));
                             seq_pos = (seq_pos - 4u);
                             seq_nacc = (seq_nacc + 32u);
+                            if (((uint)(seq_pos >= 4u))) {
+                                seq_ahead = vyre_load_u32_le_global(input, ((seq_start + seq_pos) - 4u));
+                            }
                         } else {
                             while (((uint)(seq_pos > 0u))) {
                                 seq_acc = ((seq_acc << (8ul & 63ul)) | (ulong)(((uint)input[((seq_start + seq_pos) - 1u)])));

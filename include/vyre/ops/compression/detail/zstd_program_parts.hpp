@@ -49,9 +49,13 @@ inline auto zstd_table_ok(const zd::input_buffer<zd::u32>& tables, const auto& t
 // in `virt`, so that a stream consumed inexactly is caught at its end. Every caller checks the
 // stream's range against the input before `start`, and the reads stay inside it, so they test
 // no index of their own (ir::bounds).
+// The four bytes a refill takes are loaded one refill ahead (`ahead`, the word below `pos`
+// whenever pos >= 4): a refill then shifts in a word already loaded, and the load it issues for
+// the next has a sequence's or a few symbols' decoding to arrive, instead of every refill
+// waiting for memory on the stream's serial chain.
 struct zstd_reader {
     zd::variable<zd::u64> acc;
-    zd::variable<zd::u32> nacc, pos, start, virt;
+    zd::variable<zd::u32> nacc, pos, start, virt, ahead;
 };
 
 class zstd_bits {
@@ -60,7 +64,7 @@ public:
 
     zstd_reader make(const std::string& p) const {
         return zstd_reader{k_.let(p + "_acc", zd::lit<zd::u64>(0)), k_.let(p + "_nacc", 0u), k_.let(p + "_pos", 0u),
-                           k_.let(p + "_start", 0u), k_.let(p + "_virt", 0u)};
+                           k_.let(p + "_start", 0u), k_.let(p + "_virt", 0u), k_.let(p + "_ahead", 0u)};
     }
 
     // Holds at least 33 bits afterwards (zeros past the stream's start, counted in virt).
@@ -69,12 +73,10 @@ public:
         const auto& in = in_;
         k.if_(r.nacc <= 32u, [&] {
             k.if_(r.pos >= 4u, [&] {
-                const auto at = r.start + r.pos - 4u;
-                r.acc = (r.acc << zd::lit<zd::u64>(32)) |
-                        zd::cast<zd::u64>(in.unchecked(at) | (in.unchecked(at + 1u) << 8u) | (in.unchecked(at + 2u) << 16u) |
-                                          (in.unchecked(at + 3u) << 24u));
+                r.acc = (r.acc << zd::lit<zd::u64>(32)) | zd::cast<zd::u64>(r.ahead);
                 r.pos = r.pos - 4u;
                 r.nacc = r.nacc + 32u;
+                k.if_(r.pos >= 4u, [&] { r.ahead = in.u32_le_unchecked(r.start + r.pos - 4u); });
             }).else_([&] {
                 k.while_(r.pos > 0u, [&] {
                     r.acc = (r.acc << zd::lit<zd::u64>(8)) | zd::cast<zd::u64>(in.unchecked(r.start + r.pos - 1u));
@@ -106,6 +108,7 @@ public:
                 r.acc = zd::cast<zd::u64>(last);
                 r.nacc = 31u - zd::clz(last); // the bits below the marker
                 r.pos = size - 1u;
+                k.if_(r.pos >= 4u, [&] { r.ahead = in_.u32_le_unchecked(at + r.pos - 4u); });
             });
         });
         return ok;
