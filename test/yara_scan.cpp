@@ -10,15 +10,20 @@
 #include <vyre/engine/yara_scan.hpp>
 #include <vyre/scan/yara_conditions.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -156,6 +161,55 @@ BOOST_AUTO_TEST_CASE(conditions_that_need_a_string) {
     BOOST_TEST(!one("pe.is_dll() or $a"));
     // Text the reader does not follow ends the list: those rules are not prefiltered.
     BOOST_TEST(vyre::scan::yara_rule_conditions("rule ok { condition: true } garbage here").size() == 1u);
+}
+
+// util::background_jobs, which runs libyara beside the scan: heaviest first, every job run once,
+// a job's exception rethrown by wait(), and abandon() leaving no job running.
+BOOST_AUTO_TEST_CASE(background_jobs_run_heaviest_first_and_rethrow) {
+    for (const unsigned threads : {1u, 4u}) {
+        BOOST_TEST_CONTEXT("threads " << threads) {
+            vyre::util::background_jobs jobs(threads);
+            std::mutex m;
+            std::vector<int> ran;
+            // The first job holds every thread's attention until the rest are queued.
+            std::atomic<bool> go{false};
+            for (unsigned t = 0; t < threads; ++t)
+                jobs.push(1000, [&] {
+                    while (!go.load()) std::this_thread::yield();
+                });
+            std::this_thread::sleep_for(std::chrono::milliseconds(50)); // the blockers start
+            for (int w : {3, 9, 1, 7, 5}) jobs.push(static_cast<std::uint64_t>(w), [&, w] {
+                const std::lock_guard<std::mutex> g(m);
+                ran.push_back(w);
+            });
+            go = true;
+            jobs.wait();
+            BOOST_TEST(ran.size() == 5u);
+            if (threads == 1) BOOST_TEST((ran == std::vector<int>{9, 7, 5, 3, 1}));
+            jobs.push(1, [] { throw std::runtime_error("job failed"); });
+            jobs.push(2, [&] {
+                const std::lock_guard<std::mutex> g(m);
+                ran.push_back(100);
+            });
+            BOOST_CHECK_THROW(jobs.wait(), std::runtime_error);
+            BOOST_TEST(ran.back() == 100);
+            jobs.wait(); // the failure was reported once
+            std::atomic<int> started{0};
+            go = false;
+            for (int j = 0; j < 50; ++j) jobs.push(1, [&] {
+                ++started;
+                while (!go.load()) std::this_thread::yield();
+            });
+            std::thread release([&] {
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                go = true;
+            });
+            jobs.abandon(); // drops the queued ones, then waits for the running ones until the release
+            release.join();
+            BOOST_TEST(started.load() <= static_cast<int>(threads)); // only those running ran
+            jobs.wait();
+        }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(rules_errors_name_the_line) {

@@ -158,8 +158,10 @@ inline int scan_yara(const po::variables_map& vm, vyre::runtime::context& ctx, s
         std::cerr << "vyre scan: seconds: " << context_timing(ctx) << "; rules file and inputs " << timing(between(t_start, t0))
                   << "; rules compiled " << timing(between(t0, t1)) << "; " << steps_timing(u) << "; scan "
                   << timing(u.layer_files) << " (uploads " << timing(r.stage.upload) << ", scan calls " << timing(r.stage.calls)
-                  << ", libyara " << timing(r.libyara_seconds) << " on the candidates, reading the "
-                  << r.read_back_files << " of them left on the device back " << timing(r.read_back_seconds) << "); layers released " << timing(u.release) << "; the rest "
+                  << ", reading the " << r.read_back_files << " candidates left on the device back " << timing(r.read_back_seconds)
+                  << " in " << r.read_back_calls << " call(s), waiting for libyara " << timing(r.libyara_waited_seconds)
+                  << "); libyara " << timing(r.libyara_seconds) << " of its threads' time beside the steps, the largest file it evaluated "
+                  << r.largest_evaluated << " bytes; layers released " << timing(u.release) << "; the rest "
                   << timing(between(t1, t2) - (u.open + u.decode + u.finish + u.layer_files + u.write + u.release))
                   << "; printing " << timing(between(t2, clock::now())) << "; total " << timing(between(t_start, clock::now()))
                   << "\n";

@@ -167,6 +167,11 @@ public:
         flush_kept();
     }
 
+    // Called where the views handed to add() end: after the plain inputs, at the end of each
+    // layer, and (with true, and it must not throw then) on the way out of a layer that failed. A
+    // sink whose work outlives its call (engine/yara_scan.hpp) waits there.
+    std::function<void(bool failed)> views_end;
+
     std::size_t files_scanned = 0;
     std::uint64_t bytes_scanned = 0;
     std::uint64_t kept_bytes_scanned = 0;
@@ -260,6 +265,7 @@ inline unpack_report scan_inputs(runtime::context& ctx, std::span<const unpack_i
         }
     }
     batcher.flush();
+    if (batcher.views_end) batcher.views_end(false);
     if (!archives.empty()) {
         unpack_options u = options;
         u.output_dir.clear();
@@ -267,14 +273,21 @@ inline unpack_report scan_inputs(runtime::context& ctx, std::span<const unpack_i
         u.keep_on_device = keep_on_device;
         u.host_below_bytes = 0; // the scan needs the device whatever the size: decode there too
         u.layer_files = [&](std::span<const unpack_file_view> files) {
-            std::vector<std::uint32_t> order;
-            for (const auto& f : files) {
-                order.assign(f.order.begin(), f.order.end());
-                if (!order.empty()) order[0] = archive_index[order[0]];
-                if (f.device) batcher.add_kept(f.path, *f.device, order);
-                else batcher.add(f.path, f.bytes, order);
+            // The views end with this call.
+            try {
+                std::vector<std::uint32_t> order;
+                for (const auto& f : files) {
+                    order.assign(f.order.begin(), f.order.end());
+                    if (!order.empty()) order[0] = archive_index[order[0]];
+                    if (f.device) batcher.add_kept(f.path, *f.device, order);
+                    else batcher.add(f.path, f.bytes, order);
+                }
+                batcher.flush();
+            } catch (...) {
+                if (batcher.views_end) batcher.views_end(true);
+                throw;
             }
-            batcher.flush(); // the views end with this call
+            if (batcher.views_end) batcher.views_end(false);
         };
         report = unpack(ctx, archives, u);
         const auto renumber = [&](std::vector<std::uint32_t>& order) {

@@ -16,6 +16,9 @@
 // call makes every file of that call a candidate. So a match is never lost to the prefilter:
 // libyara decides every match, on exactly the bytes a plain `yara` would see. Where every rule is
 // prefiltered, what the device decoded stays there and only the candidate files are read back.
+// libyara evaluates the candidates on threads of its own, the largest first, while the run goes on
+// (scanning the files left on the device, reading their candidates back); the run waits for it at
+// the end of each layer, where the files' bytes are let go.
 //
 // Not yet: libyara's own string search runs again on each candidate file.
 
@@ -186,7 +189,10 @@ struct yara_scan_report {
     scan_stage_seconds stage;      // the scan stage's parts; its findings part holds the two below
     double read_back_seconds = 0;  // candidate files read back from the device
     std::size_t read_back_files = 0;
-    double libyara_seconds = 0;    // libyara evaluating the candidates (wall time, every thread)
+    std::size_t read_back_calls = 0;         // bytes.gather calls that read them
+    std::uint64_t largest_evaluated = 0;     // bytes of the largest file libyara evaluated
+    double libyara_seconds = 0;              // libyara evaluating the candidates, summed over its threads
+    double libyara_waited_seconds = 0;       // the run waiting for libyara to finish a layer's candidates
 };
 
 // YARA rules over every file in `inputs` (see the note at the top). `patterns` must be built from
@@ -196,58 +202,68 @@ inline yara_scan_report yara_scan_archives(runtime::context& ctx, const yara_rul
     yara_scan_report report;
     report.rules = rules.rule_count();
     report.prefiltered_rules = rules.prefiltered_count();
-    const unsigned threads = std::min(32u, util::thread_count(options.unpack.threads)); // libyara's YR_MAX_THREADS
-    std::mutex lock;
+    // libyara runs beside the rest of the run, on at most its YR_MAX_THREADS scans at once: a file
+    // on the host from the moment its scan call has passed it, one left on the device once read
+    // back. The run waits for them where the files' views end (scan_batcher::views_end).
+    util::background_jobs libyara(std::min(32u, util::thread_count(options.unpack.threads)));
+    std::mutex lock; // guards report.matches
+    const auto evaluate = [&](const detail::scanned_file& f, std::span<const std::uint8_t> bytes,
+                              std::shared_ptr<const ops::bytes::gathered> owner) {
+        ++report.files_evaluated;
+        report.largest_evaluated = std::max<std::uint64_t>(report.largest_evaluated, bytes.size());
+        libyara.push(bytes.size(), [&rules, &report, &lock, path = f.path, order = f.order, bytes, owner = std::move(owner)] {
+            auto found = rules.matches(bytes);
+            const std::lock_guard<std::mutex> g(lock);
+            for (auto& name : found) report.matches.push_back({path, order, std::move(name)});
+        });
+    };
     // Each scan call on its own (no budget carried): a cap passed marks that call's files only.
     detail::scan_batcher batcher(ctx, patterns, options.scan, options.batch_bytes, nullptr,
                                  [&](std::span<const detail::scanned_file> files, const ops::scan::scan_result& r) {
                                      std::vector<char> candidate(files.size(), rules.every_file() || r.capped_patterns > 0);
                                      for (const auto& h : r.hits) candidate[h.entry] = 1;
-                                     std::vector<std::size_t> todo;
-                                     for (std::size_t f = 0; f < files.size(); ++f)
-                                         if (candidate[f]) todo.push_back(f);
-                                     std::vector<std::vector<std::string>> found(todo.size());
                                      // Files left on the device come back packed by bytes.gather: per device
                                      // buffer one upload of their ranges, one dispatch and one read, where a
                                      // read per file cost tens of microseconds each on an NVIDIA queue.
-                                     const auto t0 = std::chrono::steady_clock::now();
-                                     std::vector<std::span<const std::uint8_t>> content(todo.size());
-                                     std::vector<ops::bytes::gathered> packs;
-                                     std::vector<std::pair<cl_mem, std::size_t>> by_buffer; // (buffer, candidate) in buffer order
-                                     for (std::size_t i = 0; i < todo.size(); ++i) {
-                                         if (const unpack_device_bytes* d = files[todo[i]].device) by_buffer.push_back({d->buffer.get(), i});
-                                         else content[i] = files[todo[i]].bytes;
+                                     std::vector<std::pair<cl_mem, std::size_t>> by_buffer; // (buffer, file) in buffer order
+                                     for (std::size_t f = 0; f < files.size(); ++f) {
+                                         if (!candidate[f]) continue;
+                                         if (const unpack_device_bytes* d = files[f].device) by_buffer.push_back({d->buffer.get(), f});
+                                         else evaluate(files[f], files[f].bytes, nullptr);
                                      }
+                                     const auto t0 = std::chrono::steady_clock::now();
                                      std::stable_sort(by_buffer.begin(), by_buffer.end(),
                                                       [](const auto& a, const auto& b) { return std::less<cl_mem>()(a.first, b.first); });
-                                     packs.reserve(by_buffer.size());
                                      for (std::size_t a = 0; a < by_buffer.size();) {
                                          std::size_t b = a;
                                          std::vector<ops::bytes::byte_range> ranges;
                                          for (; b < by_buffer.size() && by_buffer[b].first == by_buffer[a].first; ++b) {
-                                             const unpack_device_bytes* d = files[todo[by_buffer[b].second]].device;
+                                             const unpack_device_bytes* d = files[by_buffer[b].second].device;
                                              ranges.push_back({d->offset, d->size});
                                          }
-                                         packs.push_back(ops::bytes::gather_device(ctx, files[todo[by_buffer[a].second]].device->buffer, ranges));
-                                         for (std::size_t k = a; k < b; ++k) content[by_buffer[k].second] = packs.back().range(k - a, ranges[k - a].size);
+                                         const auto pack = std::make_shared<const ops::bytes::gathered>(
+                                             ops::bytes::gather_device(ctx, files[by_buffer[a].second].device->buffer, ranges));
+                                         ++report.read_back_calls;
+                                         for (std::size_t k = a; k < b; ++k)
+                                             evaluate(files[by_buffer[k].second], pack->range(k - a, ranges[k - a].size), pack);
                                          a = b;
                                      }
-                                     const auto t1 = std::chrono::steady_clock::now();
-                                     util::parallel_for(todo.size(), threads, [&](std::size_t i) { found[i] = rules.matches(content[i]); });
-                                     std::lock_guard<std::mutex> g(lock);
-                                     report.read_back_seconds += std::chrono::duration<double>(t1 - t0).count();
+                                     report.read_back_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                                      report.read_back_files += by_buffer.size();
-                                     report.libyara_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-                                     report.files_evaluated += todo.size();
-                                     for (std::size_t i = 0; i < todo.size(); ++i)
-                                         for (auto& name : found[i]) report.matches.push_back({files[todo[i]].path, files[todo[i]].order, std::move(name)});
                                  });
+    batcher.views_end = [&](bool failed) {
+        if (failed) return libyara.abandon();
+        const auto t0 = std::chrono::steady_clock::now();
+        libyara.wait();
+        report.libyara_waited_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
     // When libyara reads every file, every file must come to the host anyway.
     report.unpack = detail::scan_inputs(ctx, inputs, options.unpack, options.keep_on_device && !rules.every_file(), batcher);
     report.files = batcher.files_scanned;
     report.bytes = batcher.bytes_scanned;
     report.scan_dispatches = batcher.dispatches;
     report.stage = batcher.seconds;
+    report.libyara_seconds = libyara.busy_seconds();
     std::stable_sort(report.matches.begin(), report.matches.end(), [](const yara_match& a, const yara_match& b) { return a.order < b.order; });
     return report;
 }

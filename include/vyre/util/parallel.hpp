@@ -4,15 +4,19 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <queue>
 #include <system_error>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace vyre::util {
@@ -188,6 +192,115 @@ private:
     std::atomic<std::size_t> next_{0};
     void* fn_ = nullptr;
     void (*call_)(void*, std::size_t) = nullptr;
+};
+
+// Jobs that run on threads of their own while the caller goes on (libyara evaluating files while
+// the device scans the next ones), the heaviest waiting job first, so that a large one does not
+// start last and finish long after the rest. The threads start with the first job. wait() returns
+// once every job pushed so far has run and rethrows the first exception one threw; abandon() drops
+// the jobs not yet started and waits for the running ones, for a caller on its way out whose jobs
+// read memory about to be freed. When no thread can be started, wait() runs the jobs itself.
+class background_jobs {
+public:
+    explicit background_jobs(unsigned threads) : threads_(thread_count(threads)) {}
+    ~background_jobs() {
+        abandon();
+        {
+            const std::lock_guard<std::mutex> l(m_);
+            stop_ = true;
+        }
+        wake_.notify_all();
+        for (auto& w : workers_) w.join();
+    }
+    background_jobs(const background_jobs&) = delete;
+    background_jobs& operator=(const background_jobs&) = delete;
+
+    void push(std::uint64_t weight, std::function<void()> job) {
+        {
+            const std::lock_guard<std::mutex> l(m_);
+            queue_.push({weight, pushed_++, std::move(job)});
+        }
+        if (workers_.empty()) start();
+        wake_.notify_one();
+    }
+
+    void wait() {
+        std::unique_lock<std::mutex> l(m_);
+        if (workers_.empty())
+            while (!queue_.empty()) run_one(l);
+        idle_.wait(l, [&] { return queue_.empty() && running_ == 0; });
+        if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
+    }
+
+    void abandon() noexcept {
+        std::unique_lock<std::mutex> l(m_);
+        while (!queue_.empty()) queue_.pop();
+        idle_.wait(l, [&] { return running_ == 0; });
+        failure_ = nullptr;
+    }
+
+    // Seconds the jobs ran, summed over the threads.
+    double busy_seconds() {
+        const std::lock_guard<std::mutex> l(m_);
+        return busy_seconds_;
+    }
+
+private:
+    struct job {
+        std::uint64_t weight, order;
+        std::function<void()> run;
+        bool operator<(const job& o) const { return weight != o.weight ? weight < o.weight : order > o.order; }
+    };
+
+    void start() {
+        for (unsigned t = 0; t < threads_; ++t) {
+            try {
+                workers_.emplace_back([this] { work_loop(); });
+            } catch (const std::system_error&) {
+                break;
+            }
+        }
+    }
+
+    // Runs the heaviest job with the lock released; called and returns with it held.
+    void run_one(std::unique_lock<std::mutex>& l) {
+        auto f = std::move(const_cast<job&>(queue_.top()).run);
+        queue_.pop();
+        ++running_;
+        l.unlock();
+        std::exception_ptr failed;
+        const auto t0 = std::chrono::steady_clock::now();
+        try {
+            f();
+        } catch (...) {
+            failed = std::current_exception();
+        }
+        const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        l.lock();
+        busy_seconds_ += took;
+        if (failed && !failure_) failure_ = failed;
+        if (--running_ == 0 && queue_.empty()) idle_.notify_all();
+    }
+
+    void work_loop() {
+        std::unique_lock<std::mutex> l(m_);
+        for (;;) {
+            wake_.wait(l, [&] { return stop_ || !queue_.empty(); });
+            if (stop_) return;
+            run_one(l);
+        }
+    }
+
+    const unsigned threads_;
+    std::mutex m_;
+    std::condition_variable wake_, idle_;
+    std::vector<std::thread> workers_;
+    std::priority_queue<job> queue_;
+    std::uint64_t pushed_ = 0;
+    unsigned running_ = 0;
+    bool stop_ = false;
+    double busy_seconds_ = 0;
+    std::exception_ptr failure_;
 };
 
 } // namespace vyre::util
