@@ -98,8 +98,10 @@ struct scan_run_inputs {
 // The --timings words on the archives' steps, shared by patterns and --yara.
 inline std::string steps_timing(const vyre::engine::unpack_seconds& u) {
     return "open " + timing(u.open) + "; decode " + timing(u.decode) + " (lz4 " + timing(u.lz4) + ", zstd " + timing(u.zstd) +
-           ", deflate " + timing(u.deflate) + " [device until " + timing(u.deflate_device) + ", host until " +
-           timing(u.deflate_host) + "]); finish " + timing(u.finish);
+           ", deflate " + timing(u.deflate) + " [plan " + timing(u.deflate_plan) + ", output pages " + timing(u.deflate_output) +
+           "; then device ready " + timing(u.deflate_ready) + ", enqueued " + timing(u.deflate_enqueued) + ", batches back " +
+           timing(u.deflate_batches) + ", done " + timing(u.deflate_device) + "; host until " + timing(u.deflate_host) + "]); finish " +
+           timing(u.finish);
 }
 
 #if defined(VYRE_HAVE_YARA)
@@ -159,7 +161,8 @@ inline int scan_yara(const po::variables_map& vm, vyre::runtime::context& ctx, s
                   << "; rules compiled " << timing(between(t0, t1)) << "; " << steps_timing(u) << "; scan "
                   << timing(u.layer_files) << " (uploads " << timing(r.stage.upload) << ", scan calls " << timing(r.stage.calls)
                   << ", reading the " << r.read_back_files << " candidates left on the device back " << timing(r.read_back_seconds)
-                  << " in " << r.read_back_calls << " call(s), waiting for libyara " << timing(r.libyara_waited_seconds)
+                  << " in " << r.read_back_calls << " call(s), of which waiting for their program " << timing(r.read_back_program_seconds)
+                  << ", waiting for libyara " << timing(r.libyara_waited_seconds)
                   << "); libyara " << timing(r.libyara_seconds) << " of its threads' time beside the steps, the largest file it evaluated "
                   << r.largest_evaluated << " bytes; layers released " << timing(u.release) << "; the rest "
                   << timing(between(t1, t2) - (u.open + u.decode + u.finish + u.layer_files + u.write + u.release))

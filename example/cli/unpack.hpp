@@ -363,7 +363,9 @@ inline int cmd_unpack(const std::vector<std::string>& args) {
         const double setup = std::chrono::duration<double>(t_devices - t0).count();
         const double steps = u.open + u.decode + u.finish + u.layer_files + u.write;
         std::cerr << "vyre unpack: seconds: " << (background ? context_timing(*background) : "device contexts " + s(setup)) << "; open " << s(u.open) << "; decode " << s(u.decode)
-                  << " (lz4 " << s(u.lz4) << ", zstd " << s(u.zstd) << ", deflate " << s(u.deflate) << " [device until " << s(u.deflate_device) << ", host until " << s(u.deflate_host) << "], xz/lzma/bzip2 "
+                  << " (lz4 " << s(u.lz4) << ", zstd " << s(u.zstd) << ", deflate " << s(u.deflate) << " [plan " << s(u.deflate_plan) << ", output pages " << s(u.deflate_output)
+                  << "; then device ready " << s(u.deflate_ready) << ", enqueued " << s(u.deflate_enqueued) << ", batches back "
+                  << s(u.deflate_batches) << ", done " << s(u.deflate_device) << "; host until " << s(u.deflate_host) << "], xz/lzma/bzip2 "
                   << s(u.library) << "); finish " << s(u.finish) << "; write " << s(u.write) << "; layers released " << s(u.release)
                   << "; the rest " << s(seconds - setup - steps - u.release) << "\n";
     }

@@ -82,6 +82,7 @@
 #include <vyre/util/host_bytes.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -241,6 +242,11 @@ struct deflate_report {
     double device_seconds = 0;
     double host_seconds = 0;
     double wait_seconds = 0;
+    // Before the passes: the plan (which waits for a context still being made) and the output's
+    // pages. The device pass's marks, from the passes' start: its kernel and buffers ready, every
+    // batch enqueued, the last batch back (the kept streams' checks and the pieces follow).
+    double plan_seconds = 0, output_seconds = 0;
+    double device_ready_seconds = 0, device_enqueued_seconds = 0, device_batches_seconds = 0;
 };
 
 // What a pass made: stream k's content is output[offsets[k], offsets[k + 1]) unless errors[k]
@@ -274,6 +280,7 @@ namespace vyre::engine {
 // (resource_error, before anything is allocated).
 inline deflate_result decompress_deflate(runtime::context& ctx, std::span<const deflate_stream> streams,
                                          const deflate_options& options = {}) {
+    const auto t0 = std::chrono::steady_clock::now();
     detail::deflate_plan plan = detail::make_deflate_plan([&]() -> const runtime::device_info& { return ctx.device(); }, streams, options,
                                                           detail::deflate_device_wait_seconds(ctx));
     if (options.keep_on_device && !plan.dispatched.empty() && plan.device_output_bytes <= deflate_keep_limit(ctx.device()))
@@ -282,9 +289,13 @@ inline deflate_result decompress_deflate(runtime::context& ctx, std::span<const 
     // Its pages are faulted in on every core: a zero fill on one thread cost more than the device's
     // part of a layer of ZIP entries, and a read-back into unmapped pages faults them on one thread.
     r.output = std::make_shared<util::host_bytes>(static_cast<std::size_t>(plan.offsets.back()));
+    const auto t1 = std::chrono::steady_clock::now();
     util::fault_in(*r.output, options.threads);
     r.errors.resize(streams.size());
+    const auto t2 = std::chrono::steady_clock::now();
     r.report = detail::deflate_run_passes(ctx, plan, options, *r.output, r.errors, &r.kept);
+    r.report.plan_seconds = std::chrono::duration<double>(t1 - t0).count();
+    r.report.output_seconds = std::chrono::duration<double>(t2 - t1).count();
     r.offsets = std::move(plan.offsets);
     r.paths = std::move(plan.paths);
     return r;

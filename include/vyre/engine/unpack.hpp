@@ -261,6 +261,9 @@ struct unpack_seconds {
     // Of the deflate pass: from its passes' start until the device's last batch was back, and until
     // the host's threads were done (libdeflate's streams, every stream's checks).
     double deflate_device = 0, deflate_host = 0;
+    // Of the deflate pass, as deflate_report has them: the plan and the output's pages before the
+    // passes; the device's kernel and buffers ready, its batches enqueued, its last batch back.
+    double deflate_plan = 0, deflate_output = 0, deflate_ready = 0, deflate_enqueued = 0, deflate_batches = 0;
     double library = 0;                     // xz, lzma and bzip2 on the host cores
     double finish = 0;                      // checks, nested containers found
     double layer_files = 0;                 // unpack_options::layer_files (a later stage's work)

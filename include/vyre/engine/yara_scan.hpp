@@ -40,6 +40,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -190,6 +191,7 @@ struct yara_scan_report {
     double read_back_seconds = 0;  // candidate files read back from the device
     std::size_t read_back_files = 0;
     std::size_t read_back_calls = 0;         // bytes.gather calls that read them
+    double read_back_program_seconds = 0;    // of read_back_seconds: waiting for bytes.gather's program
     std::uint64_t largest_evaluated = 0;     // bytes of the largest file libyara evaluated
     double libyara_seconds = 0;              // libyara evaluating the candidates, summed over its threads
     double libyara_waited_seconds = 0;       // the run waiting for libyara to finish a layer's candidates
@@ -232,6 +234,11 @@ inline yara_scan_report yara_scan_archives(runtime::context& ctx, const yara_rul
                                          else evaluate(files[f], files[f].bytes, nullptr);
                                      }
                                      const auto t0 = std::chrono::steady_clock::now();
+                                     if (!by_buffer.empty()) {
+                                         ops::bytes::gather_kernel().kernel_for(ctx); // waits where it is still being made
+                                         report.read_back_program_seconds +=
+                                             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                                     }
                                      std::stable_sort(by_buffer.begin(), by_buffer.end(),
                                                       [](const auto& a, const auto& b) { return std::less<cl_mem>()(a.first, b.first); });
                                      for (std::size_t a = 0; a < by_buffer.size();) {
@@ -251,6 +258,16 @@ inline yara_scan_report yara_scan_archives(runtime::context& ctx, const yara_rul
                                      report.read_back_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                                      report.read_back_files += by_buffer.size();
                                  });
+    // Where candidates may stay on the device, bytes.gather's program is made ready on one of
+    // libyara's threads while the archives are opened and decoded, instead of inside the first
+    // read-back (a program build, or its load from the cache, on the run's path).
+    const bool may_read_back = options.keep_on_device && !rules.every_file();
+    // Not on a CPU device: the automatic route decodes there on the host, so nothing stays on the
+    // device (another route builds the program at its first read-back).
+    if (may_read_back)
+        libyara.push(std::numeric_limits<std::uint64_t>::max(), [&ctx] {
+            if (!detail::deflate_cpu_device(ctx.device())) ops::bytes::gather_kernel().kernel_for(ctx);
+        });
     batcher.views_end = [&](bool failed) {
         if (failed) return libyara.abandon();
         const auto t0 = std::chrono::steady_clock::now();
@@ -258,7 +275,7 @@ inline yara_scan_report yara_scan_archives(runtime::context& ctx, const yara_rul
         report.libyara_waited_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
     // When libyara reads every file, every file must come to the host anyway.
-    report.unpack = detail::scan_inputs(ctx, inputs, options.unpack, options.keep_on_device && !rules.every_file(), batcher);
+    report.unpack = detail::scan_inputs(ctx, inputs, options.unpack, may_read_back, batcher);
     report.files = batcher.files_scanned;
     report.bytes = batcher.bytes_scanned;
     report.scan_dispatches = batcher.dispatches;

@@ -473,9 +473,12 @@ inline deflate_report deflate_run_passes(runtime::context& ctx, const deflate_pl
     // This thread drives the device while the pool works; it sleeps while the device runs.
     util::run_beside(n_threads, worker, [&] {
         try {
+            const auto mark = [&] { return std::chrono::duration<double>(clock::now() - started).count(); };
             deflate_device_pass pass(ctx, plan, output, statuses);
             pass.start(options);
+            report.device_ready_seconds = mark();
             for (std::size_t k = 0; k < plan.batches.size(); ++k) pass.enqueue(k);
+            report.device_enqueued_seconds = mark();
             for (std::size_t published = 0; published < plan.batches.size();) {
                 while (published < plan.batches.size() && pass.complete(published)) {
                     pass.publish(published);
@@ -483,6 +486,7 @@ inline deflate_report deflate_run_passes(runtime::context& ctx, const deflate_pl
                 }
                 if (published < plan.batches.size()) std::this_thread::sleep_for(std::chrono::microseconds(50));
             }
+            report.device_batches_seconds = mark();
             if (plan.keep) {
                 pass.kept_checks(kept_crcs, kept_heads);
                 kept_buffer = pass.kept;

@@ -471,6 +471,11 @@ inline void decode_deflate(run_state& run, std::vector<decode_job*>& jobs) {
         run.report.kept_bytes += r.report.kept_bytes;
         run.report.seconds.deflate_device += r.report.device_seconds;
         run.report.seconds.deflate_host += r.report.host_seconds;
+        run.report.seconds.deflate_plan += r.report.plan_seconds;
+        run.report.seconds.deflate_output += r.report.output_seconds;
+        run.report.seconds.deflate_ready += r.report.device_ready_seconds;
+        run.report.seconds.deflate_enqueued += r.report.device_enqueued_seconds;
+        run.report.seconds.deflate_batches += r.report.device_batches_seconds;
         for (std::size_t k = 0; k < jobs.size(); ++k) {
             decode_job& j = *jobs[k];
             deflate_job_plan& p = plans[k];

@@ -280,6 +280,8 @@ inline void add_run(unpack_report& job, unpack_report&& run) {
     const auto& r = run.seconds;
     s.open += r.open, s.decode += r.decode, s.lz4 += r.lz4, s.zstd += r.zstd, s.deflate += r.deflate;
     s.deflate_device += r.deflate_device, s.deflate_host += r.deflate_host;
+    s.deflate_plan += r.deflate_plan, s.deflate_output += r.deflate_output, s.deflate_ready += r.deflate_ready;
+    s.deflate_enqueued += r.deflate_enqueued, s.deflate_batches += r.deflate_batches;
     s.library += r.library, s.finish += r.finish, s.layer_files += r.layer_files, s.write += r.write;
     s.release += r.release;
 }
