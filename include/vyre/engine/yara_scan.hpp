@@ -40,7 +40,6 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
-#include <limits>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -235,7 +234,7 @@ inline yara_scan_report yara_scan_archives(runtime::context& ctx, const yara_rul
                                      }
                                      const auto t0 = std::chrono::steady_clock::now();
                                      if (!by_buffer.empty()) {
-                                         ops::bytes::gather_kernel().kernel_for(ctx); // waits where it is still being made
+                                         ops::bytes::gather_kernel().kernel_for(ctx); // built or loaded at its first use
                                          report.read_back_program_seconds +=
                                              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                                      }
@@ -258,16 +257,7 @@ inline yara_scan_report yara_scan_archives(runtime::context& ctx, const yara_rul
                                      report.read_back_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                                      report.read_back_files += by_buffer.size();
                                  });
-    // Where candidates may stay on the device, bytes.gather's program is made ready on one of
-    // libyara's threads while the archives are opened and decoded, instead of inside the first
-    // read-back (a program build, or its load from the cache, on the run's path).
     const bool may_read_back = options.keep_on_device && !rules.every_file();
-    // Not on a CPU device: the automatic route decodes there on the host, so nothing stays on the
-    // device (another route builds the program at its first read-back).
-    if (may_read_back)
-        libyara.push(std::numeric_limits<std::uint64_t>::max(), [&ctx] {
-            if (!detail::deflate_cpu_device(ctx.device())) ops::bytes::gather_kernel().kernel_for(ctx);
-        });
     batcher.views_end = [&](bool failed) {
         if (failed) return libyara.abandon();
         const auto t0 = std::chrono::steady_clock::now();
