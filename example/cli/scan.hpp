@@ -150,10 +150,12 @@ inline int scan_yara(const po::variables_map& vm, vyre::runtime::context& ctx, s
     std::cerr << "vyre scan: " << r.matches.size() << " matches of " << r.rules << " rules (" << r.prefiltered_rules
               << " prefiltered on the device) in " << r.files << " files (" << human_bytes(r.bytes) << "); libyara evaluated "
               << r.files_evaluated << " files; " << r.unpack.problems.size() << " problem(s); " << secs << " s on " << ctx.device().label()
-              << (r.unpack.kept_bytes ? " (" + human_bytes(r.unpack.kept_bytes) + " decoded and scanned on the device, " +
-                                            human_bytes(r.unpack.fetched_bytes) + " of that read back)"
+              << " (" << r.scan_dispatches << " scan dispatch(es); deflate: " << r.unpack.deflate_device_streams << " of "
+              << r.unpack.deflate_streams << " streams on the device"
+              << (r.unpack.kept_bytes ? "; " + human_bytes(r.unpack.kept_bytes) + " decoded and scanned on the device, " +
+                                            human_bytes(r.unpack.fetched_bytes) + " of that read back"
                                       : std::string())
-              << "\n";
+              << ")\n";
     if (vm.count("timings")) {
         const auto& u = r.unpack.seconds;
         const auto between = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };

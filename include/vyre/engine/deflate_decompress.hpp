@@ -237,8 +237,9 @@ struct deflate_report {
     std::uint64_t device_output_bytes = 0; // the device streams' sizes
     std::size_t transfers = 0;             // host <-> device copies enqueued
     std::uint64_t kept_bytes = 0;          // content left on the device (deflate_options::keep_on_device)
-    // Wall clock from the start of the passes: until the last batch was back, until the host
-    // pass ended, and how long the host pass's threads waited for the device in all.
+    // Wall clock from the start of the passes: until the device pass ended, until the host pass's
+    // last thread had nothing left to do, and how long the host pass's threads waited for the
+    // device in all.
     double device_seconds = 0;
     double host_seconds = 0;
     double wait_seconds = 0;

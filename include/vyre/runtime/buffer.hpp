@@ -253,4 +253,49 @@ inline void write_staged(context& ctx, bc::buffer& dst, const void* src, std::si
     write_gathered(ctx, dst, std::span<const host_piece>(&one, 1), offset);
 }
 
+// The way back: a blocking read of [offset, offset + bytes) of src into pageable host memory at
+// nearly the speed of a pinned one, through the same two slots: every host core copies one slot
+// out (faulting dst's pages in as it goes) while the DMA engine fills the other. The driver's own
+// pageable read stages on the calling thread. Reads below staged_write_minimum go straight through
+// read().
+inline void read_staged(context& ctx, const bc::buffer& src, void* dst, std::size_t bytes, std::size_t offset = 0) {
+    if (bytes < staged_write_minimum) return read(ctx, src, dst, bytes, offset);
+    auto& shared = ctx.staging();
+    if (!shared) shared = std::make_shared<staging_slots>(ctx.cl_context(), ctx.queue());
+    const std::shared_ptr<staging_slots> slots = shared;
+    const std::lock_guard<std::mutex> hold(slots->lock);
+    bc::event pending[2];
+    struct wait_all { // no read may land in a slot after this returns, on every path out
+        bc::event* events;
+        ~wait_all() {
+            for (int i = 0; i < 2; ++i)
+                if (events[i].get()) try {
+                        events[i].wait();
+                    } catch (...) {
+                    }
+        }
+    } guard{pending};
+    const std::size_t slices = (bytes + staged_write_slice - 1) / staged_write_slice;
+    const auto enqueue = [&](std::size_t i) {
+        const std::size_t at = i * staged_write_slice, n = std::min(staged_write_slice, bytes - at);
+        pending[i % 2] = cl_call("clEnqueueReadBuffer", [&] {
+            return ctx.queue().enqueue_read_buffer_async(src, offset + at, n, slots->slot(static_cast<int>(i % 2)));
+        });
+        ctx.queue().flush();
+    };
+    for (std::size_t i = 0; i < std::min<std::size_t>(slices, 2); ++i) enqueue(i);
+    constexpr std::size_t piece = std::size_t{1} << 20; // one copy per thread and MiB
+    auto* out = static_cast<std::uint8_t*>(dst);
+    for (std::size_t i = 0; i < slices; ++i) {
+        const std::size_t at = i * staged_write_slice, n = std::min(staged_write_slice, bytes - at), s = i % 2;
+        cl_call("clWaitForEvents", [&] { pending[s].wait(); });
+        pending[s] = bc::event();
+        const std::uint8_t* slot = slots->slot(static_cast<int>(s));
+        slots->copiers().run((n + piece - 1) / piece, 1, [&](std::size_t p) noexcept {
+            std::memcpy(out + at + p * piece, slot + p * piece, std::min(piece, n - p * piece));
+        });
+        if (i + 2 < slices) enqueue(i + 2);
+    }
+}
+
 } // namespace vyre::runtime

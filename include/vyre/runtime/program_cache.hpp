@@ -144,11 +144,13 @@ inline bc::program build(const context& ctx, const lower::kernel_source& ks) {
     const auto start = std::chrono::steady_clock::now();
     struct timed {
         std::chrono::steady_clock::time_point start;
+        const char* entry;
         ~timed() {
             const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
             stats().build_nanoseconds += static_cast<std::uint64_t>(ns);
+            if (tracing()) trace_end("build", entry, start);
         }
-    } timing{start};
+    } timing{start, ks.entry.c_str()};
     const auto dir = disk_cache_dir();
     std::filesystem::path file;
     if (!dir.empty()) {

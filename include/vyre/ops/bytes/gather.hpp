@@ -8,7 +8,9 @@
 #include <vyre/ops/bytes/ranges.hpp>
 #include <vyre/ops/op.hpp>
 #include <vyre/runtime/dispatch.hpp>
+#include <vyre/runtime/buffer.hpp>
 #include <vyre/runtime/parameters.hpp>
+#include <vyre/util/host_bytes.hpp>
 
 #include <array>
 #include <bit>
@@ -66,7 +68,7 @@ inline const runtime::compiled_program& gather_kernel() {
 
 // What gather_device read back: range r's bytes are bytes[starts[r], + its size).
 struct gathered {
-    std::vector<std::uint8_t> bytes;
+    util::host_bytes bytes; // not zero-filled: the read writes every byte
     std::vector<std::uint64_t> starts;
     std::span<const std::uint8_t> range(std::size_t r, std::uint64_t size) const {
         return {bytes.data() + starts[r], static_cast<std::size_t>(size)};
@@ -110,7 +112,7 @@ inline gathered gather_device(runtime::context& ctx, const boost::compute::buffe
     runtime::dispatch(ctx, gather_kernel(), {static_cast<std::uint32_t>(ranges.size()), 1, 1}, args);
     // Little-endian words: on a little-endian host their bytes are the ranges' bytes.
     if constexpr (std::endian::native == std::endian::little) {
-        runtime::read(ctx, packed, out.bytes.data(), out.bytes.size());
+        runtime::read_staged(ctx, packed, out.bytes.data(), out.bytes.size());
     } else {
         std::vector<std::uint32_t> back(static_cast<std::size_t>(words));
         runtime::read(ctx, packed, back.data(), out.bytes.size());

@@ -7,6 +7,7 @@
 #include <vyre/error.hpp>
 #include <vyre/ops/bytes/ranges.hpp>
 #include <vyre/ops/op.hpp>
+#include <vyre/runtime/buffer.hpp>
 #include <vyre/runtime/dispatch.hpp>
 #include <vyre/runtime/parameters.hpp>
 
@@ -82,7 +83,7 @@ inline std::vector<std::uint8_t> heads_device(runtime::context& ctx, const boost
     runtime::dispatch(ctx, heads_kernel(), {static_cast<std::uint32_t>((words + heads_workgroup - 1) / heads_workgroup), 1, 1}, args);
     // Slots are little-endian words: on a little-endian host their bytes are the range's bytes.
     if constexpr (std::endian::native == std::endian::little) {
-        runtime::read(ctx, head_buffer, out.data(), out.size());
+        runtime::read_staged(ctx, head_buffer, out.data(), out.size()); // tens of MB for tens of thousands of ranges
     } else {
         std::vector<std::uint32_t> words_back(words);
         runtime::read(ctx, head_buffer, words_back.data(), out.size());
