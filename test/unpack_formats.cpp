@@ -656,6 +656,43 @@ VYRE_DEVICE_TEST(cpio_7z_and_iso_extract_like_their_tools) {
     }
 }
 
+// Content the device keeps is told from the device: by its head, and an ISO 9660 image by the 5
+// bytes at iso9660_magic_offset, read back for all such files of a layer at once; the containers
+// among them are then read back together for the host to parse. Inside a ZIP (deflated, on the
+// device route, kept), x.iso opens and lists its files; a file of the same size without those
+// bytes stays a file, on the device.
+VYRE_DEVICE_TEST(kept_content_is_told_from_the_device) {
+    if (!have_tool("genisoimage") || !have_tool("zip") || !vyre::format::libarchive_available()) {
+        BOOST_TEST_MESSAGE("genisoimage, zip or libarchive missing: case skipped");
+        return;
+    }
+    temp_dir work;
+    const fs::path a = work.path;
+    run("genisoimage -quiet -R -o " + q(a / "x.iso") + " " + q(meta().root));
+    const std::uint64_t iso_size = fs::file_size(a / "x.iso");
+    BOOST_REQUIRE(iso_size > vyre::format::iso9660_magic_offset + 5);
+    write_file(a / "plain.bin", random_bytes(static_cast<std::size_t>(iso_size), 11));
+    run("cd " + q(a) + " && zip -q -6 x.zip x.iso plain.bin");
+    const bytes zip = read_file(a / "x.zip");
+    ve::unpack_options o;
+    o.deflate = ve::deflate_route::device;
+    o.deflate_device_max_bytes = std::numeric_limits<std::uint64_t>::max();
+    o.keep_on_device = true;
+    std::map<std::string, bool> seen; // path: whether its content stayed on the device
+    o.layer_files = [&](std::span<const ve::unpack_file_view> views) {
+        for (const auto& v : views) seen[std::string(v.path)] = v.device != nullptr;
+    };
+    const std::vector<ve::unpack_input> inputs{{"x.zip", zip}};
+    const auto r = ve::unpack(dev.ctx(), inputs, o);
+    BOOST_TEST(r.problems.empty(), problems_of(r));
+    BOOST_TEST(seen.count("x.zip!/x.iso!/bin/tool") == 1u);
+    BOOST_TEST(seen.count("x.zip!/x.iso!/share/data.bin") == 1u);
+    if (seen.count("x.zip!/x.iso")) BOOST_TEST(!seen["x.zip!/x.iso"]); // read back to be opened
+    BOOST_TEST_REQUIRE(seen.count("x.zip!/plain.bin") == 1u);
+    BOOST_TEST(seen["x.zip!/plain.bin"]); // stayed on the device
+    BOOST_TEST(r.fetched_bytes == iso_size); // the image alone came back
+}
+
 VYRE_DEVICE_TEST(host_codec_limits_and_damage) {
     temp_dir work;
     const fs::path a = work.path;

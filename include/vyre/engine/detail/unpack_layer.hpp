@@ -2,8 +2,8 @@
 // within a layer the driver of its steps, with step 3 (finish) and step 4 (sink) written out here.
 #pragma once
 
-#include <vyre/compression/skippable.hpp>
 #include <vyre/engine/detail/output_tree.hpp>
+#include <vyre/engine/detail/unpack_device_content.hpp>
 #include <vyre/engine/detail/unpack_decode.hpp>
 #include <vyre/engine/detail/unpack_names.hpp>
 #include <vyre/engine/detail/unpack_open.hpp>
@@ -14,7 +14,6 @@
 #include <vyre/format/salvage.hpp>
 #include <vyre/runtime/buffer.hpp>
 #include <vyre/runtime/context.hpp>
-#include <vyre/util/little_endian.hpp>
 #include <vyre/util/parallel.hpp>
 #include <vyre/util/sha256.hpp>
 
@@ -37,38 +36,6 @@
 namespace vyre::engine::detail {
 
 namespace fmt = format;
-
-// Content a decoder left on the device, brought to the host for a step that reads its bytes.
-inline void fetch_to_host(run_state& run, blob& b) {
-    if (!b.device) return;
-    std::vector<std::uint8_t> v(static_cast<std::size_t>(b.device->size));
-    runtime::read(run.ctx, b.device->buffer, v.data(), v.size(), static_cast<std::size_t>(b.device->offset));
-    run.fetched += v.size();
-    b = owned_blob(std::move(v));
-}
-
-// What a file's content is (format::detect). Content on the device is told by its head, which
-// decides as the whole would (detect reads the first 512 bytes, and 5 bytes at
-// iso9660_magic_offset, read from the device here), unless the head is short or opens with a
-// skippable frame (detect then reads on): such content is fetched first. The one difference: a
-// ZIP with data before it is found by its end, which is not read back from the device (one read
-// per file would cost the scan more than such files are worth), so there it stays a file.
-inline fmt::content_kind detect_content(run_state& run, blob& b) {
-    if (b.device) {
-        const bool short_head = b.head.size() < std::min<std::uint64_t>(b.device->size, deflate_head_bytes);
-        const bool skippable = b.head.size() >= 4 && compression::is_skippable_magic(util::read_le32(b.head, 0));
-        if (!short_head && !skippable) {
-            const fmt::content_kind k = fmt::detect(b.head, false);
-            if (k != fmt::content_kind::unknown || b.device->size < fmt::iso9660_magic_offset + 5) return k;
-            std::uint8_t magic[5];
-            runtime::read(run.ctx, b.device->buffer, magic, sizeof magic,
-                          static_cast<std::size_t>(b.device->offset + fmt::iso9660_magic_offset));
-            if (!std::equal(magic, magic + 5, "CD001")) return k;
-        }
-        fetch_to_host(run, b);
-    }
-    return fmt::detect(b.bytes);
-}
 
 // The permission bits a file or folder is written with: the recorded ones without the set-id and
 // sticky bits (unless options.keep_setid), 0644 where the archive recorded none. The umask applies
@@ -329,6 +296,7 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
     // nothing else (a ZIP with data before it), which for thousands of small files costs more
     // than all the rest of this step.
     std::vector<fmt::content_kind> kinds(items.size(), fmt::content_kind::unknown);
+    std::vector<char> probe(items.size(), 0); // device content told by the bytes at iso9660_magic_offset
     util::parallel_for(items.size(), run.threads, [&](std::size_t i) {
         item& it = items[i];
         if (it.e.status != unpack_status::ok) return;
@@ -351,8 +319,31 @@ inline std::vector<container> run_layer(run_state& run, unsigned depth, const st
                 return;
             }
         }
-        if (it.e.type == unpack_entry_type::file) kinds[i] = detect_content(run, it.content);
+        if (it.e.type != unpack_entry_type::file) return;
+        if (needs_iso_probe(it.content)) probe[i] = 1; // read below for all such files at once
+        else kinds[i] = detect_content(run, it.content);
     });
+    {
+        std::vector<std::size_t> probed;
+        std::vector<const blob*> blobs;
+        for (std::size_t i = 0; i < items.size(); ++i)
+            if (probe[i]) probed.push_back(i), blobs.push_back(&items[i].content);
+        const std::vector<std::uint8_t> magics = read_iso_magics(run, blobs);
+        util::parallel_for(probed.size(), run.threads,
+                           [&](std::size_t k) { kinds[probed[k]] = detect_content(run, items[probed[k]].content, magics.data() + 8 * k); });
+    }
+    // The containers the host will parse (the loop below opens them), read back from the device
+    // together.
+    {
+        std::vector<blob*> containers;
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            item& it = items[i];
+            if (it.e.status == unpack_status::ok && it.content.device && is_container(kinds[i]) && (it.stream || run.options.recurse) &&
+                depth + 1 <= run.options.limits.max_depth)
+                containers.push_back(&it.content);
+        }
+        fetch_all_to_host(run, containers);
+    }
     for (std::size_t i = 0; i < items.size(); ++i) {
         item& it = items[i];
         if (it.job >= 0 && jobs[static_cast<std::size_t>(it.job)].salvaged) {
