@@ -343,6 +343,12 @@ BOOST_AUTO_TEST_CASE(plans_send_the_longest_streams_in_pieces) {
     // host takes them side by side in the time the device takes one after the other).
     BOOST_TEST(paths(gpu, deflate_route::automatic, {stream(1), stream(200), stream(2)}) == "hph");
     BOOST_TEST(paths(gpu, deflate_route::automatic, {stream(200), stream(200)}) == "hh");
+    // Behind the batches: a ZIP's 24 MiB entry among 400 MiB of small entries, which the device
+    // decodes first, stays on the host; alone, it goes.
+    std::vector<ve::deflate_stream> zip(1600, ve::deflate_stream{in, std::uint64_t{256} << 10, 0});
+    zip.push_back(stream(24));
+    BOOST_TEST(paths(gpu, deflate_route::automatic, zip) == std::string(1600, 'd') + "h");
+    BOOST_TEST(paths(gpu, deflate_route::automatic, {stream(24)}) == "p");
     // Long streams on one host thread: more of them move (two of three: all three would leave the
     // host idle while the device decodes one after another).
     o.threads = 1;

@@ -145,7 +145,10 @@ inline deflate_plan make_deflate_plan(DeviceOf&& device_of, std::span<const defl
         // A large stream goes in pieces rather than in a batch, whose one subgroup it would hold.
         for (const std::size_t k : plan.dispatched)
             if (streams[k].size >= deflate_pieces_min(options) && deflate_pieces_fit(streams[k], *device)) plan.paths[k] = deflate_path::host;
-        choose_piece_streams(streams, plan.paths, deflate_pieces_max_bytes(*device), options); // the wait is over
+        std::uint64_t batch_bytes = 0; // what the batches decode before the pieces
+        for (const std::size_t k : plan.dispatched)
+            if (plan.paths[k] == deflate_path::device) batch_bytes += streams[k].size;
+        choose_piece_streams(streams, plan.paths, deflate_pieces_max_bytes(*device), options, 0, batch_bytes); // the wait is over
         std::erase_if(plan.dispatched, [&](std::size_t k) { return plan.paths[k] != deflate_path::device; });
         for (std::size_t k = 0; k < n; ++k) plan.pieces_streams += plan.paths[k] == deflate_path::pieces;
     }
@@ -393,6 +396,9 @@ struct deflate_device_pass {
     // plan.keep, once every batch is back: the kept streams' CRC-32s and heads, computed on the
     // device; only they are read back. Indexed by position in plan.dispatched.
     void kept_checks(std::vector<std::uint32_t>& crcs, std::vector<std::uint8_t>& heads) {
+        // The heads come back through the caller's pinned slots (made by the uploads): pinning
+        // slots of this pass's own would cost tens of milliseconds.
+        if (!run->staging()) run->staging() = ctx.staging();
         std::vector<ops::bytes::byte_range> ranges(plan.dispatched.size());
         for (const auto& batch : plan.batches)
             for (std::size_t i = 0; i < batch.blocks.size(); ++i)
