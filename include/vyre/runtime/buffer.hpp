@@ -181,6 +181,31 @@ private:
 // staged_write_minimum go straight through write().
 inline constexpr std::size_t staged_write_minimum = std::size_t{1} << 20;
 
+// The context's slots, made at the first staged copy.
+inline std::shared_ptr<staging_slots> staging_of(context& ctx) {
+    auto& shared = ctx.staging();
+    if (!shared) shared = std::make_shared<staging_slots>(ctx.cl_context(), ctx.queue());
+    return shared;
+}
+
+// The copy in flight into or out of each slot, waited for when it goes: a staged copy returns only
+// once neither slot is being written by the device, on every path out (an enqueue that throws
+// leaves the other slot's copy in flight).
+struct slot_copies {
+    bc::event events[2];
+    bc::event& operator[](std::size_t i) noexcept { return events[i]; }
+    slot_copies() = default;
+    slot_copies(const slot_copies&) = delete;
+    slot_copies& operator=(const slot_copies&) = delete;
+    ~slot_copies() {
+        for (auto& e : events)
+            if (e.get()) try {
+                    e.wait();
+                } catch (...) {
+                }
+    }
+};
+
 // Host bytes of a gathered write: pieces land back to back.
 struct host_piece {
     const void* data = nullptr;
@@ -216,23 +241,9 @@ inline void write_gathered(context& ctx, bc::buffer& dst, std::span<const host_p
         write(ctx, dst, joined.data(), bytes, offset);
         return;
     }
-    auto& shared = ctx.staging();
-    if (!shared) shared = std::make_shared<staging_slots>(ctx.cl_context(), ctx.queue());
-    const std::shared_ptr<staging_slots> slots = shared;
+    const std::shared_ptr<staging_slots> slots = staging_of(ctx);
     const std::lock_guard<std::mutex> hold(slots->lock);
-    bc::event pending[2];
-    // Both slots' copies are done before this returns, and before the slots can be reused, on every
-    // path out (an enqueue that throws leaves the other slot's copy in flight).
-    struct wait_all {
-        bc::event* events;
-        ~wait_all() {
-            for (int i = 0; i < 2; ++i)
-                if (events[i].get()) try {
-                        events[i].wait();
-                    } catch (...) {
-                    }
-        }
-    } guard{pending};
+    slot_copies pending; // both slots' copies done before this returns, on every path out
     constexpr std::size_t piece = std::size_t{1} << 20; // one copy per thread and MiB
     for (std::size_t at = 0, i = 0; at < bytes; at += staged_write_slice, ++i) {
         const std::size_t n = std::min(staged_write_slice, bytes - at), s = i % 2;
@@ -244,7 +255,7 @@ inline void write_gathered(context& ctx, bc::buffer& dst, std::span<const host_p
         pending[s] = cl_call("clEnqueueWriteBuffer", [&] { return ctx.queue().enqueue_write_buffer_async(dst, offset + at, n, slot); });
         ctx.queue().flush();
     }
-    for (auto& e : pending)
+    for (auto& e : pending.events)
         if (e.get()) cl_call("clWaitForEvents", [&] { e.wait(); });
 }
 
@@ -260,21 +271,9 @@ inline void write_staged(context& ctx, bc::buffer& dst, const void* src, std::si
 // read().
 inline void read_staged(context& ctx, const bc::buffer& src, void* dst, std::size_t bytes, std::size_t offset = 0) {
     if (bytes < staged_write_minimum) return read(ctx, src, dst, bytes, offset);
-    auto& shared = ctx.staging();
-    if (!shared) shared = std::make_shared<staging_slots>(ctx.cl_context(), ctx.queue());
-    const std::shared_ptr<staging_slots> slots = shared;
+    const std::shared_ptr<staging_slots> slots = staging_of(ctx);
     const std::lock_guard<std::mutex> hold(slots->lock);
-    bc::event pending[2];
-    struct wait_all { // no read may land in a slot after this returns, on every path out
-        bc::event* events;
-        ~wait_all() {
-            for (int i = 0; i < 2; ++i)
-                if (events[i].get()) try {
-                        events[i].wait();
-                    } catch (...) {
-                    }
-        }
-    } guard{pending};
+    slot_copies pending; // no read may land in a slot after this returns, on every path out
     const std::size_t slices = (bytes + staged_write_slice - 1) / staged_write_slice;
     const auto enqueue = [&](std::size_t i) {
         const std::size_t at = i * staged_write_slice, n = std::min(staged_write_slice, bytes - at);
