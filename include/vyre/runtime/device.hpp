@@ -81,7 +81,7 @@ inline device_info describe(const bc::device& d) {
 
 namespace detail {
 // A call of device discovery, traced (VYRE_TRACE) like the calls through cl_call; its failures are
-// answers (no platform, no device of a type), not errors.
+// answers (no platform, no device), not errors.
 template <class F>
 auto discovery_call(const char* what, F&& f) {
     const bool traced = tracing();
@@ -90,35 +90,63 @@ auto discovery_call(const char* what, F&& f) {
     if (traced) trace_end(what, nullptr, start);
     return result;
 }
-
-// The platforms the ICD loader knows, in its order; none where it knows none.
-inline std::vector<cl_platform_id> platform_ids() {
-    cl_uint count = 0;
-    if (discovery_call("clGetPlatformIDs", [&] { return clGetPlatformIDs(0, nullptr, &count); }) != CL_SUCCESS || count == 0) return {};
-    std::vector<cl_platform_id> platforms(count);
-    if (clGetPlatformIDs(count, platforms.data(), nullptr) != CL_SUCCESS) return {};
-    return platforms;
-}
-
-// The devices of one type on a platform, in its order.
-inline std::vector<cl_device_id> device_ids(cl_platform_id p, cl_device_type type) {
-    cl_uint n = 0;
-    if (discovery_call("clGetDeviceIDs", [&] { return clGetDeviceIDs(p, type, 0, nullptr, &n); }) != CL_SUCCESS || n == 0) return {};
-    std::vector<cl_device_id> ids(n);
-    if (clGetDeviceIDs(p, type, n, ids.data(), nullptr) != CL_SUCCESS) return {};
-    return ids;
-}
 } // namespace detail
 
 // Every device of every platform, in platform order. An absent ICD loader configuration
 // (no platform at all) gives an empty list, not an exception: callers decide what that means.
 inline std::vector<device_info> list_devices() {
     std::vector<device_info> out;
-    for (cl_platform_id p : detail::platform_ids())
-        for (cl_device_id id : detail::device_ids(p, CL_DEVICE_TYPE_ALL)) out.push_back(describe(bc::device(id)));
+    cl_uint count = 0;
+    if (detail::discovery_call("clGetPlatformIDs", [&] { return clGetPlatformIDs(0, nullptr, &count); }) != CL_SUCCESS || count == 0)
+        return out;
+    std::vector<cl_platform_id> platforms(count);
+    if (clGetPlatformIDs(count, platforms.data(), nullptr) != CL_SUCCESS) return out;
+    for (cl_platform_id p : platforms) {
+        cl_uint n = 0;
+        if (detail::discovery_call("clGetDeviceIDs", [&] { return clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &n); }) != CL_SUCCESS ||
+            n == 0)
+            continue;
+        std::vector<cl_device_id> ids(n);
+        if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, n, ids.data(), nullptr) != CL_SUCCESS) continue;
+        for (cl_device_id id : ids) out.push_back(describe(bc::device(id)));
+    }
     return out;
 }
 
+namespace detail {
+inline std::string lower_case(std::string_view s) {
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return out;
+}
+} // namespace detail
+
+// True when `filter` (case-insensitive) occurs in the device's name, platform, vendor or version
+// string: "nvidia", "h100", "pocl" (PoCL names itself in its version string) all work.
+inline bool matches(const device_info& d, std::string_view filter) {
+    const std::string f = detail::lower_case(filter);
+    for (const std::string* field : {&d.name, &d.platform, &d.vendor, &d.version})
+        if (detail::lower_case(*field).find(f) != std::string::npos) return true;
+    return false;
+}
+
+// The devices whose name or platform contains `filter`; all of them when `filter` is empty.
+inline std::vector<device_info> filter_devices(const std::vector<device_info>& all, std::string_view filter) {
+    if (filter.empty()) return all;
+    std::vector<device_info> out;
+    for (const auto& d : all)
+        if (matches(d, filter)) out.push_back(d);
+    return out;
+}
+
+inline std::string env_or_empty(const char* name) {
+    const char* v = std::getenv(name);
+    return v ? std::string(v) : std::string();
+}
+
+// The device vyre uses by default: the first match of `filter` (VYRE_DEVICE when `filter` is
+// empty); without a filter the first GPU, else the first device. A filter that matches nothing
+// throws no_device listing what exists: a silent fallback would run work on the wrong device.
 inline device_info choose_device(std::string filter = {}) {
     const bool from_env = filter.empty();
     if (from_env) filter = env_or_empty("VYRE_DEVICE");
