@@ -60,6 +60,9 @@ const char* const literal_rules = R"(
 rule literal_text { strings: $a = "alpha_marker" condition: $a }
 rule nocase_or_wide { strings: $a = "BETA_MARK" nocase $b = "gamma_mark" wide condition: 1 of them }
 rule counted { strings: $a = "zeta_mark" condition: #a >= 3 }
+rule overlapping { strings: $a = "aa" condition: #a > 2 }
+rule two_of { strings: $a = "delta_mark" $b = "epsilon_mark" $c = "alpha_marker" condition: 2 of them }
+rule summed { strings: $a = "kappa_m" $b = "omega_mark" condition: #a + #b > 1 }
 rule hex_wildcard { strings: $h = { 61 6C ?? 68 61 } $n = { 6B 61 ?? ?0 61 5F } condition: any of them }
 rule hex_jump { strings: $h = { 61 6C [1-2] 61 5F } condition: $h }
 )";
@@ -85,6 +88,8 @@ struct marked_tree {
             text.resize(size);
             if (f == 3) text = "MZ" + text;
             if (f == 4) text = std::string("kappa_m") + text;
+            if (f == 6) text += " aaaa "; // three overlapping matches of "aa"
+            if (f == 7) text += " aaa ";  // two
             if (f == 5) {
                 const std::string wide = "gamma_mark";
                 for (char c : wide) text += std::string(1, c) + '\0';
@@ -159,8 +164,93 @@ BOOST_AUTO_TEST_CASE(conditions_that_need_a_string) {
     BOOST_TEST(!one("any of them", false));
     BOOST_TEST(one("$a and \"}\" == \"}\""));
     BOOST_TEST(!one("pe.is_dll() or $a"));
+    BOOST_TEST(one("#a + #b > 3"));
+    BOOST_TEST(!one("#a + 2 > 3"));
+    BOOST_TEST(!one("#a > 1.5"));
+    BOOST_TEST(one("#a > 0x10"));
+    // What the conditions need, as formulas.
+    const auto need = [](const std::string& condition) {
+        const auto r = vyre::scan::yara_rule_conditions("rule r { strings: $a = \"x\" $b = \"y\" $c = \"z\" condition: " + condition + " }");
+        return r.size() == 1 ? r[0].need : vyre::scan::yara_string_need{};
+    };
+    using need_t = vyre::scan::yara_string_need;
+    {
+        const auto n = need("#a > 5");
+        BOOST_TEST((n.kind == need_t::count && n.n == 6u && n.names == std::vector<std::string>{"$a"}));
+    }
+    {
+        const auto n = need("#a + #c >= 2KB");
+        BOOST_TEST((n.kind == need_t::count && n.n == 2048u && n.names == std::vector<std::string>{"$a", "$c"}));
+    }
+    {
+        const auto n = need("2 of ($a, $b*) and filesize < 100");
+        BOOST_TEST((n.kind == need_t::strings && n.n == 2u && n.names == std::vector<std::string>{"$a", "$b*"}));
+    }
+    {
+        const auto n = need("all of them in (0..100)");
+        BOOST_TEST((n.kind == need_t::strings && n.n == 0u && n.names == std::vector<std::string>{"them"}));
+    }
+    {
+        const auto n = need("$a and ($b or #c == 3)");
+        BOOST_TEST(n.kind == need_t::all);
+        BOOST_TEST(n.parts.size() == 2u);
+        BOOST_TEST((n.parts.size() == 2u && n.parts[1].kind == need_t::either && n.parts[1].parts.size() == 2u &&
+                    n.parts[1].parts[1].kind == need_t::count && n.parts[1].parts[1].n == 3u));
+    }
+    BOOST_TEST(need("$a and ($b or filesize > 3)").kind == need_t::strings); // the or needs no string: only $a is left
+    BOOST_TEST(need("#a < 5").kind == need_t::anything);
     // Text the reader does not follow ends the list: those rules are not prefiltered.
     BOOST_TEST(vyre::scan::yara_rule_conditions("rule ok { condition: true } garbage here").size() == 1u);
+}
+
+// The prefilter's decision per file from a scan call's hits: a file goes to libyara only where a
+// rule's strings hit as often and as many as its condition needs.
+BOOST_AUTO_TEST_CASE(candidates_follow_what_conditions_need) {
+    const ve::yara_rules rules(R"(
+rule counted { strings: $a = "aa" condition: #a > 2 }
+rule two_of_three { strings: $a = "x1" $b = "x2" $c = "x3" condition: 2 of them }
+rule all_named { strings: $a = "y1" $b = "y2" condition: all of ($*) and filesize > 1 }
+rule summed { strings: $a = "s1" $b = "s2" condition: #a + #b >= 3 }
+rule piece { strings: $h = { 61 62 [1-3] 63 64 } condition: #h > 3 }
+rule same_text { strings: $a = "x1" condition: $a }
+)", "needs.yar");
+    BOOST_TEST(rules.prefiltered_count() == 6u);
+    BOOST_TEST(!rules.every_file());
+    std::map<std::string, std::uint32_t> index;
+    for (std::uint32_t p = 0; p < rules.patterns().size(); ++p) index[rules.patterns()[p].name] = p;
+    BOOST_TEST(index.size() == 10u);
+    // Each file's hits: (pattern name, how many).
+    const std::vector<std::vector<std::pair<std::string, int>>> files = {
+        {},                                              // 0: no hit
+        {{"counted:$a", 2}},                             // 1: two of three
+        {{"counted:$a", 3}},                             // 2: enough
+        {{"two_of_three:$a", 5}},                        // 3: one string of two
+        {{"two_of_three:$a", 1}, {"two_of_three:$c", 1}}, // 4: two strings
+        {{"all_named:$a", 4}},                           // 5: not all
+        {{"all_named:$a", 1}, {"all_named:$b", 1}},      // 6: all
+        {{"summed:$a", 1}, {"summed:$b", 1}},            // 7: two in all
+        {{"summed:$a", 2}, {"summed:$b", 1}},            // 8: three
+        {{"piece:$h", 1}},                               // 9: a piece counts as present only
+        {{"same_text:$a", 1}},                           // 10: the other rule's string of the same text
+    };
+    const std::vector<char> want = {0, 0, 1, 0, 1, 0, 1, 0, 1, 1, 1};
+    // Hits in entry order, each entry's in a mixed order of patterns, and the files listed backwards
+    // too: the decision must not depend on the order.
+    for (const bool backwards : {false, true}) {
+        std::vector<vyre::scan::hit> hits;
+        for (std::size_t f = 0; f < files.size(); ++f) {
+            const std::uint32_t entry = static_cast<std::uint32_t>(backwards ? files.size() - 1 - f : f);
+            for (int round = 0; round < 8; ++round)
+                for (const auto& [name, times] : files[f])
+                    if (round < times) hits.push_back({entry, index.at(name), static_cast<std::uint64_t>(round * 10)});
+        }
+        if (backwards) std::reverse(hits.begin(), hits.end());
+        const auto got = rules.may_match(files.size(), hits);
+        for (std::size_t f = 0; f < files.size(); ++f) {
+            const std::size_t entry = backwards ? files.size() - 1 - f : f;
+            BOOST_TEST(int(got.at(entry)) == int(want[f]), "file " << f << (backwards ? " (backwards)" : ""));
+        }
+    }
 }
 
 // util::background_jobs, which runs libyara beside the scan: heaviest first, every job run once,
@@ -238,15 +328,20 @@ VYRE_DEVICE_TEST(matches_equal_the_yara_tool_over_the_extracted_tree) {
             const ve::yara_rules rules(source, "rules.yar");
             // Mixed: the six literal rules, the private one and the three hex ones (not
             // regex_string, nor the conditions that need no string).
-            BOOST_TEST(rules.prefiltered_count() == (all_literal ? 5u : 10u));
+            BOOST_TEST(rules.prefiltered_count() == (all_literal ? 8u : 10u));
             const vyre::ops::scan::device_patterns set(dev.ctx(), rules.patterns());
             const auto want = tree.yara_tool(source);
             BOOST_TEST(want.size() > 10u);
             // The automatic deflate route, and the device route with its output scanned there
             // (what a GPU does; here on every device), whose candidate files libyara reads back.
-            for (const ve::deflate_route route : {ve::deflate_route::automatic, ve::deflate_route::device}) {
-                BOOST_TEST_CONTEXT("deflate route " << ve::deflate_route_name(route)) {
+            // The automatic route also with every host file of 1,000 bytes or more scanned first
+            // (the order for the largest files, scan_batcher::early_bytes).
+            for (const auto& [route, early] : {std::pair{ve::deflate_route::automatic, std::uint64_t{0}},
+                                               std::pair{ve::deflate_route::device, std::uint64_t{0}},
+                                               std::pair{ve::deflate_route::automatic, std::uint64_t{1000}}}) {
+                BOOST_TEST_CONTEXT("deflate route " << ve::deflate_route_name(route) << ", early from " << early) {
                     ve::scan_archives_options o;
+                    if (early) o.early_bytes = early;
                     o.unpack.deflate = route;
                     o.unpack.deflate_device_max_bytes = std::numeric_limits<std::uint64_t>::max();
                     const auto r = ve::yara_scan_archives(dev.ctx(), rules, set, inputs, o);
@@ -260,6 +355,8 @@ VYRE_DEVICE_TEST(matches_equal_the_yara_tool_over_the_extracted_tree) {
                         for (const auto& m : want)
                             if (!got.count(m)) BOOST_TEST(false, "only yara's: " << m.first << " " << m.second);
                     }
+                    // Where libyara reads every file, every file is on the host, and most hold 1,000 bytes or more.
+                    if (!all_literal) BOOST_TEST((early ? r.files_first > r.files / 2 : r.files_first == 0u), r.files_first << " of " << r.files);
                     if (all_literal) BOOST_TEST(r.files_evaluated < r.files);
                     else BOOST_TEST(r.files_evaluated == r.files);
                     // Content stays on the device only where libyara does not read every file.

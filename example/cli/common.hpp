@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstdint>
@@ -203,6 +204,11 @@ inline int finish_command(int status) {
     return status;
 #endif
 #endif
+    // Under VYRE_TRACE, when the command is done: what the process takes after it (the driver's
+    // teardown at exit) is the wall time less this.
+    if (vyre::runtime::tracing())
+        std::fprintf(stderr, "vyre trace: %9.4f s  exiting\n",
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - vyre::runtime::trace_detail::origin).count());
     std::cout.flush();
     std::cerr.flush();
     std::fflush(nullptr);

@@ -161,7 +161,8 @@ inline int scan_yara(const po::variables_map& vm, vyre::runtime::context& ctx, s
         const auto between = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
         std::cerr << "vyre scan: seconds: " << context_timing(ctx) << "; rules file and inputs " << timing(between(t_start, t0))
                   << "; rules compiled " << timing(between(t0, t1)) << "; " << steps_timing(u) << "; scan "
-                  << timing(u.layer_files) << " (uploads " << timing(r.stage.upload) << ", scan calls " << timing(r.stage.calls)
+                  << timing(u.layer_files) << " (" << r.files_first << " host file(s) of " << human_bytes(ve::yara_early_bytes)
+                  << " or more first; uploads " << timing(r.stage.upload) << ", scan calls " << timing(r.stage.calls)
                   << ", reading the " << r.read_back_files << " candidates left on the device back " << timing(r.read_back_seconds)
                   << " in " << r.read_back_calls << " call(s), of which waiting for their program " << timing(r.read_back_program_seconds)
                   << ", waiting for libyara " << timing(r.libyara_waited_seconds)

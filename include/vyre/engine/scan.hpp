@@ -37,6 +37,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,10 @@ struct scan_archives_options {
     ops::scan::scan_options scan;
     // Bytes of files gathered into one upload and one scan call.
     std::uint64_t batch_bytes = std::uint64_t{256} << 20;
+    // Host files of at least this many bytes are scanned first in each layer, in calls of their
+    // own (0: every file in listing order). Unset: none for scan_archives, yara_early_bytes for
+    // yara_scan_archives, whose libyara takes longest on the largest files.
+    std::optional<std::uint64_t> early_bytes;
     // Scan what the device decoded where it is (see the note at the top); false: every file's
     // bytes come to the host first and are uploaded again (for comparison).
     bool keep_on_device = true;
@@ -172,6 +177,12 @@ public:
     // sink whose work outlives its call (engine/yara_scan.hpp) waits there.
     std::function<void(bool failed)> views_end;
 
+    // Host files of at least this many bytes (0: none) are scanned first in each layer, in calls of
+    // their own: a sink whose work on a file grows with its size (libyara) starts on the largest
+    // while the rest upload.
+    std::uint64_t early_bytes = 0;
+    std::size_t early_files = 0; // files scanned first for early_bytes
+
     std::size_t files_scanned = 0;
     std::uint64_t bytes_scanned = 0;
     std::uint64_t kept_bytes_scanned = 0;
@@ -276,13 +287,19 @@ inline unpack_report scan_inputs(runtime::context& ctx, std::span<const unpack_i
             // The views end with this call.
             try {
                 std::vector<std::uint32_t> order;
-                for (const auto& f : files) {
-                    order.assign(f.order.begin(), f.order.end());
-                    if (!order.empty()) order[0] = archive_index[order[0]];
-                    if (f.device) batcher.add_kept(f.path, *f.device, order);
-                    else batcher.add(f.path, f.bytes, order);
+                const auto early = [&](const unpack_file_view& f) { return batcher.early_bytes && !f.device && f.bytes.size() >= batcher.early_bytes; };
+                for (const bool first : {true, false}) {
+                    if (first && std::none_of(files.begin(), files.end(), early)) continue;
+                    for (const auto& f : files) {
+                        if (early(f) != first) continue;
+                        batcher.early_files += first;
+                        order.assign(f.order.begin(), f.order.end());
+                        if (!order.empty()) order[0] = archive_index[order[0]];
+                        if (f.device) batcher.add_kept(f.path, *f.device, order);
+                        else batcher.add(f.path, f.bytes, order);
+                    }
+                    batcher.flush();
                 }
-                batcher.flush();
             } catch (...) {
                 if (batcher.views_end) batcher.views_end(true);
                 throw;
@@ -326,6 +343,7 @@ inline scan_archives_report scan_archives(runtime::context& ctx, const ops::scan
                                      }
                                      for (std::size_t q = 0; q < r.counts.size(); ++q) report.counts[q] += r.counts[q];
                                  });
+    batcher.early_bytes = options.early_bytes.value_or(0);
     report.unpack = detail::scan_inputs(ctx, inputs, options.unpack, options.keep_on_device, batcher);
     report.files = batcher.files_scanned;
     report.bytes = batcher.bytes_scanned;

@@ -10,11 +10,14 @@
 // allowed), one with them as the piece every match contains (scan::hex_required_piece). A rule is
 // prefiltered when its condition cannot be true without one of its strings matching
 // (scan/yara_conditions.hpp) and all of its strings are such patterns. The files are scanned on
-// the device as `vyre scan` scans them; then libyara evaluates every rule on each file that has a
-// hit of any pattern, or on every file when some rule is not prefiltered (a rule on `filesize`,
-// `uint16(0)`, `not $a`, or with a regular expression). A pattern that passed its hit cap in a scan
-// call makes every file of that call a candidate. So a match is never lost to the prefilter:
-// libyara decides every match, on exactly the bytes a plain `yara` would see. Where every rule is
+// the device as `vyre scan` scans them; then libyara evaluates every rule on each file where some
+// rule's strings hit as its condition needs them to (`#a > 5` six hits, `2 of them` two of its
+// strings, `$a and $b` both: yara_rules::may_match), or on every file when some rule is not
+// prefiltered (a rule on `filesize`, `uint16(0)`, `not $a`, or with a regular expression). The
+// device counts every match of a pattern, before fullword or a position test, so its counts are
+// at least libyara's (a hex string sent as a piece counts only as present). A pattern that passed
+// its hit cap in a scan call makes every file of that call a candidate. So a match is never lost
+// to the prefilter: libyara decides every match, on exactly the bytes a plain `yara` would see. Where every rule is
 // prefiltered, what the device decoded stays there and only the candidate files are read back.
 // libyara evaluates the candidates on threads of its own, the largest first, while the run goes on
 // (scanning the files left on the device, reading their candidates back); the run waits for it at
@@ -86,15 +89,17 @@ public:
         if (yr_compiler_get_rules(compiler, &rules) != ERROR_SUCCESS) throw resource_error("libyara: cannot get the compiled rules of " + name);
         rules_.reset(rules);
 
-        std::unordered_map<std::string, bool> needs;
+        std::unordered_map<std::string, scan::yara_string_need> needs;
         std::unordered_map<std::string, std::string> hex_text; // "rule\n$id" -> the hex string's text
-        for (const auto& c : scan::yara_rule_conditions(source)) {
-            needs[c.name] = c.needs_a_string;
+        for (auto& c : scan::yara_rule_conditions(source)) {
+            if (c.needs_a_string) needs[c.name] = std::move(c.need);
             for (const auto& [id, text] : c.hex_strings) hex_text[c.name + "\n" + id] = text;
         }
         YR_RULE* rule = nullptr;
         yr_rules_foreach(rules, rule) {
             names_.emplace_back(rule->identifier);
+            const auto rule_index = static_cast<std::uint32_t>(names_.size() - 1);
+            std::vector<rule_string> strings; // the rule's strings in libyara's order, with their patterns
             bool covered = true, any = false;
             YR_STRING* string = nullptr;
             yr_rule_strings_foreach(rule, string) {
@@ -112,8 +117,12 @@ public:
                         if (h == hex_text.end()) throw format_error("no text");
                         try {
                             patterns_.push_back(scan::hex_pattern(name, h->second));
+                            strings.push_back({string->identifier, patterns_.size() - 1, true});
                         } catch (const format_error&) {
+                            // Matches of the string may share one match of the piece: its count
+                            // says only whether the string can match.
                             patterns_.push_back(scan::hex_required_piece(name, h->second));
+                            strings.push_back({string->identifier, patterns_.size() - 1, false});
                         }
                     } catch (const format_error&) {
                         covered = false;
@@ -129,12 +138,18 @@ public:
                                        (flags & STRING_FLAGS_WIDE) != 0};
                 try {
                     patterns_.push_back(scan::literal_pattern(names_.back() + ":" + string->identifier, text, lf));
+                    strings.push_back({string->identifier, patterns_.size() - 1, true});
                 } catch (const format_error&) {
                     covered = false; // no fixed byte: not a usable atom
                 }
             }
             const auto n = needs.find(names_.back());
-            prefiltered_.push_back(any && covered && n != needs.end() && n->second);
+            prefiltered_.push_back(any && covered && n != needs.end());
+            needs_.push_back(prefiltered_.back() ? compiled_need(n->second, strings) : compiled{});
+            for (const auto& x : strings) {
+                pattern_rule_.push_back(rule_index);
+                pattern_counted_.push_back(x.counted);
+            }
         }
     }
 
@@ -145,6 +160,37 @@ public:
     bool every_file() const noexcept { return prefiltered_count() < rule_count(); }
     const std::vector<scan::pattern>& patterns() const noexcept { return patterns_; }
     const std::string& name(std::size_t rule) const { return names_.at(rule); }
+
+    // For each of `files` scanned in one call, whether a prefiltered rule can match it, by what
+    // its condition needs of the counts of its strings' patterns in `hits` (the call's, each a
+    // match the device found: at least as many as libyara finds of each string). The rules that
+    // are not prefiltered are for the caller (every_file()), as are calls whose hits were capped.
+    std::vector<char> may_match(std::size_t files, std::span<const scan::hit> hits) const {
+        std::vector<char> out(files, 0);
+        std::vector<std::uint64_t> counts(patterns_.size(), 0);
+        std::vector<std::uint32_t> seen, rules;
+        std::vector<std::size_t> order(hits.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return hits[a].entry < hits[b].entry; });
+        for (std::size_t a = 0; a < order.size();) {
+            const std::uint32_t entry = hits[order[a]].entry;
+            for (; a < order.size() && hits[order[a]].entry == entry; ++a)
+                if (const std::uint32_t p = hits[order[a]].pattern; p < counts.size() && counts[p]++ == 0) seen.push_back(p);
+            for (const std::uint32_t p : seen) rules.push_back(pattern_rule_[p]);
+            std::sort(rules.begin(), rules.end());
+            rules.erase(std::unique(rules.begin(), rules.end()), rules.end());
+            if (entry < files)
+                for (const std::uint32_t r : rules)
+                    if (prefiltered_[r] && holds(needs_[r], counts)) {
+                        out[entry] = 1;
+                        break;
+                    }
+            for (const std::uint32_t p : seen) counts[p] = 0;
+            seen.clear();
+            rules.clear();
+        }
+        return out;
+    }
 
     // The non-private rules that match `bytes`, by libyara (thread-safe: one scan per call).
     std::vector<std::string> matches(std::span<const std::uint8_t> bytes) const {
@@ -162,6 +208,58 @@ public:
     }
 
 private:
+    struct rule_string {
+        std::string identifier;
+        std::size_t pattern = 0;
+        bool counted = true; // the pattern's matches are at least the string's (else: only whether it matches)
+    };
+    // A need (scan::yara_string_need) with its names resolved to pattern indices.
+    struct compiled {
+        scan::yara_string_need::kind_t kind = scan::yara_string_need::anything;
+        std::vector<std::uint32_t> patterns;
+        std::uint64_t n = 0;
+        std::vector<compiled> parts;
+    };
+
+    static compiled compiled_need(const scan::yara_string_need& need, const std::vector<rule_string>& strings) {
+        using need_t = scan::yara_string_need;
+        compiled c{need.kind, {}, need.n, {}};
+        for (const auto& part : need.parts) c.parts.push_back(compiled_need(part, strings));
+        for (const std::string& name : need.names) {
+            const bool prefix = name == "them" || name.ends_with('*');
+            const std::string stem = name == "them" ? "$" : prefix ? name.substr(0, name.size() - 1) : name;
+            const std::size_t before = c.patterns.size();
+            for (const auto& x : strings)
+                if (prefix ? x.identifier.starts_with(stem) : x.identifier == stem) c.patterns.push_back(static_cast<std::uint32_t>(x.pattern));
+            if (c.patterns.size() == before) return {}; // a name that names no string: not followed
+        }
+        if (c.kind == need_t::strings && c.n == 0) c.n = c.patterns.size(); // all of them
+        return c;
+    }
+
+    bool holds(const compiled& c, const std::vector<std::uint64_t>& counts) const {
+        using need_t = scan::yara_string_need;
+        switch (c.kind) {
+        case need_t::anything: return true;
+        case need_t::strings: {
+            std::uint64_t matching = 0;
+            for (const std::uint32_t p : c.patterns) matching += counts[p] > 0;
+            return matching >= c.n;
+        }
+        case need_t::count: {
+            std::uint64_t sum = 0;
+            for (const std::uint32_t p : c.patterns) {
+                if (counts[p] > 0 && !pattern_counted_[p]) return true;
+                sum += counts[p];
+            }
+            return sum >= c.n;
+        }
+        case need_t::all: return std::all_of(c.parts.begin(), c.parts.end(), [&](const compiled& p) { return holds(p, counts); });
+        case need_t::either: return std::any_of(c.parts.begin(), c.parts.end(), [&](const compiled& p) { return holds(p, counts); });
+        }
+        return true;
+    }
+
     yara_library library_;
     struct rules_deleter {
         void operator()(YR_RULES* r) const { yr_rules_destroy(r); }
@@ -169,8 +267,16 @@ private:
     std::unique_ptr<YR_RULES, rules_deleter> rules_;
     std::vector<std::string> names_;
     std::vector<bool> prefiltered_;
+    std::vector<compiled> needs_;               // per rule (anything where not prefiltered)
     std::vector<scan::pattern> patterns_;
+    std::vector<std::uint32_t> pattern_rule_;   // per pattern: its rule
+    std::vector<bool> pattern_counted_;         // per pattern: rule_string::counted
 };
+
+// Host files from this size on are scanned first in each layer (scan_batcher::early_bytes), so that
+// libyara, which reads one file on one thread, starts on the largest candidates while the layer's
+// other files upload and scan rather than after them (the run waits for it at the layer's end).
+inline constexpr std::uint64_t yara_early_bytes = std::uint64_t{4} << 20;
 
 struct yara_match {
     std::string path;                 // as scan_finding::path
@@ -183,6 +289,7 @@ struct yara_scan_report {
     std::size_t rules = 0, prefiltered_rules = 0;
     std::size_t files = 0;           // files scanned
     std::size_t files_evaluated = 0; // files libyara evaluated
+    std::size_t files_first = 0;     // host files scanned first for their size (scan_archives_options::early_bytes)
     std::uint64_t bytes = 0;
     std::size_t scan_dispatches = 0;
     unpack_report unpack;
@@ -221,8 +328,8 @@ inline yara_scan_report yara_scan_archives(runtime::context& ctx, const yara_rul
     // Each scan call on its own (no budget carried): a cap passed marks that call's files only.
     detail::scan_batcher batcher(ctx, patterns, options.scan, options.batch_bytes, nullptr,
                                  [&](std::span<const detail::scanned_file> files, const ops::scan::scan_result& r) {
-                                     std::vector<char> candidate(files.size(), rules.every_file() || r.capped_patterns > 0);
-                                     for (const auto& h : r.hits) candidate[h.entry] = 1;
+                                     std::vector<char> candidate(files.size(), 1);
+                                     if (!rules.every_file() && r.capped_patterns == 0) candidate = rules.may_match(files.size(), r.hits);
                                      // Files left on the device come back packed by bytes.gather: per device
                                      // buffer one upload of their ranges, one dispatch and one read, where a
                                      // read per file cost tens of microseconds each on an NVIDIA queue.
@@ -257,6 +364,7 @@ inline yara_scan_report yara_scan_archives(runtime::context& ctx, const yara_rul
                                      report.read_back_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                                      report.read_back_files += by_buffer.size();
                                  });
+    batcher.early_bytes = options.early_bytes.value_or(yara_early_bytes);
     const bool may_read_back = options.keep_on_device && !rules.every_file();
     batcher.views_end = [&](bool failed) {
         if (failed) return libyara.abandon();
@@ -269,6 +377,7 @@ inline yara_scan_report yara_scan_archives(runtime::context& ctx, const yara_rul
     report.files = batcher.files_scanned;
     report.bytes = batcher.bytes_scanned;
     report.scan_dispatches = batcher.dispatches;
+    report.files_first = batcher.early_files;
     report.stage = batcher.seconds;
     report.libyara_seconds = libyara.busy_seconds();
     std::stable_sort(report.matches.begin(), report.matches.end(), [](const yara_match& a, const yara_match& b) { return a.order < b.order; });

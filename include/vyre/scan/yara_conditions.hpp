@@ -1,24 +1,30 @@
-// Which YARA rules can be prefiltered: read from a rules file's text, for each rule its name and
-// whether its condition can only be true when one of its strings matches. The scan stage uses the
-// answer to skip libyara on files where none of a rule's strings occur; a rule the analysis cannot
-// prove so (or cannot read) is evaluated on every file, so the answer may be "no" too often but
-// never "yes" wrongly.
+// Which YARA rules can be prefiltered, and with what: read from a rules file's text, for each rule
+// its name and what its condition needs of its strings. The scan stage uses the answer to skip
+// libyara on files where a rule's strings do not occur as its condition needs them to; a rule the
+// analysis cannot read is evaluated on every file, so the answer may be "anything" too often but
+// never too little.
 //
 // The analysis, on the condition's tokens (C and C++ comments, strings and regular expressions
-// read as whole tokens):
-//   A or B         needs a string when both do;
-//   A and B        when either does;
-//   ( A )          when A does, unless something follows the parenthesis (a comparison);
-//   $a, $a at E, $a in (E..F), #a > N (N >= 0), #a >= N or #a == N (N >= 1), any of them,
-//   all of them, N of them (N >= 1), any / all / N of ($a, $b*) and those with `at` / `in`:
-//                  need a string;
+// read as whole tokens), builds a formula over how often each string matches in a file:
+//   A or B         holds where A or B does (anything, if either needs no string);
+//   A and B        where both do (a part that needs no string drops out);
+//   ( A )          as A, unless something follows the parenthesis (a comparison): anything;
+//   $a, $a at E, $a in (E..F)                      $a matches;
+//   #a > N (N >= 0), #a >= N or #a == N (N >= 1), and sums #a + #b ... in their place
+//                                                  the matches add up to at least N + 1, N;
+//   any / all / N of them, or of ($a, $b*), with or without `at` / `in`
+//                                                  at least 1 / all / N of those strings match;
 //   anything else (not, filesize, uint16(0), module calls, other rules' names, for loops,
-//   arithmetic): does not.
+//   arithmetic, numbers other than decimal or 0x hex with an optional KB / MB): anything.
+// Each formula grows with the counts: given counts at least libyara's (a device scan's matches,
+// before fullword, private or the position tests apply), it holds wherever the condition can.
 #pragma once
 
+#include <algorithm>
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,8 +32,36 @@
 
 namespace vyre::scan {
 
+// What a condition needs of its rule's strings (see the note at the top).
+struct yara_string_need {
+    enum kind_t : std::uint8_t {
+        anything, // may hold with no string matching
+        strings,  // at least n of the strings named match (n = 0: all of them)
+        count,    // the matches of the strings named add up to at least n
+        all,      // every part holds
+        either,   // some part holds
+    } kind = anything;
+    // "$a", "$a*" (every string whose identifier starts with "$a"), or "them" (every string).
+    std::vector<std::string> names;
+    std::uint64_t n = 0;
+    std::vector<yara_string_need> parts;
+
+    // Whether it holds where no string matches.
+    bool holds_without_strings() const {
+        switch (kind) {
+        case anything: return true;
+        case strings:
+        case count: return false;
+        case all: return std::all_of(parts.begin(), parts.end(), [](const auto& p) { return p.holds_without_strings(); });
+        case either: return std::any_of(parts.begin(), parts.end(), [](const auto& p) { return p.holds_without_strings(); });
+        }
+        return true;
+    }
+};
+
 struct yara_rule_condition {
     std::string name;
+    yara_string_need need;
     bool needs_a_string = false; // true: the rule cannot match a file where none of its strings do
     // The hex strings of the rule as written between their braces, by identifier ("$h"; anonymous
     // ones, named "$" only, are left out): libyara keeps no text of a hex string with wildcards.
@@ -123,17 +157,44 @@ private:
     bool regex_allowed_ = false;
 };
 
+// A YARA integer as the analysis reads it: decimal or 0x hex digits, optionally followed by KB or
+// MB; anything else is not read (nullopt), so no form is read as more than it is.
+inline std::optional<std::uint64_t> yara_integer(const std::string& text) {
+    std::uint64_t scale = 1;
+    std::string digits = text;
+    if (digits.size() > 2 && (digits.ends_with("KB") || digits.ends_with("MB"))) {
+        scale = digits.ends_with("KB") ? 1024 : 1024 * 1024;
+        digits.resize(digits.size() - 2);
+    }
+    const bool hex = digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X');
+    const std::size_t first = hex ? 2 : 0;
+    if (digits.size() == first || digits.size() - first > (hex ? 15u : 18u)) return std::nullopt; // no overflow below
+    std::uint64_t v = 0;
+    for (std::size_t i = first; i < digits.size(); ++i) {
+        const char c = digits[i];
+        int d = -1;
+        if (c >= '0' && c <= '9') d = c - '0';
+        else if (hex && c >= 'a' && c <= 'f') d = c - 'a' + 10;
+        else if (hex && c >= 'A' && c <= 'F') d = c - 'A' + 10;
+        if (d < 0) return std::nullopt;
+        v = v * (hex ? 16 : 10) + static_cast<std::uint64_t>(d);
+    }
+    if (v > UINT64_MAX / scale) return std::nullopt;
+    return v * scale;
+}
+
 // Recursive descent over one condition's tokens (see the note at the top).
 class yara_condition_parser {
 public:
     yara_condition_parser(std::vector<yara_token> tokens, bool has_strings) : t_(std::move(tokens)), has_strings_(has_strings) {}
 
-    bool needs_a_string() {
-        const bool r = expression();
-        return r && at_ == t_.size();
+    yara_string_need need() {
+        yara_string_need r = expression();
+        return at_ == t_.size() ? r : yara_string_need{};
     }
 
 private:
+    using need_t = yara_string_need;
     const yara_token* peek(std::size_t ahead = 0) const { return at_ + ahead < t_.size() ? &t_[at_ + ahead] : nullptr; }
     bool is(const yara_token* t, std::string_view text) const { return t && t->text == text && t->kind != yara_token::string; }
     bool at_boundary() const {
@@ -150,77 +211,95 @@ private:
             ++at_;
         }
     }
-    bool expression() {
-        bool all = term();
-        while (is(peek(), "or")) {
-            ++at_;
-            all = term() && all;
+    need_t expression() {
+        need_t any{need_t::either};
+        bool opaque = false;
+        for (bool first = true; first || is(peek(), "or"); first = false) {
+            if (!first) ++at_;
+            need_t t = term();
+            opaque = opaque || t.kind == need_t::anything;
+            any.parts.push_back(std::move(t));
         }
-        return all;
+        if (opaque) return {};
+        return any.parts.size() == 1 ? std::move(any.parts[0]) : any;
     }
-    bool term() {
-        bool any = factor();
-        while (is(peek(), "and")) {
-            ++at_;
-            any = factor() || any;
+    need_t term() {
+        need_t all{need_t::all};
+        for (bool first = true; first || is(peek(), "and"); first = false) {
+            if (!first) ++at_;
+            need_t f = factor();
+            if (f.kind != need_t::anything) all.parts.push_back(std::move(f));
         }
-        return any;
+        if (all.parts.empty()) return {};
+        return all.parts.size() == 1 ? std::move(all.parts[0]) : all;
     }
-    bool factor() {
+    need_t factor() {
         const auto* t = peek();
-        if (!t) return false;
+        if (!t) return {};
         if (is(t, "(")) {
             ++at_;
-            const bool inner = expression();
-            if (!is(peek(), ")")) return skip_opaque(), false;
+            need_t inner = expression();
+            if (!is(peek(), ")")) return skip_opaque(), need_t{};
             ++at_;
             if (at_boundary()) return inner;
             skip_opaque();
-            return false;
+            return {};
         }
         const std::size_t start = at_;
         skip_opaque();
-        return needs_string(start, at_);
+        return leaf(start, at_);
     }
-    static bool number_at_least(const yara_token& t, long minimum) {
-        if (t.kind != yara_token::number) return false;
-        try {
-            return std::stol(t.text, nullptr, 0) >= minimum;
-        } catch (...) {
-            return false;
-        }
-    }
-    // Whether the tokens [b, e) alone need a string (the leaf forms of the note at the top).
-    bool needs_string(std::size_t b, std::size_t e) const {
-        if (b == e) return false;
+    // What the tokens [b, e) alone need (the leaf forms of the note at the top).
+    need_t leaf(std::size_t b, std::size_t e) const {
+        if (b == e) return {};
         const yara_token& first = t_[b];
         const auto word = [&](std::size_t i) -> std::string_view { return i < e && t_[i].kind == yara_token::word ? std::string_view(t_[i].text) : ""; };
         const auto sym = [&](std::size_t i) -> std::string_view { return i < e && t_[i].kind == yara_token::symbol ? std::string_view(t_[i].text) : ""; };
-        if (first.kind == yara_token::word && first.text.size() > 1 && first.text[0] == '$' && first.text.find('*') == std::string::npos) {
-            if (b + 1 == e) return true;                                       // $a
-            if (word(b + 1) == "at" || word(b + 1) == "in") return true;       // $a at E, $a in (..)
-            return false;
+        const auto integer = [&](std::size_t i) { return i < e && t_[i].kind == yara_token::number ? yara_integer(t_[i].text) : std::nullopt; };
+        const auto is_id = [&](std::size_t i, char c) { return word(i).size() > 1 && word(i)[0] == c && word(i).find('*') == std::string_view::npos; };
+        if (is_id(b, '$')) {
+            if (b + 1 == e || word(b + 1) == "at" || word(b + 1) == "in") return {need_t::strings, {first.text}, 1, {}}; // $a, $a at E, $a in (..)
+            return {};
         }
-        if (first.kind == yara_token::word && first.text.size() > 1 && first.text[0] == '#' && b + 3 == e) {
-            const std::string_view op = sym(b + 1);
-            if (op == ">") return number_at_least(t_[b + 2], 0);
-            if (op == ">=" || op == "==") return number_at_least(t_[b + 2], 1);
-            return false;
+        if (is_id(b, '#')) { // #a [+ #b ...] OP N
+            need_t sum{need_t::count};
+            std::size_t i = b;
+            for (;; i += 2) {
+                if (!is_id(i, '#')) return {};
+                sum.names.push_back("$" + t_[i].text.substr(1));
+                if (sym(i + 1) != "+") break;
+            }
+            const std::string_view op = sym(i + 1);
+            const auto n = integer(i + 2);
+            if (!n || i + 3 != e) return {};
+            if (op == ">" && *n < UINT64_MAX) sum.n = *n + 1;
+            else if ((op == ">=" || op == "==") && *n >= 1) sum.n = *n;
+            else return {};
+            return sum;
         }
         // any / all / N of them | ( ... ) [at E | in (..)]
-        const bool quantifier = word(b) == "any" || word(b) == "all" || number_at_least(first, 1);
-        if (quantifier && word(b + 1) == "of") {
-            if (word(b + 2) == "them") return has_strings_ && (b + 3 == e || word(b + 3) == "at" || word(b + 3) == "in");
-            if (sym(b + 2) == "(") {
-                std::size_t i = b + 3;
-                bool strings_only = true;
-                for (; i < e && sym(i) != ")"; ++i)
-                    if (!(sym(i) == "," || (t_[i].kind == yara_token::word && t_[i].text[0] == '$'))) strings_only = false;
-                if (i >= e || !strings_only || i == b + 3) return false;
-                return i + 1 == e || word(i + 1) == "at" || word(i + 1) == "in";
+        const auto n = integer(b);
+        if (!(word(b) == "any" || word(b) == "all" || (n && *n >= 1)) || word(b + 1) != "of") return {};
+        need_t of{need_t::strings, {}, word(b) == "any" ? 1 : word(b) == "all" ? 0 : *n, {}};
+        std::size_t after = 0;
+        if (word(b + 2) == "them") {
+            if (!has_strings_) return {};
+            of.names = {"them"};
+            after = b + 3;
+        } else if (sym(b + 2) == "(") {
+            std::size_t i = b + 3;
+            for (; i < e && sym(i) != ")"; ++i) {
+                if (sym(i) == ",") continue;
+                if (!(t_[i].kind == yara_token::word && t_[i].text[0] == '$')) return {};
+                of.names.push_back(t_[i].text);
             }
+            if (i >= e || of.names.empty()) return {};
+            after = i + 1;
+        } else {
+            return {};
         }
-        return false;
+        if (after == e || word(after) == "at" || word(after) == "in") return of;
+        return {};
     }
 
     std::vector<yara_token> t_;
@@ -280,7 +359,9 @@ inline std::vector<yara_rule_condition> yara_rule_conditions(std::string_view so
             condition.push_back(t);
         }
         if (t.kind == yara_token::end) return out;
-        out.push_back({name.text, detail::yara_condition_parser(std::move(condition), has_strings).needs_a_string(), std::move(hex_strings)});
+        yara_string_need need = detail::yara_condition_parser(std::move(condition), has_strings).need();
+        const bool needs = !need.holds_without_strings();
+        out.push_back({name.text, std::move(need), needs, std::move(hex_strings)});
         t = lex.next();
     }
     return out;
