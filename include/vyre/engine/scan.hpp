@@ -177,9 +177,9 @@ public:
     // sink whose work outlives its call (engine/yara_scan.hpp) waits there.
     std::function<void(bool failed)> views_end;
 
-    // Host files of at least this many bytes (0: none) are scanned first in each layer, largest
-    // first and one per call: a sink whose work on a file grows with its size (libyara) starts on
-    // the largest while the rest upload.
+    // Host files of at least this many bytes (0: none) are scanned first in each layer, in calls of
+    // their own: a sink whose work on a file grows with its size (libyara) starts on the largest
+    // while the rest upload.
     std::uint64_t early_bytes = 0;
     std::size_t early_files = 0; // files scanned first for early_bytes
 
@@ -287,27 +287,19 @@ inline unpack_report scan_inputs(runtime::context& ctx, std::span<const unpack_i
             // The views end with this call.
             try {
                 std::vector<std::uint32_t> order;
-                const auto add = [&](const unpack_file_view& f) {
-                    order.assign(f.order.begin(), f.order.end());
-                    if (!order.empty()) order[0] = archive_index[order[0]];
-                    if (f.device) batcher.add_kept(f.path, *f.device, order);
-                    else batcher.add(f.path, f.bytes, order);
-                };
-                // The large host files first, largest first, each in a call of its own: the sink
-                // has the first of them after one file's upload, not after all of theirs.
                 const auto early = [&](const unpack_file_view& f) { return batcher.early_bytes && !f.device && f.bytes.size() >= batcher.early_bytes; };
-                std::vector<const unpack_file_view*> first;
-                for (const auto& f : files)
-                    if (early(f)) first.push_back(&f);
-                std::stable_sort(first.begin(), first.end(), [](const auto* a, const auto* b) { return a->bytes.size() > b->bytes.size(); });
-                for (const auto* f : first) {
-                    add(*f);
+                for (const bool first : {true, false}) {
+                    if (first && std::none_of(files.begin(), files.end(), early)) continue;
+                    for (const auto& f : files) {
+                        if (early(f) != first) continue;
+                        batcher.early_files += first;
+                        order.assign(f.order.begin(), f.order.end());
+                        if (!order.empty()) order[0] = archive_index[order[0]];
+                        if (f.device) batcher.add_kept(f.path, *f.device, order);
+                        else batcher.add(f.path, f.bytes, order);
+                    }
                     batcher.flush();
                 }
-                batcher.early_files += first.size();
-                for (const auto& f : files)
-                    if (!early(f)) add(f);
-                batcher.flush();
             } catch (...) {
                 if (batcher.views_end) batcher.views_end(true);
                 throw;
