@@ -50,6 +50,7 @@
 #include <vyre/format/zip.hpp>
 #include <vyre/util/host_bytes.hpp>
 #include <vyre/util/little_endian.hpp>
+#include <vyre/util/parallel.hpp>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -445,12 +446,13 @@ inline unpack_report unpack_inputs(runtime::context& ctx, std::span<const unpack
     std::vector<fmt::content_kind> kinds(inputs.size());
     std::vector<window_mode> modes(inputs.size(), window_mode::none);
     std::vector<fmt::zip_archive> zips(inputs.size());
-    bool any = false;
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
+    // Every input's central directory or head is read to decide (hundreds of ZIPs on a command
+    // line): on every core.
+    util::parallel_for(inputs.size(), util::thread_count(options.threads), [&](std::size_t i) {
         kinds[i] = fmt::detect(inputs[i].bytes);
         modes[i] = unpacks_in_windows(kinds[i], inputs[i].bytes, options, &zips[i]);
-        any = any || modes[i] != window_mode::none;
-    }
+    });
+    const bool any = std::any_of(modes.begin(), modes.end(), [](window_mode m) { return m != window_mode::none; });
     if (!any) return run_unpack(ctx, inputs, options);
 
     // A caller that already splits a job (options.shared set) keeps its state and finishes the folders itself.
