@@ -305,6 +305,12 @@ BOOST_AUTO_TEST_CASE(plans_route_by_device_size_and_limits) {
     BOOST_TEST(p.batches[0].blocks[1].input_offset == 5000u);
     BOOST_TEST(p.batches[0].blocks[3].input_offset == 7000u);
     BOOST_TEST(p.batches[0].blocks[3].output_offset == 30u);
+    // Launched longest output first, ties in plan order.
+    const ve::deflate_stream sized[] = {{std::span(source).subspan(0, 10), 5, 0, source}, {std::span(source).subspan(10, 10), 9, 0, source},
+                                        {std::span(source).subspan(20, 10), 5, 0, source}, {std::span(source).subspan(30, 10), 7, 0, source}};
+    const vd::deflate_plan q = vd::make_deflate_plan(gpu, sized, o);
+    BOOST_REQUIRE_EQUAL(q.launch.size(), 1u);
+    BOOST_TEST((q.launch[0] == std::vector<std::uint32_t>{1, 3, 0, 2}));
 }
 
 // ---- raw streams -------------------------------------------------------------------------------------

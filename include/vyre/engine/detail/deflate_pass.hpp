@@ -70,6 +70,12 @@ struct deflate_plan {
     // Descriptors' input offsets are relative to the batch's window of the packed input, output
     // offsets to the batch's own output buffer (device streams packed back to back).
     std::vector<compression::block_batch> batches;
+    // Per batch, the order its descriptors are launched in: longest output first (launch[b][j] is
+    // the index in batches[b].blocks of the j-th). A stream decodes serially in one subgroup and the
+    // device starts workgroups in about their order, so a long stream launched last would be the
+    // kernel's tail; launched first, it decodes beside the rest. Neighbours of about one size also
+    // end together, so a workgroup's subgroups idle less.
+    std::vector<std::vector<std::uint32_t>> launch;
     std::uint64_t largest_input = 0, largest_output = 0;
     std::size_t largest_count = 0;
     std::size_t oversized = 0; // streams one dispatch cannot hold
@@ -191,6 +197,10 @@ inline deflate_plan make_deflate_plan(DeviceOf&& device_of, std::span<const defl
         plan.largest_input = std::max(plan.largest_input, batch.input_bytes);
         plan.largest_output = std::max(plan.largest_output, batch.output_bytes);
         plan.largest_count = std::max(plan.largest_count, batch.blocks.size());
+        std::vector<std::uint32_t>& order = plan.launch.emplace_back(batch.blocks.size());
+        for (std::uint32_t j = 0; j < order.size(); ++j) order[j] = j;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return batch.blocks[a].output_size > batch.blocks[b].output_size; });
     }
     return plan;
 }
@@ -236,6 +246,7 @@ struct deflate_device_pass {
     bcm::command_queue up, down;
     std::vector<deflate_batch_buffers> sets;
     std::vector<ops::block_launch_params> params; // per batch, alive until it ran
+    std::vector<std::vector<compression::block_descriptor>> launched; // per batch, in plan.launch order, alive until uploaded
     std::vector<bcm::event> ran, done;            // per batch: its kernel (and copy to `kept`), its last readback
     std::size_t transfers = 0;
     bcm::buffer kept;                             // plan.keep: every device stream's content, back to back
@@ -270,6 +281,7 @@ struct deflate_device_pass {
         dense_memory.emplace(ctx, plan.dispatched.size() * sizeof(compression::block_status));
         dense = {reinterpret_cast<compression::block_status*>(dense_memory->span().data()), plan.dispatched.size()};
         params.resize(plan.batches.size());
+        launched.resize(plan.batches.size());
         ran.resize(plan.batches.size());
         done.resize(plan.batches.size());
         // Fewer sets where three of the largest batch would take over half the device's memory (a
@@ -310,8 +322,11 @@ struct deflate_device_pass {
         }
         runtime::write_gathered(ctx, set.input, pieces);
         transfers += (batch.input_bytes + runtime::staged_write_slice - 1) / runtime::staged_write_slice;
+        std::vector<compression::block_descriptor>& descriptors = launched[k];
+        descriptors.resize(n);
+        for (std::size_t j = 0; j < n; ++j) descriptors[j] = batch.blocks[plan.launch[k][j]];
         const bcm::event uploaded = runtime::cl_call("clEnqueueWriteBuffer", [&] {
-            return up.enqueue_write_buffer_async(set.descriptors, 0, n * sizeof(compression::block_descriptor), batch.blocks.data());
+            return up.enqueue_write_buffer_async(set.descriptors, 0, n * sizeof(compression::block_descriptor), descriptors.data());
         });
         ++transfers;
         ops::block_buffers b;
@@ -376,10 +391,11 @@ struct deflate_device_pass {
         return runtime::cl_call("clGetEventInfo", [&] { return done[k].status(); }) == CL_COMPLETE;
     }
 
+    // The statuses of batch k, which came back in launch order.
     void publish(std::size_t k) {
         const compression::block_batch& batch = plan.batches[k];
-        for (std::size_t p = batch.first_extent; p < batch.first_extent + batch.blocks.size(); ++p)
-            statuses[plan.dispatched[p]] = dense[p];
+        for (std::size_t j = 0; j < batch.blocks.size(); ++j)
+            statuses[plan.dispatched[batch.first_extent + plan.launch[k][j]]] = dense[batch.first_extent + j];
     }
 
     void finish() {
