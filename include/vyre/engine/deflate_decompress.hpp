@@ -33,6 +33,7 @@
 //              is decoded.
 //   2. device  One dispatch of compression.deflate per batch, over command queues of their own,
 //              ordered by events: batch k+1 uploads while batch k runs and batch k-1 reads back.
+//              A batch's descriptors are launched longest output first (deflate_plan::launch).
 //              Three sets of batch buffers, allocated once at the largest batch, rotate (fewer
 //              where three would take over half the device's memory). Each
 //              stream's output comes back into its slot (streams adjacent in the output in one
