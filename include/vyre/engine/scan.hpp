@@ -50,9 +50,10 @@ struct scan_archives_options {
     ops::scan::scan_options scan;
     // Bytes of files gathered into one upload and one scan call.
     std::uint64_t batch_bytes = std::uint64_t{256} << 20;
-    // Host files of at least this many bytes are scanned first in each layer, in calls of their
-    // own (0: every file in listing order). Unset: none for scan_archives, yara_early_bytes for
-    // yara_scan_archives, whose libyara takes longest on the largest files.
+    // Host files of at least this many bytes are scanned first in each layer, in a call of their
+    // own (more where they pass batch_bytes; 0: every file in listing order). Unset: none for
+    // scan_archives, yara_early_bytes for yara_scan_archives, whose libyara takes longest on the
+    // largest files.
     std::optional<std::uint64_t> early_bytes;
     // Scan what the device decoded where it is (see the note at the top); false: every file's
     // bytes come to the host first and are uploaded again (for comparison).
@@ -177,7 +178,7 @@ public:
     // sink whose work outlives its call (engine/yara_scan.hpp) waits there.
     std::function<void(bool failed)> views_end;
 
-    // Host files of at least this many bytes (0: none) are scanned first in each layer, in calls of
+    // Host files of at least this many bytes (0: none) are scanned first in each layer, in a call of
     // their own: a sink whose work on a file grows with its size (libyara) starts on the largest
     // while the rest upload.
     std::uint64_t early_bytes = 0;

@@ -17,8 +17,9 @@
 // device counts every match of a pattern, before fullword or a position test, so its counts are
 // at least libyara's (a hex string sent as a piece counts only as present). A pattern that passed
 // its hit cap in a scan call makes every file of that call a candidate. So a match is never lost
-// to the prefilter: libyara decides every match, on exactly the bytes a plain `yara` would see. Where every rule is
-// prefiltered, what the device decoded stays there and only the candidate files are read back.
+// to the prefilter: libyara decides every match, on exactly the bytes a plain `yara` would see.
+// Where every rule is prefiltered, what the device decoded stays there and only the candidate
+// files are read back.
 // libyara evaluates the candidates on threads of its own, the largest first, while the run goes on
 // (scanning the files left on the device, reading their candidates back); the run waits for it at
 // the end of each layer, where the files' bytes are let go.
