@@ -232,8 +232,9 @@ rule same_text { strings: $a = "x1" condition: $a }
         {{"summed:$a", 2}, {"summed:$b", 1}},            // 8: three
         {{"piece:$h", 1}},                               // 9: a piece counts as present only
         {{"same_text:$a", 1}},                           // 10: the other rule's string of the same text
+        {{"all_named:$b", 1}},                           // 11: the other string of all_named
     };
-    const std::vector<char> want = {0, 0, 1, 0, 1, 0, 1, 0, 1, 1, 1};
+    const std::vector<char> want = {0, 0, 1, 0, 1, 0, 1, 0, 1, 1, 1, 0};
     // Hits in entry order, each entry's in a mixed order of patterns, and the files listed backwards
     // too: the decision must not depend on the order.
     for (const bool backwards : {false, true}) {
@@ -249,6 +250,18 @@ rule same_text { strings: $a = "x1" condition: $a }
         for (std::size_t f = 0; f < files.size(); ++f) {
             const std::size_t entry = backwards ? files.size() - 1 - f : f;
             BOOST_TEST(int(got.at(entry)) == int(want[f]), "file " << f << (backwards ? " (backwards)" : ""));
+        }
+        // A pattern past its hit cap counts as present in every file, as often as asked: with
+        // all_named's $a capped, the files with its $b (6, 11) may match; with counted's $a, all.
+        const std::uint32_t all_a[] = {index.at("all_named:$a")}, counted_a[] = {index.at("counted:$a")};
+        std::vector<char> capped_want = want;
+        capped_want[11] = 1;
+        const auto got_all = rules.may_match(files.size(), hits, all_a);
+        const auto got_counted = rules.may_match(files.size(), hits, counted_a);
+        for (std::size_t f = 0; f < files.size(); ++f) {
+            const std::size_t entry = backwards ? files.size() - 1 - f : f;
+            BOOST_TEST(int(got_all.at(entry)) == int(capped_want[f]), "all_named:$a capped, file " << f);
+            BOOST_TEST(int(got_counted.at(entry)) == 1, "counted:$a capped, file " << f);
         }
     }
 }
@@ -336,12 +349,20 @@ VYRE_DEVICE_TEST(matches_equal_the_yara_tool_over_the_extracted_tree) {
             // (what a GPU does; here on every device), whose candidate files libyara reads back.
             // The automatic route also with every host file of 1,000 bytes or more scanned first
             // (the order for the largest files, scan_batcher::early_bytes).
-            for (const auto& [route, early] : {std::pair{ve::deflate_route::automatic, std::uint64_t{0}},
-                                               std::pair{ve::deflate_route::device, std::uint64_t{0}},
-                                               std::pair{ve::deflate_route::automatic, std::uint64_t{1000}}}) {
-                BOOST_TEST_CONTEXT("deflate route " << ve::deflate_route_name(route) << ", early from " << early) {
+            // And the device route with a hit cap of one per pattern and call: most patterns pass it.
+            struct variant {
+                ve::deflate_route route;
+                std::uint64_t early;
+                std::uint32_t max_hits;
+            };
+            for (const variant v : {variant{ve::deflate_route::automatic, 0, 10000}, variant{ve::deflate_route::device, 0, 10000},
+                                    variant{ve::deflate_route::automatic, 1000, 10000}, variant{ve::deflate_route::device, 0, 1}}) {
+                const auto route = v.route;
+                const auto early = v.early;
+                BOOST_TEST_CONTEXT("deflate route " << ve::deflate_route_name(route) << ", early from " << early << ", hit cap " << v.max_hits) {
                     ve::scan_archives_options o;
                     if (early) o.early_bytes = early;
+                    o.scan.max_hits_per_pattern = v.max_hits;
                     o.unpack.deflate = route;
                     o.unpack.deflate_device_max_bytes = std::numeric_limits<std::uint64_t>::max();
                     const auto r = ve::yara_scan_archives(dev.ctx(), rules, set, inputs, o);
@@ -357,8 +378,9 @@ VYRE_DEVICE_TEST(matches_equal_the_yara_tool_over_the_extracted_tree) {
                     }
                     // Where libyara reads every file, every file is on the host, and most hold 1,000 bytes or more.
                     if (!all_literal) BOOST_TEST((early ? r.files_first > r.files / 2 : r.files_first == 0u), r.files_first << " of " << r.files);
-                    if (all_literal) BOOST_TEST(r.files_evaluated < r.files);
-                    else BOOST_TEST(r.files_evaluated == r.files);
+                    // With every pattern under its cap the literal rules skip files; past it, most files go.
+                    if (!all_literal) BOOST_TEST(r.files_evaluated == r.files);
+                    else if (v.max_hits > 1) BOOST_TEST(r.files_evaluated < r.files);
                     // Content stays on the device only where libyara does not read every file.
                     if (route == ve::deflate_route::device) BOOST_TEST((r.unpack.kept_bytes > 0) == all_literal);
                 }

@@ -16,7 +16,8 @@
 // prefiltered (a rule on `filesize`, `uint16(0)`, `not $a`, or with a regular expression). The
 // device counts every match of a pattern, before fullword or a position test, so its counts are
 // at least libyara's (a hex string sent as a piece counts only as present). A pattern that passed
-// its hit cap in a scan call makes every file of that call a candidate. So a match is never lost
+// its hit cap in a scan call counts as present, as often as a need asks, in every file of that
+// call (its hits are not all there), so only its rules look at every file. So a match is never lost
 // to the prefilter: libyara decides every match, on exactly the bytes a plain `yara` would see.
 // Where every rule is prefiltered, what the device decoded stays there and only the candidate
 // files are read back.
@@ -44,6 +45,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -164,31 +166,40 @@ public:
 
     // For each of `files` scanned in one call, whether a prefiltered rule can match it, by what
     // its condition needs of the counts of its strings' patterns in `hits` (the call's, each a
-    // match the device found: at least as many as libyara finds of each string). The rules that
-    // are not prefiltered are for the caller (every_file()), as are calls whose hits were capped.
-    std::vector<char> may_match(std::size_t files, std::span<const scan::hit> hits) const {
+    // match the device found: at least as many as libyara finds of each string). `capped`: the
+    // patterns that passed their hit cap in the call, whose hits are not all there: in every file
+    // they count as present, as often as a need asks. The rules that are not prefiltered are for
+    // the caller (every_file()).
+    std::vector<char> may_match(std::size_t files, std::span<const scan::hit> hits, std::span<const std::uint32_t> capped = {}) const {
         std::vector<char> out(files, 0);
         std::vector<std::uint64_t> counts(patterns_.size(), 0);
-        std::vector<std::uint32_t> seen, rules;
+        std::vector<std::uint32_t> always; // the rules of capped patterns: looked at in every file
+        for (const std::uint32_t p : capped)
+            if (p < counts.size()) {
+                counts[p] = unbounded;
+                always.push_back(pattern_rule_[p]);
+            }
         std::vector<std::size_t> order(hits.size());
         for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return hits[a].entry < hits[b].entry; });
-        for (std::size_t a = 0; a < order.size();) {
-            const std::uint32_t entry = hits[order[a]].entry;
-            for (; a < order.size() && hits[order[a]].entry == entry; ++a)
-                if (const std::uint32_t p = hits[order[a]].pattern; p < counts.size() && counts[p]++ == 0) seen.push_back(p);
+        std::vector<std::uint32_t> seen, rules;
+        std::size_t a = 0;
+        for (std::size_t f = 0; f < files; ++f) {
+            while (a < order.size() && hits[order[a]].entry < f) ++a; // entries past `files`: none
+            for (; a < order.size() && hits[order[a]].entry == f; ++a)
+                if (const std::uint32_t p = hits[order[a]].pattern; p < counts.size() && counts[p] != unbounded && counts[p]++ == 0) seen.push_back(p);
+            if (seen.empty() && always.empty()) continue;
+            rules = always;
             for (const std::uint32_t p : seen) rules.push_back(pattern_rule_[p]);
             std::sort(rules.begin(), rules.end());
             rules.erase(std::unique(rules.begin(), rules.end()), rules.end());
-            if (entry < files)
-                for (const std::uint32_t r : rules)
-                    if (prefiltered_[r] && holds(needs_[r], counts)) {
-                        out[entry] = 1;
-                        break;
-                    }
+            for (const std::uint32_t r : rules)
+                if (prefiltered_[r] && holds(needs_[r], counts)) {
+                    out[f] = 1;
+                    break;
+                }
             for (const std::uint32_t p : seen) counts[p] = 0;
             seen.clear();
-            rules.clear();
         }
         return out;
     }
@@ -209,6 +220,9 @@ public:
     }
 
 private:
+    // The count of a capped pattern: present, how often unknown.
+    static constexpr std::uint64_t unbounded = std::numeric_limits<std::uint64_t>::max();
+
     struct rule_string {
         std::string identifier;
         std::size_t pattern = 0;
@@ -250,8 +264,8 @@ private:
         case need_t::count: {
             std::uint64_t sum = 0;
             for (const std::uint32_t p : c.patterns) {
-                if (counts[p] > 0 && !pattern_counted_[p]) return true;
-                sum += counts[p];
+                if (counts[p] > 0 && (!pattern_counted_[p] || counts[p] == unbounded)) return true; // present, count unknown
+                sum += counts[p]; // each below 2^32 (one call's hits)
             }
             return sum >= c.n;
         }
@@ -330,7 +344,18 @@ inline yara_scan_report yara_scan_archives(runtime::context& ctx, const yara_rul
     detail::scan_batcher batcher(ctx, patterns, options.scan, options.batch_bytes, nullptr,
                                  [&](std::span<const detail::scanned_file> files, const ops::scan::scan_result& r) {
                                      std::vector<char> candidate(files.size(), 1);
-                                     if (!rules.every_file() && r.capped_patterns == 0) candidate = rules.may_match(files.size(), r.hits);
+                                     if (!rules.every_file()) {
+                                         // Patterns past their hit cap: more matches than hits kept.
+                                         std::vector<std::uint32_t> capped;
+                                         if (r.capped_patterns) {
+                                             std::vector<std::uint64_t> kept(r.counts.size(), 0);
+                                             for (const auto& h : r.hits)
+                                                 if (h.pattern < kept.size()) ++kept[h.pattern];
+                                             for (std::uint32_t q = 0; q < r.counts.size(); ++q)
+                                                 if (r.counts[q] > kept[q]) capped.push_back(q);
+                                         }
+                                         candidate = rules.may_match(files.size(), r.hits, capped);
+                                     }
                                      // Files left on the device come back packed by bytes.gather: per device
                                      // buffer one upload of their ranges, one dispatch and one read, where a
                                      // read per file cost tens of microseconds each on an NVIDIA queue.
