@@ -212,7 +212,7 @@ private:
         }
     }
     need_t expression() {
-        need_t any{need_t::either};
+        need_t any{need_t::either, {}, 0, {}};
         bool opaque = false;
         for (bool first = true; first || is(peek(), "or"); first = false) {
             if (!first) ++at_;
@@ -224,7 +224,7 @@ private:
         return any.parts.size() == 1 ? std::move(any.parts[0]) : any;
     }
     need_t term() {
-        need_t all{need_t::all};
+        need_t all{need_t::all, {}, 0, {}};
         for (bool first = true; first || is(peek(), "and"); first = false) {
             if (!first) ++at_;
             need_t f = factor();
@@ -262,7 +262,7 @@ private:
             return {};
         }
         if (is_id(b, '#')) { // #a [+ #b ...] OP N
-            need_t sum{need_t::count};
+            need_t sum{need_t::count, {}, 0, {}};
             std::size_t i = b;
             for (;; i += 2) {
                 if (!is_id(i, '#')) return {};
